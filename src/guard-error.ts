@@ -1,0 +1,22 @@
+// The one error type of the service: an HTTP status and a one-line message.
+
+/** Statuses the guard itself answers with. Anything else comes from the store. */
+export type GuardStatus = 400 | 401 | 403 | 404 | 405 | 413 | 415 | 502 | 503;
+
+/**
+ * A refusal or failure that the service reports to the caller as `text/plain`.
+ * The message is one line; it says what was refused and why, and never echoes
+ * query text, keys or header values.
+ */
+export class GuardError extends Error {
+  override readonly name = 'GuardError';
+
+  constructor(
+    readonly status: GuardStatus,
+    message: string,
+    /** Extra response headers, such as `WWW-Authenticate` or `Allow`. */
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message.replace(/[\r\n]+/g, ' '));
+  }
+}
