@@ -1,0 +1,15 @@
+// The Accept header sent to the store (SPEC "GET or POST {path}", response items 2 and 3).
+
+/**
+ * The caller's Accept is passed on as it is; none, an empty one, or one that only
+ * says `*\/*` becomes the form's default (JSON results, or Turtle for graphs).
+ */
+export function chooseAccept(callerAccept: string | undefined, formDefault: string): string {
+  if (callerAccept === undefined) return formDefault;
+  const ranges = callerAccept
+    .split(',')
+    .map((range) => range.split(';')[0]?.trim() ?? '')
+    .filter((range) => range !== '');
+  if (ranges.length === 0 || ranges.every((range) => range === '*/*')) return formDefault;
+  return callerAccept;
+}

@@ -1,0 +1,108 @@
+// Reads the SPARQL 1.1 Protocol query operation (section 2.1) out of an HTTP request, or refuses it.
+
+import { GuardError } from '../guard-error.js';
+import type { QueryRequest } from './query-request.js';
+
+/** The parts of an HTTP request that the query operation is read from. */
+export interface RawQueryRequest {
+  readonly method: 'GET' | 'POST';
+  /** The raw query string of the URL, without the leading `?` (may be empty). */
+  readonly search: string;
+  /** The Content-Type header, undefined when absent. */
+  readonly contentType: string | undefined;
+  /** The request body, undefined for GET or an empty body. */
+  readonly body: Buffer | undefined;
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+const SPARQL_QUERY = 'application/sparql-query';
+const SPARQL_UPDATE = 'application/sparql-update';
+
+/** The media types a POST may carry; fastify is told to hand these over as raw buffers. */
+export const ACCEPTED_POST_TYPES = [FORM, SPARQL_QUERY, SPARQL_UPDATE] as const;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Turns an HTTP request into a QueryRequest. Refusals, in this order: 403 for any
+ * update (application/sparql-update, an `update` parameter), 415 for an unsupported
+ * Content-Type or charset, 400 for a missing, empty or repeated `query`, or a body
+ * that is not UTF-8.
+ */
+export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
+  const urlParams = new URLSearchParams(raw.search);
+  refuseUpdate(urlParams);
+  if (raw.method === 'GET') return fromParams([urlParams]);
+
+  const { mediaType, charset } = parseContentType(raw.contentType);
+  if (mediaType === SPARQL_UPDATE) {
+    throw new GuardError(403, 'updates are not allowed: this endpoint only answers read queries');
+  }
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new GuardError(415, 'unsupported charset: request bodies must be UTF-8');
+  }
+  if (mediaType === FORM) {
+    const bodyParams = new URLSearchParams(decodeBody(raw.body));
+    refuseUpdate(bodyParams);
+    return fromParams([urlParams, bodyParams]);
+  }
+  if (mediaType === SPARQL_QUERY) {
+    // SPARQL 1.1 Protocol 2.1.3: the body is the query; dataset parameters come from the URL.
+    if (urlParams.has('query')) {
+      throw new GuardError(400, 'the query was given twice: in the body and as a URL parameter');
+    }
+    return {
+      query: decodeBody(raw.body),
+      defaultGraphs: urlParams.getAll('default-graph-uri'),
+      namedGraphs: urlParams.getAll('named-graph-uri'),
+    };
+  }
+  throw new GuardError(
+    415,
+    mediaType === ''
+      ? `POST needs a Content-Type: ${FORM} or ${SPARQL_QUERY}`
+      : `unsupported Content-Type: use ${FORM} or ${SPARQL_QUERY}`,
+  );
+}
+
+function refuseUpdate(params: URLSearchParams): void {
+  if (params.has('update')) {
+    throw new GuardError(403, 'updates are not allowed: this endpoint only answers read queries');
+  }
+}
+
+function fromParams(sources: readonly URLSearchParams[]): QueryRequest {
+  const queries = sources.flatMap((params) => params.getAll('query'));
+  if (queries.length > 1) throw new GuardError(400, 'the query parameter was given more than once');
+  const query = queries[0];
+  if (query === undefined || query.trim() === '') throw new GuardError(400, 'the query parameter is missing');
+  return {
+    query,
+    defaultGraphs: sources.flatMap((params) => params.getAll('default-graph-uri')),
+    namedGraphs: sources.flatMap((params) => params.getAll('named-graph-uri')),
+  };
+}
+
+function decodeBody(body: Buffer | undefined): string {
+  if (body === undefined) return '';
+  try {
+    return utf8.decode(body);
+  } catch {
+    throw new GuardError(400, 'the request body is not valid UTF-8');
+  }
+}
+
+/** Splits `type/subtype; charset=x` into a lower-case media type and charset. */
+export function parseContentType(header: string | undefined): { mediaType: string; charset: string | undefined } {
+  if (header === undefined) return { mediaType: '', charset: undefined };
+  const [type = '', ...params] = header.split(';');
+  let charset: string | undefined;
+  for (const param of params) {
+    const eq = param.indexOf('=');
+    if (eq < 0) continue;
+    if (param.slice(0, eq).trim().toLowerCase() === 'charset') {
+      charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    }
+  }
+  return { mediaType: type.trim().toLowerCase(), charset };
+}

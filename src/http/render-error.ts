@@ -1,0 +1,14 @@
+// The one renderer of error responses: text/plain, one line (SPEC "Errors").
+
+import type { FastifyReply } from 'fastify';
+import type { GuardError } from '../guard-error.js';
+
+/** Writes `error` as the response: its status, its headers, and its message as one line. */
+export function renderError(reply: FastifyReply, error: GuardError): FastifyReply {
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .header('content-type', 'text/plain; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(`${error.message}\n`);
+}

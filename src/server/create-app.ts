@@ -1,0 +1,203 @@
+// Builds the fastify application: routes, the query pipeline, CORS, errors and the request log.
+
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Caller } from '../auth/caller.js';
+import type { RequestHeaders } from '../auth/identify-caller.js';
+import { GuardError } from '../guard-error.js';
+import { chooseAccept } from '../http/choose-accept.js';
+import { createCorsHeaders } from '../http/cors.js';
+import type { QueryRequest } from '../http/query-request.js';
+import { readQueryRequest } from '../http/read-query-request.js';
+import { renderError } from '../http/render-error.js';
+import { translateHttpError } from '../http/translate-http-error.js';
+import type { Grant } from '../policy/grant.js';
+import type { Plan } from '../sparql/plan.js';
+import type { Upstream } from '../upstream/create-upstream.js';
+
+/** Request body limit of SPEC "Limits": larger bodies get 413. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** The settings of the HTTP surface (a subset of GuardConfig). */
+export interface AppOptions {
+  readonly path: string;
+  readonly explain: boolean;
+  readonly corsOrigins: readonly string[] | undefined;
+}
+
+/** The pipeline steps and services the routes call, one per concept. */
+export interface GuardServices {
+  /** Headers -> Caller, or GuardError 401. */
+  readonly identifyCaller: (headers: RequestHeaders) => Caller;
+  /** Lower-case names of the headers that carry credentials (for Vary). */
+  readonly credentialHeaders: readonly string[];
+  /** Caller -> Grant under the policy set in force, or GuardError 401/403/503. */
+  readonly grant: (caller: Caller) => Grant;
+  /** (QueryRequest, Grant) -> Plan, or GuardError 400/403. */
+  readonly plan: (request: QueryRequest, grant: Grant) => Plan;
+  readonly upstream: Upstream;
+  /** Undefined when the service is ready; otherwise why /healthz answers 503. */
+  readonly notReadyReason: () => string | undefined;
+  /** Writes one structured log line. */
+  readonly log: (entry: Readonly<Record<string, unknown>>) => void;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Agent IRI once identified, for the request log. */
+    agent: string | undefined;
+  }
+}
+
+const ALLOW_QUERY = 'GET, POST, OPTIONS';
+
+/** Creates the application (not listening); `listen` is the caller's business. */
+export function createApp(options: AppOptions, services: GuardServices): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+  });
+  const cors = createCorsHeaders(options.corsOrigins);
+  const vary = ['Origin', 'Accept', ...services.credentialHeaders].join(', ');
+  const explainPath = `${options.path}/explain`;
+  const allowByPath = new Map<string, string>([
+    [options.path, ALLOW_QUERY],
+    ['/healthz', 'GET'],
+  ]);
+  if (options.explain) allowByPath.set(explainPath, ALLOW_QUERY);
+
+  app.decorateRequest('agent', undefined);
+
+  // Every body reaches readQueryRequest as raw bytes, so that it, not fastify, decides
+  // between 403 (update), 415 and 400, in the order DESIGN section 5 requires.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.headers(cors.response(headerValue(request.headers.origin)));
+    reply.header('vary', vary);
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-store');
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    services.log({
+      method: request.method,
+      path: pathOf(request.url),
+      agent: request.agent ?? null,
+      status: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime * 100) / 100,
+    });
+  });
+
+  /** The pipeline up to the plan: read -> identify -> grant -> plan (STYLE habit 1). */
+  const planRequest = (request: FastifyRequest): { caller: Caller; grant: Grant; plan: Plan } => {
+    const queryRequest = readQueryRequest(rawQueryRequest(request));
+    const caller = services.identifyCaller(request.headers);
+    request.agent = caller.agent;
+    const grant = services.grant(caller);
+    const plan = services.plan(queryRequest, grant);
+    return { caller, grant, plan };
+  };
+
+  const query = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { plan } = planRequest(request);
+    return forward(plan, request, reply, services);
+  };
+
+  const explain = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { caller, grant, plan } = planRequest(request);
+    reply.header('content-type', 'application/json; charset=utf-8');
+    return {
+      agent: caller.agent,
+      groups: caller.groups,
+      policies: grant.policies.map((iri) => `<${iri}>`),
+      query: plan.query,
+      form: plan.form,
+    };
+  };
+
+  const preflight = async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.code(204).headers(cors.preflight(headerValue(request.headers.origin)));
+    reply.header('allow', ALLOW_QUERY);
+    return reply.send();
+  };
+
+  app.route({ method: ['GET', 'POST'], url: options.path, handler: query });
+  app.route({ method: 'OPTIONS', url: options.path, handler: preflight });
+  if (options.explain) {
+    app.route({ method: ['GET', 'POST'], url: explainPath, handler: explain });
+    app.route({ method: 'OPTIONS', url: explainPath, handler: preflight });
+  }
+  app.get('/healthz', async (_request, reply) => {
+    const reason = services.notReadyReason();
+    reply.header('content-type', 'text/plain; charset=utf-8');
+    if (reason !== undefined) return reply.code(503).send(`${reason}\n`);
+    return 'ok\n';
+  });
+
+  // fastify answers an unrouted method with 404 by itself; SPEC wants 405 on known paths.
+  app.setNotFoundHandler(async (request, reply) => {
+    const allow = allowByPath.get(pathOf(request.url));
+    const error =
+      allow === undefined
+        ? new GuardError(404, 'not found')
+        : new GuardError(405, `method ${request.method} is not allowed here`, { allow });
+    return renderError(reply, error);
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const guardError = error instanceof GuardError ? error : translateHttpError(error);
+    if (guardError === undefined) {
+      // A bug of ours: log what kind of failure it was, never request data.
+      services.log({ event: 'internal-error', path: pathOf(request.url), error: errorKind(error) });
+      return renderError(reply, new GuardError(500, 'internal error'));
+    }
+    return renderError(reply, guardError);
+  });
+
+  return app;
+}
+
+/** Sends the plan upstream and streams the store's answer back (SPEC response items 1-3). */
+async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply, services: GuardServices) {
+  const abort = new AbortController();
+  // A client that goes away aborts the upstream request (DESIGN section 6).
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  const accept = chooseAccept(headerValue(request.headers.accept), plan.defaultAccept);
+  const answer = await services.upstream.send(plan.query, accept, abort.signal);
+  answer.body.once('error', (error) => {
+    if (abort.signal.aborted) return;
+    services.log({ event: 'upstream-body-failed', path: pathOf(request.url), error: errorKind(error) });
+  });
+  reply.code(answer.status);
+  if (answer.contentType !== undefined) reply.header('content-type', answer.contentType);
+  if (answer.cacheControl !== undefined) reply.header('cache-control', answer.cacheControl);
+  return reply.send(answer.body);
+}
+
+function rawQueryRequest(request: FastifyRequest) {
+  const queryStart = request.url.indexOf('?');
+  return {
+    method: request.method === 'POST' ? ('POST' as const) : ('GET' as const),
+    search: queryStart < 0 ? '' : request.url.slice(queryStart + 1),
+    contentType: headerValue(request.headers['content-type']),
+    body: Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined,
+  };
+}
+
+function pathOf(url: string): string {
+  const queryStart = url.indexOf('?');
+  return queryStart < 0 ? url : url.slice(0, queryStart);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function errorKind(error: unknown): string {
+  if (error instanceof Error) return (error as { code?: string }).code ?? error.name;
+  return typeof error;
+}

@@ -1,0 +1,40 @@
+// Holds the policy set in force and turns callers into grants under it.
+
+import type { Caller } from '../auth/caller.js';
+import { GuardError } from '../guard-error.js';
+import type { Grant } from '../policy/grant.js';
+import { grantFor } from '../policy/grant-for.js';
+import type { PolicySet } from '../policy/load-policy-set.js';
+
+/**
+ * The one mutable reference of the process: the compiled policy set. A reload swaps
+ * it whole; a request reads it once, so requests in flight finish under the set
+ * they started with.
+ */
+export interface PolicyHolder {
+  current(): PolicySet | undefined;
+  replace(set: PolicySet): void;
+  /** Caller -> Grant, or 503 before the first load, 401 (anonymous) / 403 when no policy applies. */
+  grant(caller: Caller): Grant;
+}
+
+export function createPolicyHolder(): PolicyHolder {
+  let set: PolicySet | undefined;
+  return {
+    current: () => set,
+    replace(next) {
+      set = next;
+    },
+    grant(caller) {
+      if (set === undefined) throw new GuardError(503, 'policies are not loaded yet');
+      const grant = grantFor(set, caller);
+      if (grant !== undefined) return grant;
+      if (!caller.authenticated) {
+        throw new GuardError(401, 'no policy grants anonymous access: send credentials', {
+          'www-authenticate': 'Bearer',
+        });
+      }
+      throw new GuardError(403, 'no policy applies to this caller');
+    },
+  };
+}

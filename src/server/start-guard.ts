@@ -1,0 +1,102 @@
+// Starts the whole service from a configuration: store, policies, pipeline, listener.
+
+import type { AddressInfo } from 'node:net';
+import { createCallerIdentifier, credentialHeaderNames } from '../auth/identify-caller.js';
+import type { GuardConfig } from '../config/read-config.js';
+import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedded/start-embedded-store.js';
+import { loadPolicySet, shippedRuleFiles } from '../policy/load-policy-set.js';
+import { createPlanner } from '../sparql/create-planner.js';
+import { createUpstream } from '../upstream/create-upstream.js';
+import { createApp } from './create-app.js';
+import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
+
+/** A running guard. */
+export interface RunningGuard {
+  /** Base URL the guard listens on, e.g. `http://127.0.0.1:8080`. */
+  readonly url: string;
+  /** The store's query URL (the embedded store's when no upstream is configured). */
+  readonly upstreamUrl: string;
+  readonly policies: PolicyHolder;
+  /** Loads the policy files again; on failure logs one line and keeps the previous set. */
+  reload(): Promise<boolean>;
+  /** Stops accepting, lets requests in flight finish, closes the store connection. */
+  close(): Promise<void>;
+}
+
+export type LogLine = (entry: Readonly<Record<string, unknown>>) => void;
+
+/** One JSON line per event on standard output (DESIGN section 6, "Logging"). */
+export const logToStdout: LogLine = (entry) => {
+  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
+};
+
+/**
+ * Starts the guard: the embedded store when no upstream is configured, the listener
+ * (so /healthz answers 503 meanwhile), then the first policy set. A policy set that
+ * fails to load at start rejects with its one-line error, after closing everything.
+ */
+export async function startGuard(config: GuardConfig, log: LogLine = logToStdout): Promise<RunningGuard> {
+  let embedded: EmbeddedStore | undefined;
+  if (config.upstream === undefined) {
+    const dataFiles = config.embedded.data.length > 0 ? config.embedded.data : [demoDataFile()];
+    embedded = await startEmbeddedStore({ dataFiles });
+    log({ event: 'embedded-store-started', files: dataFiles.length });
+  }
+  const upstreamUrl = config.upstream ?? embedded!.queryUrl;
+  const upstream = createUpstream({ url: upstreamUrl, headers: config.upstreamHeaders, timeoutMs: config.timeoutMs });
+  const planner = createPlanner({
+    baseIri: config.baseIri,
+    maxQueryDepth: config.maxQueryDepth,
+    planCache: config.planCache,
+  });
+  const policies = createPolicyHolder();
+  const app = createApp(
+    { path: config.path, explain: config.explain, corsOrigins: config.corsOrigins },
+    {
+      identifyCaller: createCallerIdentifier(config.auth),
+      credentialHeaders: credentialHeaderNames(config.auth),
+      grant: (caller) => policies.grant(caller),
+      plan: (request, grant) => planner.plan(request, grant),
+      upstream,
+      notReadyReason: () => (policies.current() === undefined ? 'policies are not loaded yet' : undefined),
+      log,
+    },
+  );
+
+  const close = async (): Promise<void> => {
+    await app.close();
+    await upstream.close();
+    await embedded?.stop();
+  };
+
+  const sources = { policyFiles: config.policies, ruleFiles: [...shippedRuleFiles(), ...config.rules] };
+  try {
+    await app.listen({ port: config.port, host: config.host });
+    const first = await loadPolicySet(sources);
+    policies.replace(first);
+    log({ event: 'policies-loaded', policies: first.policies.length });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  const address = app.server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host}:${address.port}`,
+    upstreamUrl,
+    policies,
+    async reload() {
+      try {
+        const next = await loadPolicySet(sources);
+        policies.replace(next);
+        log({ event: 'policies-reloaded', policies: next.policies.length });
+        return true;
+      } catch (error) {
+        log({ event: 'policies-reload-failed', error: error instanceof Error ? error.message : String(error) });
+        return false;
+      }
+    },
+    close,
+  };
+}

@@ -1,0 +1,93 @@
+// Unit tests: the protocol request reader's decisions and their order.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { GuardError } from '../../src/guard-error.js';
+import { readQueryRequest, type RawQueryRequest } from '../../src/http/read-query-request.js';
+
+const Q = 'SELECT * WHERE { ?s ?p ?o }';
+const form = (body: string, search = ''): RawQueryRequest => ({
+  method: 'POST',
+  search,
+  contentType: 'application/x-www-form-urlencoded',
+  body: Buffer.from(body),
+});
+
+function refusal(raw: RawQueryRequest): number {
+  try {
+    readQueryRequest(raw);
+  } catch (error) {
+    assert.ok(error instanceof GuardError);
+    assert.doesNotMatch(error.message, /\n/);
+    return error.status;
+  }
+  assert.fail('expected a refusal');
+}
+
+describe('readQueryRequest', () => {
+  it('reads GET with repeated dataset parameters in order', () => {
+    const search = new URLSearchParams([
+      ['query', Q],
+      ['default-graph-uri', 'http://g/1'],
+      ['default-graph-uri', 'http://g/2'],
+      ['named-graph-uri', 'http://g/3'],
+    ]).toString();
+    assert.deepEqual(readQueryRequest({ method: 'GET', search, contentType: undefined, body: undefined }), {
+      query: Q,
+      defaultGraphs: ['http://g/1', 'http://g/2'],
+      namedGraphs: ['http://g/3'],
+    });
+  });
+
+  it('reads a form POST, with dataset parameters from URL and body', () => {
+    const request = readQueryRequest(
+      form(`query=${encodeURIComponent(Q)}&named-graph-uri=http%3A%2F%2Fg%2Fb`, 'default-graph-uri=http%3A%2F%2Fg%2Fa'),
+    );
+    assert.deepEqual(request, { query: Q, defaultGraphs: ['http://g/a'], namedGraphs: ['http://g/b'] });
+  });
+
+  it('reads application/sparql-query with a charset, dataset from the URL', () => {
+    const request = readQueryRequest({
+      method: 'POST',
+      search: 'default-graph-uri=http%3A%2F%2Fg%2Fa',
+      contentType: 'application/sparql-query; charset=UTF-8',
+      body: Buffer.from(Q),
+    });
+    assert.deepEqual(request, { query: Q, defaultGraphs: ['http://g/a'], namedGraphs: [] });
+  });
+
+  it('refuses updates with 403 in every form, before anything else', () => {
+    assert.equal(refusal({ method: 'GET', search: 'update=DROP%20ALL', contentType: undefined, body: undefined }), 403);
+    assert.equal(refusal({ method: 'GET', search: `update=x&query=${encodeURIComponent(Q)}`, contentType: undefined, body: undefined }), 403);
+    assert.equal(refusal(form('update=DROP%20ALL')), 403);
+    assert.equal(refusal(form(`query=${encodeURIComponent(Q)}&update=`)), 403);
+    assert.equal(refusal({ method: 'POST', search: '', contentType: 'application/sparql-update', body: Buffer.from(Q) }), 403);
+    // Content type checks come after: an update with a bad charset is still a 403.
+    assert.equal(refusal({ method: 'POST', search: 'update=1', contentType: 'text/plain', body: undefined }), 403);
+  });
+
+  it('refuses a missing, empty or repeated query with 400', () => {
+    assert.equal(refusal({ method: 'GET', search: '', contentType: undefined, body: undefined }), 400);
+    assert.equal(refusal({ method: 'GET', search: 'query=', contentType: undefined, body: undefined }), 400);
+    assert.equal(refusal({ method: 'GET', search: 'query=a&query=b', contentType: undefined, body: undefined }), 400);
+    assert.equal(refusal(form('query=a', 'query=b')), 400);
+    assert.equal(
+      refusal({ method: 'POST', search: 'query=a', contentType: 'application/sparql-query', body: Buffer.from(Q) }),
+      400,
+    );
+    assert.equal(refusal({ method: 'POST', search: '', contentType: 'application/sparql-query', body: undefined }), 400);
+  });
+
+  it('refuses other media types and charsets with 415, a body that is not UTF-8 with 400', () => {
+    assert.equal(refusal({ method: 'POST', search: '', contentType: 'application/json', body: Buffer.from('{}') }), 415);
+    assert.equal(refusal({ method: 'POST', search: '', contentType: undefined, body: Buffer.from(Q) }), 415);
+    assert.equal(
+      refusal({ method: 'POST', search: '', contentType: 'application/sparql-query; charset=ISO-8859-1', body: Buffer.from(Q) }),
+      415,
+    );
+    assert.equal(
+      refusal({ method: 'POST', search: '', contentType: 'application/sparql-query', body: Buffer.from([0x53, 0xff, 0xfe]) }),
+      400,
+    );
+  });
+});

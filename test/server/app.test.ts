@@ -1,0 +1,247 @@
+// HTTP tests through the whole app: status codes, headers, CORS, logging, content negotiation.
+
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { KEYS, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+
+const SELECT = 'SELECT * WHERE { ?s ?p ?o } LIMIT 1';
+const CONSTRUCT = 'CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o } LIMIT 1';
+
+let t: TestGuard;
+before(async () => {
+  t = await startTestGuard({ explain: true, corsOrigins: ['https://app.example', 'https://other.example'] });
+});
+after(async () => {
+  await t.close();
+});
+
+const get = (query: string, headers: Record<string, string> = {}) =>
+  fetch(`${t.endpoint}?query=${encodeURIComponent(query)}`, { headers });
+
+async function expectError(response: Response, status: number): Promise<string> {
+  const body = await response.text();
+  assert.equal(response.status, status, body);
+  assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);
+  assert.match(body, /^[^\n]+\n$/, 'one line');
+  return body;
+}
+
+describe('health', () => {
+  it('answers 200 ok without credentials and never contacts the store', async () => {
+    const response = await fetch(`${t.guard.url}/healthz`);
+    assert.equal(response.status, 200);
+    assert.equal(await response.text(), 'ok\n');
+  });
+});
+
+describe('paths and methods', () => {
+  it('404 for an unknown path, 405 with Allow for another method', async () => {
+    await expectError(await fetch(`${t.guard.url}/nope`), 404);
+    await expectError(await fetch(`${t.endpoint}/`), 404);
+    for (const method of ['PUT', 'DELETE', 'PATCH']) {
+      const response = await fetch(t.endpoint, { method });
+      await expectError(response, 405);
+      assert.equal(response.headers.get('allow'), 'GET, POST, OPTIONS');
+    }
+    const head = await fetch(t.endpoint, { method: 'HEAD' });
+    assert.equal(head.status, 405);
+  });
+
+  it('413 for a body over 1 MiB, 415 for other media types', async () => {
+    const big = await fetch(t.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/sparql-query' },
+      body: `${SELECT} #${'x'.repeat(1024 * 1024)}`,
+    });
+    await expectError(big, 413);
+    const json = await fetch(t.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    await expectError(json, 415);
+  });
+
+  it('400 for a missing query and for an unparseable one, without echoing it', async () => {
+    await expectError(await fetch(t.endpoint), 400);
+    const body = await expectError(await get('SELECT * WHERE { ?s ?p CANARY-ECHO'), 400);
+    assert.doesNotMatch(body, /CANARY-ECHO/);
+  });
+
+  it('403 for SERVICE', async () => {
+    await expectError(await get('SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }'), 403);
+  });
+});
+
+describe('credentials', () => {
+  it('401 with WWW-Authenticate for an unknown key, an empty key, or two different keys', async () => {
+    const cases = [
+      { authorization: 'Bearer not-a-key' },
+      { 'x-api-key': '' },
+      { authorization: `Bearer ${KEYS.beta}`, 'x-api-key': KEYS.keeper },
+    ];
+    for (const headers of cases) {
+      const response = await get(SELECT, headers);
+      await expectError(response, 401);
+      assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+    }
+  });
+
+  it('accepts the same key in both headers, and X-API-Key alone', async () => {
+    assert.equal((await get(SELECT, { authorization: `Bearer ${KEYS.beta}`, 'x-api-key': KEYS.beta })).status, 200);
+    assert.equal((await get(SELECT, { 'x-api-key': KEYS.beta })).status, 200);
+  });
+});
+
+describe('responses', () => {
+  it('streams the store answer with its content type, per-form Accept defaults, private caching', async () => {
+    const select = await get(SELECT);
+    assert.equal(select.status, 200);
+    assert.match(select.headers.get('content-type') ?? '', /^application\/sparql-results\+json/);
+    assert.equal(select.headers.get('cache-control'), 'private, no-store');
+    const vary = (select.headers.get('vary') ?? '').toLowerCase();
+    for (const name of ['origin', 'accept', 'authorization', 'x-api-key']) assert.ok(vary.includes(name), vary);
+    await select.arrayBuffer();
+
+    const construct = await get(CONSTRUCT, { accept: '*/*' });
+    assert.match(construct.headers.get('content-type') ?? '', /^text\/turtle/);
+    await construct.arrayBuffer();
+  });
+
+  it('passes the caller Accept on, and the store status back', async () => {
+    const csv = await get(SELECT, { accept: 'text/csv' });
+    assert.equal(csv.status, 200);
+    assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
+    await csv.arrayBuffer();
+    const notAcceptable = await get(SELECT, { accept: 'image/png' });
+    assert.equal(notAcceptable.status, 406, 'the store status is passed through');
+    await notAcceptable.arrayBuffer();
+  });
+});
+
+describe('CORS', () => {
+  it('answers a preflight with 204 and the allowed headers', async () => {
+    const response = await fetch(t.endpoint, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
+    assert.equal(response.status, 204);
+    assert.equal(response.headers.get('access-control-allow-origin'), 'https://app.example');
+    assert.equal(response.headers.get('access-control-allow-methods'), 'GET, POST, OPTIONS');
+    assert.equal(response.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, Accept, X-API-Key');
+    assert.ok(response.headers.get('access-control-max-age'));
+    assert.match(response.headers.get('vary') ?? '', /Origin/);
+  });
+
+  it('carries Access-Control-Allow-Origin on answers and on errors, only for listed origins', async () => {
+    const ok = await get(SELECT, { origin: 'https://other.example' });
+    assert.equal(ok.headers.get('access-control-allow-origin'), 'https://other.example');
+    await ok.arrayBuffer();
+    const error = await get('nonsense', { origin: 'https://app.example' });
+    assert.equal(error.status, 400);
+    assert.equal(error.headers.get('access-control-allow-origin'), 'https://app.example');
+    await error.arrayBuffer();
+    const stranger = await get(SELECT, { origin: 'https://evil.example' });
+    assert.equal(stranger.headers.get('access-control-allow-origin'), null);
+    await stranger.arrayBuffer();
+  });
+});
+
+describe('request log', () => {
+  it('writes one JSON line per request with method, path, agent, status, duration and never the query', async () => {
+    const marker = 'CANARY-LOG-MARKER';
+    const before = t.logs.length;
+    await (await get(`SELECT * WHERE { ?s ?p "${marker}" }`, { authorization: `Bearer ${KEYS.beta}` })).arrayBuffer();
+    const lines = t.logs.slice(before).filter((line) => line.path === '/sparql');
+    assert.equal(lines.length, 1);
+    const line = lines[0]!;
+    assert.equal(line.method, 'GET');
+    assert.equal(line.agent, 'http://example.org/agents/beta-user');
+    assert.equal(line.status, 200);
+    assert.equal(typeof line.durationMs, 'number');
+    assert.doesNotMatch(JSON.stringify(t.logs), new RegExp(`${marker}|${KEYS.beta}`));
+  });
+});
+
+describe('explain', () => {
+  it('answers the rewritten query as JSON without running it', async () => {
+    const response = await fetch(`${t.endpoint}/explain?query=${encodeURIComponent(SELECT)}`, {
+      headers: { authorization: `Bearer ${KEYS.beta}` },
+    });
+    assert.equal(response.status, 200);
+    const explain = (await response.json()) as Record<string, unknown>;
+    assert.equal(explain.agent, 'http://example.org/agents/beta-user');
+    assert.deepEqual(explain.groups, ['beta']);
+    assert.deepEqual(explain.policies, ['<http://example.org/policies/everyone>', '<http://example.org/policies/beta>']);
+    assert.equal(explain.form, 'select');
+    assert.match(String(explain.query), /FROM <http:\/\/example\.org\/graphs\/a>/);
+    assert.match(String(explain.query), /FROM NAMED <http:\/\/example\.org\/graphs\/b>/);
+  });
+});
+
+describe('an identified caller without any policy', () => {
+  it('gets 403, an anonymous one 401', async () => {
+    const lonely = await startTestGuard({ policies: [resolve('test/fixtures/integration/no-policies.ttl')] });
+    try {
+      await expectError(await fetch(`${lonely.endpoint}?query=${encodeURIComponent(SELECT)}`), 401);
+      const response = await fetch(`${lonely.endpoint}?query=${encodeURIComponent(SELECT)}`, {
+        headers: { 'x-api-key': KEYS.lonely },
+      });
+      await expectError(response, 403);
+    } finally {
+      await lonely.close();
+    }
+  });
+});
+
+describe('a store that fails', () => {
+  let stub: Server;
+  let stubUrl: string;
+  const seen: { closed: boolean }[] = [];
+  before(async () => {
+    stub = createServer((request, response) => {
+      const record = { closed: false };
+      seen.push(record);
+      response.on('close', () => (record.closed = true));
+      if (request.url === '/slow') return; // never answers
+      if (request.url === '/reset') return request.socket.destroy();
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => stub.close(() => resolve())));
+
+  it('502 when the store is unreachable, resets, or does not answer within timeoutMs', async () => {
+    const closed = await startTestGuard({ upstream: 'http://127.0.0.1:1/sparql' });
+    const reset = await startTestGuard({ upstream: `${stubUrl}/reset` });
+    const slow = await startTestGuard({ upstream: `${stubUrl}/slow`, timeoutMs: 300 });
+    try {
+      for (const guard of [closed, reset, slow]) {
+        const started = Date.now();
+        const response = await fetch(`${guard.endpoint}?query=${encodeURIComponent(SELECT)}`);
+        await expectError(response, 502);
+        assert.ok(Date.now() - started < 5000);
+      }
+    } finally {
+      await Promise.all([closed.close(), reset.close(), slow.close()]);
+    }
+  });
+
+  it('aborts the upstream request when the client goes away', async () => {
+    const slow = await startTestGuard({ upstream: `${stubUrl}/slow` });
+    try {
+      const before = seen.length;
+      const client = new AbortController();
+      const pending = fetch(`${slow.endpoint}?query=${encodeURIComponent(SELECT)}`, { signal: client.signal }).catch(
+        () => undefined,
+      );
+      while (seen.length === before) await new Promise((resolve) => setTimeout(resolve, 10));
+      client.abort();
+      await pending;
+      const deadline = Date.now() + 3000;
+      while (!seen[before]!.closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.ok(seen[before]!.closed, 'the store saw its request closed');
+    } finally {
+      await slow.close();
+    }
+  });
+});
