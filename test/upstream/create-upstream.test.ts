@@ -1,0 +1,314 @@
+// Drives createUpstream against real local HTTP servers that misbehave on purpose.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { after, describe, test } from 'node:test';
+import type { Readable } from 'node:stream';
+import { GuardError } from '../../src/guard-error.js';
+import { createUpstream, type Upstream } from '../../src/upstream/create-upstream.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const servers: Server[] = [];
+const upstreams: Upstream[] = [];
+after(async () => {
+  await Promise.all(upstreams.map((u) => u.close().catch(() => undefined)));
+  for (const s of servers) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
+
+/** A real HTTP server on a free loopback port; returns its base URL. */
+async function serve(handler: Handler): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function upstream(url: string, timeoutMs = 2000, headers: Record<string, string> = {}): Upstream {
+  const u = createUpstream({ url, headers, timeoutMs });
+  upstreams.push(u);
+  return u;
+}
+
+async function readAll(body: Readable): Promise<string> {
+  let text = '';
+  for await (const chunk of body) text += String(chunk);
+  return text;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of req) text += String(chunk);
+  return text;
+}
+
+const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+
+describe('createUpstream: request shape', () => {
+  test('POSTs only query= as a form, with Accept, configured headers and User-Agent', async () => {
+    let seen: { method?: string; url?: string; headers: IncomingMessage['headers']; body: string } | undefined;
+    const base = await serve(async (req, res) => {
+      seen = { method: req.method, url: req.url, headers: req.headers, body: await readBody(req) };
+      res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+      res.end('{}');
+    });
+    const query = 'SELECT * FROM <urn:a> WHERE { ?s ?p "ü & = + %" }';
+    const u = upstream(`${base}/ds/query?x=1`, 2000, { Authorization: 'Basic c2VjcmV0', 'X-Store': 'yes' });
+    const res = await u.send(query, 'text/csv', new AbortController().signal);
+    assert.equal(await readAll(res.body), '{}');
+    assert.ok(seen);
+    assert.equal(seen.method, 'POST');
+    assert.equal(seen.url, '/ds/query?x=1');
+    assert.equal(seen.headers['content-type'], 'application/x-www-form-urlencoded; charset=UTF-8');
+    assert.equal(seen.headers.accept, 'text/csv');
+    assert.equal(seen.headers.authorization, 'Basic c2VjcmV0');
+    assert.equal(seen.headers['x-store'], 'yes');
+    assert.equal(seen.headers['user-agent'], `sparql-guard/${version}`);
+    const params = new URLSearchParams(seen.body);
+    assert.deepEqual([...params.keys()], ['query']);
+    assert.equal(params.get('query'), query);
+    // Nothing beyond what the guard sets, plus what HTTP/1.1 itself needs.
+    const allowed = new Set(['host', 'connection', 'content-length', 'content-type', 'accept', 'user-agent', 'authorization', 'x-store']);
+    for (const name of Object.keys(seen.headers)) assert.ok(allowed.has(name), `unexpected header ${name}`);
+  });
+
+  test("the guard's Content-Type and Accept win over configured headers of the same name", async () => {
+    let headers: IncomingMessage['headers'] = {};
+    const base = await serve((req, res) => {
+      headers = req.headers;
+      req.resume();
+      res.end();
+    });
+    const u = upstream(`${base}/q`, 2000, { 'Content-Type': 'text/plain', ACCEPT: 'x/y' });
+    await readAll((await u.send('ASK {}', 'application/sparql-results+xml', new AbortController().signal)).body);
+    assert.equal(headers['content-type'], 'application/x-www-form-urlencoded; charset=UTF-8');
+    assert.equal(headers.accept, 'application/sparql-results+xml');
+  });
+
+  test("passes the store's status, Content-Type and Cache-Control through", async () => {
+    const base = await serve((req, res) => {
+      req.resume();
+      res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'max-age=60' });
+      res.end('bad query');
+    });
+    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    assert.equal(res.status, 400);
+    assert.equal(res.contentType, 'text/plain; charset=utf-8');
+    assert.equal(res.cacheControl, 'max-age=60');
+    assert.equal(await readAll(res.body), 'bad query');
+  });
+
+  test('Cache-Control is undefined when the store sends none', async () => {
+    const base = await serve((req, res) => {
+      req.resume();
+      res.end('x');
+    });
+    const res = await upstream(base).send('ASK {}', 'text/csv', new AbortController().signal);
+    assert.equal(res.cacheControl, undefined);
+    await readAll(res.body);
+  });
+});
+
+describe('createUpstream: streaming', () => {
+  test('the first chunk reaches the caller before the store has finished', async () => {
+    let finish: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (finish = resolve));
+    let storeFinished = false;
+    const base = await serve(async (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.write('s\r\n');
+      await released;
+      storeFinished = true;
+      res.end('rest\r\n');
+    });
+    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    const iterator = res.body[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    assert.equal(String(first.value), 's\r\n');
+    assert.equal(storeFinished, false);
+    finish();
+    let rest = '';
+    for (let r = await iterator.next(); !r.done; r = await iterator.next()) rest += String(r.value);
+    assert.equal(rest, 'rest\r\n');
+  });
+});
+
+describe('createUpstream: faults', () => {
+  test('no response headers within timeoutMs gives 502 after about timeoutMs', async () => {
+    const base = await serve((req) => req.resume()); // never answers
+    const started = Date.now();
+    await assert.rejects(upstream(base, 300).send('ASK {}', 'text/csv', new AbortController().signal), (e: unknown) => {
+      assert.ok(e instanceof GuardError);
+      assert.equal(e.status, 502);
+      assert.equal(e.message, 'upstream did not answer within 300 ms');
+      return true;
+    });
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed >= 280 && elapsed < 1500, `took ${elapsed} ms`);
+  });
+
+  test('an idle gap in the body longer than timeoutMs cuts the stream with a one-line error', async () => {
+    const base = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.write('first\r\n'); // then silence
+    });
+    const res = await upstream(base, 300).send('SELECT', 'text/csv', new AbortController().signal);
+    assert.equal(res.status, 200);
+    const started = Date.now();
+    await assert.rejects(readAll(res.body), (e: unknown) => {
+      assert.ok(e instanceof GuardError);
+      assert.equal(e.message, 'upstream went silent for more than 300 ms');
+      return true;
+    });
+    assert.ok(Date.now() - started < 2000);
+  });
+
+  test('a body that keeps trickling within timeoutMs is not cut', async () => {
+    const base = await serve(async (req, res) => {
+      req.resume();
+      res.writeHead(200);
+      for (let i = 0; i < 5; i++) {
+        res.write(`${i}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      res.end();
+    });
+    const res = await upstream(base, 300).send('SELECT', 'text/csv', new AbortController().signal);
+    assert.equal(await readAll(res.body), '01234');
+  });
+
+  test('connection refused gives 502 upstream unreachable', async () => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const port = (probe.address() as AddressInfo).port;
+    probe.close();
+    await once(probe, 'close');
+    await assert.rejects(
+      upstream(`http://user:pw@127.0.0.1:${port}/sparql`).send('ASK {}', 'text/csv', new AbortController().signal),
+      (e: unknown) => {
+        assert.ok(e instanceof GuardError);
+        assert.equal(e.status, 502);
+        assert.equal(e.message, 'upstream unreachable');
+        return true;
+      },
+    );
+  });
+
+  test('an unknown host gives 502 upstream unreachable', async () => {
+    await assert.rejects(
+      upstream('http://no-such-host.invalid/sparql').send('ASK {}', 'text/csv', new AbortController().signal),
+      (e: unknown) => e instanceof GuardError && e.status === 502 && e.message === 'upstream unreachable',
+    );
+  });
+
+  test('a connection reset before the headers gives 502 upstream unreachable', async () => {
+    const base = await serve((req) => req.socket.destroy());
+    await assert.rejects(
+      upstream(base).send('ASK {}', 'text/csv', new AbortController().signal),
+      (e: unknown) => e instanceof GuardError && e.status === 502 && e.message === 'upstream unreachable',
+    );
+  });
+
+  test('a reset mid-body errors the stream', async () => {
+    const base = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.write('partial\r\n', () => setTimeout(() => req.socket.destroy(), 50));
+    });
+    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    await assert.rejects(readAll(res.body), (e: unknown) => {
+      assert.ok(e instanceof GuardError);
+      assert.equal(e.message, 'upstream closed the connection');
+      return true;
+    });
+  });
+});
+
+describe('createUpstream: the caller going away', () => {
+  test('aborting before the headers closes the upstream request', async () => {
+    let storeSawClose: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (storeSawClose = resolve));
+    let arrived: () => void = () => undefined;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const base = await serve((req, res) => {
+      req.resume();
+      res.on('close', () => storeSawClose());
+      arrived();
+    });
+    const caller = new AbortController();
+    const pending = upstream(base, 5000).send('ASK {}', 'text/csv', caller.signal);
+    await requestArrived;
+    caller.abort();
+    await assert.rejects(pending, (e: unknown) => e instanceof GuardError && e.message === 'upstream request aborted by the client');
+    await closed;
+  });
+
+  test('aborting mid-body closes the upstream request and errors the stream', async () => {
+    let storeSawClose: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (storeSawClose = resolve));
+    const base = await serve((req, res) => {
+      req.resume();
+      res.on('close', () => storeSawClose());
+      res.writeHead(200);
+      res.write('a');
+    });
+    const caller = new AbortController();
+    const res = await upstream(base, 5000).send('SELECT', 'text/csv', caller.signal);
+    const iterator = res.body[Symbol.asyncIterator]();
+    await iterator.next();
+    caller.abort();
+    await assert.rejects(iterator.next(), (e: unknown) => e instanceof GuardError);
+    await closed;
+  });
+
+  test('destroying the body (the consumer went away) closes the upstream request', async () => {
+    let storeSawClose: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (storeSawClose = resolve));
+    const base = await serve((req, res) => {
+      req.resume();
+      res.on('close', () => storeSawClose());
+      res.writeHead(200);
+      res.write('a');
+    });
+    const res = await upstream(base, 5000).send('SELECT', 'text/csv', new AbortController().signal);
+    res.body.destroy();
+    await closed;
+  });
+
+  test('an already aborted signal sends nothing', async () => {
+    let requests = 0;
+    const base = await serve((req, res) => {
+      requests++;
+      req.resume();
+      res.end();
+    });
+    const caller = new AbortController();
+    caller.abort();
+    await assert.rejects(upstream(base).send('ASK {}', 'text/csv', caller.signal), GuardError);
+    assert.equal(requests, 0);
+  });
+});
+
+describe('createUpstream: keep-alive', () => {
+  test('consecutive requests reuse connections instead of opening one each', async () => {
+    const sockets = new Set<unknown>();
+    const base = await serve((req, res) => {
+      sockets.add(req.socket);
+      req.resume();
+      res.end('ok');
+    });
+    const u = upstream(base);
+    for (let i = 0; i < 20; i++) assert.equal(await readAll((await u.send('ASK {}', 'text/csv', new AbortController().signal)).body), 'ok');
+    // undici may open a second connection while the first is being handed back; never 20.
+    assert.ok(sockets.size <= 2, `${sockets.size} connections for 20 requests`);
+  });
+});
