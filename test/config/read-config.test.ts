@@ -1,0 +1,402 @@
+// Proves every rule of the configuration reader against real files and real environments.
+
+import assert from 'node:assert/strict';
+import { dirname, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, parseConfig, readConfig, type GuardConfig } from '../../src/config/read-config.js';
+
+const fixtures = resolve('test/fixtures/config');
+const fullEnv = {
+  STORE_HOST: 'store.internal:7200',
+  STORE_CREDENTIAL: 'dXNlcjpzM2NyZXQ=',
+  POLICY_DIR: 'more-policies',
+  BOB_AGENT: 'https://example.org/agents/bob',
+  BOB_KEY_SHA256: '9dea2ad2b340a617d9f3f37e0e025818e92347498224e82eab2c70e5b258d51e',
+};
+const fileContext = { configFile: '/etc/guard/config.json', env: {} };
+
+/** Parses `json` with `env` and expects a ConfigError whose message matches every pattern. */
+function rejects(json: unknown, patterns: readonly RegExp[], env: NodeJS.ProcessEnv = {}): string {
+  let message = '';
+  assert.throws(
+    () => parseConfig(json, { configFile: '/etc/guard/config.json', env }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError, `expected ConfigError, got ${String(error)}`);
+      message = error.message;
+      return true;
+    },
+  );
+  assert.doesNotMatch(message, /[\r\n]/, 'one line');
+  assert.match(message, /\(.+\)$/, 'ends with the fix in parentheses');
+  for (const pattern of patterns) assert.match(message, pattern);
+  return message;
+}
+
+describe('readConfig with a real file setting every key', () => {
+  const file = resolve(fixtures, 'full.json');
+  const config = readConfig({ GUARD_CONFIG: 'test/fixtures/config/full.json', ...fullEnv });
+
+  it('reads every key, expands placeholders and resolves paths against the file folder', () => {
+    const expected: GuardConfig = {
+      configFile: file,
+      upstream: 'https://store.internal:7200/repositories/main?infer=false',
+      upstreamHeaders: { Authorization: 'Basic dXNlcjpzM2NyZXQ=', 'X-Literal': 'cost $$5 and ${NOT_A_VARIABLE}' },
+      policies: [resolve(fixtures, 'policies/public.ttl'), resolve(fixtures, 'more-policies/staff.ttl')],
+      rules: [resolve(fixtures, 'rules/groups.n3')],
+      auth: {
+        apiKeys: [
+          {
+            agent: 'https://example.org/agents/alice',
+            groups: ['staff', 'editors'],
+            sha256: '9e1e6baa1f8b3e0b2c5b8e08c6b6d2d2f1f6d6bfb0d0b9c9c2a6b5f8e7c6a1b2',
+          },
+          { agent: 'https://example.org/agents/bob', groups: [], sha256: fullEnv.BOB_KEY_SHA256 },
+        ],
+        trustedHeaders: { agent: 'x-remote-user', groups: 'x-remote-groups', agentPrefix: 'https://idp.example.org/users/' },
+      },
+      watchPolicies: true,
+      explain: true,
+      timeoutMs: 15000,
+      port: 9090,
+      host: '127.0.0.1',
+      path: '/data/sparql',
+      corsOrigins: ['https://app.example.org', 'http://localhost:3000'],
+      planCache: { maxEntries: 500, maxBytes: 1048576 },
+      baseIri: 'https://data.example.org/base/',
+      maxQueryDepth: 32,
+      workers: 4,
+      embedded: { data: [resolve(fixtures, 'data/demo.trig'), '/srv/data/extra.ttl'] },
+    };
+    assert.deepEqual(config, expected);
+  });
+
+  it('freezes the result deeply', () => {
+    assert.ok(Object.isFrozen(config));
+    assert.ok(Object.isFrozen(config.auth.apiKeys[0]?.groups));
+    assert.ok(Object.isFrozen(config.auth.trustedHeaders));
+    assert.ok(Object.isFrozen(config.upstreamHeaders));
+    assert.ok(Object.isFrozen(config.embedded.data));
+    assert.throws(() => {
+      (config.policies as string[]).push('/tmp/evil.ttl');
+    }, TypeError);
+  });
+
+  it('lets GUARD_UPSTREAM, PORT and GUARD_WORKERS override the file', () => {
+    const overridden = readConfig({
+      GUARD_CONFIG: file,
+      ...fullEnv,
+      GUARD_UPSTREAM: 'http://other:7878/query',
+      PORT: '3000',
+      GUARD_WORKERS: '8',
+    });
+    assert.equal(overridden.upstream, 'http://other:7878/query');
+    assert.equal(overridden.port, 3000);
+    assert.equal(overridden.workers, 8);
+  });
+
+  it('names an unset variable with its key path', () => {
+    const { STORE_CREDENTIAL: _, ...missing } = fullEnv;
+    assert.throws(
+      () => readConfig({ GUARD_CONFIG: file, ...missing }),
+      { name: 'ConfigError', message: /^config upstreamHeaders\.Authorization: environment variable STORE_CREDENTIAL is not set/ },
+    );
+  });
+});
+
+describe('readConfig file errors', () => {
+  it('defaults without GUARD_CONFIG, paths then relative to the working folder', () => {
+    const config = readConfig({});
+    assert.equal(config.configFile, undefined);
+    assert.equal(config.upstream, undefined);
+    assert.deepEqual(parseConfig({ policies: ['p.ttl'] }, { configFile: undefined, env: {} }).policies, [resolve('p.ttl')]);
+  });
+
+  it('refuses an empty GUARD_CONFIG', () => {
+    assert.throws(() => readConfig({ GUARD_CONFIG: ' ' }), { name: 'ConfigError', message: /^environment variable GUARD_CONFIG: empty/ });
+  });
+
+  it('reports a missing file with its absolute path', () => {
+    assert.throws(() => readConfig({ GUARD_CONFIG: 'test/fixtures/config/absent.json' }), {
+      name: 'ConfigError',
+      message: `config file ${resolve(fixtures, 'absent.json')}: not found (set GUARD_CONFIG to the path of a readable JSON file)`,
+    });
+  });
+
+  it('reports a folder given as the file', () => {
+    assert.throws(() => readConfig({ GUARD_CONFIG: fixtures }), { name: 'ConfigError', message: /: is a folder \(/ });
+  });
+
+  it('reports invalid JSON with line and column', () => {
+    assert.throws(() => readConfig({ GUARD_CONFIG: 'test/fixtures/config/trailing-comma.json' }), {
+      name: 'ConfigError',
+      message: /trailing-comma\.json: invalid JSON \(Expected double-quoted property name at line 4 column 1\)/,
+    });
+  });
+
+  it('never quotes the file in a JSON error, which may hold secrets', () => {
+    assert.throws(() => readConfig({ GUARD_CONFIG: 'test/fixtures/config/unexpected-token.json' }), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /invalid JSON/);
+      assert.doesNotMatch(error.message, /s3cret|nope|port/);
+      assert.doesNotMatch(error.message, /[\r\n]/);
+      return true;
+    });
+  });
+
+  it('accepts a UTF-8 byte order mark', () => {
+    const config = readConfig({ GUARD_CONFIG: 'test/fixtures/config/with-bom.json' });
+    assert.deepEqual(config.policies, [resolve(fixtures, 'p.ttl')]);
+  });
+});
+
+describe('parseConfig defaults', () => {
+  it('fills every default from an empty object', () => {
+    const config = parseConfig({}, fileContext);
+    assert.deepEqual(config, {
+      configFile: '/etc/guard/config.json',
+      upstream: undefined,
+      upstreamHeaders: {},
+      policies: [],
+      rules: [],
+      auth: { apiKeys: [], trustedHeaders: undefined },
+      watchPolicies: false,
+      explain: false,
+      timeoutMs: 60000,
+      port: 8080,
+      host: '0.0.0.0',
+      path: '/sparql',
+      corsOrigins: undefined,
+      planCache: { maxEntries: 1000, maxBytes: 16 * 1024 * 1024 },
+      baseIri: 'http://localhost/',
+      maxQueryDepth: 64,
+      workers: 1,
+      embedded: { data: [] },
+    });
+  });
+
+  it('resolves paths against the configuration file folder', () => {
+    const config = parseConfig({ policies: ['a.ttl', '../b.ttl', '/abs/c.ttl'] }, fileContext);
+    assert.deepEqual(config.policies, ['/etc/guard/a.ttl', '/etc/b.ttl', '/abs/c.ttl']);
+    assert.equal(dirname(config.configFile ?? ''), '/etc/guard');
+  });
+
+  it('defaults agentPrefix to "" and groups header to undefined', () => {
+    const config = parseConfig({ auth: { trustedHeaders: { agent: 'X-User' } } }, fileContext);
+    assert.deepEqual(config.auth.trustedHeaders, { agent: 'x-user', groups: undefined, agentPrefix: '' });
+  });
+});
+
+describe('parseConfig placeholders', () => {
+  const env = { HOST: 'store', EMPTY: '' };
+
+  it('replaces ${NAME} in every string value, including nested ones', () => {
+    const config = parseConfig(
+      {
+        upstream: 'http://${HOST}:7878/query',
+        host: '${HOST}',
+        auth: { trustedHeaders: { agent: 'X-${HOST}', agentPrefix: 'https://${HOST}/' } },
+        corsOrigins: ['https://${HOST}.example'],
+      },
+      { configFile: undefined, env },
+    );
+    assert.equal(config.upstream, 'http://store:7878/query');
+    assert.equal(config.host, 'store');
+    assert.equal(config.auth.trustedHeaders?.agent, 'x-store');
+    assert.equal(config.auth.trustedHeaders?.agentPrefix, 'https://store/');
+    assert.deepEqual(config.corsOrigins, ['https://store.example']);
+  });
+
+  it('keeps $${ as a literal ${ and a lone $ as it is', () => {
+    const config = parseConfig({ upstreamHeaders: { 'X-A': 'a$b $${HOST} $$ $${' } }, { configFile: undefined, env });
+    assert.equal(config.upstreamHeaders['X-A'], 'a$b ${HOST} $$ ${');
+  });
+
+  it('does not expand placeholders found inside a variable value', () => {
+    const config = parseConfig({ upstreamHeaders: { 'X-A': '${NESTED}' } }, { configFile: undefined, env: { NESTED: '${HOST}' } });
+    assert.equal(config.upstreamHeaders['X-A'], '${HOST}');
+  });
+
+  it('refuses an unset variable, naming key path and variable', () => {
+    rejects({ policies: ['ok.ttl', '${NOPE}/p.ttl'] }, [/^config policies\[1\]: environment variable NOPE is not set \(/]);
+    rejects({ auth: { apiKeys: [{ agent: 'https://a.example/', sha256: '${KEY_HASH}' }] } }, [
+      /^config auth\.apiKeys\[0\]\.sha256: environment variable KEY_HASH is not set/,
+    ]);
+  });
+
+  it('refuses an empty variable', () => {
+    rejects({ upstreamHeaders: { Authorization: 'Bearer ${EMPTY}' } }, [/^config upstreamHeaders\.Authorization: environment variable EMPTY is empty/], env);
+  });
+
+  it('refuses an unterminated or malformed placeholder', () => {
+    rejects({ host: '${HOST' }, [/^config host: unterminated \$\{ placeholder/], env);
+    rejects({ host: '${HO-ST}' }, [/^config host: a \$\{\.\.\.\} placeholder must hold an environment variable name/], env);
+    rejects({ host: '${}' }, [/^config host: a \$\{\.\.\.\} placeholder/], env);
+  });
+});
+
+describe('parseConfig rejects', () => {
+  it('a top level that is not an object', () => {
+    rejects([], [/^config: expected an object, found an array \(/]);
+    rejects(null, [/^config: expected an object, found null/]);
+  });
+
+  it('unknown keys at every level, with a suggestion when close', () => {
+    rejects({ auth: { trustedHeader: { agent: 'X-User' } } }, [/^config auth\.trustedHeader: unknown key \(did you mean auth\.trustedHeaders\?\)/]);
+    rejects({ Port: 1 }, [/^config Port: unknown key \(did you mean port\?\)/]);
+    rejects({ zzzzzz: 1 }, [/^config zzzzzz: unknown key \(known keys here: upstream, /]);
+    rejects({ planCache: { maxEntry: 1 } }, [/^config planCache\.maxEntry: unknown key \(did you mean planCache\.maxEntries\?\)/]);
+    rejects({ embedded: { files: [] } }, [/^config embedded\.files: unknown key/]);
+    rejects({ auth: { apiKeys: [{ agent: 'https://a.example/', sha256: 'a'.repeat(64), group: [] }] } }, [
+      /^config auth\.apiKeys\[0\]\.group: unknown key \(did you mean auth\.apiKeys\[0\]\.groups\?\)/,
+    ]);
+    rejects({ auth: { trustedHeaders: { agent: 'X-User', prefix: 'x:' } } }, [/^config auth\.trustedHeaders\.prefix: unknown key/]);
+    rejects({ 'weird key': 1 }, [/^config "weird key": unknown key/]);
+  });
+
+  it('wrong types', () => {
+    rejects({ upstream: 42 }, [/^config upstream: expected a string, found a number/]);
+    rejects({ explain: 'true' }, [/^config explain: expected true or false, found a string \(write true or false without quotes\)/]);
+    rejects({ watchPolicies: 1 }, [/^config watchPolicies: expected true or false/]);
+    rejects({ port: '8080' }, [/^config port: expected a whole number from 0 to 65535, found a string/]);
+    rejects({ planCache: [] }, [/^config planCache: expected an object, found an array/]);
+    rejects({ auth: 'keys' }, [/^config auth: expected an object, found a string/]);
+    rejects({ upstreamHeaders: ['Authorization'] }, [/^config upstreamHeaders: expected an object/]);
+    rejects({ upstreamHeaders: { 'X-A': 1 } }, [/^config upstreamHeaders\.X-A: expected a string, found a number/]);
+    rejects({ auth: { apiKeys: {} } }, [/^config auth\.apiKeys: expected an array, found an object/]);
+    rejects({ auth: { apiKeys: ['key'] } }, [/^config auth\.apiKeys\[0\]: expected an object, found a string/]);
+  });
+
+  it('policies, rules and embedded.data that are not arrays of distinct non-empty strings', () => {
+    rejects({ policies: 'policies/a.ttl' }, [/^config policies: expected an array, found a string \(write an array of policy file paths/]);
+    rejects({ policies: ['a.ttl', 7] }, [/^config policies\[1\]: expected a string, found a number/]);
+    rejects({ policies: [''] }, [/^config policies\[0\]: empty path/]);
+    rejects({ policies: ['a.ttl', './a.ttl'] }, [/^config policies\[1\]: same file as policies\[0\] \(list each file once\)/]);
+    rejects({ rules: [null] }, [/^config rules\[0\]: expected a string, found null/]);
+    rejects({ embedded: { data: 'demo.trig' } }, [/^config embedded\.data: expected an array/]);
+  });
+
+  it('out-of-range and fractional numbers', () => {
+    rejects({ timeoutMs: 0 }, [/^config timeoutMs: expected a whole number from 1 to 2147483647, found a number outside that range or with a fraction \(write an integer in milliseconds, default 60000\)/]);
+    rejects({ timeoutMs: 1.5 }, [/^config timeoutMs: expected a whole number/]);
+    rejects({ port: 65536 }, [/^config port: expected a whole number from 0 to 65535/]);
+    rejects({ port: -1 }, [/^config port:/]);
+    rejects({ maxQueryDepth: 0 }, [/^config maxQueryDepth: expected a whole number from 1 to 10000/]);
+    rejects({ maxQueryDepth: 10001 }, [/^config maxQueryDepth:/]);
+    rejects({ workers: 65 }, [/^config workers: expected a whole number from 1 to 64/]);
+    rejects({ workers: 0 }, [/^config workers:/]);
+    rejects({ planCache: { maxEntries: 0 } }, [/^config planCache\.maxEntries: expected a whole number from 1/]);
+    rejects({ planCache: { maxBytes: 10 } }, [/^config planCache\.maxBytes: expected a whole number from 1024/]);
+  });
+
+  it('accepts the edges of each range', () => {
+    const config = parseConfig({ port: 0, timeoutMs: 1, maxQueryDepth: 10000, workers: 64 }, fileContext);
+    assert.deepEqual([config.port, config.timeoutMs, config.maxQueryDepth, config.workers], [0, 1, 10000, 64]);
+  });
+
+  it('bad upstream URLs', () => {
+    rejects({ upstream: 'store:7878/query' }, [/^config upstream: must use http: or https:/]);
+    rejects({ upstream: '/query' }, [/^config upstream: not an absolute URL \(give the store's query endpoint/]);
+    rejects({ upstream: 'ftp://store/query' }, [/^config upstream: must use http: or https:/]);
+    rejects({ upstream: 'http://user:pw@store/query' }, [/^config upstream: must not carry a user or password \(put the credential in upstreamHeaders\.Authorization/]);
+    rejects({ upstream: 'http://store/query#x' }, [/^config upstream: must not have a #fragment/]);
+    rejects({ upstream: 'http://store/query?default-graph-uri=urn:g' }, [/^config upstream: must not carry the SPARQL protocol parameter default-graph-uri/]);
+    const message = rejects({ upstream: 'http://${USER_PW}@store/query' }, [/^config upstream: must not carry a user or password/], { USER_PW: 'u:s3cret' });
+    assert.doesNotMatch(message, /s3cret/);
+  });
+
+  it('bad upstream headers', () => {
+    rejects({ upstreamHeaders: { 'Bad Name': 'x' } }, [/^config upstreamHeaders\["Bad Name"\]: not a valid HTTP header name/]);
+    rejects({ upstreamHeaders: { 'X-A': 'line\r\nInjected: yes' } }, [/^config upstreamHeaders\.X-A: value holds a line break, a control character/]);
+    const message = rejects({ upstreamHeaders: { Authorization: 'Basic ${SECRET}' } }, [/^config upstreamHeaders\.Authorization: value holds a line break/], { SECRET: 's3cret\nX-Evil: 1' });
+    assert.doesNotMatch(message, /s3cret|Evil/);
+    rejects({ upstreamHeaders: { 'X-A': 'snow \u2603' } }, [/outside Latin-1/]);
+    rejects({ upstreamHeaders: { 'X-Token': 'a', 'x-token': 'b' } }, [/^config upstreamHeaders\.x-token: same header as upstreamHeaders\.X-Token \(names ignore case\)/]);
+    rejects({ upstreamHeaders: { 'Content-Type': 'text/plain' } }, [/^config upstreamHeaders\.Content-Type: this header is set by the guard itself \(remove it\)/]);
+    rejects({ upstreamHeaders: { Host: 'store' } }, [/^config upstreamHeaders\.Host: this header is set by the guard itself/]);
+  });
+
+  it('bad API key entries', () => {
+    const good = { agent: 'https://example.org/agents/a', sha256: 'ab'.repeat(32) };
+    rejects({ auth: { apiKeys: [good, good, { ...good, sha256: 'xyz' }] } }, [/^config auth\.apiKeys\[1\]\.sha256: same key as auth\.apiKeys\[0\] \(give each entry its own key\)/]);
+    rejects({ auth: { apiKeys: [good, { ...good, sha256: 'AB'.repeat(32) }] } }, [/^config auth\.apiKeys\[1\]\.sha256: same key as auth\.apiKeys\[0\]/]);
+    rejects({ auth: { apiKeys: [good, good, { ...good, sha256: 'ab'.repeat(31) }].slice(1, 3) } }, [
+      /^config auth\.apiKeys\[1\]\.sha256: expected 64 hexadecimal characters \(run "sparql-guard hash-key" to make one\)$/,
+    ]);
+    rejects({ auth: { apiKeys: [{ ...good, sha256: 'g'.repeat(64) }] } }, [/^config auth\.apiKeys\[0\]\.sha256: expected 64 hexadecimal characters/]);
+    rejects({ auth: { apiKeys: [{ agent: good.agent }] } }, [/^config auth\.apiKeys\[0\]\.sha256: missing \(run "sparql-guard hash-key"/]);
+    rejects({ auth: { apiKeys: [{ sha256: good.sha256 }] } }, [/^config auth\.apiKeys\[0\]\.agent: missing/]);
+    rejects({ auth: { apiKeys: [{ ...good, agent: 'alice' }] } }, [/^config auth\.apiKeys\[0\]\.agent: is not an absolute IRI/]);
+    rejects({ auth: { apiKeys: [{ ...good, agent: 'https://example.org/a b' }] } }, [/^config auth\.apiKeys\[0\]\.agent: holds whitespace/]);
+    rejects({ auth: { apiKeys: [{ ...good, agent: 'https://w3id.org/sparql-guard#Anonymous' }] } }, [/^config auth\.apiKeys\[0\]\.agent: lies in the reserved namespace/]);
+    rejects({ auth: { apiKeys: [{ ...good, groups: 'staff' }] } }, [/^config auth\.apiKeys\[0\]\.groups: expected an array/]);
+    rejects({ auth: { apiKeys: [{ ...good, groups: ['staff', ' staff'] }] } }, [/^config auth\.apiKeys\[0\]\.groups\[1\]: a group name must be non-empty, without surrounding spaces/]);
+    rejects({ auth: { apiKeys: [{ ...good, groups: [''] }] } }, [/^config auth\.apiKeys\[0\]\.groups\[0\]: a group name must be non-empty/]);
+  });
+
+  it('bad trusted headers', () => {
+    rejects({ auth: { trustedHeaders: {} } }, [/^config auth\.trustedHeaders\.agent: missing \(name the header/]);
+    rejects({ auth: { trustedHeaders: { groups: 'X-Groups' } } }, [/^config auth\.trustedHeaders\.agent: missing/]);
+    rejects({ auth: { trustedHeaders: { agent: 'X User' } } }, [/^config auth\.trustedHeaders\.agent: not a valid HTTP header name/]);
+    rejects({ auth: { trustedHeaders: { agent: 'Authorization' } } }, [/^config auth\.trustedHeaders\.agent: collides with the API key header Authorization/]);
+    rejects({ auth: { trustedHeaders: { agent: 'X-User', groups: 'x-api-key' } } }, [/^config auth\.trustedHeaders\.groups: collides with the API key header x-api-key/]);
+    rejects({ auth: { trustedHeaders: { agent: 'Cookie' } } }, [/^config auth\.trustedHeaders\.agent: a standard HTTP header cannot carry a trusted identity/]);
+    rejects({ auth: { trustedHeaders: { agent: 'X-User', groups: 'x-user' } } }, [/^config auth\.trustedHeaders\.groups: same header as auth\.trustedHeaders\.agent/]);
+    rejects({ auth: { trustedHeaders: { agent: 'X-User', agentPrefix: 'users/' } } }, [/^config auth\.trustedHeaders\.agentPrefix: the prefix and a header value together is not an absolute IRI/]);
+    rejects({ auth: { trustedHeaders: { agent: 'X-User', agentPrefix: 'https://idp/{user}' } } }, [/^config auth\.trustedHeaders\.agentPrefix: .*holds whitespace/]);
+    rejects({ auth: { trustedHeaders: { agent: 'X-User', agentPrefix: 'https://w3id.org/sparql-guard#' } } }, [/reserved namespace/]);
+    rejects({ auth: { trustedHeaders: { agent: 'X-User', agentPrefix: 3 } } }, [/^config auth\.trustedHeaders\.agentPrefix: expected a string/]);
+  });
+
+  it('bad endpoint paths', () => {
+    rejects({ path: 'sparql' }, [/^config path: must start with \/ \(write e\.g\. \/sparql\)/]);
+    rejects({ path: '/sparql/' }, [/^config path: must not end with \//]);
+    rejects({ path: '/' }, [/^config path: must be \/-separated segments/]);
+    rejects({ path: '/sparql?x=1' }, [/^config path: must be \/-separated segments/]);
+    rejects({ path: '/sparql#x' }, [/^config path: must be/]);
+    rejects({ path: '/a//b' }, [/^config path: must be/]);
+    rejects({ path: '/:db/sparql' }, [/^config path: must be/]);
+    rejects({ path: '/healthz' }, [/^config path: collides with the health endpoint/]);
+    assert.equal(parseConfig({ path: '/v1/ds-1/sparql' }, fileContext).path, '/v1/ds-1/sparql');
+  });
+
+  it('bad host, CORS origins and base IRI', () => {
+    rejects({ host: '' }, [/^config host: not a host name or IP address/]);
+    rejects({ host: 'local host' }, [/^config host:/]);
+    rejects({ corsOrigins: 'https://app.example.org' }, [/^config corsOrigins: expected an array/]);
+    rejects({ corsOrigins: ['https://app.example.org/'] }, [/^config corsOrigins\[0\]: not a serialized http\(s\) origin \(write origins as scheme:\/\/host\[:port\]/]);
+    rejects({ corsOrigins: ['*'] }, [/^config corsOrigins\[0\]: not a serialized/]);
+    rejects({ corsOrigins: ['https://App.example.org'] }, [/^config corsOrigins\[0\]:/]);
+    rejects({ corsOrigins: ['ftp://files.example.org'] }, [/^config corsOrigins\[0\]:/]);
+    assert.deepEqual(parseConfig({ corsOrigins: [] }, fileContext).corsOrigins, []);
+    rejects({ baseIri: 'relative/' }, [/^config baseIri: not an absolute IRI/]);
+    rejects({ baseIri: 'http://x/ y' }, [/^config baseIri: not an absolute IRI/]);
+    rejects({ baseIri: 'http://x/#frag' }, [/^config baseIri: must not have a #fragment/]);
+  });
+});
+
+describe('environment overrides', () => {
+  const parse = (env: NodeJS.ProcessEnv): GuardConfig => parseConfig({ upstream: 'http://file/query', port: 1, workers: 2 }, { configFile: undefined, env });
+
+  it('apply over the file values', () => {
+    const config = parse({ GUARD_UPSTREAM: 'https://env.example/sparql', PORT: '0', GUARD_WORKERS: '64' });
+    assert.equal(config.upstream, 'https://env.example/sparql');
+    assert.equal(config.port, 0);
+    assert.equal(config.workers, 64);
+    assert.equal(parseConfig({}, { configFile: undefined, env: { GUARD_UPSTREAM: 'http://env/q' } }).upstream, 'http://env/q');
+  });
+
+  it('are checked, naming the variable', () => {
+    assert.throws(() => parse({ GUARD_UPSTREAM: 'file:///etc/passwd' }), { name: 'ConfigError', message: /^environment variable GUARD_UPSTREAM: must use http: or https:/ });
+    assert.throws(() => parse({ GUARD_UPSTREAM: '' }), { name: 'ConfigError', message: /^environment variable GUARD_UPSTREAM: empty/ });
+    assert.throws(() => parse({ PORT: '80a' }), { name: 'ConfigError', message: /^environment variable PORT: expected a whole number from 0 to 65535/ });
+    assert.throws(() => parse({ PORT: '65536' }), { name: 'ConfigError', message: /^environment variable PORT:/ });
+    assert.throws(() => parse({ PORT: '' }), { name: 'ConfigError', message: /^environment variable PORT:/ });
+    assert.throws(() => parse({ GUARD_WORKERS: '0' }), { name: 'ConfigError', message: /^environment variable GUARD_WORKERS: expected a whole number from 1 to 64/ });
+    assert.throws(() => parse({ GUARD_WORKERS: '1.5' }), { name: 'ConfigError', message: /^environment variable GUARD_WORKERS:/ });
+  });
+
+  it('do not hide a bad value in the file', () => {
+    assert.throws(() => parseConfig({ port: 'x' }, { configFile: undefined, env: { PORT: '80' } }), { name: 'ConfigError', message: /^config port:/ });
+    assert.throws(() => parseConfig({ upstream: 'ftp://x' }, { configFile: undefined, env: { GUARD_UPSTREAM: 'http://y/' } }), { name: 'ConfigError', message: /^config upstream:/ });
+  });
+});
