@@ -1,0 +1,36 @@
+// Proves which strings may stand as agent IRIs.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { findAgentIriProblem } from '../../src/auth/find-agent-iri-problem.js';
+
+describe('findAgentIriProblem', () => {
+  it('accepts absolute IRIs of any scheme, non-ASCII included', () => {
+    for (const iri of ['https://example.org/agents/alice', 'mailto:a@example.org', 'urn:uuid:1234', 'did:web:example.org', 'https://例え.jp/ユーザー', 'x:']) {
+      assert.equal(findAgentIriProblem(iri), undefined, iri);
+    }
+  });
+
+  it('refuses strings without a scheme', () => {
+    for (const value of ['alice', '/agents/alice', '//example.org/a', '1http://x', ':x', '']) {
+      assert.match(findAgentIriProblem(value) ?? '', /^is not an absolute IRI/, value);
+    }
+  });
+
+  it('refuses whitespace, controls and the characters IRIREF excludes', () => {
+    for (const bad of [' ', '\t', '\n', '\u00a0', '\u2028', '\u0000', '\u007f', '\u0085', '<', '>', '"', '{', '}', '|', '^', '`', '\\']) {
+      assert.match(findAgentIriProblem(`https://example.org/a${bad}b`) ?? '', /^holds whitespace, a control character/, JSON.stringify(bad));
+    }
+  });
+
+  it('refuses the guard vocabulary namespace', () => {
+    assert.match(findAgentIriProblem('https://w3id.org/sparql-guard#Everyone') ?? '', /^lies in the reserved namespace https:\/\/w3id\.org\/sparql-guard#/);
+    assert.equal(findAgentIriProblem('https://w3id.org/sparql-guard-fan#me'), undefined);
+  });
+
+  it('never repeats the IRI it judges', () => {
+    for (const value of ['secret-agent', 'https://example.org/secret agent', 'https://w3id.org/sparql-guard#secret']) {
+      assert.doesNotMatch(findAgentIriProblem(value) ?? '', /secret/);
+    }
+  });
+});

@@ -1,0 +1,185 @@
+// Proves every identity rule of DESIGN section 4 against a configuration read from a real file.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ANONYMOUS_AGENT, type Caller } from '../../src/auth/caller.js';
+import { hashApiKey } from '../../src/auth/hash-api-key.js';
+import { createCallerIdentifier, credentialHeaderNames, type RequestHeaders } from '../../src/auth/identify-caller.js';
+import { parseConfig, readConfig } from '../../src/config/read-config.js';
+import { GuardError } from '../../src/guard-error.js';
+
+const ALICE_KEY = 'sg_alice-test-key';
+const BOB_KEY = 'sg_bob-test-key';
+const config = readConfig({ GUARD_CONFIG: 'test/fixtures/auth/keys-and-headers.json' });
+const identify = createCallerIdentifier(config.auth);
+const keysOnly = createCallerIdentifier(parseConfig({ auth: { apiKeys: config.auth.apiKeys } }, { configFile: undefined, env: {} }).auth);
+
+const anonymous: Caller = { agent: ANONYMOUS_AGENT, groups: [], authenticated: false };
+const alice: Caller = { agent: 'https://example.org/agents/alice', groups: ['staff', 'editors'], authenticated: true };
+const bob: Caller = { agent: 'https://example.org/agents/bob', groups: [], authenticated: true };
+
+/** Expects a 401 with the Bearer challenge, a one-line message matching `pattern`, echoing no header value. */
+function refused(headers: RequestHeaders, pattern: RegExp, identifyCaller = identify): void {
+  assert.throws(
+    () => identifyCaller(headers),
+    (error: unknown) => {
+      assert.ok(error instanceof GuardError, `expected GuardError, got ${String(error)}`);
+      assert.equal(error.status, 401);
+      assert.deepEqual(error.headers, { 'WWW-Authenticate': 'Bearer' });
+      assert.match(error.message, pattern);
+      assert.doesNotMatch(error.message, /[\r\n]/);
+      for (const value of Object.values(headers).flat()) {
+        const secret = (value ?? '').replace(/^\s*bearer\b/i, '').trim();
+        if (secret.length > 2) assert.ok(!error.message.includes(secret), 'message echoes a header value');
+      }
+      return true;
+    },
+  );
+}
+
+describe('the fixture', () => {
+  it('stores the digests of the test keys', () => {
+    assert.deepEqual(config.auth.apiKeys.map((entry) => entry.sha256), [hashApiKey(ALICE_KEY), hashApiKey(BOB_KEY)]);
+  });
+});
+
+describe('no credentials', () => {
+  it('gives the anonymous caller', () => {
+    assert.deepEqual(identify({}), anonymous);
+    assert.deepEqual(identify({ accept: '*/*', cookie: 'a=b' }), anonymous);
+  });
+});
+
+describe('API keys', () => {
+  it('identifies a caller by Authorization: Bearer', () => {
+    assert.deepEqual(identify({ authorization: `Bearer ${ALICE_KEY}` }), alice);
+    assert.deepEqual(identify({ authorization: `Bearer ${BOB_KEY}` }), bob);
+  });
+
+  it('takes the scheme in any case and one or more spaces', () => {
+    assert.deepEqual(identify({ authorization: `bearer ${ALICE_KEY}` }), alice);
+    assert.deepEqual(identify({ authorization: `BEARER    ${ALICE_KEY}` }), alice);
+    assert.deepEqual(identify({ authorization: `  Bearer ${ALICE_KEY}  ` }), alice);
+  });
+
+  it('identifies a caller by X-API-Key', () => {
+    assert.deepEqual(identify({ 'x-api-key': ALICE_KEY }), alice);
+  });
+
+  it('accepts the same key in both headers', () => {
+    assert.deepEqual(identify({ authorization: `Bearer ${BOB_KEY}`, 'x-api-key': BOB_KEY }), bob);
+  });
+
+  it('refuses two different keys', () => {
+    refused({ authorization: `Bearer ${ALICE_KEY}`, 'x-api-key': BOB_KEY }, /^the Authorization and X-API-Key headers carry different API keys$/);
+  });
+
+  it('refuses an unknown key, in either header', () => {
+    refused({ authorization: 'Bearer sg_not-a-key' }, /^unknown API key$/);
+    refused({ 'x-api-key': 'sg_not-a-key' }, /^unknown API key$/);
+    refused({ 'x-api-key': ALICE_KEY.toUpperCase() }, /^unknown API key$/);
+    refused({ authorization: `Bearer ${ALICE_KEY} extra` }, /^unknown API key$/);
+  });
+
+  it('refuses any key when none are configured', () => {
+    const noKeys = createCallerIdentifier({ apiKeys: [], trustedHeaders: undefined });
+    refused({ authorization: `Bearer ${ALICE_KEY}` }, /^unknown API key$/, noKeys);
+  });
+
+  it('ignores Authorization with another scheme', () => {
+    assert.deepEqual(identify({ authorization: 'Basic YWxpY2U6c2VjcmV0' }), anonymous);
+    assert.deepEqual(identify({ authorization: 'Bearerx abc' }), anonymous);
+    assert.deepEqual(identify({ authorization: 'Basic YWxpY2U6c2VjcmV0', 'x-api-key': BOB_KEY }), bob);
+    assert.deepEqual(identify({ authorization: 'Basic YWxpY2U6c2VjcmV0', 'x-remote-user': 'carol' }).agent, 'https://idp.example.org/users/carol');
+  });
+
+  it('refuses empty credentials', () => {
+    refused({ 'x-api-key': '' }, /^the X-API-Key header is empty$/);
+    refused({ 'x-api-key': '   ' }, /^the X-API-Key header is empty$/);
+    refused({ authorization: 'Bearer' }, /^the Authorization header has the Bearer scheme but no key$/);
+    refused({ authorization: 'Bearer    ' }, /^the Authorization header has the Bearer scheme but no key$/);
+    refused({ authorization: '' }, /^the Authorization header is empty$/);
+  });
+
+  it('refuses a credential header given twice', () => {
+    refused({ 'x-api-key': [ALICE_KEY, ALICE_KEY] }, /^the X-API-Key header was given more than once$/);
+    refused({ authorization: [`Bearer ${ALICE_KEY}`, `Bearer ${BOB_KEY}`] }, /^the Authorization header was given more than once$/);
+    assert.deepEqual(identify({ 'x-api-key': [ALICE_KEY] }), alice);
+  });
+
+  it('wins over trusted headers', () => {
+    assert.deepEqual(identify({ 'x-api-key': BOB_KEY, 'x-remote-user': 'carol', 'x-remote-groups': 'admins' }), bob);
+    // Trusted headers are not even read, so a malformed one does not matter.
+    assert.deepEqual(identify({ 'x-api-key': BOB_KEY, 'x-remote-user': '' }), bob);
+  });
+
+  it('returns the same frozen caller object per key, so no request can alter another', () => {
+    const first = identify({ 'x-api-key': ALICE_KEY });
+    assert.equal(identify({ authorization: `Bearer ${ALICE_KEY}` }), first);
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first.groups));
+  });
+});
+
+describe('trusted headers', () => {
+  it('form the agent from agentPrefix and the header value, with trimmed, deduplicated groups', () => {
+    assert.deepEqual(identify({ 'x-remote-user': 'carol', 'x-remote-groups': ' staff, ,admins,staff ,, ' }), {
+      agent: 'https://idp.example.org/users/carol',
+      groups: ['staff', 'admins'],
+      authenticated: true,
+    });
+  });
+
+  it('give no groups without a groups header or with an empty one', () => {
+    assert.deepEqual(identify({ 'x-remote-user': 'carol' }).groups, []);
+    assert.deepEqual(identify({ 'x-remote-user': 'carol', 'x-remote-groups': '' }).groups, []);
+    assert.deepEqual(identify({ 'x-remote-user': 'carol', 'x-remote-groups': ' , ' }).groups, []);
+  });
+
+  it('refuse an empty agent header', () => {
+    refused({ 'x-remote-user': '' }, /^the trusted agent header is empty$/);
+    refused({ 'x-remote-user': '  ' }, /^the trusted agent header is empty$/);
+  });
+
+  it('refuse an agent that is not an absolute IRI or holds forbidden characters', () => {
+    for (const value of ['car ol', 'carol<', 'a>b', 'a"b', 'a{b', 'a}b', 'a|b', 'a^b', 'a`b', 'a\\b', 'a\tb', 'a\u0001b', 'a\u007fb', 'a\u0085b']) {
+      refused({ 'x-remote-user': value }, /^the trusted agent header does not make a valid agent IRI: it holds whitespace, a control character/);
+    }
+    const noPrefix = createCallerIdentifier(parseConfig({ auth: { trustedHeaders: { agent: 'X-Agent' } } }, { configFile: undefined, env: {} }).auth);
+    assert.deepEqual(noPrefix({ 'x-agent': 'mailto:carol@example.org' }).agent, 'mailto:carol@example.org');
+    refused({ 'x-agent': 'carol' }, /^the trusted agent header does not make a valid agent IRI: it is not an absolute IRI/, noPrefix);
+    refused({ 'x-agent': 'https://w3id.org/sparql-guard#Anonymous' }, /it lies in the reserved namespace/, noPrefix);
+    refused({ 'x-agent': 'https://w3id.org/sparql-guard#AuthenticatedAgent' }, /it lies in the reserved namespace/, noPrefix);
+  });
+
+  it('refuse a groups header without an agent header', () => {
+    refused({ 'x-remote-groups': 'admins' }, /^the trusted groups header arrived without the trusted agent header$/);
+  });
+
+  it('refuse a trusted header given twice', () => {
+    refused({ 'x-remote-user': ['carol', 'dave'] }, /^the trusted agent header was given more than once$/);
+    refused({ 'x-remote-user': 'carol', 'x-remote-groups': ['a', 'b'] }, /^the trusted groups header was given more than once$/);
+  });
+
+  it('mean nothing when not configured', () => {
+    assert.deepEqual(keysOnly({ 'x-remote-user': 'carol', 'x-remote-groups': 'admins' }), anonymous);
+    assert.deepEqual(keysOnly({ 'x-remote-groups': 'admins' }), anonymous);
+    assert.deepEqual(keysOnly({ 'x-remote-user': '' }), anonymous);
+  });
+
+  it('ignore a groups header when only the agent header is configured', () => {
+    const agentOnly = createCallerIdentifier(parseConfig({ auth: { trustedHeaders: { agent: 'X-Remote-User', agentPrefix: 'urn:user:' } } }, { configFile: undefined, env: {} }).auth);
+    assert.deepEqual(agentOnly({ 'x-remote-user': 'carol', 'x-remote-groups': 'admins' }), { agent: 'urn:user:carol', groups: [], authenticated: true });
+    assert.deepEqual(agentOnly({ 'x-remote-groups': 'admins' }), anonymous);
+  });
+});
+
+describe('credentialHeaderNames', () => {
+  it('lists the API key headers and the configured trusted headers, lower-cased', () => {
+    assert.deepEqual(credentialHeaderNames(config.auth), ['authorization', 'x-api-key', 'x-remote-user', 'x-remote-groups']);
+    assert.deepEqual(credentialHeaderNames({ apiKeys: [], trustedHeaders: undefined }), ['authorization', 'x-api-key']);
+    assert.deepEqual(
+      credentialHeaderNames({ apiKeys: [], trustedHeaders: { agent: 'X-User', groups: undefined, agentPrefix: '' } }),
+      ['authorization', 'x-api-key', 'x-user'],
+    );
+  });
+});
