@@ -61,7 +61,15 @@ const server = createServer((req, res) => {
       } else res.destroy();
       return;
     }
-    // Anything else (a WASM trap above all) means this instance can no longer be trusted:
+    if (!(error instanceof Error && error.name === 'RuntimeError')) {
+      // The client went away mid-body, or similar: nothing is wrong with the store.
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('embedded store error\n');
+      } else res.destroy();
+      return;
+    }
+    // A WASM trap (stack overflow, out-of-bounds access) leaves Oxigraph's instance unusable:
     // answer 500 if possible, then exit so the parent starts a fresh worker.
     if (!res.headersSent) {
       res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
@@ -292,6 +292,26 @@ describe('startEmbeddedStore lifecycle', () => {
       assert.ok(lines.some((l) => l.startsWith('error: embedded store worker exited')), lines.join('\n'));
       assert.ok(lines.some((l) => l.startsWith('info: embedded store restarted')), lines.join('\n'));
       assert.ok(!lines.some((l) => l.startsWith('fatal')), lines.join('\n'));
+    } finally {
+      await store.stop();
+    }
+  });
+});
+
+describe('startEmbeddedStore robustness', () => {
+  test('a client that goes away mid-body does not take the worker down', async () => {
+    const lines: string[] = [];
+    const store = await startEmbeddedStore({ dataFiles: [`${FIXTURES}/small.ttl`], log: (level, message) => lines.push(`${level}: ${message}`) });
+    try {
+      const { port } = new URL(store.queryUrl);
+      const socket = connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write('POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nquery=ASK');
+      await new Promise((r) => setTimeout(r, 50));
+      socket.destroy();
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(JSON.parse((await post(store.queryUrl, { query: 'ASK { ?s ?p ?o }' })).text).boolean, true);
+      assert.deepEqual(lines, []);
     } finally {
       await store.stop();
     }
