@@ -155,6 +155,10 @@ describe('trusted headers', () => {
     refused({ 'x-remote-groups': 'admins' }, /^the trusted groups header arrived without the trusted agent header$/);
   });
 
+  it('refuse a trusted agent header that node joined from two (", " holds a space)', () => {
+    refused({ 'x-remote-user': 'carol, mallory' }, /^the trusted agent header does not make a valid agent IRI: it holds whitespace/);
+  });
+
   it('refuse a trusted header given twice', () => {
     refused({ 'x-remote-user': ['carol', 'dave'] }, /^the trusted agent header was given more than once$/);
     refused({ 'x-remote-user': 'carol', 'x-remote-groups': ['a', 'b'] }, /^the trusted groups header was given more than once$/);
