@@ -1,0 +1,63 @@
+// Parses checked query text with sparqljs, strictly as SPARQL 1.1, translating its errors into GuardErrors.
+
+import sparqljs from 'sparqljs';
+import { GuardError } from '../guard-error.js';
+
+/** The parse tree as sparqljs builds it: a query or an update. */
+export type ParsedRequest = sparqljs.SparqlQuery;
+
+/** sparqljs messages that carry no query text, mapped to the reason the caller sees. */
+const KNOWN_REASONS: readonly (readonly [RegExp, string])[] = [
+  [/^Projection of ungrouped variable/, 'projection of an ungrouped variable'],
+  [/^Use of ungrouped variable/, 'use of an ungrouped variable in the projection'],
+  [/^Target id of 'AS'/, 'AS target already used in the sub-query'],
+  [/^Two or more of the resulting columns have the same name/, 'two result columns have the same name'],
+  [/^Inconsistent VALUES length/, 'inconsistent VALUES row length'],
+  [/^Variable used to bind is already bound/, 'BIND target variable is already in scope'],
+  [/^Unknown prefix/, 'unknown prefix'],
+  [/^Cannot resolve relative IRI/, 'relative IRI without a base'],
+  [/^Invalid unicode codepoint/, 'invalid unicode codepoint in a string'],
+  [/^Detected illegal (variable|blank node)/, 'variable or blank node where data is required'],
+  [/^Detected reuse blank node/, 'blank node reused across INSERT DATA clauses'],
+  [/SPARQL-star|Nested triples/, 'SPARQL-star is not SPARQL 1.1'],
+];
+
+/** What jison attaches to its parse and lexical errors. */
+interface JisonErrorHash {
+  readonly token?: string | null;
+  readonly line?: number;
+  readonly loc?: { readonly first_line: number; readonly first_column: number };
+}
+
+/**
+ * Parses `text` with sparqljs: SPARQL-star off, validation on, no base IRI
+ * (resolveQueryIris made every IRI absolute, so a leftover relative IRI is an
+ * error rather than a silent resolution). Blank-node numbering restarts per
+ * parse so the same text always generates the same output.
+ * Throws GuardError 400 with a short reason that never quotes the query,
+ * and lets RangeError (stack overflow) through for the caller to translate.
+ */
+export function parseQuery(text: string): ParsedRequest {
+  // skipValidation is a sparqljs option that @types/sparqljs does not list.
+  const options = { sparqlStar: false, skipValidation: false } as sparqljs.ParserOptions;
+  const parser = new sparqljs.Parser(options);
+  (parser as unknown as { _resetBlanks(): void })._resetBlanks();
+  try {
+    return parser.parse(text);
+  } catch (error) {
+    if (error instanceof RangeError) throw error;
+    throw new GuardError(400, `query is not valid SPARQL 1.1: ${reasonOf(error)}`);
+  }
+}
+
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return 'invalid query';
+  const hash = (error as Error & { hash?: JisonErrorHash }).hash;
+  if (hash?.loc !== undefined) {
+    const token = typeof hash.token === 'string' && /^[A-Za-z_0-9]+$/.test(hash.token) ? hash.token : 'token';
+    return `unexpected ${token === 'EOF' ? 'end of query' : token} at line ${hash.loc.first_line}, column ${hash.loc.first_column + 1}`;
+  }
+  if (hash?.line !== undefined) return `unrecognised text at line ${hash.line + 1}`;
+  for (const [pattern, reason] of KNOWN_REASONS) if (pattern.test(error.message)) return reason;
+  return 'invalid query';
+}

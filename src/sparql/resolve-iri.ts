@@ -1,0 +1,93 @@
+// RFC 3986 reference resolution (5.2.2) with dot-segment removal (5.2.4), so guard and store name the same graph.
+
+/** RFC 3986 appendix B: scheme, authority, path, query, fragment of a URI reference. */
+const REFERENCE = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/s;
+
+/** A scheme per RFC 3986 3.1, followed by the colon. */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/** True when `iri` starts with a scheme (an absolute IRI, possibly with a fragment). */
+export function hasScheme(iri: string): boolean {
+  return SCHEME.test(iri);
+}
+
+/**
+ * Resolves `reference` against the absolute IRI `base` (RFC 3986 5.2.2, strict
+ * parser) and removes dot segments from the result, also when `reference` is
+ * already absolute. Callers check that `base` is absolute.
+ */
+export function resolveIri(reference: string, base: string): string {
+  const r = REFERENCE.exec(reference);
+  if (r === null) return reference; // the pattern matches every string; kept for the type checker
+  const [, rScheme, rAuthority, rPath = '', rQuery, rFragment] = r;
+  if (rScheme !== undefined) {
+    return recompose(rScheme, rAuthority, removeDotSegments(rPath), rQuery, rFragment);
+  }
+  const b = REFERENCE.exec(base);
+  if (b === null) return reference;
+  const [, bScheme, bAuthority, bPath = '', bQuery] = b;
+  if (rAuthority !== undefined) {
+    return recompose(bScheme, rAuthority, removeDotSegments(rPath), rQuery, rFragment);
+  }
+  if (rPath === '') {
+    return recompose(bScheme, bAuthority, bPath, rQuery ?? bQuery, rFragment);
+  }
+  const merged = rPath.startsWith('/') ? rPath : mergePaths(bAuthority, bPath, rPath);
+  return recompose(bScheme, bAuthority, removeDotSegments(merged), rQuery, rFragment);
+}
+
+/** Dot-segment removal on an IRI that is already absolute (RFC 3986 5.2.2, first branch). */
+export function normaliseIri(iri: string): string {
+  // Fast path: most IRIs hold no "." or ".." segment at all.
+  if (!iri.includes('/.') && !/^[^/?#]*:\.\.?(?:[/?#]|$)/.test(iri)) return iri;
+  return resolveIri(iri, iri);
+}
+
+/** RFC 3986 5.2.3. */
+function mergePaths(baseAuthority: string | undefined, basePath: string, path: string): string {
+  if (baseAuthority !== undefined && basePath === '') return '/' + path;
+  return basePath.slice(0, basePath.lastIndexOf('/') + 1) + path;
+}
+
+/** RFC 3986 5.2.4, step by step on the input buffer as the RFC writes it. */
+export function removeDotSegments(path: string): string {
+  if (!path.includes('.')) return path;
+  let input = path;
+  let output = '';
+  while (input.length > 0) {
+    if (input.startsWith('../')) input = input.slice(3);
+    else if (input.startsWith('./')) input = input.slice(2);
+    else if (input.startsWith('/./')) input = input.slice(2);
+    else if (input === '/.') input = '/';
+    else if (input.startsWith('/../')) {
+      input = input.slice(3);
+      output = output.slice(0, Math.max(0, output.lastIndexOf('/')));
+    } else if (input === '/..') {
+      input = '/';
+      output = output.slice(0, Math.max(0, output.lastIndexOf('/')));
+    } else if (input === '.' || input === '..') input = '';
+    else {
+      const next = input.indexOf('/', input.startsWith('/') ? 1 : 0);
+      const end = next === -1 ? input.length : next;
+      output += input.slice(0, end);
+      input = input.slice(end);
+    }
+  }
+  return output;
+}
+
+/** RFC 3986 5.3. */
+function recompose(
+  scheme: string | undefined,
+  authority: string | undefined,
+  path: string,
+  query: string | undefined,
+  fragment: string | undefined,
+): string {
+  let result = scheme !== undefined ? scheme + ':' : '';
+  if (authority !== undefined) result += '//' + authority;
+  result += path;
+  if (query !== undefined) result += '?' + query;
+  if (fragment !== undefined) result += '#' + fragment;
+  return result;
+}
