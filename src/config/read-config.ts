@@ -425,7 +425,7 @@ function readTrustedHeaderName(value: unknown, path: string, text: ReadText): st
 function readHost(value: unknown, text: ReadText): string {
   if (value === undefined) return '0.0.0.0';
   const host = text(value, 'host');
-  if (!/^[A-Za-z0-9.:%_[\]-]+$/.test(host)) fail('host', 'not a host name or IP address', 'write e.g. 0.0.0.0, 127.0.0.1 or ::');
+  if (!/^[A-Za-z0-9.:%_-]+$/.test(host)) fail('host', 'not a host name or IP address', 'write e.g. 0.0.0.0, 127.0.0.1 or ::');
   return host;
 }
 

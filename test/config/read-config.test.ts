@@ -362,6 +362,8 @@ describe('parseConfig rejects', () => {
   it('bad host, CORS origins and base IRI', () => {
     rejects({ host: '' }, [/^config host: not a host name or IP address/]);
     rejects({ host: 'local host' }, [/^config host:/]);
+    rejects({ host: '[::1]' }, [/^config host:/]);
+    assert.equal(parseConfig({ host: '::1' }, fileContext).host, '::1');
     rejects({ corsOrigins: 'https://app.example.org' }, [/^config corsOrigins: expected an array/]);
     rejects({ corsOrigins: ['https://app.example.org/'] }, [/^config corsOrigins\[0\]: not a serialized http\(s\) origin \(write origins as scheme:\/\/host\[:port\]/]);
     rejects({ corsOrigins: ['*'] }, [/^config corsOrigins\[0\]: not a serialized/]);
