@@ -198,6 +198,8 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 }
 
 function errorKind(error: unknown): string {
+  // A GuardError's message is one line without request data; other errors only by kind.
+  if (error instanceof GuardError) return error.message;
   if (error instanceof Error) return (error as { code?: string }).code ?? error.name;
   return typeof error;
 }

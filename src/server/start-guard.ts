@@ -39,7 +39,10 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   let embedded: EmbeddedStore | undefined;
   if (config.upstream === undefined) {
     const dataFiles = config.embedded.data.length > 0 ? config.embedded.data : [demoDataFile()];
-    embedded = await startEmbeddedStore({ dataFiles });
+    embedded = await startEmbeddedStore({
+      dataFiles,
+      log: (level, message) => log({ event: 'embedded-store', level, message }),
+    });
     log({ event: 'embedded-store-started', files: dataFiles.length });
   }
   const upstreamUrl = config.upstream ?? embedded!.queryUrl;

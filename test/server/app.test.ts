@@ -74,7 +74,7 @@ describe('paths and methods', () => {
 
 describe('credentials', () => {
   it('401 with WWW-Authenticate for an unknown key, an empty key, or two different keys', async () => {
-    const cases = [
+    const cases: Record<string, string>[] = [
       { authorization: 'Bearer not-a-key' },
       { 'x-api-key': '' },
       { authorization: `Bearer ${KEYS.beta}`, 'x-api-key': KEYS.keeper },
