@@ -93,7 +93,9 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   /** The pipeline up to the plan: read -> identify -> grant -> plan (STYLE habit 1). */
   const planRequest = (request: FastifyRequest): { caller: Caller; grant: Grant; plan: Plan } => {
     const queryRequest = readQueryRequest(rawQueryRequest(request));
-    const caller = services.identifyCaller(request.headers);
+    // headersDistinct keeps every copy of a repeated header (node keeps only the first
+    // Authorization in request.headers): two credentials in one header name are ambiguous.
+    const caller = services.identifyCaller(request.raw.headersDistinct);
     request.agent = caller.agent;
     const grant = services.grant(caller);
     const plan = services.plan(queryRequest, grant);
