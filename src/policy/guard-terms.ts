@@ -1,0 +1,34 @@
+// IRIs of the policy vocabulary (DESIGN section 3) and of the rules' derived vocabulary.
+
+/** Namespace of the policy vocabulary. */
+export const GUARD = 'https://w3id.org/sparql-guard#';
+
+/** Vocabulary IRIs that the policy loader reads or the shipped rules derive. */
+export const guard = {
+  Policy: `${GUARD}Policy`,
+  agent: `${GUARD}agent`,
+  group: `${GUARD}group`,
+  readGraph: `${GUARD}readGraph`,
+  hidePath: `${GUARD}hidePath`,
+  AuthenticatedAgent: `${GUARD}AuthenticatedAgent`,
+  Everyone: `${GUARD}Everyone`,
+  Anonymous: `${GUARD}Anonymous`,
+  /** Derived by rules: policy -> principal (agent IRI, AuthenticatedAgent, Everyone, or group name literal). */
+  appliesTo: `${GUARD}appliesTo`,
+  /** Derived by rules: policy -> graph IRI it grants for reading. */
+  grantsGraph: `${GUARD}grantsGraph`,
+} as const;
+
+export const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+export const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
+
+/**
+ * Prefix of the IRIs the rewriter keeps for itself (`urn:x-sparql-guard:empty`,
+ * DESIGN section 5). URN scheme and namespace are case-insensitive (RFC 8141
+ * section 3.1), so the check ignores case: fail closed on any spelling.
+ */
+export function isReservedIri(iri: string): boolean {
+  return iri.slice(0, RESERVED_PREFIX.length).toLowerCase() === RESERVED_PREFIX;
+}
+
+const RESERVED_PREFIX = 'urn:x-sparql-guard:';

@@ -1,0 +1,99 @@
+// Loads the policy files and rules into a frozen PolicySet, with the heavy work on a worker thread.
+
+import { Worker } from 'node:worker_threads';
+import { compilePolicySet, type LoadStats } from './compile-policy-set.js';
+import { PolicyLoadError } from './policy-load-error.js';
+import type { PolicySet } from './policy-set.js';
+import type { WorkerJob, WorkerReply } from './policy-worker.js';
+
+/** Absolute paths of the files one load reads. */
+export interface PolicySetSources {
+  readonly policyFiles: readonly string[];
+  /** Shipped `rules/*.n3` first (`shippedRuleFiles()`), then the operator's config `rules`. */
+  readonly ruleFiles: readonly string[];
+}
+
+/** A loaded set and what loading it cost. */
+export interface LoadedPolicySet {
+  readonly set: PolicySet;
+  readonly stats: LoadStats;
+}
+
+/** A load that takes longer (an operator rule that never ends) is abandoned: the previous set stays. */
+const LOAD_TIMEOUT_MS = 60_000;
+
+/**
+ * Reads and validates the policy files, runs the rules in EYE on a worker
+ * thread, and compiles the result. Throws PolicyLoadError with a one-line
+ * message naming file, policy and reason.
+ */
+export async function loadPolicySet(sources: PolicySetSources): Promise<PolicySet> {
+  return (await loadPolicySetWithStats(sources)).set;
+}
+
+/** `loadPolicySet` that also reports where the time went (for reload logs and bench/). */
+export async function loadPolicySetWithStats(sources: PolicySetSources): Promise<LoadedPolicySet> {
+  const reply = await inWorker({ id: 0, policyFiles: [...sources.policyFiles], ruleFiles: [...sources.ruleFiles] });
+  if (!reply.ok) throw new PolicyLoadError(reply.message, reply.file, reply.policy);
+  const started = performance.now();
+  const set = compilePolicySet(reply.policies);
+  const stats: LoadStats = {
+    policyCount: set.policies.length,
+    eyeInputTriples: reply.eyeInputTriples,
+    readMs: reply.readMs,
+    eyeMs: reply.eyeMs,
+    otherMs: reply.otherMs,
+    compileMs: performance.now() - started,
+  };
+  return { set, stats: Object.freeze(stats) };
+}
+
+let worker: Worker | undefined;
+let queue: Promise<unknown> = Promise.resolve();
+let nextId = 1;
+
+/** One job at a time on one long-lived worker, which keeps an EYE module warm between loads. */
+function inWorker(job: WorkerJob): Promise<WorkerReply> {
+  const result = queue.then(() => runJob({ ...job, id: nextId++ }));
+  queue = result.catch(() => undefined);
+  return result;
+}
+
+function runJob(job: WorkerJob): Promise<WorkerReply> {
+  const thread = (worker ??= startWorker());
+  return new Promise<WorkerReply>((resolve, reject) => {
+    const settle = () => {
+      clearTimeout(timer);
+      thread.off('message', onMessage);
+      thread.off('error', onError);
+      thread.off('exit', onExit);
+      thread.unref();
+    };
+    const abandon = (error: Error) => {
+      settle();
+      if (worker === thread) worker = undefined;
+      void thread.terminate();
+      reject(error);
+    };
+    const onMessage = (reply: WorkerReply) => {
+      if (reply.id !== job.id) return;
+      settle();
+      resolve(reply);
+    };
+    const onError = (error: Error) => abandon(new PolicyLoadError(`policy load failed in the worker: ${error.message.split('\n')[0] ?? ''}`));
+    const onExit = (code: number) => abandon(new PolicyLoadError(`policy worker exited with code ${code}`));
+    const timer = setTimeout(() => abandon(new PolicyLoadError(`policy load took longer than ${LOAD_TIMEOUT_MS} ms (a rule that never ends?)`)), LOAD_TIMEOUT_MS);
+    thread.on('message', onMessage);
+    thread.on('error', onError);
+    thread.on('exit', onExit);
+    // Keep the process alive while a load runs, not between loads.
+    thread.ref();
+    thread.postMessage(job);
+  });
+}
+
+function startWorker(): Worker {
+  const thread = new Worker(new URL('./policy-worker.js', import.meta.url));
+  thread.unref();
+  return thread;
+}

@@ -1,0 +1,65 @@
+// The compiled, immutable form of the loaded policies that every request looks up.
+
+import type { Grant } from './grant.js';
+
+/**
+ * Whom a policy applies to, as derived by the rules: every caller, every
+ * authenticated caller, one agent IRI, or one group name.
+ */
+export type Principal =
+  | { readonly kind: 'everyone' }
+  | { readonly kind: 'authenticated' }
+  | { readonly kind: 'agent'; readonly agent: string }
+  | { readonly kind: 'group'; readonly group: string };
+
+/** One policy after reasoning and validation. */
+export interface CompiledPolicy {
+  /** Policy IRI, bare (without angle brackets). */
+  readonly iri: string;
+  /** Absolute path of the policy file where the policy first appears. */
+  readonly file: string;
+  /** Position in order of listing (files in order, then first appearance in each file), from 0. */
+  readonly order: number;
+  /** Graph IRIs the policy grants for reading (`guard:grantsGraph`, derived). */
+  readonly graphs: readonly string[];
+  /** Predicate IRIs the policy hides in the graphs it grants (`guard:hidePath`). */
+  readonly hidePaths: readonly string[];
+  /** Principals the policy applies to (`guard:appliesTo`, derived). */
+  readonly principals: readonly Principal[];
+}
+
+/** For an operator tool: one principal with the policies that apply to it and what they grant. */
+export interface PrincipalEntry {
+  readonly principal: Principal;
+  /** Human-readable: `Everyone`, `AuthenticatedAgent`, `<iri>` or `group "name"`. */
+  readonly label: string;
+  /** Policies that target this principal directly, in order of listing. */
+  readonly policies: readonly CompiledPolicy[];
+  /** Union of their graphs, sorted. */
+  readonly graphs: readonly string[];
+}
+
+/**
+ * The frozen result of `loadPolicySet`. `grantFor` reads only `lookup`; the
+ * rest serves explain and operator tools.
+ */
+export interface PolicySet {
+  /** Every policy in order of listing. */
+  readonly policies: readonly CompiledPolicy[];
+  /** Every principal that some policy targets, in order of its first policy. */
+  readonly principals: readonly PrincipalEntry[];
+  /** The look-up table behind `grantFor`. */
+  readonly lookup: PrincipalLookup;
+}
+
+/** Principal -> policies in order of listing, split by kind so an agent IRI can never collide with a group name or a special principal. */
+export interface PrincipalLookup {
+  readonly everyone: readonly CompiledPolicy[];
+  readonly authenticated: readonly CompiledPolicy[];
+  readonly agents: ReadonlyMap<string, readonly CompiledPolicy[]>;
+  readonly groups: ReadonlyMap<string, readonly CompiledPolicy[]>;
+  /** Precomputed grant of a caller matched only by Everyone (undefined: none apply). */
+  readonly everyoneGrant: Grant | undefined;
+  /** Precomputed grant of an authenticated caller matched only by Everyone and AuthenticatedAgent. */
+  readonly authenticatedGrant: Grant | undefined;
+}

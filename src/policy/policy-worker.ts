@@ -1,0 +1,67 @@
+// Worker thread entry: reads the policy files and runs EYE off the main thread, so the proxy keeps serving during a (re)load.
+
+import { parentPort } from 'node:worker_threads';
+import { attachDerivations } from './attach-derivations.js';
+import { PolicyLoadError } from './policy-load-error.js';
+import type { CompiledPolicy } from './policy-set.js';
+import { readPolicyFiles } from './read-policy-files.js';
+import { reasonOverPolicies, warmEye } from './reason-over-policies.js';
+
+/** A load request from `loadPolicySet`. */
+export interface WorkerJob {
+  readonly id: number;
+  readonly policyFiles: readonly string[];
+  readonly ruleFiles: readonly string[];
+}
+
+/** The answer: the policies with their derived principals and graphs, or the one-line failure. */
+export type WorkerReply =
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly policies: readonly CompiledPolicy[];
+      readonly eyeInputTriples: number;
+      readonly readMs: number;
+      readonly eyeMs: number;
+      readonly otherMs: number;
+    }
+  | { readonly id: number; readonly ok: false; readonly message: string; readonly file?: string; readonly policy?: string };
+
+const port = parentPort;
+if (port !== null) {
+  warmEye();
+  port.on('message', (job: WorkerJob) => {
+    void run(job).then((reply) => {
+      port.postMessage(reply);
+      // Ready the module of the next load while the proxy has nothing for this thread to do.
+      warmEye();
+    });
+  });
+}
+
+async function run(job: WorkerJob): Promise<WorkerReply> {
+  try {
+    const started = performance.now();
+    const document = await readPolicyFiles(job.policyFiles);
+    const readMs = performance.now() - started;
+    const reasoning = await reasonOverPolicies(document.quads, job.ruleFiles);
+    const attachStarted = performance.now();
+    const policies = attachDerivations(document, reasoning.derived);
+    return {
+      id: job.id,
+      ok: true,
+      policies,
+      eyeInputTriples: reasoning.inputTriples,
+      readMs,
+      eyeMs: reasoning.eyeMs,
+      otherMs: reasoning.otherMs + performance.now() - attachStarted,
+    };
+  } catch (error) {
+    if (error instanceof PolicyLoadError) {
+      return { id: job.id, ok: false, message: error.message, ...(error.file && { file: error.file }), ...(error.policy && { policy: error.policy }) };
+    }
+    // Not ours (an EYE or n3 crash): still one line, still a refusal to load.
+    const message = error instanceof Error ? error.message : String(error);
+    return { id: job.id, ok: false, message: `policy load failed: ${message.split('\n')[0] ?? ''}` };
+  }
+}

@@ -1,0 +1,157 @@
+// Reads, parses and validates the policy Turtle files: the part of a load that needs no rules.
+
+import { readFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { Parser, type Quad, type Term } from 'n3';
+import { guard, isReservedIri, RDF_TYPE, XSD_STRING } from './guard-terms.js';
+import { policyLoadError } from './policy-load-error.js';
+
+/** One declared policy as written in the Turtle, before the rules run. */
+export interface PolicySource {
+  readonly iri: string;
+  readonly file: string;
+  /** Position in order of listing, from 0. */
+  readonly order: number;
+  readonly hidePaths: readonly string[];
+}
+
+/** Everything the policy files say: the policies in order of listing and all their triples. */
+export interface PolicyDocument {
+  readonly policies: readonly PolicySource[];
+  /** Every triple of every file (the rules may read any of them). */
+  readonly quads: readonly Quad[];
+}
+
+/** Predicates that only a guard:Policy may carry; on anything else they are a mistake. */
+const POLICY_PREDICATES: readonly string[] = [guard.agent, guard.group, guard.readGraph, guard.hidePath];
+
+/**
+ * Reads the files in order, parses them as Turtle and validates every policy
+ * (DESIGN section 3). Throws PolicyLoadError on the first problem.
+ */
+export async function readPolicyFiles(files: readonly string[]): Promise<PolicyDocument> {
+  const quads: Quad[] = [];
+  /** Subject id -> [file, position of its first triple]: this is the order of listing. */
+  const firstSeen = new Map<string, { file: string; fileIndex: number; position: number }>();
+  for (const [fileIndex, file] of files.entries()) {
+    const fileQuads = parseTurtle(await readText(file), file);
+    for (const [position, quad] of fileQuads.entries()) {
+      if (!firstSeen.has(quad.subject.id)) firstSeen.set(quad.subject.id, { file, fileIndex, position });
+      quads.push(quad);
+    }
+  }
+
+  const bySubject = new Map<string, Quad[]>();
+  for (const quad of quads) {
+    const list = bySubject.get(quad.subject.id);
+    if (list === undefined) bySubject.set(quad.subject.id, [quad]);
+    else list.push(quad);
+  }
+
+  const declared = quads.filter(
+    (quad) => quad.predicate.value === RDF_TYPE && quad.object.termType === 'NamedNode' && quad.object.value === guard.Policy,
+  );
+  const policyIds = new Set(declared.map((quad) => quad.subject.id));
+  for (const quad of quads) {
+    if (!policyIds.has(quad.subject.id) && POLICY_PREDICATES.includes(quad.predicate.value)) {
+      const where = firstSeen.get(quad.subject.id);
+      const named = quad.subject.termType === 'NamedNode' ? quad.subject.value : undefined;
+      const what = named === undefined ? 'a blank node ' : '';
+      throw policyLoadError(`${what}uses ${short(quad.predicate.value)} but is not declared a guard:Policy`, where?.file, named);
+    }
+  }
+
+  const ordered = [...policyIds].sort((a, b) => {
+    const x = firstSeen.get(a);
+    const y = firstSeen.get(b);
+    return x === undefined || y === undefined ? 0 : x.fileIndex - y.fileIndex || x.position - y.position;
+  });
+  const policies = ordered.map((id, order): PolicySource => {
+    const where = firstSeen.get(id);
+    const own = bySubject.get(id) ?? [];
+    const subject = own[0]?.subject;
+    const file = where?.file ?? '';
+    if (subject === undefined || subject.termType !== 'NamedNode') {
+      throw policyLoadError('a guard:Policy must be named by an IRI, not a blank node', file);
+    }
+    return { iri: subject.value, file, order, hidePaths: validatePolicy(subject.value, file, own) };
+  });
+  return { policies, quads };
+}
+
+/** Checks one policy's own triples and returns its hidden paths. */
+function validatePolicy(iri: string, file: string, own: readonly Quad[]): string[] {
+  const fail = (reason: string): never => {
+    throw policyLoadError(reason, file, iri);
+  };
+  const hidePaths: string[] = [];
+  let targeted = false;
+  for (const { predicate, object } of own) {
+    switch (predicate.value) {
+      case guard.agent:
+        if (object.termType !== 'NamedNode') fail(`guard:agent must be an IRI, found ${describe(object)}`);
+        targeted = true;
+        break;
+      case guard.group:
+        if (object.termType !== 'Literal') fail(`guard:group must be a string literal, found ${describe(object)}`);
+        if (object.termType === 'Literal' && (object.datatype.value !== XSD_STRING || object.language !== '')) {
+          fail(`guard:group must be a plain string literal, found ${describe(object)}`);
+        }
+        if (object.value === '') fail('guard:group must not be the empty string');
+        targeted = true;
+        break;
+      case guard.readGraph:
+        if (object.termType !== 'NamedNode') fail(`guard:readGraph must be an IRI, found ${describe(object)}`);
+        if (isReservedIri(object.value)) fail(`guard:readGraph <${object.value}> is reserved by the rewriter (urn:x-sparql-guard:)`);
+        break;
+      case guard.hidePath:
+        if (object.termType !== 'NamedNode') fail(`guard:hidePath must be an IRI, found ${describe(object)}`);
+        if (!hidePaths.includes(object.value)) hidePaths.push(object.value);
+        break;
+      default:
+        break;
+    }
+  }
+  if (!targeted) fail('has neither guard:agent nor guard:group');
+  return hidePaths;
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'read error';
+    throw policyLoadError(`policy file cannot be read (${code})`, file);
+  }
+}
+
+function parseTurtle(text: string, file: string): Quad[] {
+  // Relative IRIs resolve against the file itself, as any Turtle tool would.
+  const parser = new Parser({ format: 'text/turtle', baseIRI: pathToFileURL(file).href });
+  try {
+    return parser.parse(text);
+  } catch (error) {
+    const { message } = error as Error;
+    throw policyLoadError(`Turtle syntax error: ${message.replace(/\.$/, '')}`, file);
+  }
+}
+
+/** A term as the operator would write it, for messages (never long: literals are cut). */
+export function describe(term: Term): string {
+  switch (term.termType) {
+    case 'NamedNode':
+      return `<${term.value}>`;
+    case 'BlankNode':
+      return 'a blank node';
+    case 'Literal': {
+      const text = term.value.length > 40 ? `${term.value.slice(0, 40)}...` : term.value;
+      return `literal ${JSON.stringify(text)}${term.language ? `@${term.language}` : term.datatype.value === XSD_STRING ? '' : `^^<${term.datatype.value}>`}`;
+    }
+    default:
+      return term.termType;
+  }
+}
+
+function short(iri: string): string {
+  return iri.startsWith('https://w3id.org/sparql-guard#') ? `guard:${iri.slice(30)}` : `<${iri}>`;
+}

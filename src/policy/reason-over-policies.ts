@@ -1,0 +1,135 @@
+// Runs the N3 rules over the policy triples in EYE and returns the derived targeting triples.
+
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { queryOnce, SwiplEye } from 'eyereasoner';
+import { Parser, type Quad } from 'n3';
+import { guard, RDF_TYPE } from './guard-terms.js';
+import { policyLoadError } from './policy-load-error.js';
+import { writeN3p } from './write-n3p.js';
+
+/** What one EYE run produced and what it cost. */
+export interface Reasoning {
+  /** Every derived `guard:appliesTo` and `guard:grantsGraph` triple (duplicates possible). */
+  readonly derived: readonly Quad[];
+  /** Triples handed to EYE after dropping those no rule can read. */
+  readonly inputTriples: number;
+  /** Wall time inside EYE (load, reasoning, output), milliseconds. */
+  readonly eyeMs: number;
+  /** Wall time of the rest (reading rules, writing N3P, parsing the output), milliseconds. */
+  readonly otherMs: number;
+}
+
+/** The question put to EYE: only the derived vocabulary, nothing else (EYE `--query`). */
+const QUERY = `@prefix guard: <https://w3id.org/sparql-guard#>.
+{ ?policy guard:appliesTo ?principal } => { ?policy guard:appliesTo ?principal }.
+{ ?policy guard:grantsGraph ?graph } => { ?policy guard:grantsGraph ?graph }.
+`;
+
+type EyeModule = Awaited<ReturnType<typeof SwiplEye>>;
+interface Eye {
+  readonly module: EyeModule;
+  readonly errors: string[];
+}
+
+let nextEye: Promise<Eye> | undefined;
+
+/**
+ * Starts instantiating the EYE WebAssembly module ahead of need (about 0.2 s),
+ * so a load does not wait for it. Each run needs a fresh module: EYE keeps
+ * the facts of a run in the Prolog database.
+ */
+export function warmEye(): void {
+  nextEye ??= createEye();
+}
+
+function createEye(): Promise<Eye> {
+  const errors: string[] = [];
+  return SwiplEye({ print: () => undefined, printErr: (line: string) => errors.push(line) }).then((module) => ({ module, errors }));
+}
+
+/**
+ * Feeds EYE the policy triples (as N3P) and the rule files (as N3), asks for
+ * the derived triples and parses the answer. A rule file that EYE cannot
+ * read, or any error EYE reports, fails the load: fail closed.
+ */
+export async function reasonOverPolicies(quads: readonly Quad[], ruleFiles: readonly string[]): Promise<Reasoning> {
+  const started = performance.now();
+  const rules = await Promise.all(ruleFiles.map(readRuleFile));
+  const needed = predicatesUsed(rules);
+  const input = needed === 'all' ? quads : quads.filter((quad) => needed.has(quad.predicate.value));
+  const data = writeN3p(input);
+
+  const eye = await (nextEye ?? createEye());
+  nextEye = undefined;
+  const { module, errors } = eye;
+  module.FS.writeFile('data.n3p', data);
+  rules.forEach((text, index) => module.FS.writeFile(`rule-${index}.n3`, text));
+  module.FS.writeFile('query.n3', QUERY);
+  const args = ['--nope', '--quiet', '--no-qnames', '--no-distinct-output', '--output', 'out.n3', '--n3p', 'data.n3p'];
+  args.push(...rules.map((_, index) => `rule-${index}.n3`), '--query', 'query.n3');
+
+  const eyeStarted = performance.now();
+  let output = '';
+  try {
+    queryOnce(module, 'main', args);
+    output = module.FS.readFile('out.n3', { encoding: 'utf8' });
+  } catch (error) {
+    errors.push(error instanceof Error ? error.message : String(error));
+  }
+  const eyeMs = performance.now() - eyeStarted;
+  if (errors.length > 0) throw eyeFailure(errors, ruleFiles);
+
+  let derived: Quad[];
+  try {
+    derived = new Parser({ format: 'text/n3' }).parse(output);
+  } catch (error) {
+    throw policyLoadError(`the rules derived output that is not plain triples (${(error as Error).message})`, ruleFiles.join(', '));
+  }
+  return { derived, inputTriples: input.length, eyeMs, otherMs: performance.now() - started - eyeMs };
+}
+
+async function readRuleFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw policyLoadError(`rule file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'read error'})`, file);
+  }
+}
+
+/**
+ * The predicates any rule mentions: a triple with another predicate can match
+ * no rule, so EYE need not load it (the labels, comments and hidden paths of
+ * 10,000 policies). A variable in predicate position, or a file N3.js cannot
+ * parse, means every triple goes in; EYE then judges the file itself.
+ */
+function predicatesUsed(rules: readonly string[]): Set<string> | 'all' {
+  const used = new Set<string>([RDF_TYPE, guard.agent, guard.group, guard.readGraph]);
+  for (const text of rules) {
+    let quads: Quad[];
+    try {
+      quads = new Parser({ format: 'text/n3' }).parse(text);
+    } catch {
+      return 'all';
+    }
+    // N3.js yields the triples inside formulas too (`{ ... } => { ... }`, log:collectAllIn lists, ...).
+    for (const { predicate } of quads) {
+      if (predicate.termType !== 'NamedNode') return 'all';
+      used.add(predicate.value);
+    }
+  }
+  return used;
+}
+
+/** One line naming the rule file EYE blames (it names the MEMFS copy `rule-N.n3`). */
+function eyeFailure(errors: readonly string[], ruleFiles: readonly string[]) {
+  const line = errors.find((text) => text.includes('ERROR')) ?? errors[0] ?? 'unknown error';
+  const match = /rule-(\d+)\.n3/.exec(line);
+  const file = match?.[1] === undefined ? undefined : ruleFiles[Number(match[1])];
+  const detail = line
+    .replace(/\*\*\s*ERROR\s*\*\*/g, '')
+    .replace(/file:\/\/\/rule-(\d+)\.n3/g, (_, index: string) => basename(ruleFiles[Number(index)] ?? 'rules'))
+    .replace(/\s*\*\*\s*/g, ' ')
+    .trim();
+  return policyLoadError(`rule file fails in EYE: ${detail}`, file ?? ruleFiles.join(', '));
+}
