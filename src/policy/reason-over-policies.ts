@@ -1,7 +1,6 @@
 // Runs the N3 rules over the policy triples in EYE and returns the derived targeting triples.
 
 import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { queryOnce, SwiplEye } from 'eyereasoner';
 import { Parser, type Quad } from 'n3';
 import { guard, RDF_TYPE } from './guard-terms.js';
@@ -121,15 +120,17 @@ function predicatesUsed(rules: readonly string[]): Set<string> | 'all' {
   return used;
 }
 
-/** One line naming the rule file EYE blames (it names the MEMFS copy `rule-N.n3`). */
+/**
+ * One line naming the rule file EYE blames. EYE writes `** ERROR ** <where> ** <what>`,
+ * where <where> is the MEMFS copy `file:///rule-N.n3` for a syntax error, or an
+ * internal predicate name (and a multi-line dump) for a failure while reasoning.
+ */
 function eyeFailure(errors: readonly string[], ruleFiles: readonly string[]) {
-  const line = errors.find((text) => text.includes('ERROR')) ?? errors[0] ?? 'unknown error';
-  const match = /rule-(\d+)\.n3/.exec(line);
-  const file = match?.[1] === undefined ? undefined : ruleFiles[Number(match[1])];
-  const detail = line
-    .replace(/\*\*\s*ERROR\s*\*\*/g, '')
-    .replace(/file:\/\/\/rule-(\d+)\.n3/g, (_, index: string) => basename(ruleFiles[Number(index)] ?? 'rules'))
-    .replace(/\s*\*\*\s*/g, ' ')
-    .trim();
-  return policyLoadError(`rule file fails in EYE: ${detail}`, file ?? ruleFiles.join(', '));
+  const line = errors.find((text) => text.includes('** ERROR **')) ?? errors[0] ?? 'unknown error';
+  const parts = line.split('**').map((part) => part.trim()).filter((part) => part !== '' && part !== 'ERROR');
+  const index = /rule-(\d+)\.n3/.exec(line)?.[1];
+  const file = index === undefined ? undefined : ruleFiles[Number(index)];
+  let what = (parts.length > 1 ? parts.slice(1).join(' ') : (parts[0] ?? line)).replace(/\($/, '');
+  if (what === 'inference_fuse') what = 'inference_fuse (a rule concluded false)';
+  return policyLoadError(`rule file fails in EYE: ${what}`, file ?? ruleFiles.join(', '));
 }

@@ -1,0 +1,171 @@
+// Loads real policy files through the real shipped rules in EYE (on the worker) and checks targeting, order and every refusal.
+
+import assert from 'node:assert/strict';
+import { join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { loadPolicySet } from '../../src/policy/load-policy-set.js';
+import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
+import type { PolicySet } from '../../src/policy/policy-set.js';
+import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+
+const FIXTURES = resolve('test/fixtures/policy');
+const EX = 'https://example.org/';
+const fixture = (...parts: string[]) => join(FIXTURES, ...parts);
+const load = (policyFiles: string[], extraRules: string[] = []) =>
+  loadPolicySet({ policyFiles, ruleFiles: [...shippedRuleFiles(), ...extraRules] });
+const policy = (set: PolicySet, iri: string) => set.policies.find((p) => p.iri === iri);
+
+/** Asserts the load fails with a PolicyLoadError whose one-line message matches. */
+async function refuses(promise: Promise<unknown>, pattern: RegExp): Promise<PolicyLoadError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof PolicyLoadError, `expected PolicyLoadError, got ${String(error)}`);
+    assert.match(error.message, pattern);
+    assert.doesNotMatch(error.message, /[\r\n]/);
+    return error;
+  }
+  assert.fail('the load succeeded');
+}
+
+describe('loadPolicySet: targeting derived by the shipped rules', () => {
+  it('derives principals and graphs for agent, AuthenticatedAgent, Everyone and group policies', async () => {
+    const set = await load([fixture('targeting.ttl')]);
+    assert.deepEqual(policy(set, `${EX}everyone`)?.principals, [{ kind: 'everyone' }]);
+    assert.deepEqual(policy(set, `${EX}authenticated`)?.principals, [{ kind: 'authenticated' }]);
+    assert.deepEqual(policy(set, `${EX}alice`)?.principals, [{ kind: 'agent', agent: `${EX}alice` }]);
+    assert.deepEqual(policy(set, `${EX}editors`)?.principals, [{ kind: 'group', group: 'editors' }]);
+    assert.deepEqual(policy(set, `${EX}editors`)?.graphs, [`${EX}drafts`, `${EX}reviews`]);
+    assert.deepEqual(policy(set, `${EX}two-ways`)?.principals, [
+      { kind: 'agent', agent: `${EX}alice` },
+      { kind: 'group', group: 'editors' },
+    ]);
+    assert.equal(policy(set, `${EX}everyone`)?.file, fixture('targeting.ttl'));
+  });
+
+  it('keeps a policy without guard:readGraph: it applies and grants nothing', async () => {
+    const set = await load([fixture('targeting.ttl')]);
+    assert.deepEqual(policy(set, `${EX}nothing-granted`)?.graphs, []);
+    assert.deepEqual(policy(set, `${EX}nothing-granted`)?.principals, [{ kind: 'agent', agent: `${EX}bob` }]);
+  });
+
+  it('lists per principal the policies and graphs, for operator tools', async () => {
+    const set = await load([fixture('targeting.ttl')]);
+    const alice = set.principals.find((entry) => entry.label === `<${EX}alice>`);
+    assert.deepEqual(alice?.policies.map((p) => p.iri), [`${EX}alice`, `${EX}two-ways`]);
+    assert.deepEqual(alice?.graphs, [`${EX}alice-graph`, `${EX}shared`]);
+    assert.deepEqual(
+      set.principals.map((entry) => entry.label),
+      ['Everyone', 'AuthenticatedAgent', `<${EX}alice>`, 'group "editors"', '<https://w3id.org/sparql-guard#Anonymous>', `<${EX}bob>`],
+    );
+  });
+
+  it('lists policies in order of files, then of first appearance as a subject in each file', async () => {
+    const set = await load([fixture('order-a.ttl'), fixture('order-b.ttl')]);
+    assert.deepEqual(
+      set.policies.map((p) => [p.iri.slice(EX.length), p.order]),
+      [['a2', 0], ['a1', 1], ['a3', 2], ['b1', 3], ['b0', 4]],
+    );
+    // A policy continued in a later file keeps its first file and gains the later triples (RDF merge).
+    assert.equal(policy(set, `${EX}a3`)?.file, fixture('order-a.ttl'));
+    assert.deepEqual(policy(set, `${EX}a3`)?.graphs, [`${EX}g3`, `${EX}g5`]);
+    const swapped = await load([fixture('order-b.ttl'), fixture('order-a.ttl')]);
+    assert.deepEqual(swapped.policies.map((p) => p.iri.slice(EX.length)), ['b1', 'a3', 'b0', 'a2', 'a1']);
+  });
+
+  it('returns a frozen set', async () => {
+    const set = await load([fixture('targeting.ttl')]);
+    assert.ok(Object.isFrozen(set) && Object.isFrozen(set.policies) && Object.isFrozen(set.policies[0]));
+    assert.ok(Object.isFrozen(set.policies[0]?.graphs) && Object.isFrozen(set.lookup));
+  });
+
+  it('loads the demo policies', async () => {
+    const set = await load([resolve('policies/demo.ttl')]);
+    assert.deepEqual(
+      set.policies.map((p) => [p.iri, p.graphs, p.hidePaths]),
+      [
+        [`${EX}policies/public`, [`${EX}graphs/public`], []],
+        [`${EX}policies/staff`, [`${EX}graphs/people`], [`${EX}ns#salary`]],
+        [`${EX}policies/hr`, [`${EX}graphs/people`, `${EX}graphs/hr`], []],
+        [`${EX}policies/research`, [`${EX}graphs/research`], []],
+      ],
+    );
+  });
+});
+
+describe('loadPolicySet: validation fails closed with one line naming file and policy', () => {
+  const cases: [string, RegExp][] = [
+    ['no-target.ttl', /policy <https:\/\/example\.org\/p>: has neither guard:agent nor guard:group$/],
+    ['graph-literal.ttl', /policy <https:\/\/example\.org\/p>: guard:readGraph must be an IRI, found literal "https:\/\/example\.org\/g"$/],
+    ['graph-blank.ttl', /policy <https:\/\/example\.org\/p>: guard:readGraph must be an IRI, found a blank node$/],
+    ['graph-reserved.ttl', /policy <https:\/\/example\.org\/p>: guard:readGraph <URN:X-Sparql-Guard:empty> is reserved by the rewriter/],
+    ['agent-literal.ttl', /policy <https:\/\/example\.org\/p>: guard:agent must be an IRI, found literal "https:\/\/example\.org\/alice"$/],
+    ['group-iri.ttl', /policy <https:\/\/example\.org\/p>: guard:group must be a string literal, found <https:\/\/example\.org\/staff>$/],
+    ['group-lang.ttl', /policy <https:\/\/example\.org\/p>: guard:group must be a plain string literal, found literal "staff"@en$/],
+    ['group-empty.ttl', /policy <https:\/\/example\.org\/p>: guard:group must not be the empty string$/],
+    ['hidepath-literal.ttl', /policy <https:\/\/example\.org\/p>: guard:hidePath must be an IRI, found literal "salary"$/],
+    ['untyped.ttl', /policy <https:\/\/example\.org\/p>: uses guard:agent but is not declared a guard:Policy$/],
+    ['blank-policy.ttl', /: a guard:Policy must be named by an IRI, not a blank node$/],
+    ['syntax-error.ttl', /: Turtle syntax error: .* on line 7$/],
+  ];
+  for (const [name, pattern] of cases) {
+    it(`refuses ${name}`, async () => {
+      const file = fixture('invalid', name);
+      const error = await refuses(load([fixture('targeting.ttl'), file]), pattern);
+      assert.ok(error.message.startsWith(`${file}: `), error.message);
+      assert.equal(error.file, file);
+    });
+  }
+
+  it('refuses a policy file that does not exist', async () => {
+    const file = fixture('missing.ttl');
+    await refuses(load([file]), new RegExp(`^${file}: policy file cannot be read \\(ENOENT\\)$`));
+  });
+
+  it('refuses a rule file that does not exist', async () => {
+    const file = fixture('rules', 'missing.n3');
+    await refuses(load([fixture('targeting.ttl')], [file]), new RegExp(`^${file}: rule file cannot be read \\(ENOENT\\)$`));
+  });
+});
+
+describe('loadPolicySet: rule files', () => {
+  it('refuses a rule file with an N3 syntax error, naming it', async () => {
+    const file = fixture('rules', 'broken-syntax.n3');
+    await refuses(load([fixture('targeting.ttl')], [file]), new RegExp(`^${file}: rule file fails in EYE: invalid_document\\(after_line\\(4\\)\\)$`));
+  });
+
+  it('refuses a rule set that EYE stops on (inference fuse)', async () => {
+    await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'inference-fuse.n3')]), /policy-targets\.n3, .*inference-fuse\.n3: rule file fails in EYE: inference_fuse \(a rule concluded false\)$/);
+  });
+
+  it('refuses a derived graph that is not an IRI', async () => {
+    await refuses(
+      load([fixture('targeting.ttl')], [fixture('rules', 'derives-literal-graph.n3')]),
+      /targeting\.ttl: policy <https:\/\/example\.org\/[a-z-]+>: the rules derived guard:grantsGraph literal "not an IRI": a graph must be an IRI$/,
+    );
+  });
+
+  it('refuses a derived graph that the rewriter reserves', async () => {
+    await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'derives-reserved-graph.n3')]), /guard:grantsGraph <urn:x-sparql-guard:empty>: the IRI is reserved/);
+  });
+
+  it('refuses a derived principal that is neither an IRI nor a group name', async () => {
+    await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'derives-number-principal.n3')]), /guard:appliesTo literal "42"\^\^<http:\/\/www\.w3\.org\/2001\/XMLSchema#integer>: a principal must be/);
+  });
+
+  it('refuses a derivation about a resource that is not a declared policy', async () => {
+    await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'derives-for-non-policy.n3')]), /^the rules derived guard:appliesTo for <https:\/\/example\.org\/not-a-policy>, which is not a declared guard:Policy$/);
+  });
+
+  it('hands every triple to EYE when a rule has a variable predicate', async () => {
+    const set = await load([fixture('targeting.ttl')], [fixture('rules', 'variable-predicate.n3')]);
+    assert.deepEqual(policy(set, `${EX}everyone`)?.graphs, [`${EX}public`, `${EX}via-variable`]);
+    assert.deepEqual(policy(set, `${EX}alice`)?.graphs, [`${EX}alice-graph`]);
+  });
+
+  it('loads again after a failed load (the worker survives or is replaced)', async () => {
+    await assert.rejects(load([fixture('targeting.ttl')], [fixture('rules', 'broken-syntax.n3')]));
+    const set = await load([fixture('targeting.ttl')]);
+    assert.equal(set.policies.length, 7);
+  });
+});

@@ -1,0 +1,54 @@
+// The operator-rule examples shipped in rules/examples/ and policies/examples/, run through the real EYE.
+
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import type { Caller } from '../../src/auth/caller.js';
+import { grantFor } from '../../src/policy/grant-for.js';
+import { loadPolicySet } from '../../src/policy/load-policy-set.js';
+import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+
+const EX = 'https://example.org/';
+const user = (agent: string, ...groups: string[]): Caller => ({ agent, groups, authenticated: true });
+const example = (name: string) => resolve('policies/examples', name);
+const rule = (name: string) => resolve('rules/examples', name);
+const load = (policyFiles: string[], ruleFiles: string[]) => loadPolicySet({ policyFiles, ruleFiles: [...shippedRuleFiles(), ...ruleFiles] });
+const names = (set: Awaited<ReturnType<typeof load>>, caller: Caller) => grantFor(set, caller)?.policies.map((iri) => iri.slice(EX.length));
+
+describe('operator rule examples', () => {
+  it('group hierarchy: a staff policy applies to interns and, transitively, trainees', async () => {
+    const set = await load([example('group-hierarchy.ttl')], [rule('group-hierarchy.n3'), example('group-hierarchy.n3')]);
+    assert.deepEqual(names(set, user(`${EX}x`, 'staff')), ['policies/staff-handbook']);
+    assert.deepEqual(names(set, user(`${EX}x`, 'interns')), ['policies/staff-handbook', 'policies/intern-desk']);
+    assert.deepEqual(names(set, user(`${EX}x`, 'trainees')), ['policies/staff-handbook', 'policies/intern-desk']);
+    // Without the operator rule the hierarchy facts mean nothing.
+    const plain = await load([example('group-hierarchy.ttl')], [example('group-hierarchy.n3')]);
+    assert.deepEqual(names(plain, user(`${EX}x`, 'trainees')), undefined);
+  });
+
+  it('group hierarchy: a cycle terminates', async () => {
+    const set = await load([example('group-hierarchy.ttl')], [rule('group-hierarchy.n3'), example('group-hierarchy.n3'), resolve('test/fixtures/policy/rules/group-cycle.n3')]);
+    assert.deepEqual(names(set, user(`${EX}x`, 'staff')), ['policies/staff-handbook', 'policies/intern-desk']);
+  });
+
+  it('group membership in RDF: alice gets the staff policies without the group in her credentials', async () => {
+    const set = await load([example('group-membership.ttl')], [rule('group-membership.n3')]);
+    assert.deepEqual(names(set, user(`${EX}agents/alice`)), ['policies/staff-wiki']);
+    assert.equal(names(set, user(`${EX}agents/bob`)), undefined);
+  });
+
+  it('group membership combines with the hierarchy', async () => {
+    const set = await load(
+      [example('group-membership.ttl'), example('group-hierarchy.ttl'), resolve('test/fixtures/policy/trainee-member.ttl')],
+      [rule('group-hierarchy.n3'), example('group-hierarchy.n3'), rule('group-membership.n3')],
+    );
+    assert.deepEqual(names(set, user(`${EX}agents/tom`)), ['policies/staff-wiki', 'policies/staff-handbook', 'policies/intern-desk']);
+  });
+
+  it('graph collections: a policy grants every graph of its collection, with its hidden paths', async () => {
+    const set = await load([example('graph-collections.ttl')], [rule('graph-collections.n3')]);
+    const grant = grantFor(set, user(`${EX}x`, 'research'));
+    assert.deepEqual([...(grant?.graphs ?? [])].sort(), [`${EX}graphs/trial-1`, `${EX}graphs/trial-2`]);
+    assert.deepEqual([...(grant?.hiddenByGraph.get(`${EX}graphs/trial-1`) ?? [])], [`${EX}ns#labNotes`]);
+  });
+});
