@@ -14,8 +14,8 @@ import { describe, type PolicyDocument } from './read-policy-files.js';
  * neither an IRI nor a plain string.
  */
 export function attachDerivations(document: PolicyDocument, derived: readonly Quad[]): CompiledPolicy[] {
-  const byIri = new Map<string, { principals: Map<string, Principal>; graphs: Set<string> }>();
-  for (const policy of document.policies) byIri.set(policy.iri, { principals: new Map(), graphs: new Set() });
+  const byIri = new Map<string, { file: string; principals: Map<string, Principal>; graphs: Set<string> }>();
+  for (const policy of document.policies) byIri.set(policy.iri, { file: policy.file, principals: new Map(), graphs: new Set() });
 
   for (const { subject, predicate, object } of derived) {
     const target = subject.termType === 'NamedNode' ? byIri.get(subject.value) : undefined;
@@ -23,7 +23,7 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
     if (target === undefined) {
       throw policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`);
     }
-    const file = document.policies.find((policy) => policy.iri === subject.value)?.file;
+    const { file } = target;
     const fail = (reason: string): never => {
       throw policyLoadError(`the rules derived ${name} ${describe(object)}: ${reason}`, file, subject.value);
     };
