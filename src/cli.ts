@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createApiKey, hashApiKey } from './auth/hash-api-key.js';
 import { ConfigError, readConfig } from './config/read-config.js';
-import { PolicyLoadError } from './policy/load-policy-set.js';
+import { PolicyLoadError } from './policy/policy-load-error.js';
 import { logToStdout, startGuard } from './server/start-guard.js';
 
 const USAGE = `usage: sparql-guard [serve | hash-key]

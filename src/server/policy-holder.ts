@@ -4,7 +4,7 @@ import type { Caller } from '../auth/caller.js';
 import { GuardError } from '../guard-error.js';
 import type { Grant } from '../policy/grant.js';
 import { grantFor } from '../policy/grant-for.js';
-import type { PolicySet } from '../policy/load-policy-set.js';
+import type { PolicySet } from '../policy/policy-set.js';
 
 /**
  * The one mutable reference of the process: the compiled policy set. A reload swaps
