@@ -51,8 +51,10 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
     if (urlParams.has('query')) {
       throw new GuardError(400, 'the query was given twice: in the body and as a URL parameter');
     }
+    const query = decodeBody(raw.body);
+    if (query.trim() === '') throw new GuardError(400, 'the query is missing: the request body is empty');
     return {
-      query: decodeBody(raw.body),
+      query,
       defaultGraphs: urlParams.getAll('default-graph-uri'),
       namedGraphs: urlParams.getAll('named-graph-uri'),
     };
