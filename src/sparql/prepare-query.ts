@@ -159,7 +159,9 @@ function normaliseTerm(value: unknown): unknown {
   const term = value as { termType?: unknown; value?: unknown; datatype?: { value: string } };
   if (term.termType === 'NamedNode' && typeof term.value === 'string') {
     if (!hasScheme(term.value)) throw new GuardError(400, 'query is not valid SPARQL 1.1: relative IRI');
-    const iri = normaliseIri(term.value);
+    // sparqljs keeps PN_LOCAL_ESC backslashes (`:c\?` gives `...c\?`); §4.1.1.1 drops them. No
+    // other backslash can reach an IRI: IRIREF forbids it and codepoint escapes are decoded.
+    const iri = normaliseIri(term.value.includes('\\') ? term.value.replace(/\\(.)/g, '$1') : term.value);
     return iri === term.value ? undefined : factory.namedNode(iri);
   }
   if (term.termType === 'Literal' && term.datatype !== undefined) {
@@ -189,6 +191,7 @@ interface LooseQuery {
   base?: string;
   prefixes: Record<string, string>;
   from?: { default: unknown[]; named: unknown[] };
+  template?: unknown[];
 }
 
 interface GraphNode {
@@ -228,6 +231,8 @@ function buildTemplate(tree: sparqljs.Query, text: string, requestedNamed: reado
   delete root.base;
   root.prefixes = {};
   root.from = { default: [], named: [] };
+  // sparqljs parses `CONSTRUCT {} WHERE {}` without a template and would write it as CONSTRUCT WHERE.
+  if (tree.queryType === 'CONSTRUCT' && root.template === undefined) root.template = [];
   const generated = generator.toQuery(root);
   const parts = cutAtMarkers(generated, marker, slots, requestedNamed);
   verifyTemplate(parts, root);
@@ -320,6 +325,7 @@ function fillAll(parts: readonly TemplatePart[], dataset: string, keep: boolean)
 function canonical(tree: unknown): string {
   return JSON.stringify(tree, (key, value: unknown) => {
     if (key === 'base') return undefined;
+    if (key === 'template' && Array.isArray(value) && value.length === 0) return undefined; // {} and none mean the same
     const term = value as { termType?: unknown; value?: unknown } | null;
     if (term !== null && typeof term === 'object' && term.termType === 'BlankNode' && typeof term.value === 'string') {
       // sparqljs labels `_:x` as e_x and `[]` as g_n; re-parsing `_:g_0` gives e_g_0.

@@ -1,0 +1,174 @@
+// Planner behaviour beyond the golden cases: plan cache, refusals under stress, escapes, IRI resolution.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import sparqljs from 'sparqljs';
+import { GuardError } from '../../src/guard-error.js';
+import type { Grant } from '../../src/policy/grant.js';
+import { createPlanner, EMPTY_GRAPH, type PlannerOptions } from '../../src/sparql/create-planner.js';
+import { prepareQuery } from '../../src/sparql/prepare-query.js';
+import { resolveIri } from '../../src/sparql/resolve-iri.js';
+
+const P1 = 'http://example.org/g/public1';
+const P2 = 'http://example.org/g/public2';
+const SECRET = 'http://example.org/g/secret';
+const grantOf = (...graphs: string[]): Grant => ({ policies: ['urn:test:p'], graphs: new Set(graphs), hiddenByGraph: new Map() });
+const options = (maxEntries: number, maxBytes = 16 * 1024 * 1024): PlannerOptions => ({
+  baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries, maxBytes },
+});
+const request = (query: string, defaultGraphs: string[] = [], namedGraphs: string[] = []) => ({ query, defaultGraphs, namedGraphs });
+const refusal = (status: number) => (error: unknown) => error instanceof GuardError && error.status === status;
+
+const QUERY = `PREFIX ex: <http://example.org/>
+SELECT ?s ?o WHERE { ?s ex:p ?o GRAPH <${P1}> { ?s ex:q ?z } OPTIONAL { GRAPH <${SECRET}> { ?s ex:r ?w } } }`;
+
+test('a cache hit returns the same text as a cold plan, for different grants', () => {
+  const cached = createPlanner(options(10));
+  const cold = createPlanner(options(0));
+  for (const grant of [grantOf(P1), grantOf(P1, SECRET), grantOf(P2), grantOf()]) {
+    const first = cached.plan(request(QUERY), grant).query;
+    const hit = cached.plan(request(QUERY), grant).query;
+    assert.equal(hit, first);
+    assert.equal(hit, cold.plan(request(QUERY), grant).query);
+    new sparqljs.Parser().parse(hit);
+  }
+  assert.notEqual(cached.plan(request(QUERY), grantOf(P1)).query, cached.plan(request(QUERY), grantOf(P1, SECRET)).query);
+});
+
+test('a cache hit does not prepare (so does not parse) again; refusals are cached too', () => {
+  let prepared = 0;
+  const planner = createPlanner(options(10), (req, settings) => {
+    prepared++;
+    return prepareQuery(req, settings);
+  });
+  planner.plan(request(QUERY), grantOf(P1));
+  planner.plan(request(QUERY), grantOf(P2, SECRET));
+  planner.plan(request(QUERY), grantOf());
+  assert.equal(prepared, 1);
+  planner.plan(request(QUERY, [P1]), grantOf(P1)); // another protocol dataset is another key
+  assert.equal(prepared, 2);
+  assert.throws(() => planner.plan(request('SELECT * { SERVICE <http://x/> {} }'), grantOf(P1)), refusal(403));
+  assert.throws(() => planner.plan(request('SELECT * { SERVICE <http://x/> {} }'), grantOf(P1)), refusal(403));
+  assert.equal(prepared, 3);
+});
+
+test('without a cache every plan prepares', () => {
+  let prepared = 0;
+  const planner = createPlanner(options(0), (req, settings) => (prepared++, prepareQuery(req, settings)));
+  planner.plan(request(QUERY), grantOf(P1));
+  planner.plan(request(QUERY), grantOf(P1));
+  assert.equal(prepared, 2);
+});
+
+test('the cache keeps at most maxEntries plans', () => {
+  let prepared = 0;
+  const planner = createPlanner(options(2), (req, settings) => (prepared++, prepareQuery(req, settings)));
+  const queries = ['ASK { ?a ?b 1 }', 'ASK { ?a ?b 2 }', 'ASK { ?a ?b 3 }'];
+  for (const q of queries) planner.plan(request(q), grantOf(P1));
+  planner.plan(request(queries[0] ?? ''), grantOf(P1)); // evicted as least recently used
+  assert.equal(prepared, 4);
+  planner.plan(request(queries[2] ?? ''), grantOf(P1)); // still cached
+  assert.equal(prepared, 4);
+});
+
+test('the cache keeps at most maxBytes of plans', () => {
+  let prepared = 0;
+  const planner = createPlanner(options(1000, 4000), (req, settings) => (prepared++, prepareQuery(req, settings)));
+  const big = (n: number) => `ASK { ?s ?p "${String(n).repeat(600)}" }`; // > 1200 bytes each
+  for (let i = 1; i <= 4; i++) planner.plan(request(big(i)), grantOf(P1));
+  planner.plan(request(big(1)), grantOf(P1)); // could not stay within 4000 bytes
+  assert.equal(prepared, 5);
+  const huge = `ASK { ?s ?p "${'x'.repeat(5000)}" }`; // larger than the whole cache: never stored
+  planner.plan(request(huge), grantOf(P1));
+  planner.plan(request(huge), grantOf(P1));
+  assert.equal(prepared, 7);
+});
+
+test('100,000 nested { or ( are a 400 before parsing, not a crash', () => {
+  const planner = createPlanner(options(0));
+  const cases = [
+    'SELECT * WHERE ' + '{'.repeat(100_000) + '}'.repeat(100_000),
+    'SELECT * WHERE { FILTER(' + '('.repeat(100_000) + '1' + ')'.repeat(100_000) + ') }',
+    '{'.repeat(100_000),
+    'ASK { FILTER(' + '('.repeat(100_000),
+  ];
+  for (const query of cases) {
+    const started = performance.now();
+    assert.throws(() => planner.plan(request(query), grantOf(P1)), refusal(400));
+    assert.ok(performance.now() - started < 1000, 'refused by the scan, before the parser');
+  }
+});
+
+test('a stack overflow in the parser, walkers or generator is a 400, not a crash', () => {
+  // Operator chains nest the tree without brackets, so only the stack limit stops them.
+  const planner = createPlanner(options(0));
+  assert.throws(() => planner.plan(request('SELECT * WHERE { FILTER(' + '1 + '.repeat(20_000) + '1) }'), grantOf(P1)), refusal(400));
+});
+
+test('nesting exactly at maxQueryDepth plans, one deeper is refused', () => {
+  const planner = createPlanner({ ...options(0), maxQueryDepth: 5 });
+  const nested = (levels: number) => 'ASK ' + '{'.repeat(levels) + ' ?s ?p ?o ' + '}'.repeat(levels);
+  planner.plan(request(nested(5)), grantOf(P1));
+  assert.throws(() => planner.plan(request(nested(6)), grantOf(P1)), refusal(400));
+  // Brackets inside strings, IRIs and comments do not count.
+  planner.plan(request('ASK { ?s <http://a/((((((> "{{{{{{" # ((((((\n }'), grantOf(P1));
+});
+
+test('refusal messages never echo the query', () => {
+  const planner = createPlanner(options(0));
+  for (const query of ['SELECT * WHERE { ?s ?p "CANARY-TEXT" ', 'SELECT ?CANARY WHERE { ?s ?p ?o } GROUP BY ?s', 'SELECT * { ?s <CANARY\\u003E> ?o }']) {
+    assert.throws(() => planner.plan(request(query), grantOf(P1)), (error: unknown) => error instanceof GuardError && error.status === 400 && !error.message.includes('CANARY'));
+  }
+});
+
+test('codepoint escapes are decoded only where they cannot change the tokens', () => {
+  const planner = createPlanner(options(0));
+  const plan = (query: string) => planner.plan(request(query), grantOf(SECRET)).query;
+  assert.match(plan('SELECT * FROM <http://example.org/g/\\U00000073ecret> { ?s ?p ?o }'), /FROM <http:\/\/example.org\/g\/secret>/);
+  assert.match(plan('PREFIX ex: <http://example.org/> SELECT * { ?s ex:\\u0061bc "caf\\u00E9" }'), /<http:\/\/example.org\/abc> "café"/);
+  assert.match(plan('SELECT * { ?s ?p "a\\\\u0041" }'), /"a\\\\u0041"/); // an ECHAR backslash, then text
+  for (const bad of [
+    'SELECT * { ?s ?p ?o }\\u007D', // would become a closing brace
+    'SELECT * { ?s ?p "x\\u005C" }', // would become a backslash in a string
+    'SELECT * { ?s ?p ?o } # comment\\u000A',
+    'SELECT * { ?s ?p "\\uD800" }', // a surrogate is no character
+    'SELECT * { ?s ?p "\\u12" }',
+    'SELECT * { ?s <http://a/\\u0020b> ?o }',
+  ]) assert.throws(() => plan(bad), refusal(400), bad);
+});
+
+test('RFC 3986 5.4 reference resolution examples', () => {
+  const base = 'http://a/b/c/d;p?q';
+  const examples: Record<string, string> = {
+    'g:h': 'g:h', g: 'http://a/b/c/g', './g': 'http://a/b/c/g', 'g/': 'http://a/b/c/g/', '/g': 'http://a/g',
+    '//g': 'http://g', '?y': 'http://a/b/c/d;p?y', 'g?y': 'http://a/b/c/g?y', '#s': 'http://a/b/c/d;p?q#s',
+    'g#s': 'http://a/b/c/g#s', ';x': 'http://a/b/c/;x', '': 'http://a/b/c/d;p?q', '.': 'http://a/b/c/', './': 'http://a/b/c/',
+    '..': 'http://a/b/', '../': 'http://a/b/', '../g': 'http://a/b/g', '../..': 'http://a/', '../../g': 'http://a/g',
+    '../../../g': 'http://a/g', '/./g': 'http://a/g', '/../g': 'http://a/g', 'g.': 'http://a/b/c/g.', '.g': 'http://a/b/c/.g',
+    'g..': 'http://a/b/c/g..', '..g': 'http://a/b/c/..g', './../g': 'http://a/b/g', './g/.': 'http://a/b/c/g/',
+    'g/./h': 'http://a/b/c/g/h', 'g/../h': 'http://a/b/c/h', 'g;x=1/./y': 'http://a/b/c/g;x=1/y', 'g;x=1/../y': 'http://a/b/c/y',
+    'g?y/./x': 'http://a/b/c/g?y/./x', 'g#s/../x': 'http://a/b/c/g#s/../x',
+  };
+  for (const [reference, expected] of Object.entries(examples)) assert.equal(resolveIri(reference, base), expected, reference);
+});
+
+test('the reserved graph is never requested into the dataset unless granted', () => {
+  const planner = createPlanner(options(0));
+  const text = planner.plan(request(`SELECT * FROM <${EMPTY_GRAPH}> WHERE { GRAPH <${EMPTY_GRAPH}> { ?s ?p ?o } }`), grantOf(P1)).query;
+  assert.match(text, /VALUES \(\?s \?p \?o\) \{\}/);
+});
+
+test('form and default Accept follow the query form', () => {
+  const planner = createPlanner(options(0));
+  const cases: [string, string, string][] = [
+    ['SELECT * { ?s ?p ?o }', 'select', 'application/sparql-results+json'],
+    ['ASK { ?s ?p ?o }', 'ask', 'application/sparql-results+json'],
+    ['CONSTRUCT WHERE { ?s ?p ?o }', 'construct', 'text/turtle'],
+    ['DESCRIBE ?s WHERE { ?s ?p ?o }', 'describe', 'text/turtle'],
+  ];
+  for (const [query, form, accept] of cases) {
+    const plan = planner.plan(request(query), grantOf(P1));
+    assert.equal(plan.form, form);
+    assert.equal(plan.defaultAccept, accept);
+  }
+});
