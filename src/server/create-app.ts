@@ -37,6 +37,13 @@ export interface GuardServices {
   readonly upstream: Upstream;
   /** Undefined when the service is ready; otherwise why /healthz answers 503. */
   readonly notReadyReason: () => string | undefined;
+  /**
+   * Resolves when queries may go to the store, else throws GuardError (issue 5: a store that
+   * ignores FROM / FROM NAMED gets no query). Absent: every query may go.
+   */
+  readonly admitQuery?: (signal: AbortSignal) => Promise<void>;
+  /** For /healthz: why the store gets no queries, or undefined; may check the store again. */
+  readonly upstreamProblem?: () => Promise<string | undefined>;
   /** Writes one structured log line. */
   readonly log: (entry: Readonly<Record<string, unknown>>) => void;
 }
@@ -132,7 +139,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     app.route({ method: 'OPTIONS', url: explainPath, handler: preflight });
   }
   app.get('/healthz', async (_request, reply) => {
-    const reason = services.notReadyReason();
+    const reason = services.notReadyReason() ?? (await services.upstreamProblem?.());
     reply.header('content-type', 'text/plain; charset=utf-8');
     if (reason !== undefined) return reply.code(503).send(`${reason}\n`);
     return 'ok\n';
@@ -169,6 +176,7 @@ async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply,
     if (!reply.raw.writableFinished) abort.abort();
   });
   const accept = chooseAccept(headerValue(request.headers.accept), plan.defaultAccept);
+  await services.admitQuery?.(abort.signal);
   const answer = await services.upstream.send(plan.query, accept, abort.signal);
   answer.body.once('error', (error) => {
     if (abort.signal.aborted) return;

@@ -7,6 +7,7 @@ import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedde
 import { loadPolicySet } from '../policy/load-policy-set.js';
 import { shippedRuleFiles } from '../policy/shipped-rule-files.js';
 import { createPlanner } from '../sparql/create-planner.js';
+import { createDatasetGate } from '../upstream/check-dataset-support.js';
 import { createUpstream } from '../upstream/create-upstream.js';
 import { createApp } from './create-app.js';
 import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
@@ -23,6 +24,11 @@ export interface RunningGuard {
   /** Stops accepting, lets requests in flight finish, closes the store connection. */
   close(): Promise<void>;
 }
+
+/** Bound of the start-up and /healthz dataset checks: a slow store must not hold the start back long. */
+const DATASET_CHECK_TIMEOUT_MS = 3000;
+/** Age after which the dataset check runs again (on /healthz, or in the background of a query). */
+const DATASET_RECHECK_MS = 30_000;
 
 export type LogLine = (entry: Readonly<Record<string, unknown>>) => void;
 
@@ -48,6 +54,12 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   }
   const upstreamUrl = config.upstream ?? embedded!.queryUrl;
   const upstream = createUpstream({ url: upstreamUrl, headers: config.upstreamHeaders, timeoutMs: config.timeoutMs });
+  // Issue 5: a store that ignores FROM / FROM NAMED must never get a query.
+  const datasetGate = createDatasetGate(upstream, {
+    checkTimeoutMs: Math.min(config.timeoutMs, DATASET_CHECK_TIMEOUT_MS),
+    recheckMs: DATASET_RECHECK_MS,
+    log,
+  });
   const planner = createPlanner({
     baseIri: config.baseIri,
     maxQueryDepth: config.maxQueryDepth,
@@ -62,6 +74,8 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       grant: (caller) => policies.grant(caller),
       plan: (request, grant) => planner.plan(request, grant),
       upstream,
+      admitQuery: (signal) => datasetGate.admit(signal),
+      upstreamProblem: () => datasetGate.problem(),
       notReadyReason: () => (policies.current() === undefined ? 'policies are not loaded yet' : undefined),
       log,
     },
@@ -76,7 +90,11 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const sources = { policyFiles: config.policies, ruleFiles: [...shippedRuleFiles(), ...config.rules] };
   try {
     await app.listen({ port: config.port, host: config.host });
-    const first = await loadPolicySet(sources);
+    const [first, support] = await Promise.all([loadPolicySet(sources), datasetGate.start()]);
+    if (support.kind === 'ignored') {
+      throw new Error(`${support.reason}; refusing to serve ${upstreamUrl}: make the store honour dataset clauses (no union default graph)`);
+    }
+    if (support.kind === 'unverified') log({ event: 'upstream-dataset-check', verdict: 'unverified', reason: support.error.message });
     policies.replace(first);
     log({ event: 'policies-loaded', policies: first.policies.length });
   } catch (error) {

@@ -1,0 +1,154 @@
+// Checks that the store honours FROM / FROM NAMED, and keeps queries away from a store that does not.
+
+import { GuardError } from '../guard-error.js';
+import { EMPTY_GRAPH } from '../sparql/create-planner.js';
+import type { Upstream } from './create-upstream.js';
+
+/** What one check found out about the store. */
+export type DatasetSupport =
+  | { readonly kind: 'honoured' }
+  /** The store answered, and its answer shows it reads outside the dataset the guard names. */
+  | { readonly kind: 'ignored'; readonly reason: string }
+  /** No verdict (store unreachable, slow, or an answer that could not be read); `error` says why. */
+  | { readonly kind: 'unverified'; readonly error: GuardError };
+
+/**
+ * Dataset of the probe: the reserved graph that no policy may grant and no store holds. A store
+ * that honours SPARQL 1.1 section 13.2 sees an empty default graph and no named graph; one that
+ * ignores the clauses (Oxigraph with union-default-graph, rig a04/a12) sees its data.
+ */
+const EMPTY_DATASET = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
+const PROBE_EMPTY = `ASK\n${EMPTY_DATASET}WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }`;
+/** Control: the empty group pattern has one solution whatever the dataset; false means we cannot read the answer. */
+const PROBE_CONTROL = `ASK\n${EMPTY_DATASET}WHERE { }`;
+const ACCEPT = 'application/sparql-results+json, application/sparql-results+xml;q=0.9';
+/** An ASK answer is a few hundred bytes; a store that sends more is not answering the probe. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * Sends two ASK queries with the reserved empty dataset: `ASK {}` must be true (the answer
+ * is readable) and an ASK for any triple must be false (the dataset clauses are honoured).
+ * A store holding no data at all passes whatever it does with dataset clauses: there is
+ * nothing it could leak yet, and the recheck on /healthz catches it once data arrives.
+ */
+export async function checkDatasetSupport(upstream: Upstream, signal: AbortSignal): Promise<DatasetSupport> {
+  try {
+    const control = await ask(upstream, PROBE_CONTROL, signal);
+    if (control !== true) {
+      return { kind: 'unverified', error: new GuardError(502, 'upstream gave no readable answer to the dataset check') };
+    }
+    if ((await ask(upstream, PROBE_EMPTY, signal)) === false) return { kind: 'honoured' };
+    return {
+      kind: 'ignored',
+      reason: 'the upstream store ignores FROM / FROM NAMED (an ASK over the reserved empty graph found data)',
+    };
+  } catch (error) {
+    if (error instanceof GuardError) return { kind: 'unverified', error };
+    return { kind: 'unverified', error: new GuardError(502, 'upstream dataset check failed') };
+  }
+}
+
+/** Sends one ASK; true / false as answered, undefined when the answer is not a readable boolean. */
+async function ask(upstream: Upstream, query: string, signal: AbortSignal): Promise<boolean | undefined> {
+  const answer = await upstream.send(query, ACCEPT, signal);
+  let text = '';
+  for await (const chunk of answer.body) {
+    text += String(chunk);
+    if (text.length > MAX_ANSWER_BYTES) {
+      answer.body.destroy();
+      return undefined;
+    }
+  }
+  if (answer.status !== 200) {
+    throw new GuardError(502, `upstream answered the dataset check with status ${answer.status}`);
+  }
+  // SPARQL 1.1 Query Results JSON Format section 3.3 / XML Format section 2.3.2.
+  const match = /"boolean"\s*:\s*(true|false)\b|<boolean>\s*(true|false)\s*<\/boolean>/.exec(text);
+  const value = match?.[1] ?? match?.[2];
+  return value === undefined ? undefined : value === 'true';
+}
+
+/** The gate between the planner and the store. */
+export interface DatasetGate {
+  /** Runs the first check, bounded by `checkTimeoutMs`; the verdict as found. */
+  start(): Promise<DatasetSupport>;
+  /**
+   * Resolves when queries may go to the store. Throws GuardError 503 while the store is known
+   * to ignore dataset clauses, or the check's own 502 while it cannot be verified; an
+   * unverified store is checked again (with the request's signal) before every query.
+   */
+  admit(signal: AbortSignal): Promise<void>;
+  /** For /healthz: why no query is forwarded, or undefined; checks again when the verdict is old. */
+  problem(): Promise<string | undefined>;
+}
+
+/** Options of {@link createDatasetGate}. */
+export interface DatasetGateOptions {
+  /** Bound of the start-up and /healthz checks (a query's own check is bounded by timeoutMs). */
+  readonly checkTimeoutMs: number;
+  /** Age after which /healthz checks again, and a query starts a background recheck. */
+  readonly recheckMs: number;
+  /** One structured line when the verdict changes. */
+  readonly log: (entry: Readonly<Record<string, unknown>>) => void;
+}
+
+/**
+ * Keeps the latest verdict. Only "honoured" lets queries through (fail closed); the
+ * latest definite verdict wins, so a store restarted with union-default-graph is
+ * caught by the next recheck, and an unreachable store does not undo a good verdict
+ * (queries to it fail with 502 anyway).
+ */
+export function createDatasetGate(upstream: Upstream, options: DatasetGateOptions): DatasetGate {
+  let verdict: DatasetSupport = {
+    kind: 'unverified',
+    error: new GuardError(503, 'the upstream store has not been checked yet'),
+  };
+  let checkedAt = 0;
+  let running: Promise<DatasetSupport> | undefined;
+
+  const run = (signal: AbortSignal): Promise<DatasetSupport> => {
+    running ??= checkDatasetSupport(upstream, signal)
+      .then((found) => {
+        checkedAt = Date.now();
+        if (found.kind !== 'unverified' || verdict.kind !== 'honoured') {
+          if (found.kind !== verdict.kind) options.log({ event: 'upstream-dataset-check', verdict: found.kind, ...detail(found) });
+          verdict = found;
+        }
+        return found;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+  const bounded = (): Promise<DatasetSupport> => run(AbortSignal.timeout(options.checkTimeoutMs));
+
+  return {
+    start: bounded,
+    async admit(signal) {
+      if (verdict.kind === 'honoured') {
+        if (Date.now() - checkedAt > options.recheckMs && running === undefined) void bounded();
+        return;
+      }
+      if (verdict.kind === 'ignored') throw refusal(verdict.reason);
+      const found = await run(signal);
+      if (found.kind === 'ignored') throw refusal(found.reason);
+      if (found.kind === 'unverified') throw found.error;
+    },
+    async problem() {
+      if (running !== undefined || Date.now() - checkedAt > options.recheckMs) await bounded();
+      if (verdict.kind === 'honoured') return undefined;
+      return verdict.kind === 'ignored' ? verdict.reason : `upstream not verified: ${verdict.error.message}`;
+    },
+  };
+}
+
+function refusal(reason: string): GuardError {
+  return new GuardError(503, `${reason}: no query is forwarded to it`);
+}
+
+function detail(found: DatasetSupport): Record<string, string> {
+  if (found.kind === 'ignored') return { reason: found.reason };
+  if (found.kind === 'unverified') return { reason: found.error.message };
+  return {};
+}
