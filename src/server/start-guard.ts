@@ -4,13 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { createCallerIdentifier, credentialHeaderNames } from '../auth/identify-caller.js';
 import type { GuardConfig } from '../config/read-config.js';
 import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedded/start-embedded-store.js';
-import { loadPolicySet } from '../policy/load-policy-set.js';
-import { shippedRuleFiles } from '../policy/shipped-rule-files.js';
+import { loadPolicySet, type PolicySetSources } from '../policy/load-policy-set.js';
+import { PolicyLoadError } from '../policy/policy-load-error.js';
+import { policySetSources } from '../policy/policy-set-sources.js';
 import { createPlanner } from '../sparql/create-planner.js';
 import { createDatasetGate } from '../upstream/check-dataset-support.js';
 import { createUpstream } from '../upstream/create-upstream.js';
 import { createApp } from './create-app.js';
 import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
+import { watchPolicies, type PolicyWatch } from './watch-policies.js';
 
 /** A running guard. */
 export interface RunningGuard {
@@ -19,7 +21,12 @@ export interface RunningGuard {
   /** The store's query URL (the embedded store's when no upstream is configured). */
   readonly upstreamUrl: string;
   readonly policies: PolicyHolder;
-  /** Loads the policy files again; on failure logs one line and keeps the previous set. */
+  /**
+   * Loads the policy and rule files again and swaps the new set in; on failure logs one
+   * line naming the file and the reason and keeps the previous set. Resolves true when
+   * the new set is in force. Calls during a reload are merged into one more reload
+   * after it, so the files read last are always the ones in force.
+   */
   reload(): Promise<boolean>;
   /** Stops accepting, lets requests in flight finish, closes the store connection. */
   close(): Promise<void>;
@@ -81,13 +88,15 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     },
   );
 
+  let watcher: PolicyWatch | undefined;
   const close = async (): Promise<void> => {
+    watcher?.close();
     await app.close();
     await upstream.close();
     await embedded?.stop();
   };
 
-  const sources = { policyFiles: config.policies, ruleFiles: [...shippedRuleFiles(), ...config.rules] };
+  const sources = policySetSources(config);
   try {
     await app.listen({ port: config.port, host: config.host });
     const [first, support] = await Promise.all([loadPolicySet(sources), datasetGate.start()]);
@@ -102,23 +111,65 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     throw error;
   }
 
+  const reload = createReload(sources, policies, log);
+  if (config.watchPolicies) {
+    watcher = watchPolicies({
+      files: [...sources.policyFiles, ...sources.ruleFiles],
+      onChange: (file) => {
+        log({ event: 'policies-changed', file });
+        void reload();
+      },
+      onError: (folder, reason) => log({ event: 'policies-watch-failed', folder, error: reason }),
+    });
+  }
+
   const address = app.server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host}:${address.port}`,
     upstreamUrl,
     policies,
-    async reload() {
-      try {
-        const next = await loadPolicySet(sources);
-        policies.replace(next);
-        log({ event: 'policies-reloaded', policies: next.policies.length });
-        return true;
-      } catch (error) {
-        log({ event: 'policies-reload-failed', error: error instanceof Error ? error.message : String(error) });
-        return false;
-      }
-    },
+    reload,
     close,
   };
+}
+
+/**
+ * The reload of RunningGuard: one load at a time; a request for a reload while one
+ * runs is served by a single further load once it ends (a burst of SIGHUPs or file
+ * events costs at most two loads). Requests in flight keep the grant they computed
+ * from the previous set; the swap is one assignment.
+ */
+function createReload(sources: PolicySetSources, policies: PolicyHolder, log: LogLine): () => Promise<boolean> {
+  let running: Promise<boolean> | undefined;
+  let queued: Promise<boolean> | undefined;
+  const loadOnce = async (): Promise<boolean> => {
+    const started = performance.now();
+    try {
+      const next = await loadPolicySet(sources);
+      policies.replace(next);
+      log({ event: 'policies-reloaded', policies: next.policies.length, durationMs: Math.round(performance.now() - started) });
+      return true;
+    } catch (error) {
+      const file = error instanceof PolicyLoadError ? error.file : undefined;
+      const message = error instanceof Error ? error.message : String(error);
+      log({ event: 'policies-reload-failed', ...(file !== undefined && { file }), error: message });
+      return false;
+    }
+  };
+  const reload = (): Promise<boolean> => {
+    if (queued !== undefined) return queued;
+    if (running !== undefined) {
+      queued = running.then(() => {
+        queued = undefined;
+        return reload();
+      });
+      return queued;
+    }
+    running = loadOnce().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  return reload;
 }
