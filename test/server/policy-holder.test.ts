@@ -1,0 +1,51 @@
+// Unit tests: the policy holder's refusals (503 before the first load, 401 / 403 when no policy applies).
+
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { ANONYMOUS_AGENT } from '../../src/auth/caller.js';
+import { GuardError } from '../../src/guard-error.js';
+import { loadPolicySet } from '../../src/policy/load-policy-set.js';
+import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+import { createPolicyHolder } from '../../src/server/policy-holder.js';
+
+const anonymous = { agent: ANONYMOUS_AGENT, groups: [], authenticated: false };
+const lonely = { agent: 'http://example.org/agents/lonely', groups: [], authenticated: true };
+
+function statusOf(action: () => unknown): number | undefined {
+  try {
+    action();
+  } catch (error) {
+    assert.ok(error instanceof GuardError);
+    return error.status;
+  }
+  return undefined;
+}
+
+describe('createPolicyHolder', () => {
+  it('answers 503 until the first set is loaded, then grants under it', async () => {
+    const holder = createPolicyHolder();
+    assert.equal(holder.current(), undefined);
+    assert.equal(statusOf(() => holder.grant(anonymous)), 503);
+    holder.replace(
+      await loadPolicySet({ policyFiles: [resolve('test/fixtures/integration/policies.ttl')], ruleFiles: shippedRuleFiles() }),
+    );
+    assert.deepEqual([...holder.grant(anonymous).graphs], ['http://example.org/graphs/a']);
+  });
+
+  it('refuses an anonymous caller with 401 and WWW-Authenticate, an identified one with 403', async () => {
+    const holder = createPolicyHolder();
+    holder.replace(
+      await loadPolicySet({ policyFiles: [resolve('test/fixtures/integration/no-policies.ttl')], ruleFiles: shippedRuleFiles() }),
+    );
+    try {
+      holder.grant(anonymous);
+      assert.fail('expected 401');
+    } catch (error) {
+      assert.ok(error instanceof GuardError);
+      assert.equal(error.status, 401);
+      assert.equal(error.headers['www-authenticate'], 'Bearer');
+    }
+    assert.equal(statusOf(() => holder.grant(lonely)), 403);
+  });
+});
