@@ -152,7 +152,7 @@ export function parseConfig(json: unknown, context: ConfigContext): GuardConfig 
     corsOrigins: readCorsOrigins(root.corsOrigins, text),
     planCache: readPlanCache(root.planCache),
     baseIri: readBaseIri(root.baseIri, text),
-    maxQueryDepth: readInteger(root.maxQueryDepth, 'maxQueryDepth', 64, 1, 10_000, 'levels of nesting'),
+    maxQueryDepth: readInteger(root.maxQueryDepth, 'maxQueryDepth', 64, 1, 256, 'levels of nesting'),
     workers: override(readInteger(root.workers, 'workers', 1, 1, MAX_WORKERS, 'processes'), readWorkersOverride(env)),
     embedded: readEmbedded(root.embedded, paths),
   };

@@ -280,8 +280,8 @@ describe('parseConfig rejects', () => {
     rejects({ timeoutMs: 1.5 }, [/^config timeoutMs: expected a whole number/]);
     rejects({ port: 65536 }, [/^config port: expected a whole number from 0 to 65535/]);
     rejects({ port: -1 }, [/^config port:/]);
-    rejects({ maxQueryDepth: 0 }, [/^config maxQueryDepth: expected a whole number from 1 to 10000/]);
-    rejects({ maxQueryDepth: 10001 }, [/^config maxQueryDepth:/]);
+    rejects({ maxQueryDepth: 0 }, [/^config maxQueryDepth: expected a whole number from 1 to 256/]);
+    rejects({ maxQueryDepth: 257 }, [/^config maxQueryDepth:/]);
     rejects({ workers: 65 }, [/^config workers: expected a whole number from 1 to 64/]);
     rejects({ workers: 0 }, [/^config workers:/]);
     rejects({ planCache: { maxEntries: 0 } }, [/^config planCache\.maxEntries: expected a whole number from 1/]);
@@ -289,8 +289,8 @@ describe('parseConfig rejects', () => {
   });
 
   it('accepts the edges of each range', () => {
-    const config = parseConfig({ port: 0, timeoutMs: 1, maxQueryDepth: 10000, workers: 64 }, fileContext);
-    assert.deepEqual([config.port, config.timeoutMs, config.maxQueryDepth, config.workers], [0, 1, 10000, 64]);
+    const config = parseConfig({ port: 0, timeoutMs: 1, maxQueryDepth: 256, workers: 64 }, fileContext);
+    assert.deepEqual([config.port, config.timeoutMs, config.maxQueryDepth, config.workers], [0, 1, 256, 64]);
   });
 
   it('bad upstream URLs', () => {
