@@ -1,28 +1,41 @@
 #!/usr/bin/env node
-// The operator's command line: `sparql-guard [serve|hash-key]`.
+// The operator's command line: `sparql-guard [serve | check | explain | hash-key]`; each command lives in src/cli/.
 
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createApiKey, hashApiKey } from './auth/hash-api-key.js';
+import { checkCommand, CHECK_USAGE } from './cli/check-command.js';
+import { explainCommand, EXPLAIN_USAGE } from './cli/explain-command.js';
+import { hashKeyCommand, HASH_KEY_USAGE } from './cli/hash-key-command.js';
 import { ConfigError, readConfig } from './config/read-config.js';
 import { PolicyLoadError } from './policy/policy-load-error.js';
 import { logToStdout, startGuard } from './server/start-guard.js';
 
-const USAGE = `usage: sparql-guard [serve | hash-key]
-  serve      start the proxy (the default); configuration from GUARD_CONFIG
-  hash-key   print a new API key and its config entry; with a key on stdin, print its hash`;
+const USAGE = `usage: sparql-guard [serve | check | explain | hash-key] [options]
+  serve      start the proxy (the default); configuration from GUARD_CONFIG; SIGHUP reloads the policies
+  check      load configuration, policies and rules as serve would; list what each principal gets
+  explain    offline: the explain JSON of a query for a caller (no server needed)
+  hash-key   print a new API key and its config entry; with a key on stdin, print its hash
+
+${CHECK_USAGE}
+
+${EXPLAIN_USAGE}
+
+${HASH_KEY_USAGE}`;
 
 /** The demo configuration used when neither GUARD_CONFIG nor GUARD_UPSTREAM is set. */
 const DEMO_CONFIG = fileURLToPath(new URL('../../policies/demo.json', import.meta.url));
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
-  if (rest.length > 0 || command === '--help' || command === '-h') return usage(command === '--help' || command === '-h');
+  if (command === '--help' || command === '-h' || command === 'help') return usage(true);
   switch (command) {
     case 'serve':
-      return serve();
+      return rest.length > 0 ? usage(false) : serve();
+    case 'check':
+      return checkCommand(rest, process.env);
+    case 'explain':
+      return explainCommand(rest, process.env);
     case 'hash-key':
-      return hashKey();
+      return hashKeyCommand(rest);
     default:
       return usage(false);
   }
@@ -56,22 +69,6 @@ async function serve(): Promise<number> {
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
-  return 0;
-}
-
-async function hashKey(): Promise<number> {
-  if (process.stdin.isTTY) {
-    const key = createApiKey();
-    process.stdout.write(`key: ${key}\n`);
-    process.stdout.write(`config entry: ${JSON.stringify({ agent: 'https://example.org/agents/CHANGE-ME', groups: [], sha256: hashApiKey(key) })}\n`);
-    return 0;
-  }
-  const key = readFileSync(0, 'utf8').trim();
-  if (key === '') {
-    process.stderr.write('hash-key: stdin is empty: pipe a key in, or run it in a terminal to make a new one\n');
-    return 2;
-  }
-  process.stdout.write(`${hashApiKey(key)}\n`);
   return 0;
 }
 

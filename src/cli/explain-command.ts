@@ -1,0 +1,164 @@
+// `sparql-guard explain`: the explain JSON of one query for one caller, offline, through the server's own explain route.
+
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ANONYMOUS_AGENT, type Caller } from '../auth/caller.js';
+import { findAgentIriProblem } from '../auth/find-agent-iri-problem.js';
+import { createCallerIdentifier, credentialHeaderNames } from '../auth/identify-caller.js';
+import { GuardError } from '../guard-error.js';
+import { loadPolicySet } from '../policy/load-policy-set.js';
+import { policySetSources } from '../policy/policy-set-sources.js';
+import { createApp } from '../server/create-app.js';
+import { createPolicyHolder } from '../server/policy-holder.js';
+import { createPlanner } from '../sparql/create-planner.js';
+import type { Upstream } from '../upstream/create-upstream.js';
+import { readCommandConfig } from './read-command-config.js';
+
+export const EXPLAIN_USAGE = `usage: sparql-guard explain [--config FILE] [caller] [query] [--default-graph-uri IRI]... [--named-graph-uri IRI]...
+  caller: --key KEY | --header 'Name: value'... (identified as the server would), or --agent IRI [--group NAME]...;
+          none of them: the anonymous caller
+  query:  --query TEXT | --query-file FILE; neither: the query is read from stdin
+  prints the JSON that {path}/explain would answer (whatever the config's explain says); never runs the query`;
+
+/** Explain never forwards a plan; offline there is no store at all. */
+const NO_STORE: Upstream = {
+  send: () => Promise.reject(new GuardError(502, 'explain runs offline: there is no store')),
+  close: () => Promise.resolve(),
+};
+
+interface ExplainArgs {
+  config?: string;
+  key?: string;
+  header?: string[];
+  agent?: string;
+  group?: string[];
+  query?: string;
+  'query-file'?: string;
+  'default-graph-uri'?: string[];
+  'named-graph-uri'?: string[];
+}
+
+/**
+ * Runs the command; returns the exit code. The request goes through the same
+ * fastify route, pipeline and error renderer as `{path}/explain`, served for this
+ * one request on a loopback port, so the answer and the refusals are the server's own.
+ */
+export async function explainCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let values: ExplainArgs;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        config: { type: 'string' },
+        key: { type: 'string' },
+        header: { type: 'string', multiple: true },
+        agent: { type: 'string' },
+        group: { type: 'string', multiple: true },
+        query: { type: 'string' },
+        'query-file': { type: 'string' },
+        'default-graph-uri': { type: 'string', multiple: true },
+        'named-graph-uri': { type: 'string', multiple: true },
+      },
+    }));
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  const problem = findArgumentProblem(values);
+  if (problem !== undefined) return usageError(problem);
+  let query: string | undefined;
+  try {
+    query = readQueryText(values);
+  } catch (error) {
+    return usageError(`--query-file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'read error'})`);
+  }
+  if (query === undefined || query.trim() === '') return usageError('give the query with --query, --query-file or on stdin');
+
+  const config = readCommandConfig(env, values.config);
+  const policies = createPolicyHolder();
+  policies.replace(await loadPolicySet(policySetSources(config)));
+  const planner = createPlanner({ baseIri: config.baseIri, maxQueryDepth: config.maxQueryDepth, planCache: config.planCache });
+  const identifyCaller = values.agent === undefined ? createCallerIdentifier(config.auth) : constantCaller(values.agent, values.group ?? []);
+
+  const app = createApp(
+    { path: config.path, explain: true, corsOrigins: undefined },
+    {
+      identifyCaller,
+      credentialHeaders: credentialHeaderNames(config.auth),
+      grant: (caller) => policies.grant(caller),
+      plan: (request, grant) => planner.plan(request, grant),
+      upstream: NO_STORE,
+      notReadyReason: () => undefined,
+      log: () => undefined,
+    },
+  );
+  try {
+    const form = new URLSearchParams({ query });
+    for (const iri of values['default-graph-uri'] ?? []) form.append('default-graph-uri', iri);
+    for (const iri of values['named-graph-uri'] ?? []) form.append('named-graph-uri', iri);
+    // A real loopback request, not fastify's inject: the route reads node's own request
+    // object (headersDistinct), which an injected request does not fully imitate.
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    const response = await fetch(`${url}${config.path}/explain`, {
+      method: 'POST',
+      headers: { ...requestHeaders(values), 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
+    const body = await response.text();
+    if (response.status !== 200) {
+      process.stderr.write(`sparql-guard explain: ${response.status}: ${body.trim()}\n`);
+      return 1;
+    }
+    process.stdout.write(`${JSON.stringify(JSON.parse(body), null, 2)}\n`);
+    return 0;
+  } finally {
+    await app.close();
+  }
+}
+
+function findArgumentProblem(values: ExplainArgs): string | undefined {
+  if (values.agent !== undefined && (values.key !== undefined || values.header !== undefined)) {
+    return '--agent names the caller directly: leave out --key and --header';
+  }
+  if (values.group !== undefined && values.agent === undefined) return '--group needs --agent';
+  if (values.query !== undefined && values['query-file'] !== undefined) return 'give either --query or --query-file';
+  if (values.agent !== undefined && values.agent !== ANONYMOUS_AGENT) {
+    const problem = findAgentIriProblem(values.agent);
+    if (problem !== undefined) return `--agent ${problem}`;
+  }
+  for (const header of values.header ?? []) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:/.test(header)) return "--header must look like 'Name: value'";
+  }
+  return undefined;
+}
+
+/** The caller named by --agent: authenticated unless it is the anonymous agent itself. */
+function constantCaller(agent: string, groups: readonly string[]): () => Caller {
+  const caller: Caller = Object.freeze({
+    agent,
+    groups: Object.freeze([...new Set(groups)]),
+    authenticated: agent !== ANONYMOUS_AGENT,
+  });
+  return () => caller;
+}
+
+function requestHeaders(values: ExplainArgs): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const header of values.header ?? []) {
+    const colon = header.indexOf(':');
+    headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
+  }
+  if (values.key !== undefined) headers['x-api-key'] = values.key;
+  return headers;
+}
+
+function readQueryText(values: ExplainArgs): string | undefined {
+  if (values.query !== undefined) return values.query;
+  if (values['query-file'] !== undefined) return readFileSync(values['query-file'], 'utf8');
+  if (process.stdin.isTTY) return undefined;
+  return readFileSync(0, 'utf8');
+}
+
+function usageError(message: string): number {
+  process.stderr.write(`sparql-guard explain: ${message}\n${EXPLAIN_USAGE}\n`);
+  return 2;
+}

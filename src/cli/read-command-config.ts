@@ -1,0 +1,21 @@
+// Reads the configuration of a command the way `serve` does: --config, else GUARD_CONFIG, else the demo.
+
+import { fileURLToPath } from 'node:url';
+import { ConfigError, readConfig, type GuardConfig } from '../config/read-config.js';
+
+/** The demo configuration used when neither GUARD_CONFIG nor GUARD_UPSTREAM is set (as `serve`). */
+const DEMO_CONFIG = fileURLToPath(new URL('../../../policies/demo.json', import.meta.url));
+
+/**
+ * The configuration named by `configFile` (a `--config` flag), else by GUARD_CONFIG;
+ * with neither, the demo's, unless GUARD_UPSTREAM is set: the same fail-closed rule
+ * as `serve`, so `check` and `explain` judge exactly what `serve` would run.
+ */
+export function readCommandConfig(env: NodeJS.ProcessEnv, configFile: string | undefined): GuardConfig {
+  if (configFile !== undefined) return readConfig({ ...env, GUARD_CONFIG: configFile });
+  if (env.GUARD_CONFIG !== undefined && env.GUARD_CONFIG !== '') return readConfig(env);
+  if (env.GUARD_UPSTREAM !== undefined) {
+    throw new ConfigError('GUARD_CONFIG is not set: a real upstream needs a configuration file with its policies');
+  }
+  return readConfig({ ...env, GUARD_CONFIG: DEMO_CONFIG });
+}
