@@ -1,0 +1,219 @@
+// The real `sparql-guard` bin: hash-key, check and explain, their output and their exit codes.
+
+import assert from 'node:assert/strict';
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+
+const BIN = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const POLICIES = resolve('test/fixtures/integration/policies.ttl');
+const KEY = 'test-key-beta-0123456789abcdef';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the bin; without `input`, stdin is /dev/null. GUARD_* variables of the test run are cleared. */
+function run(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Run {
+  const { GUARD_CONFIG: _c, GUARD_UPSTREAM: _u, ...env } = process.env;
+  const spawnOptions: SpawnSyncOptions = {
+    encoding: 'utf8',
+    env: { ...env, ...options.env },
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    timeout: 60_000,
+    ...(options.input !== undefined && { input: options.input }),
+  };
+  const result = spawnSync(process.execPath, [BIN, ...args], spawnOptions);
+  return { status: result.status, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+let folder: string;
+let configFile: string;
+before(() => {
+  folder = mkdtempSync(join(tmpdir(), 'sparql-guard-cli-'));
+  configFile = join(folder, 'guard.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      policies: [POLICIES],
+      auth: { apiKeys: [{ agent: 'http://example.org/agents/beta-user', groups: ['beta'], sha256: sha256(KEY) }] },
+    }),
+  );
+});
+after(() => rmSync(folder, { recursive: true, force: true }));
+
+/** Writes a config file in the test folder and returns its path. */
+function config(name: string, json: unknown): string {
+  const file = join(folder, name);
+  writeFileSync(file, typeof json === 'string' ? json : JSON.stringify(json));
+  return file;
+}
+
+describe('sparql-guard (no command or an unknown one)', () => {
+  it('prints the usage: on stdout with --help (exit 0), on stderr for an unknown command (exit 2)', () => {
+    const help = run(['--help']);
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /usage: sparql-guard \[serve \| check \| explain \| hash-key\]/);
+    const unknown = run(['frobnicate']);
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /^usage: sparql-guard/);
+  });
+});
+
+describe('sparql-guard hash-key', () => {
+  it('without a key on stdin, prints a new random key and its config entry, whose sha256 is the key\'s', () => {
+    const first = run(['hash-key']);
+    assert.equal(first.status, 0, first.stderr);
+    const key = /^key: (sg_[A-Za-z0-9_-]{43})$/m.exec(first.stdout)?.[1];
+    assert.ok(key, first.stdout);
+    const entry = JSON.parse(/^config entry: (.*)$/m.exec(first.stdout)?.[1] ?? 'null') as { agent: string; groups: string[]; sha256: string };
+    assert.equal(entry.sha256, sha256(key));
+    assert.deepEqual(entry.groups, []);
+    assert.notEqual(run(['hash-key']).stdout, first.stdout, 'a new key every time');
+  });
+
+  it('hashes a key piped in (trailing newline ignored); with --agent and --group prints the entry', () => {
+    const piped = run(['hash-key'], { input: `${KEY}\n` });
+    assert.equal(piped.status, 0, piped.stderr);
+    assert.equal(piped.stdout, `${sha256(KEY)}\n`);
+    assert.doesNotMatch(piped.stdout + piped.stderr, new RegExp(KEY), 'the key itself is never printed');
+    const entry = run(['hash-key', '--agent', 'https://example.org/agents/ann', '--group', 'hr', '--group', 'ops'], { input: KEY });
+    assert.equal(entry.stdout, `config entry: ${JSON.stringify({ agent: 'https://example.org/agents/ann', groups: ['hr', 'ops'], sha256: sha256(KEY) })}\n`);
+  });
+
+  it('refuses an empty stdin and an agent that is not an IRI (exit 2)', () => {
+    const empty = run(['hash-key'], { input: '' });
+    assert.equal(empty.status, 2);
+    assert.match(empty.stderr, /stdin is empty/);
+    const bad = run(['hash-key', '--agent', 'ann']);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--agent is not an absolute IRI/);
+  });
+});
+
+describe('sparql-guard check', () => {
+  it('lists each principal with its policies and graphs, and exits 0', () => {
+    const result = run(['check', '--config', configFile]);
+    assert.equal(result.status, 0, result.stderr);
+    const P = 'http://example.org/policies/';
+    const G = 'http://example.org/graphs/';
+    assert.match(result.stdout, /^ok: 4 policies from 1 policy file\(s\), 1 rule file\(s\); config /);
+    assert.ok(
+      result.stdout.includes(`Everyone\n  policies: <${P}everyone>\n  graphs:   <${G}a>\n`),
+      result.stdout,
+    );
+    assert.ok(result.stdout.includes(`group "beta"\n  policies: <${P}beta>\n  graphs:   <${G}b>\n`));
+    assert.ok(
+      result.stdout.includes(`<http://example.org/agents/keeper>\n  policies: <${P}keeper>\n  graphs:   <${G}a> <${G}b> <${G}secret>\n`),
+    );
+  });
+
+  it('--json prints the same listing as JSON; GUARD_CONFIG works like --config', () => {
+    const result = run(['check', '--json'], { env: { GUARD_CONFIG: configFile } });
+    assert.equal(result.status, 0, result.stderr);
+    const json = JSON.parse(result.stdout) as { policies: number; principals: { principal: string; policies: string[]; graphs: string[] }[] };
+    assert.equal(json.policies, 4);
+    assert.deepEqual(json.principals[0], {
+      principal: 'Everyone',
+      policies: ['<http://example.org/policies/everyone>'],
+      graphs: ['<http://example.org/graphs/a>'],
+    });
+  });
+
+  it('exits 1 with the one error line for a bad policy file, a bad rule file and a bad configuration', () => {
+    const broken = config('broken.json', { policies: [resolve('test/fixtures/reload/broken.ttl')] });
+    const policy = run(['check', '--config', broken]);
+    assert.equal(policy.status, 1);
+    assert.equal(policy.stdout, '');
+    assert.match(policy.stderr, /^sparql-guard: \/.*broken\.ttl: Turtle syntax error[^\n]*\n$/);
+
+    const badRule = config('bad-rule.json', { policies: [POLICIES], rules: [resolve('test/fixtures/policy/rules/broken-syntax.n3')] });
+    const rule = run(['check', '--config', badRule]);
+    assert.equal(rule.status, 1);
+    assert.match(rule.stderr, /^sparql-guard: \/.*broken-syntax\.n3: rule file fails in EYE[^\n]*\n$/);
+
+    const unknownKey = config('unknown-key.json', { policies: [POLICIES], polices: [] });
+    const key = run(['check', '--config', unknownKey]);
+    assert.equal(key.status, 1);
+    assert.match(key.stderr, /^sparql-guard: [^\n]*polices[^\n]*\n$/);
+  });
+
+  it('applies the same fail-closed rule as serve: GUARD_UPSTREAM without GUARD_CONFIG is an error', () => {
+    const result = run(['check'], { env: { GUARD_UPSTREAM: 'http://127.0.0.1:1/sparql' } });
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /GUARD_CONFIG is not set/);
+  });
+});
+
+describe('sparql-guard explain', () => {
+  const QUERY = 'SELECT * WHERE { ?s ?p ?o }';
+
+  it('answers the explain JSON for an API key, offline, whatever the config says about explain', () => {
+    const result = run(['explain', '--config', configFile, '--key', KEY, '--query', QUERY]);
+    assert.equal(result.status, 0, result.stderr);
+    const json = JSON.parse(result.stdout) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(json), ['agent', 'groups', 'policies', 'query', 'form']);
+    assert.equal(json.agent, 'http://example.org/agents/beta-user');
+    assert.deepEqual(json.groups, ['beta']);
+    assert.deepEqual(json.policies, ['<http://example.org/policies/everyone>', '<http://example.org/policies/beta>']);
+    assert.equal(json.form, 'select');
+    assert.match(String(json.query), /FROM <http:\/\/example\.org\/graphs\/a>\nFROM <http:\/\/example\.org\/graphs\/b>\nFROM NAMED/);
+  });
+
+  it('takes the caller from --agent and --group, the query from a file or stdin, and the protocol dataset', () => {
+    const queryFile = join(folder, 'q.rq');
+    writeFileSync(queryFile, 'ASK { ?s ?p ?o }');
+    const fromFile = run(['explain', '--config', configFile, '--agent', 'http://example.org/agents/keeper', '--query-file', queryFile]);
+    assert.equal(fromFile.status, 0, fromFile.stderr);
+    const keeper = JSON.parse(fromFile.stdout) as Record<string, unknown>;
+    assert.equal(keeper.form, 'ask');
+    assert.deepEqual(keeper.policies, ['<http://example.org/policies/everyone>', '<http://example.org/policies/keeper>']);
+
+    const fromStdin = run(
+      ['explain', '--config', configFile, '--agent', 'http://example.org/agents/x', '--group', 'beta', '--default-graph-uri', 'http://example.org/graphs/b'],
+      { input: QUERY },
+    );
+    assert.equal(fromStdin.status, 0, fromStdin.stderr);
+    const query = String((JSON.parse(fromStdin.stdout) as Record<string, unknown>).query);
+    assert.match(query, /FROM <http:\/\/example\.org\/graphs\/b>/);
+    assert.doesNotMatch(query, /FROM <http:\/\/example\.org\/graphs\/a>/);
+  });
+
+  it('anonymous by default', () => {
+    const result = run(['explain', '--config', configFile, '--query', QUERY]);
+    assert.equal(result.status, 0, result.stderr);
+    const json = JSON.parse(result.stdout) as Record<string, unknown>;
+    assert.equal(json.agent, 'https://w3id.org/sparql-guard#Anonymous');
+    assert.deepEqual(json.policies, ['<http://example.org/policies/everyone>']);
+  });
+
+  it('exits 1 with the server\'s status and one-line refusal', () => {
+    const cases: [string[], RegExp][] = [
+      [['--key', 'not-a-known-key', '--query', QUERY], /^sparql-guard explain: 401: unknown API key\n$/],
+      [['--query', 'SELECT * { SERVICE <http://x.example/> { ?s ?p ?o } }'], /^sparql-guard explain: 403: /],
+      [['--query', 'INSERT DATA { <a:b> <a:b> <a:b> }'], /^sparql-guard explain: 403: /],
+      [['--query', 'SELECT * {'], /^sparql-guard explain: 400: /],
+    ];
+    for (const [args, pattern] of cases) {
+      const result = run(['explain', '--config', configFile, ...args]);
+      assert.equal(result.status, 1, args.join(' '));
+      assert.equal(result.stdout, '');
+      assert.match(result.stderr, pattern);
+    }
+  });
+
+  it('exits 2 on wrong arguments', () => {
+    for (const args of [['--group', 'beta', '--query', QUERY], ['--agent', 'nope', '--query', QUERY], ['--bogus'], []]) {
+      const result = run(['explain', '--config', configFile, ...args]);
+      assert.equal(result.status, 2, args.join(' '));
+      assert.match(result.stderr, /^sparql-guard explain: /);
+    }
+  });
+});
