@@ -1,9 +1,23 @@
-// Fills a prepared query's slots for one caller: set operations on graph IRIs and string joins, nothing else.
+// Fills a prepared query's slots for one caller: set operations on graph and predicate IRIs and string joins, nothing else.
 
+import { GuardError } from '../guard-error.js';
 import type { Grant } from '../policy/grant.js';
+import { EMPTY_GRAPH } from './empty-graph.js';
 import type { Plan } from './plan.js';
-import { EMPTY_GRAPH } from './prepare-query.js';
 import type { PreparedQuery, TemplatePart } from './prepared-query.js';
+
+/** The caller's hidden predicates, written the three ways the slots need them. */
+export interface HiddenText {
+  /** For `NOT IN (…)`: `<h1>, <h2>`. */
+  readonly list: string;
+  /** Forward members to append to a negated set: `|<h1>|<h2>`. */
+  readonly forward: string;
+  /** Inverse members to append to a negated set: `|^<h1>|^<h2>`. */
+  readonly inverse: string;
+}
+
+/** Characters an IRIREF may not hold (SPARQL 1.1 [139]): such an IRI cannot be written into a query. */
+const NOT_IN_IRI = /[<>"{}|^`\\\u0000-\u0020]/;
 
 /**
  * DESIGN section 5: effective default = requested default (or all granted)
@@ -11,36 +25,127 @@ import type { PreparedQuery, TemplatePart } from './prepared-query.js';
  * empty set written as the reserved EMPTY_GRAPH; `GRAPH <iri>` outside the
  * effective named graphs becomes its empty VALUES block. Requested graphs
  * keep request order, "all granted" is sorted, so output is deterministic.
+ *
+ * DESIGN section 3: the hidden predicates of this request are the union of
+ * the hidden sets of the graphs of its effective dataset (default and named).
+ * A query naming one of them in predicate position is refused (403, without
+ * saying which); otherwise the hidden IRIs fill the filter and negated-set
+ * slots. With nothing hidden those slots write nothing.
  */
 export function applyGrant(prepared: PreparedQuery, grant: Grant): Plan {
   const granted = grant.graphs;
   const all = prepared.requestedDefault === null || prepared.requestedNamed === null ? sortedGraphs(grant) : undefined;
-  const dataset =
-    clauses('FROM <', prepared.requestedDefault ?? all ?? [], granted) +
-    clauses('FROM NAMED <', prepared.requestedNamed ?? all ?? [], granted);
+  const defaults = prepared.requestedDefault ?? all ?? [];
+  const named = prepared.requestedNamed ?? all ?? [];
+  const dataset = clauses('FROM <', defaults, granted) + clauses('FROM NAMED <', named, granted);
+  let hidden: HiddenText | undefined;
+  if (grant.hiddenByGraph.size > 0) {
+    const paths = hiddenPaths(prepared, grant, defaults, named);
+    if (paths !== undefined) {
+      for (const iri of prepared.namedPredicates) {
+        if (paths.has(iri)) throw new GuardError(403, 'the query uses a hidden path');
+      }
+      if (prepared.hasHiddenSlots) hidden = hiddenTextOf(paths);
+    }
+  }
   return {
-    query: fill(prepared.parts, dataset, granted),
+    query: fillTemplate(prepared.parts, dataset, granted, hidden),
     form: prepared.form,
     defaultAccept: prepared.defaultAccept,
   };
-  // DESCRIBE hardening and hidden-predicate filters (later tasks) add slot kinds that fill() handles here.
+}
+
+/**
+ * Writes the template: `keep` decides GRAPH slots (the granted set: kept when
+ * requested and granted; true or false: all kept or all removed, for checks),
+ * `hidden` fills the hidden-path slots (undefined: nothing hidden).
+ */
+export function fillTemplate(
+  parts: readonly TemplatePart[],
+  dataset: string,
+  keep: ReadonlySet<string> | boolean,
+  hidden: HiddenText | undefined,
+): string {
+  let out = '';
+  for (const part of parts) {
+    if (typeof part === 'string') out += part;
+    else if (part.kind === 'dataset') out += dataset;
+    else if (part.kind === 'graph') {
+      // An effective named graph is requested (or all are) and granted.
+      const kept = typeof keep === 'boolean' ? keep : part.requested && keep.has(part.iri);
+      out += kept ? fillTemplate(part.kept, dataset, keep, hidden) : part.removed;
+    } else if (hidden === undefined) {
+      if (part.kind === 'negated-set') out += part.plain;
+    } else if (part.kind === 'hidden-filter') {
+      for (const variable of part.variables) out += ` FILTER(${variable} NOT IN (${hidden.list}))`;
+    } else {
+      out += '!(' + part.members + (part.forward ? hidden.forward : '') + (part.inverse ? hidden.inverse : '') + ')';
+    }
+  }
+  return out;
+}
+
+/** Writes sorted hidden IRIs the three ways; refuses one that cannot be written as an IRIREF. */
+export function hiddenText(sorted: readonly string[]): HiddenText {
+  let list = '';
+  let forward = '';
+  let inverse = '';
+  for (const iri of sorted) {
+    // Policies are trusted, but a query must never carry text the guard cannot vouch for.
+    if (NOT_IN_IRI.test(iri)) throw new GuardError(500, 'a hidden path of the policies is not a valid IRI');
+    list += (list === '' ? '<' : ', <') + iri + '>';
+    forward += '|<' + iri + '>';
+    inverse += '|^<' + iri + '>';
+  }
+  return { list, forward, inverse };
+}
+
+/**
+ * The union of the hidden sets of the effective graphs, or undefined when it
+ * is empty. Without a requested dataset the effective graphs are all granted
+ * ones: then it is the union of every hidden set of the grant, remembered per
+ * grant (the policy set hands out the same grant object again).
+ */
+function hiddenPaths(prepared: PreparedQuery, grant: Grant, defaults: readonly string[], named: readonly string[]): ReadonlySet<string> | undefined {
+  const byGraph = grant.hiddenByGraph;
+  const allGranted = prepared.requestedDefault === null && prepared.requestedNamed === null;
+  let union = allGranted ? unionByGrant.get(byGraph) : undefined;
+  if (union === undefined) {
+    const found = new Set<string>();
+    const add = (graph: string): void => {
+      const paths = grant.graphs.has(graph) ? byGraph.get(graph) : undefined;
+      if (paths !== undefined) for (const path of paths) found.add(path);
+    };
+    if (allGranted) for (const graph of byGraph.keys()) add(graph);
+    else {
+      for (const graph of defaults) add(graph);
+      for (const graph of named) add(graph);
+    }
+    union = found;
+    if (allGranted) unionByGrant.set(byGraph, union);
+  }
+  return union.size === 0 ? undefined : union;
+}
+
+/** The union of all hidden sets of a grant, remembered per grant (see sortedBySet). */
+const unionByGrant = new WeakMap<ReadonlyMap<string, ReadonlySet<string>>, ReadonlySet<string>>();
+
+/** The written hidden list, remembered per hidden set (the cached unions above come back as the same object). */
+const textBySet = new WeakMap<ReadonlySet<string>, HiddenText>();
+
+function hiddenTextOf(paths: ReadonlySet<string>): HiddenText {
+  let text = textBySet.get(paths);
+  if (text === undefined) {
+    text = hiddenText([...paths].sort());
+    textBySet.set(paths, text);
+  }
+  return text;
 }
 
 function clauses(prefix: string, graphs: readonly string[], granted: ReadonlySet<string>): string {
   let out = '';
   for (const graph of graphs) if (granted.has(graph)) out += prefix + graph + '>\n';
   return out === '' ? prefix + EMPTY_GRAPH + '>\n' : out;
-}
-
-function fill(parts: readonly TemplatePart[], dataset: string, granted: ReadonlySet<string>): string {
-  let out = '';
-  for (const part of parts) {
-    if (typeof part === 'string') out += part;
-    else if (part.kind === 'dataset') out += dataset;
-    // An effective named graph is requested (or all are) and granted.
-    else out += part.requested && granted.has(part.iri) ? fill(part.kept, dataset, granted) : part.removed;
-  }
-  return out;
 }
 
 /** Sorted granted graphs, remembered per grant set (policy look-up may hand out the same set again). */

@@ -4,11 +4,10 @@ import type { QueryForm, Plan } from './plan.js';
 
 /**
  * One piece of a prepared query's text. Strings are emitted as they are;
- * slots are filled per request from the caller's grant. Later slot kinds
- * (hidden-predicate filters beside variable-predicate patterns, DESCRIBE
- * rewriting) join this union without changing how the cache works.
+ * slots are filled per request from the caller's grant: the dataset, GRAPH
+ * elements, and the two places hidden predicates go (DESIGN section 3).
  */
-export type TemplatePart = string | DatasetSlot | GraphSlot;
+export type TemplatePart = string | DatasetSlot | GraphSlot | HiddenFilterSlot | NegatedSetSlot;
 
 /** Where FROM / FROM NAMED go: between the query form and WHERE. */
 export interface DatasetSlot {
@@ -29,6 +28,34 @@ export interface GraphSlot {
   readonly removed: string;
 }
 
+/**
+ * Right after a basic graph pattern whose triple patterns have variable
+ * predicates: one `FILTER(?p NOT IN (<h1>, <h2>))` per variable, in the BGP's
+ * own group, so a hidden triple never binds. Nothing at all when the caller's
+ * hidden set is empty.
+ */
+export interface HiddenFilterSlot {
+  readonly kind: 'hidden-filter';
+  /** Predicate variables as written (`?p`), each filtered once per group. */
+  readonly variables: readonly string[];
+}
+
+/**
+ * A negated property set (SPARQL 1.1 §9.1 `!iri`, `!(iri|^iri)`): the hidden
+ * IRIs join its members, forward ones where it has forward members and
+ * inverse ones where it has inverse members, so that it matches no hidden
+ * triple and nothing it did not match before.
+ */
+export interface NegatedSetSlot {
+  readonly kind: 'negated-set';
+  /** The set as generated, used when the caller's hidden set is empty. */
+  readonly plain: string;
+  /** Its members without the `!(` `)`, such as `<a>|^<b>`. */
+  readonly members: string;
+  readonly forward: boolean;
+  readonly inverse: boolean;
+}
+
 /** A parsed, checked and serialised query, valid for every caller. */
 export interface PreparedQuery {
   readonly form: QueryForm;
@@ -38,6 +65,14 @@ export interface PreparedQuery {
   /** Requested named graphs in request order, or null for "all granted". */
   readonly requestedNamed: readonly string[] | null;
   readonly parts: readonly TemplatePart[];
+  /**
+   * Every IRI the query names in predicate position (triple patterns, any
+   * property path member, negated sets included, CONSTRUCT templates), sorted:
+   * one of them hidden for the caller refuses the query (403).
+   */
+  readonly namedPredicates: readonly string[];
+  /** True when parts hold a HiddenFilterSlot or NegatedSetSlot. */
+  readonly hasHiddenSlots: boolean;
   /** Approximate memory held, in bytes, for the plan cache's bound. */
   readonly sizeBytes: number;
 }

@@ -13,7 +13,8 @@ const FOLDER = join('test', 'fixtures', 'sparql', 'golden');
 
 /**
  * A case file: `# comment` lines, `grant: iri iri ...`, any number of
- * `default: iri` / `named: iri` (protocol parameters, raw), then
+ * `hidden: graph predicate predicate ...` (the grant's hidden set of a
+ * graph), `default: iri` / `named: iri` (protocol parameters, raw), then
  * `--- query` and either `--- expect` (exact upstream text) or `--- status N`.
  * With UPDATE_GOLDEN=1 a missing `--- expect` block is written from the output.
  */
@@ -29,13 +30,18 @@ interface GoldenCase {
 function readCase(text: string): GoldenCase {
   const [head = '', ...sections] = text.split(/^--- /m);
   const graphs = new Set<string>();
+  const hiddenByGraph = new Map<string, Set<string>>();
   const defaultGraphs: string[] = [];
   const namedGraphs: string[] = [];
   for (const line of head.split('\n')) {
-    const match = /^(grant|default|named):\s?(.*)$/.exec(line);
+    const match = /^(grant|hidden|default|named):\s?(.*)$/.exec(line);
     if (match === null) continue;
     const [, key, value = ''] = match;
     if (key === 'grant') for (const iri of value.split(/\s+/).filter(Boolean)) graphs.add(iri);
+    else if (key === 'hidden') {
+      const [graph = '', ...paths] = value.split(/\s+/).filter(Boolean);
+      hiddenByGraph.set(graph, new Set(paths));
+    }
     else (key === 'default' ? defaultGraphs : namedGraphs).push(value);
   }
   let query = '';
@@ -49,7 +55,7 @@ function readCase(text: string): GoldenCase {
     else if (title === 'expect') expect = body;
     else if (title.startsWith('status ')) status = Number(title.slice(7));
   }
-  const grant: Grant = { policies: ['urn:test:policy'], graphs, hiddenByGraph: new Map() };
+  const grant: Grant = { policies: ['urn:test:policy'], graphs, hiddenByGraph };
   return { grant, defaultGraphs, namedGraphs, query, ...(expect === undefined ? {} : { expect }), ...(status === undefined ? {} : { status }) };
 }
 

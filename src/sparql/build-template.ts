@@ -1,0 +1,299 @@
+// Serialises a checked query tree into template parts (text and per-request slots) and proves every filling re-parses to the intended tree.
+
+import sparqljs from 'sparqljs';
+import { GuardError } from '../guard-error.js';
+import { fillTemplate, hiddenText, type HiddenText } from './apply-grant.js';
+import { EMPTY_GRAPH } from './empty-graph.js';
+import { inScopeVariables } from './in-scope-variables.js';
+import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';
+import { parseQuery } from './parse-query.js';
+import type { GraphSlot, HiddenFilterSlot, NegatedSetSlot, TemplatePart } from './prepared-query.js';
+
+/** A query's template and what request time needs to know about hidden predicates. */
+export interface Template {
+  readonly parts: TemplatePart[];
+  /** IRIs named in predicate position, sorted. */
+  readonly namedPredicates: string[];
+  /** True when parts hold a slot for hidden predicates. */
+  readonly hasHiddenSlots: boolean;
+}
+
+/** The root query object, with the fields the template step rewrites. */
+export interface LooseQuery {
+  base?: string;
+  prefixes: Record<string, string>;
+  queryType: string;
+  from?: { default: unknown[]; named: unknown[] };
+  template?: unknown[];
+}
+
+/** Characters that may mark slots in generated text; the first one absent from the query is used. */
+const MARKER_CANDIDATES = ['\u0000', '\uE000', '\uE001', '\uE002', '\uE003', '\uFDD0', '\uFDD1'];
+
+/** Stands in for a caller's hidden predicates while the template is checked; never sent anywhere. */
+const HIDDEN_SAMPLE = 'urn:x-sparql-guard:hidden-check';
+
+/** A sparqljs Generator instance, with the methods this file overrides. */
+interface GeneratorInstance {
+  toQuery(query: unknown): string;
+  toEntity(term: unknown): string;
+  encodeIRI(iri: string): string;
+  indent(text: string): string;
+  graphs(keyword: string, graphs: unknown): string;
+  graph(pattern: GraphNode): string;
+  bgp(pattern: object): string;
+}
+
+interface GraphNode {
+  readonly type: 'graph';
+  readonly name: { readonly termType: string; readonly value: string };
+  readonly patterns: unknown[];
+}
+
+interface PathNode {
+  readonly type: 'path';
+  readonly pathType: string;
+  readonly items: readonly unknown[];
+}
+
+type LeafSlot = HiddenFilterSlot | NegatedSetSlot;
+
+/**
+ * Serialises with the sparqljs Generator, wrapping the dataset position, every
+ * `GRAPH <iri>` element, every BGP with variable predicates and every negated
+ * property set in markers, then cuts the text at the markers. Prefixes and
+ * BASE are dropped so every IRI leaves written out in full. With no hidden
+ * predicates the hidden-path slots write nothing (or the set as it was), so
+ * such a caller gets the text it would get without them.
+ * `text` is the query text the tree came from (markers must not occur in it).
+ */
+export function buildTemplate(root: LooseQuery, text: string, requestedNamed: readonly string[] | null): Template {
+  const marker = MARKER_CANDIDATES.find((candidate) => !text.includes(candidate));
+  if (marker === undefined) throw new GuardError(400, 'query cannot be rewritten safely');
+  delete root.base;
+  root.prefixes = {};
+  root.from = { default: [], named: [] };
+  // sparqljs parses `CONSTRUCT {} WHERE {}` without a template and would write it as CONSTRUCT WHERE.
+  if (root.queryType === 'CONSTRUCT' && root.template === undefined) root.template = [];
+  const marks = markHiddenPaths(root as unknown as Record<string, unknown>);
+
+  const graphSlots: { iri: string; removed: string }[] = [];
+  const leafSlots: LeafSlot[] = [];
+  const generator = new sparqljs.Generator({ indent: '  ', newline: '\n' }).createGenerator() as GeneratorInstance;
+  const plain = Object.getPrototypeOf(generator) as GeneratorInstance;
+  // Full IRIs only: sparqljs builds its prefix regex from unescaped IRIs.
+  generator.encodeIRI = (iri) => '<' + iri + '>';
+  // sparqljs indents with /^/gm, which also matches after U+2028 / U+2029 inside literals.
+  generator.indent = (block) => '  ' + block.replaceAll('\n', '\n  ');
+  generator.graphs = (keyword) => (keyword === 'FROM ' ? `${marker}D${marker}` : '');
+  generator.graph = function (this: GeneratorInstance, pattern: GraphNode): string {
+    if (pattern.name.termType !== 'NamedNode') return plain.graph.call(this, pattern);
+    const index = graphSlots.length;
+    const variables = inScopeVariables(pattern.patterns);
+    graphSlots.push({
+      iri: pattern.name.value,
+      removed: variables.length === 1 ? `VALUES ${variables[0]} {}` : `VALUES (${variables.join(' ')}) {}`,
+    });
+    return `${marker}O${index}${marker}` + plain.graph.call(this, pattern) + `${marker}C${index}${marker}`;
+  };
+  // The filter goes right after the BGP, inside the same braces: the BGP's own group.
+  generator.bgp = function (this: GeneratorInstance, pattern: object): string {
+    const generated = plain.bgp.call(this, pattern);
+    const variables = marks.filters.get(pattern);
+    if (variables === undefined) return generated;
+    leafSlots.push({ kind: 'hidden-filter', variables: variables.map((name) => '?' + name) });
+    return generated + `${marker}L${leafSlots.length - 1}${marker}`;
+  };
+  generator.toEntity = function (this: GeneratorInstance, value: unknown): string {
+    const path = value as Partial<PathNode> | null;
+    if (typeof path !== 'object' || path === null || path.type !== 'path' || path.pathType !== '!') {
+      return plain.toEntity.call(this, value);
+    }
+    const members = negatedMembers(path as PathNode);
+    leafSlots.push({
+      kind: 'negated-set',
+      plain: plain.toEntity.call(this, value),
+      members: members.map((member) => this.toEntity(member)).join('|'),
+      forward: members.some((member) => !isInverse(member)),
+      inverse: members.some(isInverse),
+    });
+    return `${marker}L${leafSlots.length - 1}${marker}`;
+  };
+
+  const generated = generator.toQuery(root);
+  const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots, requestedNamed);
+  verifyTemplate(parts, root, leafSlots.length > 0 ? marks : undefined);
+  return { parts, namedPredicates: [...marks.named].sort(), hasHiddenSlots: leafSlots.length > 0 };
+}
+
+/** The members of a negated property set: `!a` has one, `!(a|^b)` an alternative of them (§9.1, [95]-[96]). */
+function negatedMembers(path: PathNode): readonly unknown[] {
+  const inner = path.items[0] as Partial<PathNode> | undefined;
+  return inner?.type === 'path' && inner.pathType === '|' ? (inner.items ?? []) : path.items;
+}
+
+function isInverse(member: unknown): boolean {
+  const path = member as Partial<PathNode>;
+  return path.type === 'path' && path.pathType === '^';
+}
+
+/** Rebuilds the slot tree from the marked text; any unexpected marker layout is a refusal. */
+function cutAtMarkers(
+  generated: string,
+  marker: string,
+  graphSlots: readonly { iri: string; removed: string }[],
+  leafSlots: readonly LeafSlot[],
+  requestedNamed: readonly string[] | null,
+): TemplatePart[] {
+  const unsafe = (): GuardError => new GuardError(400, 'query cannot be rewritten safely');
+  const pieces = generated.split(marker);
+  // pieces alternate text, marker body, text, marker body, ...
+  const stack: { parts: TemplatePart[]; index: number }[] = [{ parts: [], index: -1 }];
+  let datasetSeen = false;
+  let closed = 0;
+  const leavesSeen = new Set<number>();
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = pieces[i] ?? '';
+    const top = stack[stack.length - 1];
+    if (top === undefined) throw unsafe();
+    if (i % 2 === 0) {
+      if (piece !== '') top.parts.push(piece);
+      continue;
+    }
+    const kind = piece[0];
+    const index = Number(piece.slice(1));
+    if (kind === 'D' && piece === 'D' && stack.length === 1 && !datasetSeen) {
+      datasetSeen = true;
+      top.parts.push({ kind: 'dataset' });
+    } else if (kind === 'O' && graphSlots[index] !== undefined) {
+      stack.push({ parts: [], index });
+    } else if (kind === 'C' && top.index === index && stack.length > 1) {
+      stack.pop();
+      const slot = graphSlots[index];
+      const parent = stack[stack.length - 1];
+      if (slot === undefined || parent === undefined) throw unsafe();
+      const graphSlot: GraphSlot = {
+        kind: 'graph',
+        iri: slot.iri,
+        requested: requestedNamed === null || requestedNamed.includes(slot.iri),
+        kept: top.parts,
+        removed: slot.removed,
+      };
+      parent.parts.push(graphSlot);
+      closed++;
+    } else if (kind === 'L' && leafSlots[index] !== undefined && !leavesSeen.has(index)) {
+      leavesSeen.add(index);
+      top.parts.push(leafSlots[index]);
+    } else throw unsafe();
+  }
+  const root = stack[0];
+  if (stack.length !== 1 || root === undefined || !datasetSeen || closed !== graphSlots.length || leavesSeen.size !== leafSlots.length) {
+    throw unsafe();
+  }
+  return root.parts;
+}
+
+/**
+ * Rule 1 of the planner: every generated query re-parses. The all-kept filling
+ * must also parse back to the tree that was serialised (catching generator
+ * bugs that would change meaning); the all-removed filling must parse. With
+ * hidden-path slots, the fillings for a sample hidden predicate must parse
+ * too, and the all-kept one must give the serialised tree with exactly the
+ * intended filters and negated-set members added.
+ */
+function verifyTemplate(parts: readonly TemplatePart[], root: LooseQuery, marks: HiddenPathMarks | undefined): void {
+  const dataset = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
+  const unsafe = (): GuardError => new GuardError(400, 'query cannot be rewritten safely');
+  const sample: HiddenText | undefined = marks === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
+  let kept: sparqljs.SparqlQuery;
+  let keptHidden: sparqljs.SparqlQuery | undefined;
+  try {
+    kept = parseQuery(fillTemplate(parts, dataset, true, undefined));
+    parseQuery(fillTemplate(parts, dataset, false, undefined));
+    if (sample !== undefined) {
+      keptHidden = parseQuery(fillTemplate(parts, dataset, true, sample));
+      parseQuery(fillTemplate(parts, dataset, false, sample));
+    }
+  } catch (error) {
+    if (error instanceof RangeError) throw error;
+    throw unsafe();
+  }
+  const empty = { termType: 'NamedNode', value: EMPTY_GRAPH };
+  root.from = { default: [empty], named: [empty] };
+  const same =
+    canonical(kept) === canonical(root) &&
+    (marks === undefined || canonical(keptHidden) === canonical(withHiddenSample(root, marks)));
+  root.from = { default: [], named: [] };
+  if (!same) throw unsafe();
+}
+
+/**
+ * The tree the all-kept filling with HIDDEN_SAMPLE must parse to: each marked
+ * BGP followed by `FILTER(?v NOT IN (<sample>))` per variable (a bare BGP
+ * standing as a UNION branch or EXISTS argument becomes a group holding both),
+ * and the sample added to every negated property set in the directions it has.
+ */
+function withHiddenSample(root: LooseQuery, marks: HiddenPathMarks): unknown {
+  const sample = { termType: 'NamedNode', value: HIDDEN_SAMPLE };
+  const filtersAfter = (variables: readonly string[]) =>
+    variables.map((name) => ({
+      type: 'filter',
+      expression: { type: 'operation', operator: 'notin', args: [{ termType: 'Variable', value: name }, [sample]] },
+    }));
+  const copy = (node: unknown, bareIsGroup: boolean): unknown => {
+    if (typeof node !== 'object' || node === null) return node;
+    if (Array.isArray(node)) {
+      const out: unknown[] = [];
+      for (const item of node) {
+        const variables = typeof item === 'object' && item !== null ? marks.filters.get(item) : undefined;
+        if (variables === undefined) out.push(copy(item, false));
+        else if (bareIsGroup) out.push({ type: 'group', patterns: [copy(item, false), ...filtersAfter(variables)] });
+        else out.push(copy(item, false), ...filtersAfter(variables));
+      }
+      return out;
+    }
+    const record = node as Record<string, unknown>;
+    if (typeof record['termType'] === 'string') return record;
+    if (record['type'] === 'path' && record['pathType'] === '!') {
+      const members = negatedMembers(record as unknown as PathNode);
+      const added: unknown[] = [];
+      if (members.some((member) => !isInverse(member))) added.push(sample);
+      if (members.some(isInverse)) added.push({ type: 'path', pathType: '^', items: [sample] });
+      return { type: 'path', pathType: '!', items: [{ type: 'path', pathType: '|', items: [...members, ...added] }] };
+    }
+    const out: Record<string, unknown> = {};
+    const operator = record['type'] === 'operation' ? record['operator'] : undefined;
+    for (const key of Object.keys(record)) {
+      const bare =
+        (record['type'] === 'union' && key === 'patterns') ||
+        ((operator === 'exists' || operator === 'notexists') && key === 'args');
+      out[key] = copy(record[key], bare);
+    }
+    return out;
+  };
+  return copy(root, false);
+}
+
+/** JSON of a tree with sorted keys and blank-node labels made comparable across a generate/parse round trip. */
+function canonical(tree: unknown): string {
+  return JSON.stringify(tree, (key, value: unknown) => {
+    if (key === 'base') return undefined;
+    if (key === 'template' && Array.isArray(value) && value.length === 0) return undefined; // {} and none mean the same
+    if (key === 'args' && Array.isArray(value) && value.length === 1) {
+      // `EXISTS { { SELECT … } }` is written back as `EXISTS { SELECT … }`: the same group (§18.2.2.6).
+      const group = value[0] as { type?: unknown; patterns?: unknown[] } | null;
+      const only = group?.type === 'group' && group.patterns?.length === 1 ? (group.patterns[0] as { type?: unknown }) : undefined;
+      if (only?.type === 'query') return [only];
+    }
+    const term = value as { termType?: unknown; value?: unknown } | null;
+    if (term !== null && typeof term === 'object' && term.termType === 'BlankNode' && typeof term.value === 'string') {
+      // sparqljs labels `_:x` as e_x and `[]` as g_n; re-parsing `_:g_0` gives e_g_0.
+      return { termType: 'BlankNode', value: term.value.replace(/^e_/, '') };
+    }
+    if (term === null || typeof term !== 'object' || Array.isArray(term)) return value;
+    // Key order differs between a parsed tree and one the template step edited.
+    const sorted: Record<string, unknown> = {};
+    for (const name of Object.keys(term).sort()) sorted[name] = (term as Record<string, unknown>)[name];
+    return sorted;
+  });
+}

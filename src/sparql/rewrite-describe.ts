@@ -1,0 +1,144 @@
+// Rewrites a DESCRIBE query into the CONSTRUCT the guard sends instead: each described resource's outgoing triples.
+
+import { inScopeVariables } from './in-scope-variables.js';
+
+interface Term {
+  readonly termType: string;
+  readonly value: string;
+}
+
+/** The fields of a parsed DESCRIBE query this rewrite reads (sparqljs shapes). */
+interface DescribeTree {
+  readonly variables: readonly Term[];
+  readonly where?: unknown[];
+  readonly group?: unknown;
+  readonly having?: unknown;
+  readonly order?: unknown;
+  readonly limit?: number;
+  readonly offset?: number;
+  readonly values?: unknown;
+}
+
+const variable = (name: string): Term => ({ termType: 'Variable', value: name });
+
+/**
+ * SPARQL 1.1 §16.4 leaves the description to the store, and stores disagree:
+ * embedded Jena ARQ reads the whole store for `DESCRIBE … FROM` (rig probes
+ * d02-d05), Virtuoso adds incoming links. So the guard fixes the shape
+ * itself: the description of a resource is its outgoing triples in the
+ * effective default graph, no incoming links, no blank-node closure.
+ *
+ *     DESCRIBE <i1> ?v WHERE { P } ORDER BY … LIMIT n
+ * becomes
+ *     CONSTRUCT { ?r ?p ?o } WHERE {
+ *       { VALUES ?r { <i1> } }
+ *       UNION
+ *       { SELECT DISTINCT (?v AS ?r) WHERE {
+ *           { SELECT ?v WHERE { P } ORDER BY … LIMIT n }
+ *           FILTER(isIRI(?v) || isBlank(?v)) } }
+ *       ?r ?p ?o.
+ *     }
+ *
+ * The inner SELECT keeps P's solution modifiers and VALUES exactly, and one
+ * union branch per described variable; the filter drops unbound values (which
+ * would otherwise join with every triple) and literals (which have no
+ * outgoing triples). `DESCRIBE *` describes P's in-scope variables (§16.4).
+ * ?r, ?p, ?o get names no variable of the query uses. The hidden-path step
+ * then treats `?r ?p ?o` like any variable-predicate pattern.
+ */
+export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
+  const taken = variableNames(tree);
+  const fresh = (base: string): Term => {
+    let name = base;
+    for (let i = 1; taken.has(name); i++) name = `${base}${i}`;
+    taken.add(name);
+    return variable(name);
+  };
+  const resource = fresh('describe_s');
+  const predicate = fresh('describe_p');
+  const object = fresh('describe_o');
+
+  const iris = tree.variables.filter((term) => term.termType === 'NamedNode');
+  const wildcard = tree.variables.some((term) => term.termType === 'Wildcard');
+  const described = wildcard
+    ? inScopeVariables(tree.where ?? []).map((name) => variable(name.slice(1)))
+    : tree.variables.filter((term) => term.termType === 'Variable');
+
+  const sources: unknown[] = [];
+  if (iris.length > 0) {
+    sources.push({ type: 'values', values: iris.map((iri) => ({ [`?${resource.value}`]: iri })) });
+  }
+  for (const term of described) {
+    const solutions = {
+      type: 'query',
+      queryType: 'SELECT',
+      variables: wildcard ? tree.variables.filter((t) => t.termType === 'Wildcard') : described,
+      where: tree.where ?? [],
+      ...solutionModifiers(tree),
+    };
+    const isResource = {
+      type: 'operation',
+      operator: '||',
+      args: [
+        { type: 'operation', operator: 'isiri', args: [term] },
+        { type: 'operation', operator: 'isblank', args: [term] },
+      ],
+    };
+    sources.push({
+      type: 'query',
+      queryType: 'SELECT',
+      distinct: true,
+      variables: [{ expression: term, variable: resource }],
+      where: [{ type: 'group', patterns: [solutions] }, { type: 'filter', expression: isResource }],
+    });
+  }
+
+  const description = { type: 'bgp', triples: [{ subject: resource, predicate, object }] };
+  const where: unknown[] = [];
+  // Nothing to describe (`DESCRIBE *` without variables): an empty graph, not every triple.
+  if (sources.length === 1) where.push(asGroupMember(sources[0]), description);
+  else if (sources.length > 1) where.push({ type: 'union', patterns: sources }, description);
+  return {
+    type: 'query',
+    queryType: 'CONSTRUCT',
+    prefixes: {},
+    template: sources.length === 0 ? [] : [{ subject: resource, predicate, object }],
+    where,
+  };
+}
+
+/** A sub-select inside a group is written `{ SELECT … }`, which parses as a group holding it. */
+function asGroupMember(pattern: unknown): unknown {
+  return (pattern as { type?: unknown }).type === 'query' ? { type: 'group', patterns: [pattern] } : pattern;
+}
+
+function solutionModifiers(tree: DescribeTree): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of ['group', 'having', 'order', 'limit', 'offset', 'values'] as const) {
+    if (tree[key] !== undefined) out[key] = tree[key];
+  }
+  return out;
+}
+
+/** Every variable name the query uses anywhere, so generated names never capture one. */
+function variableNames(tree: unknown): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    const record = node as Record<string, unknown>;
+    if (record['termType'] === 'Variable' && typeof record['value'] === 'string') {
+      names.add(record['value']);
+      return;
+    }
+    for (const key of Object.keys(record)) {
+      if (key.startsWith('?') || key.startsWith('$')) names.add(key.slice(1)); // VALUES rows
+      visit(record[key]);
+    }
+  };
+  visit(tree);
+  return names;
+}
