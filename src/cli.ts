@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // The operator's command line: `sparql-guard [serve | check | explain | hash-key]`; each command lives in src/cli/.
 
+import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { checkCommand, CHECK_USAGE } from './cli/check-command.js';
 import { explainCommand, EXPLAIN_USAGE } from './cli/explain-command.js';
 import { hashKeyCommand, HASH_KEY_USAGE } from './cli/hash-key-command.js';
 import { ConfigError, readConfig } from './config/read-config.js';
 import { PolicyLoadError } from './policy/policy-load-error.js';
-import { logToStdout, startGuard } from './server/start-guard.js';
+import { reportReady, serveCluster, workerLog } from './server/serve-cluster.js';
+import { logToStdout, startGuard, type RunningGuard } from './server/start-guard.js';
 
 const USAGE = `usage: sparql-guard [serve | check | explain | hash-key] [options]
   serve      start the proxy (the default); configuration from GUARD_CONFIG; SIGHUP reloads the policies
@@ -48,7 +50,8 @@ function usage(asked: boolean): number {
 
 async function serve(): Promise<number> {
   const env = { ...process.env };
-  if (env.GUARD_CONFIG === undefined || env.GUARD_CONFIG === '') {
+  // A cluster worker gets GUARD_CONFIG (and the embedded store's URL) from its primary.
+  if (cluster.isPrimary && (env.GUARD_CONFIG === undefined || env.GUARD_CONFIG === '')) {
     // Fail closed: the demo's public keys must never stand in front of a real store.
     if (env.GUARD_UPSTREAM !== undefined) {
       throw new ConfigError('GUARD_CONFIG is not set: a real upstream needs a configuration file with its policies');
@@ -57,18 +60,39 @@ async function serve(): Promise<number> {
     logToStdout({ event: 'demo', message: 'GUARD_CONFIG is not set: serving the demo (policies/demo.json) on the embedded store' });
   }
   const config = readConfig(env);
-  const guard = await startGuard(config);
-  logToStdout({ event: 'listening', url: guard.url, path: config.path });
+  if (cluster.isPrimary && config.workers > 1) return serveCluster(config, env, logToStdout);
 
-  process.on('SIGHUP', () => void guard.reload());
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      logToStdout({ event: 'shutdown', signal });
-      void guard.close().then(resolve);
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+  // Signals are taken before the (slow) start, so none of them can end the process by default:
+  // SIGTERM / SIGINT (and, in a worker, the primary going away) shut down gracefully, SIGHUP reloads.
+  const log = workerLog(logToStdout);
+  let guard: RunningGuard | undefined;
+  let reloadAfterStart = false;
+  let requestStop: (signal: NodeJS.Signals | 'disconnect') => void = () => {};
+  const stopRequested = new Promise<NodeJS.Signals | 'disconnect'>((resolve) => (requestStop = resolve));
+  process.on('SIGHUP', () => {
+    if (guard === undefined) reloadAfterStart = true;
+    else void guard.reload();
   });
+  process.once('SIGTERM', requestStop);
+  process.once('SIGINT', requestStop);
+  if (cluster.isWorker) process.once('disconnect', () => requestStop('disconnect'));
+
+  const started = startGuard(config, log);
+  const first = await Promise.race([started, stopRequested]);
+  if (typeof first === 'string') {
+    // Stopped while starting: wait for the start to settle, then close what it opened.
+    log({ event: 'shutdown', signal: first });
+    await started.then((running) => running.close(), () => undefined);
+    return 0;
+  }
+  guard = first;
+  log({ event: 'listening', url: guard.url, path: config.path });
+  if (reloadAfterStart) void guard.reload();
+  reportReady(guard.url);
+
+  const signal = await stopRequested;
+  log({ event: 'shutdown', signal });
+  await guard.close();
   return 0;
 }
 

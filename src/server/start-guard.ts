@@ -28,9 +28,19 @@ export interface RunningGuard {
    * after it, so the files read last are always the ones in force.
    */
   reload(): Promise<boolean>;
-  /** Stops accepting, lets requests in flight finish, closes the store connection. */
-  close(): Promise<void>;
+  /**
+   * Graceful shutdown: stops accepting connections, lets requests in flight finish for up to
+   * `graceMs` (default SHUTDOWN_GRACE_MS), then cuts the connections still open, and closes
+   * the store connections (and the embedded store). Calling it again returns the same promise.
+   */
+  close(graceMs?: number): Promise<void>;
 }
+
+/**
+ * How long a shutdown waits for requests in flight. Below the 30 s that process managers
+ * (Kubernetes, systemd, Docker) usually allow before SIGKILL, so the guard exits on its own.
+ */
+export const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Bound of the start-up and /healthz dataset checks: a slow store must not hold the start back long. */
 const DATASET_CHECK_TIMEOUT_MS = 3000;
@@ -89,12 +99,23 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   );
 
   let watcher: PolicyWatch | undefined;
-  const close = async (): Promise<void> => {
+  let closing: Promise<void> | undefined;
+  const shutDown = async (graceMs: number): Promise<void> => {
     watcher?.close();
-    await app.close();
+    // app.close() stops accepting, closes idle keep-alive connections and answers requests
+    // arriving on busy ones with 503 (return503OnClosing); it resolves when the last response
+    // has ended. A response that outlives the grace period (a huge or stalled stream) is cut:
+    // its client sees a truncated body, and forward() aborts the upstream request.
+    const cut = setTimeout(() => app.server.closeAllConnections(), graceMs);
+    try {
+      await app.close();
+    } finally {
+      clearTimeout(cut);
+    }
     await upstream.close();
     await embedded?.stop();
   };
+  const close = (graceMs: number = SHUTDOWN_GRACE_MS): Promise<void> => (closing ??= shutDown(graceMs));
 
   const sources = policySetSources(config);
   try {
