@@ -1,0 +1,297 @@
+// Integration: hidden paths (guard:hidePath) and DESCRIBE end to end, on the embedded Oxigraph store and on every rig store that is up.
+
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+
+const FIXTURES = 'test/fixtures/sparql/hidden-paths';
+const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+
+const KEYS = {
+  staff: 'test-key-hidden-staff-0123456789abcdef',
+  hr: 'test-key-hidden-hr-0123456789abcdef',
+  auditor: 'test-key-hidden-auditor-0123456789abcdef',
+} as const;
+
+const API_KEYS = [
+  { agent: 'http://example.org/agents/sam', groups: ['staff'], sha256: sha256(KEYS.staff) },
+  { agent: 'http://example.org/agents/hana', groups: ['hr'], sha256: sha256(KEYS.hr) },
+  { agent: 'http://example.org/agents/auditor', groups: ['staff'], sha256: sha256(KEYS.auditor) },
+];
+
+/** One store with data in which a salary predicate is hidden from staff. */
+interface Scenario {
+  readonly name: string;
+  /** Config merged over the test defaults: where the data is, which policies. */
+  readonly config: Record<string, unknown>;
+  readonly salary: string;
+  /** A person with a salary, and the class of persons. */
+  readonly person: string;
+  readonly personClass: string;
+  /** Any salary value written in an answer. */
+  readonly salaryValue: RegExp;
+  /** How many salary triples HR sees. */
+  readonly salaryTriples: number;
+  /** A label-like predicate of persons, for paths and negated sets. */
+  readonly label: string;
+  /** The rig dataset: DESCRIBE must stay within the dataset (probes d02-d05). */
+  readonly rig: boolean;
+}
+
+const HR_EX = 'http://example.org/ns#';
+const embedded: Scenario = {
+  name: 'embedded store, HR fixture',
+  config: { policies: [resolve(FIXTURES, 'policies.ttl')], embedded: { data: [resolve(FIXTURES, 'data.trig')] } },
+  salary: `${HR_EX}salary`,
+  person: `${HR_EX}ann`,
+  personClass: `${HR_EX}Person`,
+  salaryValue: /71234|65432/,
+  salaryTriples: 3,
+  label: `${HR_EX}name`,
+  rig: false,
+};
+
+const RIG_DATA = [
+  process.env['RIG_DIR'] ? resolve(process.env['RIG_DIR'], 'data/dataset.trig') : '',
+  resolve('../shared/rig/data/dataset.trig'),
+  resolve('../../shared/rig/data/dataset.trig'),
+].find((file) => file !== '' && existsSync(file));
+
+const rigScenario = (name: string, config: Record<string, unknown>): Scenario => ({
+  name,
+  config: { policies: [resolve(FIXTURES, 'rig-policies.ttl')], ...config },
+  salary: 'http://example.org/salary',
+  person: 'http://example.org/res/person1',
+  personClass: 'http://example.org/Person',
+  // res:person1..20 earn 51000..70000; no other number of that shape is in the granted graphs.
+  salaryValue: /\b(?:5[1-9]|6\d|70)000\b/,
+  salaryTriples: 20,
+  label: 'http://www.w3.org/2000/01/rdf-schema#label',
+  rig: true,
+});
+
+const RIG_STORES: readonly (readonly [string, string])[] = [
+  ['oxigraph', 'RIG_OXIGRAPH_QUERY'],
+  ['jena', 'RIG_JENA_QUERY'],
+  ['virtuoso', 'RIG_VIRTUOSO_QUERY'],
+  ['jena-arq', 'RIG_JENA_ARQ_QUERY'],
+  ['jena-mem', 'RIG_JENA_MEM_QUERY'],
+];
+
+const scenarios: Scenario[] = [
+  embedded,
+  ...(RIG_DATA === undefined ? [] : [rigScenario('embedded store, rig dataset', { embedded: { data: [RIG_DATA] } })]),
+  ...RIG_STORES.flatMap(([name, variable]) => {
+    const url = process.env[variable];
+    return url ? [rigScenario(`rig ${name}`, { upstream: url })] : [];
+  }),
+];
+
+interface Answer {
+  readonly status: number;
+  readonly body: string;
+}
+
+async function ask(endpoint: string, query: string, options: { key?: string; accept?: string; params?: Record<string, string> } = {}): Promise<Answer> {
+  const body = new URLSearchParams({ query, ...options.params });
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: options.accept ?? 'application/sparql-results+json',
+      ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
+    },
+    body,
+  });
+  return { status: response.status, body: await response.text() };
+}
+
+function rowsOf(answer: Answer): Record<string, string>[] {
+  assert.equal(answer.status, 200, answer.body);
+  const json = JSON.parse(answer.body) as { results: { bindings: Record<string, { value: string }>[] } };
+  return json.results.bindings.map((binding) => Object.fromEntries(Object.entries(binding).map(([name, term]) => [name, term.value])));
+}
+
+/** N-Triples lines whose predicate is `iri` (Virtuoso separates terms with tabs). */
+function triplesWith(ntriples: string, iri: string): string[] {
+  return ntriples.split('\n').filter((line) => line.split(/[ \t]+/)[1] === `<${iri}>`);
+}
+
+for (const s of scenarios) {
+  describe(`hidden paths: ${s.name}`, () => {
+    let t: TestGuard;
+    before(async () => {
+      t = await startTestGuard({ ...s.config, auth: { apiKeys: API_KEYS }, explain: true });
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    const S = `<${s.salary}>`;
+    const P = `<${s.person}>`;
+    const C = `<${s.personClass}>`;
+    const N = `<${s.label}>`;
+    const T = `<${RDF_TYPE}>`;
+
+    it('HR sees the salaries: naming the predicate, variable predicates and DESCRIBE', async () => {
+      assert.equal(rowsOf(await ask(t.endpoint, `SELECT ?o WHERE { ?s ${S} ?o }`, { key: KEYS.hr })).length, s.salaryTriples);
+      assert.match((await ask(t.endpoint, 'SELECT * WHERE { ?s ?p ?o }', { key: KEYS.hr })).body, s.salaryValue);
+      const description = await ask(t.endpoint, `DESCRIBE ${P}`, { key: KEYS.hr, accept: 'application/n-triples' });
+      assert.equal(description.status, 200);
+      assert.equal(triplesWith(description.body, s.salary).length, 1);
+    });
+
+    it('a caller granted the graph by a policy without hidePath sees the salaries too', async () => {
+      assert.equal(rowsOf(await ask(t.endpoint, `SELECT ?o WHERE { ?s ${S} ?o }`, { key: KEYS.auditor })).length, s.salaryTriples);
+      assert.match((await ask(t.endpoint, 'SELECT * WHERE { ?s ?p ?o }', { key: KEYS.auditor })).body, s.salaryValue);
+    });
+
+    it('staff naming the hidden predicate anywhere get 403 with a line that does not name it', async () => {
+      const local = s.salary.replace(/^.*[#/]/, '');
+      const namespace = s.salary.slice(0, s.salary.length - local.length);
+      const queries = [
+        `SELECT ?o WHERE { ?s ${S} ?o }`,
+        `PREFIX ex: <${namespace}> SELECT ?o WHERE { ?s ex:${local} ?o }`,
+        `BASE <http://example.org/a/b> SELECT ?o WHERE { ?s <..${s.salary.slice('http://example.org'.length)}> ?o }`,
+        `PREFIX ex: <${namespace}> SELECT ?o WHERE { ?s ex:\\u${local.charCodeAt(0).toString(16).padStart(4, '0')}${local.slice(1)} ?o }`,
+        `SELECT ?o WHERE { ?s ${T}/${S} ?o }`,
+        `SELECT ?o WHERE { ?s (${N}|${S}) ?o }`,
+        `SELECT ?s WHERE { ?o ^${S} ?s }`,
+        `SELECT ?o WHERE { ?s ${S}* ?o }`,
+        `SELECT ?o WHERE { ?s (${S}+)? ?o }`,
+        `SELECT ?o WHERE { ?s !(${N}|${S}) ?o }`,
+        `CONSTRUCT { ?s ${S} ?o } WHERE { ?s ${N} ?o }`,
+        `ASK { ${P} ${S} ?o }`,
+        `SELECT ?s WHERE { ?s a ${C} FILTER EXISTS { ?s ${S} ?o } }`,
+        `DESCRIBE ?s WHERE { ?s ${S} ?o }`,
+        `SELECT (SUM(?o) AS ?total) WHERE { ?s ${S} ?o }`,
+      ];
+      for (const query of queries) {
+        const answer = await ask(t.endpoint, query, { key: KEYS.staff });
+        assert.equal(answer.status, 403, query);
+        assert.equal(answer.body.trim(), 'the query uses a hidden path', query);
+        assert.doesNotMatch(answer.body, new RegExp(local, 'i'));
+      }
+    });
+
+    it('no SELECT or ASK of staff returns a salary or reveals one', async () => {
+      const selects = [
+        'SELECT * WHERE { ?s ?p ?o }',
+        'SELECT * WHERE { GRAPH ?g { ?s ?p ?o } }',
+        `SELECT * WHERE { ?s a ${C} OPTIONAL { ?s ?p ?o } }`,
+        'SELECT ?o WHERE { { ?s ?p ?o } UNION { ?s a ?o } }',
+        'SELECT ?o WHERE { { SELECT ?o WHERE { ?s ?p ?o } } FILTER(isNumeric(?o)) }',
+        'SELECT ?o WHERE { ?s ?c [ ?p ?o ] }',
+        `SELECT ?o WHERE { VALUES ?p { ${S} } ?s ?p ?o }`,
+        `SELECT ?o WHERE { ?s ?p ?o FILTER(?p = ${S}) }`,
+        'SELECT ?p (SUM(?o) AS ?total) (COUNT(?o) AS ?n) (MAX(?o) AS ?max) WHERE { ?s ?p ?o FILTER(isNumeric(?o)) } GROUP BY ?p',
+        'SELECT (GROUP_CONCAT(STR(?o)) AS ?all) WHERE { ?s ?p ?o }',
+        `SELECT ?o WHERE { ${P} !${T} ?o }`,
+        `SELECT ?o WHERE { ${P} !(${T}|^${T}) ?o }`,
+        `SELECT ?o WHERE { ?o !^${T} ${P} }`,
+        `SELECT ?o WHERE { ${P} (!${T})+ ?o }`,
+        `SELECT ?o WHERE { ${P} (${N}|!${N})* ?o }`,
+        `SELECT ?o WHERE { ?o ^!${T} ${P} }`,
+      ];
+      for (const query of selects) {
+        const answer = await ask(t.endpoint, query, { key: KEYS.staff });
+        const rows = rowsOf(answer);
+        assert.doesNotMatch(answer.body, s.salaryValue, query);
+        assert.ok(!rows.some((row) => row['p'] === s.salary), query);
+      }
+      // The same through a protocol dataset and through FROM NAMED.
+      const graphs = s.rig ? ['http://example.org/g/secret'] : ['http://example.org/graphs/people'];
+      const viaProtocol = await ask(t.endpoint, 'SELECT * WHERE { ?s ?p ?o }', { key: KEYS.staff, params: { 'default-graph-uri': graphs[0] ?? '' } });
+      assert.ok(rowsOf(viaProtocol).length > 0);
+      assert.doesNotMatch(viaProtocol.body, s.salaryValue);
+      const viaNamed = await ask(t.endpoint, `SELECT * FROM NAMED <${graphs[0]}> WHERE { GRAPH ?g { ?s ?p ?o } }`, { key: KEYS.staff });
+      assert.ok(rowsOf(viaNamed).length > 0);
+      assert.doesNotMatch(viaNamed.body, s.salaryValue);
+    });
+
+    it('EXISTS, MINUS and ASK cannot probe for hidden values', async () => {
+      const big = 'FILTER(isNumeric(?o) && ?o > 50000)';
+      const persons = rowsOf(await ask(t.endpoint, `SELECT DISTINCT ?s WHERE { ?s a ${C} }`, { key: KEYS.staff })).length;
+      assert.ok(persons > 0);
+      const exists = await ask(t.endpoint, `SELECT ?s WHERE { ?s a ${C} FILTER EXISTS { ?s ?p ?o ${big} } }`, { key: KEYS.staff });
+      assert.deepEqual(rowsOf(exists), []);
+      const minus = await ask(t.endpoint, `SELECT DISTINCT ?s WHERE { ?s a ${C} MINUS { ?s ?p ?o ${big} } }`, { key: KEYS.staff });
+      assert.equal(rowsOf(minus).length, persons);
+      const probe = await ask(t.endpoint, `ASK { ?s a ${C} ; ?p ?o ${big} }`, { key: KEYS.staff });
+      assert.equal(probe.status, 200);
+      assert.equal((JSON.parse(probe.body) as { boolean: boolean }).boolean, false);
+      // The same ASK for HR is true: the probe would have found them.
+      const hr = await ask(t.endpoint, `ASK { ?s a ${C} ; ?p ?o ${big} }`, { key: KEYS.hr });
+      assert.equal((JSON.parse(hr.body) as { boolean: boolean }).boolean, true);
+    });
+
+    it('no CONSTRUCT or DESCRIBE of staff returns a salary triple', async () => {
+      const graphsQueries = [
+        'CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }',
+        'CONSTRUCT WHERE { ?s ?p ?o }',
+        'CONSTRUCT { ?s <urn:x:relabelled> ?o } WHERE { ?s ?p ?o }',
+        `DESCRIBE ${P}`,
+        `DESCRIBE ?x WHERE { ?x a ${C} }`,
+        'DESCRIBE * WHERE { ?x ?p ?o }',
+        `DESCRIBE ?o WHERE { ${P} ?p ?o }`,
+      ];
+      for (const query of graphsQueries) {
+        const answer = await ask(t.endpoint, query, { key: KEYS.staff, accept: 'application/n-triples' });
+        assert.equal(answer.status, 200, `${query}: ${answer.body}`);
+        assert.ok(answer.body.trim().length > 0, query);
+        assert.deepEqual(triplesWith(answer.body, s.salary), [], query);
+        assert.doesNotMatch(answer.body, s.salaryValue, query);
+      }
+    });
+
+    it('a DESCRIBE is the outgoing triples of the resource, with the default Accept text/turtle', async () => {
+      const answer = await ask(t.endpoint, `DESCRIBE ${P}`, { key: KEYS.staff, accept: 'application/n-triples' });
+      const lines = answer.body.split('\n').filter((line) => line.trim() !== '');
+      assert.ok(lines.length > 0);
+      for (const line of lines) assert.equal(line.split(/[ \t]+/)[0], P, line);
+      const response = await fetch(t.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${KEYS.staff}` },
+        body: new URLSearchParams({ query: `DESCRIBE ${P}` }),
+      });
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/turtle/);
+      await response.text();
+    });
+
+    it('explain shows the filters for staff and none for HR', async () => {
+      const explain = async (key: string) => {
+        const answer = await ask(`${t.endpoint}/explain`, 'DESCRIBE ?x WHERE { ?x ?p ?o }', { key });
+        assert.equal(answer.status, 200);
+        return JSON.parse(answer.body) as { query: string; form: string };
+      };
+      const staff = await explain(KEYS.staff);
+      assert.equal(staff.form, 'describe');
+      assert.ok(staff.query.includes(`FILTER(?p NOT IN (${S}))`), staff.query);
+      assert.ok(staff.query.includes(`FILTER(?describe_p NOT IN (${S}))`), staff.query);
+      assert.doesNotMatch((await explain(KEYS.hr)).query, /NOT IN/);
+    });
+
+    if (s.rig) {
+      it('DESCRIBE stays inside the dataset, also where the store would look outside it (rig d02-d05)', async () => {
+        // Anonymous callers read public1 only; res:item5 has triples in the secret and default graphs too.
+        const queries = [
+          'DESCRIBE <http://example.org/res/item5>',
+          'DESCRIBE <http://example.org/res/item5> FROM <http://example.org/g/public1>',
+          'DESCRIBE <http://example.org/res/item5> FROM NAMED <http://example.org/g/public1>',
+          'DESCRIBE <http://example.org/secret/doc5> FROM <http://example.org/g/public1>',
+          'DESCRIBE ?s FROM <http://example.org/g/public1> WHERE { ?s <http://example.org/value> 5 }',
+        ];
+        for (const query of queries) {
+          const answer = await ask(t.endpoint, query, { accept: 'application/n-triples' });
+          assert.equal(answer.status, 200, query);
+          assert.doesNotMatch(answer.body, /CANARY/, query);
+        }
+        const item5 = await ask(t.endpoint, queries[1] ?? '', { accept: 'application/n-triples' });
+        assert.match(item5.body, /"Item 5"@en/);
+      });
+    }
+  });
+}
