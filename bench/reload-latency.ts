@@ -1,0 +1,174 @@
+// Benchmark: query latency at a steady rate, with and without back-to-back reloads of 1,000 policies (EYE on the worker thread).
+
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const POLICIES = 1_000;
+/** Queries per second; BENCH_RATE overrides (a 2-core machine saturates near 200/s with EYE busy on a core). */
+const RATE_PER_S = Number(process.env.BENCH_RATE ?? 100);
+const DURATION_MS = 10_000;
+const BIN = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+const QUERY = 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }';
+
+/** 1,000 policies: one for Everyone on the demo's public graph, the rest for agents and groups. */
+function policyTurtle(): string {
+  const lines = ['@prefix guard: <https://w3id.org/sparql-guard#>.', '@prefix ex: <https://example.org/>.'];
+  lines.push('ex:policy-public a guard:Policy; guard:agent guard:Everyone; guard:readGraph <https://example.org/graphs/public>.');
+  for (let i = 1; i < POLICIES; i += 1) {
+    const target = i % 2 === 0 ? `guard:agent ex:agent-${i}` : `guard:group "team-${i % 50}"`;
+    lines.push(`ex:policy-${i} a guard:Policy; ${target}; guard:readGraph ex:graph-${i % 300}, ex:graph-${(i * 7) % 300}.`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+interface Result {
+  scenario: string;
+  requests: number;
+  failed: number;
+  p50: number;
+  p99: number;
+  max: number;
+  reloads: number;
+  reloadMs: number;
+}
+
+/** One scenario against a fresh guard process: steady queries, with reloads back to back when `reloading`. */
+async function scenario(reloading: boolean): Promise<Result> {
+  const folder = await mkdtemp(join(tmpdir(), 'sparql-guard-bench-reload-'));
+  const policyFile = join(folder, 'policies.ttl');
+  await writeFile(policyFile, policyTurtle());
+  await writeFile(join(folder, 'guard.json'), JSON.stringify({ policies: [policyFile], port: 0, host: '127.0.0.1' }));
+  const { GUARD_UPSTREAM: _u, PORT: _p, ...env } = process.env;
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...env, GUARD_CONFIG: join(folder, 'guard.json') }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const events: Record<string, unknown>[] = [];
+  let waiters: (() => void)[] = [];
+  let pending = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    pending += chunk;
+    const parts = pending.split('\n');
+    pending = parts.pop() ?? '';
+    for (const part of parts) if (part.startsWith('{')) events.push(JSON.parse(part) as Record<string, unknown>);
+    const ready = waiters;
+    waiters = [];
+    for (const waiter of ready) waiter();
+  });
+  const next = async (event: string, from: number): Promise<Record<string, unknown>> => {
+    for (;;) {
+      const found = events.slice(from).find((entry) => entry.event === event);
+      if (found !== undefined) return found;
+      if (child.exitCode !== null) throw new Error('the guard exited');
+      await new Promise<void>((done) => waiters.push(done));
+    }
+  };
+
+  try {
+    const url = String((await next('listening', 0)).url);
+    const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+    const target = `${url}/sparql?query=${encodeURIComponent(QUERY)}`;
+    const once = () =>
+      new Promise<{ ms: number; status: number; body: string }>((done, fail) => {
+        const started = performance.now();
+        request(target, { agent, headers: { accept: 'application/sparql-results+json' } }, (response) => {
+          let body = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => done({ ms: performance.now() - started, status: response.statusCode ?? 0, body }));
+        })
+          .on('error', fail)
+          .end();
+      });
+
+    // Check the answer before trusting the time: the count of the public graph, through the guard.
+    const check = await once();
+    if (check.status !== 200 || !/"n"/.test(check.body)) throw new Error(`unexpected answer ${check.status}`);
+    for (let i = 0; i < 200; i += 1) await once(); // warm the plan cache, the pool and the JIT
+
+    let reloads = 0;
+    let reloadMs = 0;
+    let running = true;
+    const reloader = (async () => {
+      while (reloading && running) {
+        const from = events.length;
+        child.kill('SIGHUP');
+        const line = await next('policies-reloaded', from);
+        reloads += 1;
+        reloadMs += Number(line.durationMs);
+      }
+    })();
+
+    const latencies: number[] = [];
+    let failed = 0;
+    const inFlight: Promise<void>[] = [];
+    const started = performance.now();
+    for (let sent = 0; performance.now() - started < DURATION_MS; sent += 1) {
+      // Open loop: requests leave on schedule whatever the answers do, so a stall shows as latency.
+      const due = started + (sent * 1000) / RATE_PER_S;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((done) => setTimeout(done, wait));
+      inFlight.push(
+        once().then(
+          (answer) => {
+            if (answer.status === 200) latencies.push(answer.ms);
+            else failed += 1;
+          },
+          () => void (failed += 1),
+        ),
+      );
+    }
+    await Promise.all(inFlight);
+    running = false;
+    await reloader;
+    agent.destroy();
+    latencies.sort((a, b) => a - b);
+    return {
+      scenario: reloading ? 'reloading 1,000 policies back to back' : 'no reload',
+      requests: latencies.length + failed,
+      failed,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      max: latencies.at(-1) ?? Number.NaN,
+      reloads,
+      reloadMs: reloads > 0 ? reloadMs / reloads : Number.NaN,
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((done) => child.once('exit', done));
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/** Nearest-rank percentile of an ascending array. */
+function percentile(ascending: readonly number[], p: number): number {
+  if (ascending.length === 0) return Number.NaN;
+  return ascending[Math.min(ascending.length, Math.max(1, Math.ceil((p / 100) * ascending.length))) - 1]!;
+}
+
+async function main(): Promise<void> {
+  const only = process.argv.indexOf('--scenario');
+  if (only !== -1) {
+    process.stdout.write(JSON.stringify(await scenario(process.argv[only + 1] === 'reload')));
+    return;
+  }
+  const cpu = cpus();
+  console.log(`machine: ${cpu[0]?.model ?? 'unknown cpu'} x ${cpu.length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}/${process.arch}`);
+  console.log(`${RATE_PER_S} queries/s for ${DURATION_MS / 1000} s against the embedded store; each scenario in a fresh process and a fresh guard\n`);
+  console.log('scenario | requests | failed | p50 ms | p99 ms | max ms | reloads | mean reload ms');
+  const rows: Result[] = [];
+  for (const name of ['steady', 'reload']) {
+    const { execFileSync } = await import('node:child_process');
+    const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--scenario', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const row = JSON.parse(output) as Result;
+    rows.push(row);
+    const fmt = (ms: number | null) => (ms === null || Number.isNaN(ms) ? '-' : ms.toFixed(1));
+    console.log([row.scenario, row.requests, row.failed, fmt(row.p50), fmt(row.p99), fmt(row.max), row.reloads, fmt(row.reloadMs)].join(' | '));
+  }
+  const [steady, reload] = rows;
+  if (steady !== undefined && reload !== undefined) {
+    console.log(`\nadded by reloading: p50 ${(reload.p50 - steady.p50).toFixed(1)} ms, p99 ${(reload.p99 - steady.p99).toFixed(1)} ms`);
+  }
+}
+
+await main();
