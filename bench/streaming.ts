@@ -1,0 +1,159 @@
+// Benchmark (c): a 500 MB SPARQL JSON answer streamed direct from the store vs through sparql-guard: MB/s and the guard's peak RSS.
+
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { describeMachine } from './describe-machine.js';
+import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './start-bench-server.js';
+
+/** The stand-in store streams LIMIT rows in blocks of 1,000 rows (135,780 bytes): 3,683 blocks are 500 MB. */
+const LIMIT = 3_683_000;
+const CHECK_LIMIT = 100_000;
+const RUNS = 2;
+/** Issue 4, target 3. */
+const SPEED_RATIO_TARGET = 0.9;
+const RSS_GROWTH_TARGET_MB = 50;
+const MB = 1e6;
+
+type Scenario = 'direct' | 'guard';
+
+interface Row {
+  scenario: Scenario;
+  bytes: number;
+  /** Best of RUNS. */
+  mbPerS: number;
+  /** Guard only: RSS before the transfers and the highest RSS seen during them. */
+  rssBeforeMb?: number;
+  rssPeakMb?: number;
+}
+
+const queryFor = (limit: number) => `SELECT ?s ?o WHERE { ?s ?p ?o } LIMIT ${limit}`;
+
+/** POSTs the query and reads the whole answer, hashing it or only counting it; returns bytes and seconds. */
+function download(url: string, limit: number, hash: boolean): Promise<{ bytes: number; seconds: number; sha256: string; status: number }> {
+  const body = new URLSearchParams({ query: queryFor(limit) }).toString();
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const outgoing = request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/sparql-results+json',
+          authorization: `Bearer ${BENCH_KEY}`,
+        },
+      },
+      (answer) => {
+        const digest = createHash('sha256');
+        let bytes = 0;
+        answer.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (hash) digest.update(chunk);
+        });
+        answer.on('end', () => resolve({ bytes, seconds: (performance.now() - started) / 1_000, sha256: hash ? digest.digest('hex') : '', status: answer.statusCode ?? 0 }));
+        answer.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+/** Resident set size of a process, from /proc (Linux); undefined elsewhere. */
+function rssMb(pid: number): number | undefined {
+  try {
+    const kb = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : (Number(kb) * 1024) / MB;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Highest RSS of a process since clear_refs was written, from the kernel's own mark (exact, unlike sampling). */
+function peakRssMb(pid: number): number | undefined {
+  try {
+    const kb = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : (Number(kb) * 1024) / MB;
+  } catch {
+    return undefined;
+  }
+}
+
+async function scenario(name: Scenario): Promise<Row> {
+  const store = await startBenchServer('fixed-upstream');
+  const servers: BenchServer[] = [store];
+  try {
+    if (name === 'guard') servers.push(await startBenchGuard(`${store.url}/sparql`, 1));
+    const front = servers[servers.length - 1]!;
+    const url = `${front.url}/sparql`;
+
+    // Check before timing: the same bytes through the guard as from the store, and they are the JSON expected.
+    const direct = await download(`${store.url}/sparql`, CHECK_LIMIT, true);
+    const through = await download(url, CHECK_LIMIT, true);
+    if (direct.status !== 200 || through.status !== 200 || through.sha256 !== direct.sha256) {
+      throw new Error(`${name}: the streamed answer differs from the store's`);
+    }
+
+    let rssBeforeMb: number | undefined;
+    let rssPeakMb: number | undefined;
+    let sampler: NodeJS.Timeout | undefined;
+    if (name === 'guard') {
+      rssBeforeMb = rssMb(front.pid);
+      // Reset the kernel's high-water mark (Linux: writing 5 to clear_refs), and sample as well.
+      try {
+        writeFileSync(`/proc/${front.pid}/clear_refs`, '5');
+      } catch {
+        // Not Linux, or not allowed: the samples alone give the peak.
+      }
+      rssPeakMb = rssBeforeMb;
+      sampler = setInterval(() => {
+        const now = rssMb(front.pid);
+        if (now !== undefined && (rssPeakMb === undefined || now > rssPeakMb)) rssPeakMb = now;
+      }, 10);
+    }
+    let best = { bytes: 0, seconds: Number.POSITIVE_INFINITY };
+    for (let run = 0; run < RUNS; run += 1) {
+      const result = await download(url, LIMIT, false);
+      if (result.status !== 200) throw new Error(`${name}: status ${result.status}`);
+      if (result.seconds < best.seconds) best = result;
+    }
+    if (sampler !== undefined) {
+      clearInterval(sampler);
+      const mark = peakRssMb(front.pid);
+      if (mark !== undefined && rssPeakMb !== undefined && mark > rssPeakMb) rssPeakMb = mark;
+    }
+    return { scenario: name, bytes: best.bytes, mbPerS: best.bytes / MB / best.seconds, rssBeforeMb, rssPeakMb };
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const only = process.argv.indexOf('--scenario');
+  if (only !== -1) {
+    process.stdout.write(JSON.stringify(await scenario(process.argv[only + 1] as Scenario)));
+    return;
+  }
+  console.log('### (c) Streaming a 500 MB answer\n');
+  console.log(`machine: ${describeMachine()}`);
+  console.log(`SELECT answered by the stand-in store with ${LIMIT.toLocaleString('en')} rows of SPARQL JSON; one client on a fresh connection reads it all; best of ${RUNS} runs; each front in a fresh process; RSS of the guard process from /proc (MB = 10^6 bytes)\n`);
+  const rows = (['direct', 'guard'] as const).map((name) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--scenario', name], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Row);
+  const [direct, guard] = rows as [Row, Row];
+  console.log('| front | MB | MB/s | vs direct | guard RSS before MB | guard peak RSS MB | RSS growth MB | target |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---|');
+  console.log(`| direct to the store | ${(direct.bytes / MB).toFixed(0)} | ${direct.mbPerS.toFixed(0)} | 1.00 | | | | |`);
+  const ratio = guard.mbPerS / direct.mbPerS;
+  const growth = (guard.rssPeakMb ?? Number.NaN) - (guard.rssBeforeMb ?? Number.NaN);
+  const speed = ratio >= SPEED_RATIO_TARGET ? 'met' : `MISSED by ${(SPEED_RATIO_TARGET - ratio).toFixed(2)}`;
+  const memory = growth < RSS_GROWTH_TARGET_MB ? 'met' : Number.isNaN(growth) ? 'not measured (no /proc)' : `MISSED by ${(growth - RSS_GROWTH_TARGET_MB).toFixed(0)} MB`;
+  console.log(
+    `| sparql-guard, 1 worker | ${(guard.bytes / MB).toFixed(0)} | ${guard.mbPerS.toFixed(0)} | ${ratio.toFixed(2)} | ${guard.rssBeforeMb?.toFixed(0) ?? '?'} | ${guard.rssPeakMb?.toFixed(0) ?? '?'} | ${growth.toFixed(0)} | >= ${SPEED_RATIO_TARGET} x direct: ${speed}; growth < ${RSS_GROWTH_TARGET_MB} MB: ${memory} |`,
+  );
+  console.log('');
+}
+
+await main();

@@ -1,0 +1,32 @@
+// Runs the whole bench (run-all, in a fresh process) and puts its report into bench/README.md, between the results markers.
+
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const START = '<!-- results:start (bench/update-readme.ts writes this part) -->';
+const END = '<!-- results:end -->';
+/** npm runs scripts from the package root, where bench/README.md is. */
+const README = resolve('bench/README.md');
+
+const report = await new Promise<string>((resolve, reject) => {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./run-all.js', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (text: string) => {
+    output += text;
+    process.stdout.write(text);
+  });
+  child.once('error', reject);
+  child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`run-all exited with code ${code}: README left as it was`))));
+});
+
+const readme = readFileSync(README, 'utf8');
+const from = readme.indexOf(START);
+const to = readme.indexOf(END);
+if (from === -1 || to < from) throw new Error(`${README}: the results markers are missing`);
+// The header lines (date, commit, machine) become a list so Markdown keeps them on separate lines.
+const body = report.replace(/^(date|commit|machine|whole run): /gm, '- $1: ');
+writeFileSync(README, `${readme.slice(0, from + START.length)}\n\n${body.trim()}\n\n${readme.slice(to)}`);
+process.stdout.write(`\nwrote ${README}\n`);
