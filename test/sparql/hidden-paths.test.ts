@@ -1,0 +1,143 @@
+// Planner behaviour for hidden paths beyond the golden cases: per-request hidden sets on a cached plan, messages, the W3C suite under a hidden set.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import sparqljs from 'sparqljs';
+import { GuardError } from '../../src/guard-error.js';
+import type { Grant } from '../../src/policy/grant.js';
+import { createPlanner, type PlannerOptions } from '../../src/sparql/create-planner.js';
+import { prepareQuery } from '../../src/sparql/prepare-query.js';
+
+const PEOPLE = 'http://example.org/g/people';
+const HR = 'http://example.org/g/hr';
+const SALARY = 'http://example.org/ns#salary';
+const BONUS = 'http://example.org/ns#bonus';
+
+const grantOf = (graphs: string[], hidden: Record<string, string[]> = {}): Grant => ({
+  policies: ['urn:test:p'],
+  graphs: new Set(graphs),
+  hiddenByGraph: new Map(Object.entries(hidden).map(([graph, paths]) => [graph, new Set(paths)])),
+});
+const options = (maxEntries: number): PlannerOptions => ({
+  baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries, maxBytes: 16 * 1024 * 1024 },
+});
+const request = (query: string, defaultGraphs: string[] = [], namedGraphs: string[] = []) => ({ query, defaultGraphs, namedGraphs });
+const hiddenRefusal = (error: unknown) =>
+  error instanceof GuardError && error.status === 403 && error.message === 'the query uses a hidden path';
+
+const staff = grantOf([PEOPLE], { [PEOPLE]: [SALARY] });
+const hr = grantOf([PEOPLE, HR]);
+const both = grantOf([PEOPLE, HR], { [PEOPLE]: [SALARY, BONUS], [HR]: [BONUS] });
+
+test('one cached plan serves callers with different hidden sets; a hit gives the text of a cold plan', () => {
+  let prepared = 0;
+  const cached = createPlanner(options(10), (req, settings) => (prepared++, prepareQuery(req, settings)));
+  const cold = createPlanner(options(0));
+  const query = 'SELECT * WHERE { ?s ?p ?o . ?s !<http://example.org/ns#name> ?x }';
+  const texts = new Map<Grant, string>();
+  for (const grant of [staff, hr, both, staff, hr, both]) {
+    const text = cached.plan(request(query), grant).query;
+    assert.equal(text, cold.plan(request(query), grant).query);
+    new sparqljs.Parser().parse(text);
+    if (texts.has(grant)) assert.equal(text, texts.get(grant));
+    texts.set(grant, text);
+  }
+  assert.equal(prepared, 1);
+  assert.ok(!(texts.get(hr) ?? '').includes('NOT IN'));
+  assert.ok((texts.get(staff) ?? '').includes(`FILTER(?p NOT IN (<${SALARY}>))`));
+  assert.ok((texts.get(staff) ?? '').includes(`!(<http://example.org/ns#name>|<${SALARY}>)`));
+  assert.ok((texts.get(both) ?? '').includes(`FILTER(?p NOT IN (<${BONUS}>, <${SALARY}>))`));
+});
+
+test('naming a hidden predicate is refused per caller on the same cached plan', () => {
+  let prepared = 0;
+  const planner = createPlanner(options(10), (req, settings) => (prepared++, prepareQuery(req, settings)));
+  const query = `SELECT ?o WHERE { ?s <${SALARY}> ?o }`;
+  assert.throws(() => planner.plan(request(query), staff), hiddenRefusal);
+  assert.doesNotThrow(() => planner.plan(request(query), hr));
+  assert.throws(() => planner.plan(request(query), staff), hiddenRefusal);
+  assert.equal(prepared, 1);
+});
+
+test('the refusal is one line that names neither the predicate nor the query', () => {
+  const planner = createPlanner(options(0));
+  try {
+    planner.plan(request('PREFIX ex: <http://example.org/ns#> SELECT * WHERE { ?s ex:salary ?o }'), staff);
+    assert.fail('not refused');
+  } catch (error) {
+    assert.ok(hiddenRefusal(error));
+    assert.doesNotMatch((error as Error).message, /salary|example|\n/);
+  }
+});
+
+test('the hidden set is the union over the effective dataset, not over everything granted', () => {
+  const planner = createPlanner(options(10));
+  const query = `SELECT * WHERE { ?s <${SALARY}> ?o }`;
+  // Only hr is in the dataset: nothing is hidden there.
+  assert.doesNotThrow(() => planner.plan(request(`SELECT * FROM <${HR}> WHERE { ?s <${SALARY}> ?o }`), both));
+  assert.doesNotThrow(() => planner.plan(request(query, [HR]), both));
+  // people as a named graph counts, even when the default graph is hr only.
+  assert.throws(() => planner.plan(request(query, [HR], [PEOPLE]), both), hiddenRefusal);
+  // A requested graph that is not granted hides nothing and grants nothing.
+  assert.doesNotThrow(() => planner.plan(request(query, ['http://example.org/g/other']), staff));
+  // Hidden sets of graphs outside the grant are ignored.
+  const stray = grantOf([HR], { [PEOPLE]: [SALARY] });
+  assert.doesNotThrow(() => planner.plan(request(query), stray));
+});
+
+test('with nothing hidden the text is exactly the text of a grant without hidden sets', () => {
+  const planner = createPlanner(options(0));
+  const query = 'SELECT * WHERE { ?s ?p ?o OPTIONAL { ?o !(<urn:x:a>|^<urn:x:b>) ?z } FILTER EXISTS { ?z ?q 1 } }';
+  const withoutHidden = planner.plan(request(query), grantOf([PEOPLE, HR])).query;
+  assert.equal(planner.plan(request(query), grantOf([PEOPLE, HR], { [HR]: [] })).query, withoutHidden);
+  // people hides salary, but the dataset is hr alone.
+  const peopleHidden = grantOf([PEOPLE, HR], { [PEOPLE]: [SALARY] });
+  assert.equal(planner.plan(request(query, [HR], [HR]), peopleHidden).query, planner.plan(request(query, [HR], [HR]), grantOf([PEOPLE, HR])).query);
+  assert.notEqual(planner.plan(request(query, [HR], [PEOPLE]), peopleHidden).query, planner.plan(request(query, [HR], [PEOPLE]), grantOf([PEOPLE, HR])).query);
+});
+
+test('a hidden IRI that cannot be written into a query refuses the request rather than being spliced in', () => {
+  const planner = createPlanner(options(0));
+  const broken = grantOf([PEOPLE], { [PEOPLE]: ['http://example.org/a> ) || true #'] });
+  assert.throws(
+    () => planner.plan(request('SELECT * WHERE { ?s ?p ?o }'), broken),
+    (error: unknown) => error instanceof GuardError && error.status === 500 && !error.message.includes('example'),
+  );
+});
+
+test('DESCRIBE keeps its form and Accept default, and leaves as a CONSTRUCT', () => {
+  const plan = createPlanner(options(0)).plan(request('DESCRIBE <http://example.org/people/ann>'), staff);
+  assert.equal(plan.form, 'describe');
+  assert.equal(plan.defaultAccept, 'text/turtle');
+  assert.match(plan.query, /^CONSTRUCT /);
+  assert.equal((new sparqljs.Parser().parse(plan.query) as sparqljs.Query).queryType, 'CONSTRUCT');
+});
+
+test('every W3C positive syntax query plans under a hidden set and re-parses; those with variable predicates or negated sets change', () => {
+  const suite = '/work/shared/w3c-sparql';
+  let tests: { type: string; folder: string; query?: string | null }[];
+  try {
+    tests = JSON.parse(readFileSync(join(suite, 'tests.json'), 'utf8')) as typeof tests;
+  } catch {
+    return; // the suite is not beside this checkout
+  }
+  const planner = createPlanner(options(0));
+  const graph = 'http://example.org/g/public1';
+  const hidden = grantOf([graph], { [graph]: ['urn:x:hidden-one', 'urn:x:hidden-two'] });
+  const plain = grantOf([graph]);
+  let changed = 0;
+  let planned = 0;
+  for (const t of tests) {
+    const file = t.query ?? '';
+    if (!file.endsWith('.rq') || !t.type.startsWith('PositiveSyntaxTest') || t.folder.endsWith('syntax-fed')) continue;
+    const query = readFileSync(join(suite, file), 'utf8');
+    const text = planner.plan(request(query), hidden).query;
+    new sparqljs.Parser().parse(text);
+    planned++;
+    if (text !== planner.plan(request(query), plain).query) changed++;
+  }
+  assert.ok(planned > 200, `only ${planned} queries`);
+  assert.ok(changed > 40, `only ${changed} queries have hidden-path slots`);
+});
