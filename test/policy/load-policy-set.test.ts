@@ -163,6 +163,13 @@ describe('loadPolicySet: rule files', () => {
     assert.deepEqual(policy(set, `${EX}alice`)?.graphs, [`${EX}alice-graph`]);
   });
 
+  it('hands EYE the rdf:type triples when a rule reads them (they are left out otherwise)', async () => {
+    const set = await load([fixture('targeting.ttl')], [fixture('rules', 'typed-policies.n3')]);
+    for (const compiled of set.policies) {
+      assert.ok(compiled.principals.some((p) => p.kind === 'group' && p.group === 'every-policy-group'), compiled.iri);
+    }
+  });
+
   it('loads again after a failed load (the worker survives or is replaced)', async () => {
     await assert.rejects(load([fixture('targeting.ttl')], [fixture('rules', 'broken-syntax.n3')]));
     const set = await load([fixture('targeting.ttl')]);
