@@ -24,7 +24,10 @@ export interface PlannerOptions {
 
 /** Plans one query for one caller. */
 export interface Planner {
-  /** Throws GuardError 400 (unparseable, cannot rewrite safely, bad protocol IRI, too deep) or 403 (update, SERVICE). */
+  /**
+   * Throws GuardError 400 (unparseable, cannot rewrite safely, bad protocol IRI, too deep),
+   * 403 (update, SERVICE, a hidden path named) or 500 (a hidden path that is no valid IRI).
+   */
   plan(request: QueryRequest, grant: Grant): Plan;
 }
 
@@ -37,8 +40,10 @@ type CacheEntry = PreparedQuery | GuardError;
 /**
  * Creates a planner. Parse, checks and serialisation run once per distinct
  * (query text, protocol default graphs, protocol named graphs); a cache hit
- * only intersects graph sets and joins strings. The key holds nothing about
- * the caller, so a plan serves every caller; refusals are cached as well.
+ * only intersects graph sets, unites hidden-predicate sets and joins strings.
+ * The key holds nothing about the caller, so a plan serves every caller;
+ * refusals are cached as well (a hidden-path 403 depends on the caller and is
+ * decided per request).
  */
 export function createPlanner(options: PlannerOptions, prepare: Prepare = prepareQuery): Planner {
   const { baseIri, maxQueryDepth, planCache } = options;

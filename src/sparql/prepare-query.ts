@@ -6,7 +6,7 @@ import type { QueryRequest } from '../http/query-request.js';
 import { buildTemplate, type LooseQuery } from './build-template.js';
 import { checkNestingDepth } from './check-nesting-depth.js';
 import { decodeCodepointEscapes } from './decode-codepoint-escapes.js';
-import { parseQuery, type ParsedRequest } from './parse-query.js';
+import { parseQuery } from './parse-query.js';
 import type { QueryForm } from './plan.js';
 import type { PreparedQuery, TemplatePart } from './prepared-query.js';
 import { readProtocolGraphs } from './read-protocol-dataset.js';
@@ -45,11 +45,12 @@ const factory = (() => {
  * Prepares one (query text, protocol dataset) for every caller, in the order
  * DESIGN section 5 fixes: protocol IRIs, nesting depth (before anything else
  * reads the text), codepoint escapes, IRI resolution, strict parse, refusals
- * (update 403, SERVICE 403, FROM in a sub-select 400), IRI normalisation, then
- * serialisation by the sparqljs Generator into text segments and slots. Both
- * extreme fillings of the template (every GRAPH kept, every GRAPH removed) are
- * parsed again before the plan is accepted, and the first must give back the
- * very tree that was serialised.
+ * (update 403, SERVICE 403, FROM in a sub-select 400), IRI normalisation,
+ * DESCRIBE rewritten to a CONSTRUCT (rewriteDescribe), then serialisation into
+ * text segments and slots, hidden-path slots included (buildTemplate). The
+ * extreme fillings of the template (every GRAPH kept or removed, with and
+ * without a sample hidden predicate) are parsed again before the plan is
+ * accepted, and the kept ones must give back the intended trees.
  * Throws GuardError (400 or 403); never returns text the guard did not generate.
  */
 export function prepareQuery(request: QueryRequest, settings: PrepareSettings): PreparedQuery {
