@@ -122,7 +122,7 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
 
   const generated = generator.toQuery(root);
   const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots, requestedNamed);
-  verifyTemplate(parts, root, leafSlots.length > 0 ? marks : undefined);
+  verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? marks : undefined);
   return { parts, namedPredicates: [...marks.named].sort(), hasHiddenSlots: leafSlots.length > 0 };
 }
 
@@ -201,7 +201,7 @@ function cutAtMarkers(
  * too, and the all-kept one must give the serialised tree with exactly the
  * intended filters and negated-set members added.
  */
-function verifyTemplate(parts: readonly TemplatePart[], root: LooseQuery, marks: HiddenPathMarks | undefined): void {
+function verifyTemplate(parts: readonly TemplatePart[], root: LooseQuery, hasGraphSlots: boolean, marks: HiddenPathMarks | undefined): void {
   const dataset = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
   const unsafe = (): GuardError => new GuardError(400, 'query cannot be rewritten safely');
   const sample: HiddenText | undefined = marks === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
@@ -209,10 +209,11 @@ function verifyTemplate(parts: readonly TemplatePart[], root: LooseQuery, marks:
   let keptHidden: sparqljs.SparqlQuery | undefined;
   try {
     kept = parseQuery(fillTemplate(parts, dataset, true, undefined));
-    parseQuery(fillTemplate(parts, dataset, false, undefined));
+    // Without GRAPH slots the all-removed fillings are the all-kept ones.
+    if (hasGraphSlots) parseQuery(fillTemplate(parts, dataset, false, undefined));
     if (sample !== undefined) {
       keptHidden = parseQuery(fillTemplate(parts, dataset, true, sample));
-      parseQuery(fillTemplate(parts, dataset, false, sample));
+      if (hasGraphSlots) parseQuery(fillTemplate(parts, dataset, false, sample));
     }
   } catch (error) {
     if (error instanceof RangeError) throw error;
