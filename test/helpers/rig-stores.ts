@@ -103,12 +103,16 @@ export function startSecurityGuard(store: StoreUnderTest, config: Record<string,
  * Declares `suite` once per store under test, each with its own running guard,
  * reachable through the getter handed to the suite.
  */
-export function describeOnEveryStore(title: string, suite: (guard: () => TestGuard, store: StoreUnderTest) => void): void {
+export function describeOnEveryStore(
+  title: string,
+  suite: (guard: () => TestGuard, store: StoreUnderTest) => void,
+  config: Record<string, unknown> = {},
+): void {
   for (const store of storesUnderTest()) {
     describe(`${title} [${store.name}]`, () => {
       let running: TestGuard | undefined;
       before(async () => {
-        running = await startSecurityGuard(store);
+        running = await startSecurityGuard(store, config);
       });
       after(async () => {
         await running?.close();
