@@ -127,7 +127,7 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
     start: bounded,
     async admit(signal) {
       if (verdict.kind === 'honoured') {
-        if (Date.now() - checkedAt > options.recheckMs && running === undefined) void bounded();
+        if (Date.now() - checkedAt >= options.recheckMs && running === undefined) void bounded();
         return;
       }
       if (verdict.kind === 'ignored') throw refusal(verdict.reason);
@@ -136,7 +136,9 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
       if (found.kind === 'unverified') throw found.error;
     },
     async problem() {
-      if (running !== undefined || Date.now() - checkedAt > options.recheckMs) await bounded();
+      // A check already under way may have started before the store changed: wait, then judge its age.
+      if (running !== undefined) await running;
+      if (Date.now() - checkedAt >= options.recheckMs) await bounded();
       if (verdict.kind === 'honoured') return undefined;
       return verdict.kind === 'ignored' ? verdict.reason : `upstream not verified: ${verdict.error.message}`;
     },

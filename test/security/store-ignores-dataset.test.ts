@@ -1,0 +1,114 @@
+// Fail closed: a store that ignores FROM / FROM NAMED (Oxigraph with union-default-graph) gets no query at all.
+
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { GuardError } from '../../src/guard-error.js';
+import { createDatasetGate } from '../../src/upstream/check-dataset-support.js';
+import type { Upstream } from '../../src/upstream/create-upstream.js';
+import { send, startSecurityGuard, storesUnderTest } from '../helpers/rig-stores.js';
+
+/** A store that answers every ASK with true: what a store ignoring the dataset answers over the empty graph. */
+function startUnionStub(): Promise<{ server: Server; url: string; queries: string[] }> {
+  const queries: string[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      queries.push(new URLSearchParams(body).get('query') ?? '');
+      response.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+      response.end('{"head":{},"boolean":true}');
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/query`, queries })),
+  );
+}
+
+describe('a store that ignores the dataset is refused at start', () => {
+  let stub: Awaited<ReturnType<typeof startUnionStub>>;
+  before(async () => {
+    stub = await startUnionStub();
+  });
+  after(() => new Promise<void>((resolve) => stub.server.close(() => resolve())));
+
+  it('startGuard rejects with one clear line, and the store saw only the two ASK probes', async () => {
+    await assert.rejects(startSecurityGuard({ name: 'union-stub', queryUrl: stub.url }), (error: Error) => {
+      assert.match(error.message, /ignores FROM \/ FROM NAMED/);
+      assert.doesNotMatch(error.message, /\n/);
+      return true;
+    });
+    assert.equal(stub.queries.length, 2);
+    for (const query of stub.queries) assert.match(query, /^ASK\nFROM <urn:x-sparql-guard:empty>\nFROM NAMED <urn:x-sparql-guard:empty>\n/);
+  });
+
+  const unionUrl = process.env.RIG_OXIGRAPH_UNION_QUERY;
+  it('the rig Oxigraph with --union-default-graph is refused', { skip: unionUrl ? false : 'RIG_OXIGRAPH_UNION_QUERY is not set' }, async () => {
+    await assert.rejects(startSecurityGuard({ name: 'oxigraph-union', queryUrl: unionUrl }), /ignores FROM \/ FROM NAMED/);
+  });
+});
+
+describe('stores that honour the dataset pass the check', () => {
+  for (const store of storesUnderTest()) {
+    it(`${store.name}: /healthz is 200 ok`, async () => {
+      const guard = await startSecurityGuard(store);
+      try {
+        const health = await fetch(`${guard.guard.url}/healthz`);
+        assert.equal(health.status, 200);
+        assert.equal(await health.text(), 'ok\n');
+      } finally {
+        await guard.close();
+      }
+    });
+  }
+});
+
+describe('an unreachable store', () => {
+  it('starts the guard, /healthz says why it is not ready, and a query is a 502', async () => {
+    const guard = await startSecurityGuard({ name: 'closed', queryUrl: 'http://127.0.0.1:1/query' });
+    try {
+      const health = await fetch(`${guard.guard.url}/healthz`);
+      assert.equal(health.status, 503);
+      assert.match(await health.text(), /upstream not verified: upstream unreachable/);
+      const answer = await send(guard.endpoint, 'ASK {}');
+      assert.equal(answer.status, 502);
+      assert.ok(guard.logs.some((line) => line.event === 'upstream-dataset-check' && line.verdict === 'unverified'));
+    } finally {
+      await guard.close();
+    }
+  });
+});
+
+describe('the gate follows the store', () => {
+  /** Fakes only the transport, to force the store to change its behaviour between two checks. */
+  function fakeUpstream(state: { ignoring: boolean; sent: string[] }): Upstream {
+    return {
+      async send(query) {
+        state.sent.push(query);
+        const empty = !/WHERE \{ \}$/.test(query);
+        const body = new PassThrough();
+        body.end(JSON.stringify({ boolean: empty ? state.ignoring : true }));
+        return { status: 200, contentType: 'application/sparql-results+json', cacheControl: undefined, body };
+      },
+      close: async () => undefined,
+    };
+  }
+
+  it('a store that starts ignoring FROM is caught by the next /healthz check, and queries stop', async () => {
+    const state = { ignoring: false, sent: [] as string[] };
+    const logs: Record<string, unknown>[] = [];
+    const gate = createDatasetGate(fakeUpstream(state), { checkTimeoutMs: 1000, recheckMs: 0, log: (line) => logs.push({ ...line }) });
+    assert.equal((await gate.start()).kind, 'honoured');
+    await gate.admit(new AbortController().signal);
+    state.ignoring = true;
+    assert.match((await gate.problem()) ?? '', /ignores FROM/);
+    await assert.rejects(gate.admit(new AbortController().signal), (error: GuardError) => error.status === 503 && /no query is forwarded/.test(error.message));
+    assert.ok(state.sent.every((query) => query.startsWith('ASK\nFROM <urn:x-sparql-guard:empty>')), 'only probes were sent');
+    assert.ok(logs.some((line) => line.verdict === 'ignored'));
+    state.ignoring = false;
+    assert.equal(await gate.problem(), undefined, 'a store that is fixed is used again');
+    await gate.admit(new AbortController().signal);
+  });
+});
