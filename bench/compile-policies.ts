@@ -1,4 +1,4 @@
-// Benchmark: loading N policies (Turtle -> EYE rules on the worker -> compiled table), cold and warm, with where the time goes.
+// Benchmark: loading N policies (Turtle -> rules on the worker -> compiled table), with and without EYE, cold and warm, with where the time goes.
 
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -28,7 +28,14 @@ function policyTurtle(count: number): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** `copy`: the shipped rules only (applied as copy rules, no EYE); `eye`: plus an operator rule, so EYE runs over everything. */
+type Mode = 'copy' | 'eye';
+
+/** An operator rule that derives nothing but is not a copy rule: the load goes through EYE. */
+const NO_OP_RULE = '@prefix ex: <https://example.org/>.\n{ ?x ex:neverUsed ?y. ?y ex:neverUsed ?x } => { ?x ex:neverDerived ?y }.\n';
+
 interface Row {
+  mode: Mode;
   n: number;
   run: 'cold' | 'warm';
   wallMs: number;
@@ -40,21 +47,26 @@ interface Row {
 }
 
 /** One scenario in this (fresh) process: a cold load, then a warm one (EYE module already instantiated). */
-async function scenario(n: number): Promise<Row[]> {
+async function scenario(mode: Mode, n: number): Promise<Row[]> {
   const folder = await mkdtemp(join(tmpdir(), 'sparql-guard-bench-'));
   try {
     const file = join(folder, 'policies.ttl');
     await writeFile(file, policyTurtle(n));
+    const ruleFiles = shippedRuleFiles();
+    if (mode === 'eye') {
+      ruleFiles.push(join(folder, 'no-op.n3'));
+      await writeFile(join(folder, 'no-op.n3'), NO_OP_RULE);
+    }
     const rows: Row[] = [];
     for (const run of ['cold', 'warm'] as const) {
       const started = performance.now();
-      const { set, stats } = await loadPolicySetWithStats({ policyFiles: [file], ruleFiles: shippedRuleFiles() });
+      const { set, stats } = await loadPolicySetWithStats({ policyFiles: [file], ruleFiles });
       const wallMs = performance.now() - started;
       // Check the output before trusting the time.
       if (set.policies.length !== n) throw new Error(`expected ${n} policies, got ${set.policies.length}`);
       const grant = grantFor(set, { agent: 'https://example.org/agent-0', groups: ['team-1'], authenticated: true });
       if (!grant?.policies.includes('https://example.org/policy-0')) throw new Error('policy-0 does not apply to agent-0');
-      rows.push({ n, run, wallMs, readMs: stats.readMs, eyeMs: stats.eyeMs, otherMs: stats.otherMs, compileMs: stats.compileMs, eyeTriples: stats.eyeInputTriples });
+      rows.push({ mode, n, run, wallMs, readMs: stats.readMs, eyeMs: stats.eyeMs, otherMs: stats.otherMs, compileMs: stats.compileMs, eyeTriples: stats.eyeInputTriples });
       // Let the worker instantiate the next EYE module, as it would between reloads.
       await new Promise((done) => setTimeout(done, 1_000));
     }
@@ -67,20 +79,21 @@ async function scenario(n: number): Promise<Row[]> {
 async function main(): Promise<void> {
   const only = process.argv.indexOf('--scenario');
   if (only !== -1) {
-    process.stdout.write(JSON.stringify(await scenario(Number(process.argv[only + 1]))));
+    process.stdout.write(JSON.stringify(await scenario(process.argv[only + 1] as Mode, Number(process.argv[only + 2]))));
     return;
   }
   const cpu = cpus();
   console.log(`machine: ${cpu[0]?.model ?? 'unknown cpu'} x ${cpu.length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}/${process.arch}`);
   console.log('each N in a fresh process; cold = first load (worker start + EYE instantiation), warm = next load\n');
-  const header = ['N', 'run', 'wall ms', 'read+validate ms', 'EYE ms', 'other worker ms', 'compile ms', 'triples to EYE', 'budget'];
+  console.log('copy = shipped rules only, applied as copy rules without EYE; eye = plus one operator rule, so EYE loads every triple the rules need\n');
+  const header = ['rules', 'N', 'run', 'wall ms', 'read+validate ms', 'EYE ms', 'other worker ms', 'compile ms', 'triples to EYE', 'budget'];
   console.log(header.join(' | '));
-  for (const n of SIZES) {
-    const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--scenario', String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  for (const [mode, n] of (['copy', 'eye'] as const).flatMap((mode) => SIZES.map((n) => [mode, n] as const))) {
+    const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--scenario', mode, String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 });
     for (const row of JSON.parse(output) as Row[]) {
       const fmt = (ms: number) => ms.toFixed(0);
       const verdict = row.n === 10_000 ? (row.wallMs <= BUDGET_MS ? 'ok (<= 2 s)' : 'OVER 2 s') : '';
-      console.log([row.n, row.run, fmt(row.wallMs), fmt(row.readMs), fmt(row.eyeMs), fmt(row.otherMs), fmt(row.compileMs), row.eyeTriples, verdict].join(' | '));
+      console.log([row.mode, row.n, row.run, fmt(row.wallMs), fmt(row.readMs), fmt(row.eyeMs), fmt(row.otherMs), fmt(row.compileMs), row.eyeTriples, verdict].join(' | '));
     }
   }
 }

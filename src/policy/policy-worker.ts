@@ -29,12 +29,12 @@ export type WorkerReply =
 
 const port = parentPort;
 if (port !== null) {
-  warmEye();
   port.on('message', (job: WorkerJob) => {
     void run(job).then((reply) => {
       port.postMessage(reply);
-      // Ready the module of the next load while the proxy has nothing for this thread to do.
-      warmEye();
+      // Ready the module of the next load while the proxy has nothing for this thread to do;
+      // only when this load needed EYE (operator rules): copy rules alone never do.
+      if (reply.ok && reply.eyeInputTriples > 0) warmEye();
     });
   });
 }

@@ -170,6 +170,28 @@ describe('loadPolicySet: rule files', () => {
     }
   });
 
+  it('applies copy-only rule files without EYE, and gets what EYE gets', async () => {
+    const direct = await load([fixture('targeting.ttl'), fixture('order-a.ttl')]);
+    const throughEye = await load([fixture('targeting.ttl'), fixture('order-a.ttl')], [fixture('rules', 'no-op.n3')]);
+    const view = (set: PolicySet) => set.policies.map((p) => [p.iri, p.principals, [...p.graphs].sort()]);
+    assert.deepEqual(view(direct), view(throughEye));
+  });
+
+  it('chains copy rules: an operator copy rule into guard:readGraph grants the graph', async () => {
+    const set = await load([fixture('copy-rules.ttl')], [fixture('rules', 'grants-copy.n3')]);
+    assert.deepEqual(policy(set, `${EX}via-copy`)?.graphs, [`${EX}copied-graph`]);
+    // Without the operator rule, ex:grants means nothing.
+    assert.deepEqual(policy(await load([fixture('copy-rules.ttl')]), `${EX}via-copy`)?.graphs, []);
+  });
+
+  it('lets EYE apply the shipped rules to what operator rules derive', async () => {
+    const set = await load([fixture('copy-rules.ttl')], [fixture('rules', 'team-lead-agent.n3'), fixture('rules', 'grants-copy.n3')]);
+    const principals = policy(set, `${EX}via-team`)?.principals ?? [];
+    assert.ok(principals.some((p) => p.kind === 'agent' && p.agent === `${EX}carol`), JSON.stringify(principals));
+    assert.ok(principals.some((p) => p.kind === 'group' && p.group === 'unused'), JSON.stringify(principals));
+    assert.deepEqual(policy(set, `${EX}via-copy`)?.graphs, [`${EX}copied-graph`]);
+  });
+
   it('loads again after a failed load (the worker survives or is replaced)', async () => {
     await assert.rejects(load([fixture('targeting.ttl')], [fixture('rules', 'broken-syntax.n3')]));
     const set = await load([fixture('targeting.ttl')]);
