@@ -2,6 +2,7 @@
 
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from './describe-machine.js';
 import { percentile } from './percentile.js';
@@ -47,6 +48,32 @@ interface Row {
   p99Ms: number;
   requests: number;
   failures: number;
+  /** CPU time of the front's processes (proxy, or guard primary and workers) per request; undefined for direct. */
+  cpuUsPerRequest: number | undefined;
+}
+
+/** Linux's USER_HZ: /proc reports CPU time in these ticks. */
+const TICKS_PER_S = 100;
+
+/** CPU seconds (user + system) used so far by a process and its direct children, from /proc; undefined elsewhere. */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    let children: number[] = [];
+    try {
+      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter((n) => n > 0);
+    } catch {
+      // ps exits 1 when the process has no children.
+    }
+    let ticks = 0;
+    for (const id of [pid, ...children]) {
+      // Fields after the command name (which is in parentheses): utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${id}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks / TICKS_PER_S;
+  } catch {
+    return undefined;
+  }
 }
 
 async function answerOf(url: string): Promise<{ status: number; type: string | null; body: string }> {
@@ -72,12 +99,15 @@ async function scenario(name: Scenario): Promise<Row> {
     }
 
     await autocannon({ url: target, connections: CONNECTIONS, duration: WARM_UP_S, ...REQUEST });
+    const front = name === 'direct' ? undefined : servers[servers.length - 1]!.pid;
+    const cpuBefore = front === undefined ? undefined : cpuSeconds(front);
     const latencies: number[] = [];
     const instance = autocannon({ url: target, connections: CONNECTIONS, duration: MEASURE_S, ...REQUEST });
     instance.on('response', (_client, status, _bytes, ms) => {
       if (status === 200) latencies.push(ms);
     });
     const result = await instance;
+    const cpuAfter = front === undefined ? undefined : cpuSeconds(front);
     const sorted = Float64Array.from(latencies).sort();
     return {
       scenario: name,
@@ -86,6 +116,7 @@ async function scenario(name: Scenario): Promise<Row> {
       p99Ms: percentile(sorted, 99),
       requests: result.requests.total,
       failures: result.non2xx + result.errors + result.timeouts,
+      cpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
     };
   } finally {
     for (const server of servers.reverse()) await server.stop();
@@ -102,7 +133,8 @@ async function main(): Promise<void> {
   console.log(`machine: ${describeMachine()}`);
   console.log(
     `autocannon in the bench process, ${CONNECTIONS} connections, ${WARM_UP_S} s warm-up then ${MEASURE_S} s measured; POST form query (${Buffer.byteLength(QUERY)} bytes) with an API key; ` +
-      'the store is a Node server answering a fixed 10-row SPARQL JSON result; every process on this one machine, each scenario in a fresh process; latency per request, client side\n',
+      'the store is a Node server answering a fixed 10-row SPARQL JSON result; every process on this one machine, each scenario in a fresh process; latency per request, client side; ' +
+      'front CPU = user + system time of the proxy or guard processes (primary and workers) during the measured run, per request: the cost that does not depend on what else the machine runs\n',
   );
   const rows = new Map<Scenario, Row>();
   for (const name of SCENARIOS) {
@@ -112,8 +144,8 @@ async function main(): Promise<void> {
   const direct = rows.get('direct')!;
   const proxy = rows.get('proxy')!;
   const guard1 = rows.get('guard-1')!;
-  console.log('| front | req/s | p50 ms | p99 ms | req/s vs direct | req/s vs proxy | added p50 ms vs direct | failed | target |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  console.log('| front | req/s | p50 ms | p99 ms | req/s vs direct | req/s vs proxy | added p50 ms vs direct | front CPU us/req | failed | target |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const [name, row] of rows) {
     const added = row.p50Ms - direct.p50Ms;
     const vsProxy = row.requestsPerS / proxy.requestsPerS;
@@ -125,7 +157,7 @@ async function main(): Promise<void> {
     }
     if (name === 'guard-2') target = `2 workers / 1 worker: ${(row.requestsPerS / guard1.requestsPerS).toFixed(2)} x`;
     console.log(
-      `| ${LABELS[name]} | ${row.requestsPerS.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${(row.requestsPerS / direct.requestsPerS).toFixed(2)} | ${name === 'direct' ? '' : vsProxy.toFixed(2)} | ${name === 'direct' ? '' : added.toFixed(2)} | ${row.failures} | ${target} |`,
+      `| ${LABELS[name]} | ${row.requestsPerS.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${(row.requestsPerS / direct.requestsPerS).toFixed(2)} | ${name === 'direct' ? '' : vsProxy.toFixed(2)} | ${name === 'direct' ? '' : added.toFixed(2)} | ${row.cpuUsPerRequest?.toFixed(0) ?? ''} | ${row.failures} | ${target} |`,
     );
   }
   console.log('');
