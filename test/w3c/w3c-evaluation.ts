@@ -6,7 +6,7 @@ import { extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 // Test-side only: Oxigraph parses the suite's data and expected results (src/ uses it only in src/embedded).
 import oxigraph from 'oxigraph';
-import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
 /** The suite beside the clone (../shared/w3c-sparql), or W3C_SPARQL. */
 export const W3C_SUITE = [process.env.W3C_SPARQL ?? '', resolve('../shared/w3c-sparql'), resolve('../../shared/w3c-sparql')].find(
@@ -72,7 +72,14 @@ function filesOf(test: W3cTest, query: string): string[] {
 /** A running guard over every graph the given tests need, each granted. */
 export interface EvaluationRig {
   readonly guard: TestGuard;
+  /** Callers with a random subset of the graphs each (seeded); differential() takes their index. */
+  readonly callers: number;
   run(test: W3cTest): Promise<Outcome>;
+  /**
+   * Issue 5 item 4: the answer through the guard as caller `index` equals the answer of the store
+   * asked directly with a dataset of exactly the granted part of the test's dataset.
+   */
+  differential(test: W3cTest, index: number): Promise<{ readonly same: boolean; readonly note: string }>;
   close(): Promise<void>;
 }
 
@@ -81,7 +88,7 @@ export interface EvaluationRig {
  * its file IRI (the default graph of a test is then `default-graph-uri` = its data files), grants
  * every one of them, and starts the guard on the embedded store with that data.
  */
-export async function startEvaluationRig(tests: readonly W3cTest[]): Promise<EvaluationRig> {
+export async function startEvaluationRig(tests: readonly W3cTest[], options: { callers?: number; seed?: number } = {}): Promise<EvaluationRig> {
   const store = new oxigraph.Store();
   const graphs = new Set<string>();
   for (const test of tests) {
@@ -103,21 +110,82 @@ export async function startEvaluationRig(tests: readonly W3cTest[]): Promise<Eva
   const dataFile = join(folder, 'data.nq');
   writeFileSync(dataFile, store.dump({ format: 'application/n-quads' }));
   const policyFile = join(folder, 'policies.ttl');
+  const random = mulberry32(options.seed ?? 20261121);
+  const grants = Array.from({ length: options.callers ?? 0 }, () => new Set([...graphs].filter(() => random() < 0.5)));
+  const policy = (name: string, agent: string, granted: Iterable<string>) =>
+    `<urn:w3c:policy:${name}> a guard:Policy ; guard:agent ${agent} ;\n  guard:readGraph <urn:w3c:never>${[...granted].map((g) => `, <${g}>`).join('')} .\n`;
   writeFileSync(
     policyFile,
-    `@prefix guard: <https://w3id.org/sparql-guard#> .\n<urn:w3c:policy> a guard:Policy ; guard:agent guard:Everyone ;\n  guard:readGraph ${
-      [...graphs].map((g) => `<${g}>`).join(', ') || '<urn:w3c:none>'
-    } .\n`,
+    '@prefix guard: <https://w3id.org/sparql-guard#> .\n' +
+      policy('all', 'guard:Anonymous', graphs) +
+      grants.map((granted, i) => policy(String(i), `<urn:w3c:agent:${i}>`, granted)).join(''),
   );
-  const guard = await startTestGuard({ policies: [policyFile], embedded: { data: [dataFile] }, auth: { apiKeys: [] }, maxQueryDepth: 256 });
+  const apiKeys = grants.map((_, i) => ({ agent: `urn:w3c:agent:${i}`, groups: [], sha256: sha256(callerKey(i)) }));
+  const guard = await startTestGuard({ policies: [policyFile], embedded: { data: [dataFile] }, auth: { apiKeys }, maxQueryDepth: 256 });
   return {
     guard,
+    callers: grants.length,
     run: (test) => runOne(guard, test),
+    differential: (test, index) => runDifferential(guard, test, index, grants[index] ?? new Set(), graphs),
     async close() {
       await guard.close();
       rmSync(folder, { recursive: true, force: true });
     },
   };
+}
+
+const callerKey = (index: number): string => `w3c-differential-key-${index}-0123456789abcdef`;
+
+/** A small seeded generator, so a failing grant can be replayed (seed option, default fixed). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function runDifferential(
+  guard: TestGuard,
+  test: W3cTest,
+  index: number,
+  granted: ReadonlySet<string>,
+  everyGraph: ReadonlySet<string>,
+): Promise<{ same: boolean; note: string }> {
+  if (test.query === null || test.result === null) return { same: true, note: 'no query' };
+  const text = readFileSync(join(W3C_SUITE ?? '', test.query), 'utf8');
+  const query = `BASE <${fileIri(test.query)}>\n${text}`;
+  const hasDataset = /^\s*(?:[^#\n]*\s)?FROM\s/im.test(text.replace(/"[^"\n]*"|<[^>\n]*>/g, ' '));
+  let requestedDefault: string[];
+  let requestedNamed: string[];
+  const params: Record<string, string[]> = {};
+  if (hasDataset) {
+    const iris = (named: boolean) =>
+      [...text.matchAll(named ? /FROM\s+NAMED\s+<([^>]*)>/gi : /FROM\s+(?!NAMED\b)<([^>]*)>/gi)].map((m) => new URL(m[1] ?? '', fileIri(test.query ?? '')).href);
+    requestedDefault = iris(false);
+    requestedNamed = iris(true);
+  } else {
+    requestedDefault = test.data.map(fileIri);
+    requestedNamed = test.graphData.map((g) => graphIri(test, g.graph));
+    params['default-graph-uri'] = requestedDefault.length > 0 ? requestedDefault : ['urn:w3c:empty-default'];
+    params['named-graph-uri'] = requestedNamed.length > 0 ? requestedNamed : ['urn:w3c:no-named'];
+  }
+  // Graphs the suite does not load (unknown to the store) count as granted-and-empty on both sides.
+  const keep = (iri: string) => granted.has(iri) || !everyGraph.has(iri);
+  const visibleDefault = requestedDefault.filter(keep);
+  const visibleNamed = requestedNamed.filter(keep);
+  const direct = {
+    'default-graph-uri': visibleDefault.length > 0 ? visibleDefault : ['urn:w3c:empty-default'],
+    'named-graph-uri': visibleNamed.length > 0 ? visibleNamed : ['urn:w3c:no-named'],
+  };
+  const graphForm = /^\s*(?:[^#\n]*\s)?(CONSTRUCT|DESCRIBE)\b/im.test(text);
+  const throughGuard = await ask(guard.endpoint, query, params, graphForm, callerKey(index));
+  const answer = await ask(guard.guard.upstreamUrl, query, direct, graphForm);
+  const same = canonical(throughGuard) === canonical(answer);
+  return { same, note: same ? '' : `guard ${describe(throughGuard)} / direct ${describe(answer)}` };
 }
 
 async function runOne(guard: TestGuard, test: W3cTest): Promise<Outcome> {
@@ -159,7 +227,7 @@ type Answer =
   | { kind: 'graph'; triples: string[] }
   | { kind: 'error'; status: number; message: string };
 
-async function ask(endpoint: string, query: string, params: Record<string, string[]>, graph: boolean): Promise<Answer> {
+async function ask(endpoint: string, query: string, params: Record<string, string[]>, graph: boolean, key?: string): Promise<Answer> {
   const body = new URLSearchParams({ query });
   for (const [name, values] of Object.entries(params)) for (const value of values) body.append(name, value);
   const response = await fetch(endpoint, {
@@ -167,6 +235,7 @@ async function ask(endpoint: string, query: string, params: Record<string, strin
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       accept: graph ? 'application/n-triples' : 'application/sparql-results+json',
+      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
     },
     body,
   });
