@@ -90,7 +90,7 @@ describe('the gate follows the store', () => {
         const empty = !/WHERE \{ \}$/.test(query);
         const body = new PassThrough();
         body.end(JSON.stringify({ boolean: empty ? state.ignoring : true }));
-        return { status: 200, contentType: 'application/sparql-results+json', cacheControl: undefined, body };
+        return { status: 200, contentType: 'application/sparql-results+json', cacheControl: undefined, contentLength: undefined, body, takeWhole: () => undefined };
       },
       close: async () => undefined,
     };
