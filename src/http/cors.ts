@@ -13,10 +13,9 @@ export function createCorsHeaders(corsOrigins: readonly string[] | undefined) {
   const isAllowed = (origin: string): boolean => allowed === undefined || allowed.has(origin);
 
   return {
-    /** Headers for any response to a request carrying `origin`. */
-    response(origin: string | undefined): Record<string, string> {
-      if (origin === undefined || !isAllowed(origin)) return {};
-      return { 'access-control-allow-origin': origin };
+    /** The Access-Control-Allow-Origin of any response to a request carrying `origin`, or undefined for none. */
+    allowOrigin(origin: string | undefined): string | undefined {
+      return origin !== undefined && isAllowed(origin) ? origin : undefined;
     },
     /** Headers of the 204 answer to a preflight (OPTIONS) request. */
     preflight(origin: string | undefined): Record<string, string> {

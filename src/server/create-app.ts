@@ -81,13 +81,16 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.addHook('onSend', async (request, reply) => {
-    reply.headers(cors.response(headerValue(request.headers.origin)));
+  // Hooks in callback style: an async hook costs a promise per request and hook.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const allowOrigin = cors.allowOrigin(headerValue(request.headers.origin));
+    if (allowOrigin !== undefined) reply.header('access-control-allow-origin', allowOrigin);
     reply.header('vary', vary);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-store');
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     services.log({
       method: request.method,
       path: pathOf(request.url),
@@ -95,6 +98,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
       status: reply.statusCode,
       durationMs: Math.round(reply.elapsedTime * 100) / 100,
     });
+    done();
   });
 
   /** The pipeline up to the plan: read -> identify -> grant -> plan (STYLE habit 1). */
@@ -178,13 +182,23 @@ async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply,
   const accept = chooseAccept(headerValue(request.headers.accept), plan.defaultAccept);
   await services.admitQuery?.(abort.signal);
   const answer = await services.upstream.send(plan.query, accept, abort.signal);
+  reply.code(answer.status);
+  if (answer.cacheControl !== undefined) reply.header('cache-control', answer.cacheControl);
+  if (answer.contentType !== undefined) {
+    reply.header('content-type', answer.contentType);
+    // A small answer that arrived whole goes out with its headers in one write, not as a
+    // one-chunk stream (a write for headers and chunk, another for the last chunk).
+    // Without a Content-Type it streams: fastify would label a Buffer application/octet-stream.
+    const whole = answer.takeWhole();
+    if (whole !== undefined) return reply.send(whole);
+  }
   answer.body.once('error', (error) => {
     if (abort.signal.aborted) return;
     services.log({ event: 'upstream-body-failed', path: pathOf(request.url), error: errorKind(error) });
   });
-  reply.code(answer.status);
-  if (answer.contentType !== undefined) reply.header('content-type', answer.contentType);
-  if (answer.cacheControl !== undefined) reply.header('cache-control', answer.cacheControl);
+  // The store's length passes on, so a fixed-size answer is not re-framed as chunks; the body
+  // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing).
+  if (answer.contentLength !== undefined) reply.header('content-length', String(answer.contentLength));
   return reply.send(answer.body);
 }
 
