@@ -11,6 +11,7 @@ import { createPlanner } from '../sparql/create-planner.js';
 import { createDatasetGate } from '../upstream/check-dataset-support.js';
 import { createUpstream } from '../upstream/create-upstream.js';
 import { createApp } from './create-app.js';
+import { createLogWriter, type LogLine } from './create-log-writer.js';
 import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
 import { watchPolicies, type PolicyWatch } from './watch-policies.js';
 
@@ -47,11 +48,23 @@ const DATASET_CHECK_TIMEOUT_MS = 3000;
 /** Age after which the dataset check runs again (on /healthz, or in the background of a query). */
 const DATASET_RECHECK_MS = 30_000;
 
-export type LogLine = (entry: Readonly<Record<string, unknown>>) => void;
+export type { LogLine };
 
-/** One JSON line per event on standard output (DESIGN section 6, "Logging"). */
+/** The process's one writer of standard output log lines, batched (see createLogWriter). */
+const stdoutWriter = createLogWriter((text) => process.stdout.write(text));
+let flushesOnExit = false;
+
+/**
+ * One JSON line per event on standard output (DESIGN section 6, "Logging"). Request lines go
+ * out in batches; whatever is still buffered is written when the process exits (process.exit,
+ * or an uncaught error), where writes to files and pipes are synchronous.
+ */
 export const logToStdout: LogLine = (entry) => {
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
+  if (!flushesOnExit) {
+    flushesOnExit = true;
+    process.once('exit', stdoutWriter.flush);
+  }
+  stdoutWriter.log(entry);
 };
 
 /**
