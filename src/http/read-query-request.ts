@@ -1,6 +1,8 @@
 // Reads the SPARQL 1.1 Protocol query operation (section 2.1) out of an HTTP request, or refuses it.
 
+import { isUtf8 } from 'node:buffer';
 import { GuardError } from '../guard-error.js';
+import { parseForm, type FormParams } from './parse-form.js';
 import type { QueryRequest } from './query-request.js';
 
 /** The parts of an HTTP request that the query operation is read from. */
@@ -22,6 +24,7 @@ const SPARQL_UPDATE = 'application/sparql-update';
 export const ACCEPTED_POST_TYPES = [FORM, SPARQL_QUERY, SPARQL_UPDATE] as const;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+const NONE: readonly string[] = [];
 
 /**
  * Turns an HTTP request into a QueryRequest. Refusals, in this order: 403 for any
@@ -30,9 +33,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * that is not UTF-8.
  */
 export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
-  const urlParams = new URLSearchParams(raw.search);
+  // The query string's bytes (node gives the request line's bytes as latin1 characters).
+  const urlParams = raw.search === '' ? EMPTY : parseForm(Buffer.from(raw.search, 'latin1'));
   refuseUpdate(urlParams);
-  if (raw.method === 'GET') return fromParams([urlParams]);
+  if (raw.method === 'GET') return fromParams(urlParams, EMPTY);
 
   const { mediaType, charset } = parseContentType(raw.contentType);
   if (mediaType === SPARQL_UPDATE) {
@@ -42,9 +46,10 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
     throw new GuardError(415, 'unsupported charset: request bodies must be UTF-8');
   }
   if (mediaType === FORM) {
-    const bodyParams = new URLSearchParams(decodeBody(raw.body));
+    if (raw.body !== undefined && !isUtf8(raw.body)) throw notUtf8();
+    const bodyParams = raw.body === undefined ? EMPTY : parseForm(raw.body);
     refuseUpdate(bodyParams);
-    return fromParams([urlParams, bodyParams]);
+    return fromParams(urlParams, bodyParams);
   }
   if (mediaType === SPARQL_QUERY) {
     // SPARQL 1.1 Protocol 2.1.3: the body is the query; dataset parameters come from the URL.
@@ -55,8 +60,8 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
     if (query.trim() === '') throw new GuardError(400, 'the query is missing: the request body is empty');
     return {
       query,
-      defaultGraphs: urlParams.getAll('default-graph-uri'),
-      namedGraphs: urlParams.getAll('named-graph-uri'),
+      defaultGraphs: valuesOf(urlParams, 'default-graph-uri'),
+      namedGraphs: valuesOf(urlParams, 'named-graph-uri'),
     };
   }
   throw new GuardError(
@@ -67,22 +72,29 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
   );
 }
 
-function refuseUpdate(params: URLSearchParams): void {
+const EMPTY: FormParams = new Map();
+
+function refuseUpdate(params: FormParams): void {
   if (params.has('update')) {
     throw new GuardError(403, 'updates are not allowed: this endpoint only answers read queries');
   }
 }
 
-function fromParams(sources: readonly URLSearchParams[]): QueryRequest {
-  const queries = sources.flatMap((params) => params.getAll('query'));
+/** The operation from the URL's parameters and then the body's (SPARQL 1.1 Protocol 2.1.1, 2.1.2). */
+function fromParams(url: FormParams, body: FormParams): QueryRequest {
+  const queries = [...valuesOf(url, 'query'), ...valuesOf(body, 'query')];
   if (queries.length > 1) throw new GuardError(400, 'the query parameter was given more than once');
   const query = queries[0];
   if (query === undefined || query.trim() === '') throw new GuardError(400, 'the query parameter is missing');
   return {
     query,
-    defaultGraphs: sources.flatMap((params) => params.getAll('default-graph-uri')),
-    namedGraphs: sources.flatMap((params) => params.getAll('named-graph-uri')),
+    defaultGraphs: [...valuesOf(url, 'default-graph-uri'), ...valuesOf(body, 'default-graph-uri')],
+    namedGraphs: [...valuesOf(url, 'named-graph-uri'), ...valuesOf(body, 'named-graph-uri')],
   };
+}
+
+function valuesOf(params: FormParams, name: string): readonly string[] {
+  return params.get(name) ?? NONE;
 }
 
 function decodeBody(body: Buffer | undefined): string {
@@ -90,8 +102,12 @@ function decodeBody(body: Buffer | undefined): string {
   try {
     return utf8.decode(body);
   } catch {
-    throw new GuardError(400, 'the request body is not valid UTF-8');
+    throw notUtf8();
   }
+}
+
+function notUtf8(): GuardError {
+  return new GuardError(400, 'the request body is not valid UTF-8');
 }
 
 /** Splits `type/subtype; charset=x` into a lower-case media type and charset. */

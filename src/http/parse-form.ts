@@ -1,0 +1,79 @@
+// Parses an application/x-www-form-urlencoded body, byte by byte, as the URL Standard says (section 5.1).
+
+/** A parsed form: every value of each name, in order of appearance. */
+export type FormParams = ReadonlyMap<string, readonly string[]>;
+
+const AMPERSAND = 0x26;
+const EQUALS = 0x3d;
+const PLUS = 0x2b;
+const PERCENT = 0x25;
+const SPACE = 0x20;
+
+/**
+ * The name-value pairs of `body`: split on `&`, each at its first `=`, `+` read as a space,
+ * percent-escapes decoded to bytes, and the bytes read as UTF-8 (a malformed sequence becomes
+ * U+FFFD, as the standard's "UTF-8 decode without BOM" does). Empty sequences between `&`s
+ * are skipped. Works on the bytes, not on a decoded string: several times faster than
+ * URLSearchParams for a query (node decodes each value with decodeURIComponent), and exact
+ * for escapes of multi-byte characters.
+ */
+export function parseForm(body: Buffer): FormParams {
+  const params = new Map<string, string[]>();
+  let start = 0;
+  while (start <= body.length) {
+    let end = body.indexOf(AMPERSAND, start);
+    if (end < 0) end = body.length;
+    if (end > start) {
+      let eq = body.indexOf(EQUALS, start);
+      if (eq < 0 || eq > end) eq = end;
+      const name = decodeComponent(body, start, eq);
+      const value = eq < end ? decodeComponent(body, eq + 1, end) : '';
+      const values = params.get(name);
+      if (values === undefined) params.set(name, [value]);
+      else values.push(value);
+    }
+    start = end + 1;
+  }
+  return params;
+}
+
+/** Bytes `from` to `to` of `body` as form text: `+` and `%XX` decoded, then UTF-8. */
+function decodeComponent(body: Buffer, from: number, to: number): string {
+  let plain = true;
+  for (let i = from; i < to; i += 1) {
+    const byte = body[i];
+    if (byte === PLUS || byte === PERCENT) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return body.toString('utf8', from, to);
+  const bytes = Buffer.allocUnsafe(to - from);
+  let length = 0;
+  for (let i = from; i < to; i += 1) {
+    const byte = body[i]!;
+    if (byte === PLUS) {
+      bytes[length++] = SPACE;
+      continue;
+    }
+    if (byte === PERCENT && i + 2 < to) {
+      const high = hexValue(body[i + 1]!);
+      const low = hexValue(body[i + 2]!);
+      // A `%` not followed by two hex digits stays as it is (URL Standard, percent-decode).
+      if (high >= 0 && low >= 0) {
+        bytes[length++] = (high << 4) | low;
+        i += 2;
+        continue;
+      }
+    }
+    bytes[length++] = byte;
+  }
+  return bytes.toString('utf8', 0, length);
+}
+
+function hexValue(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  const lower = byte | 0x20;
+  if (lower >= 0x61 && lower <= 0x66) return lower - 0x61 + 10;
+  return -1;
+}
