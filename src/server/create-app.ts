@@ -26,9 +26,9 @@ export interface AppOptions {
 
 /** The pipeline steps and services the routes call, one per concept. */
 export interface GuardServices {
-  /** Headers -> Caller, or GuardError 401. */
+  /** Headers -> Caller, or GuardError 401. It is given the `credentialHeaders` only, every copy of each. */
   readonly identifyCaller: (headers: RequestHeaders) => Caller;
-  /** Lower-case names of the headers that carry credentials (for Vary). */
+  /** Lower-case names of the headers that carry credentials (for Vary, and all identifyCaller reads). */
   readonly credentialHeaders: readonly string[];
   /** Caller -> Grant under the policy set in force, or GuardError 401/403/503. */
   readonly grant: (caller: Caller) => Grant;
@@ -67,6 +67,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   });
   const cors = createCorsHeaders(options.corsOrigins);
   const vary = ['Origin', 'Accept', ...services.credentialHeaders].join(', ');
+  const credentialHeaders = new Set(services.credentialHeaders);
   const explainPath = `${options.path}/explain`;
   const allowByPath = new Map<string, string>([
     [options.path, ALLOW_QUERY],
@@ -104,9 +105,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   /** The pipeline up to the plan: read -> identify -> grant -> plan (STYLE habit 1). */
   const planRequest = (request: FastifyRequest): { caller: Caller; grant: Grant; plan: Plan } => {
     const queryRequest = readQueryRequest(rawQueryRequest(request));
-    // headersDistinct keeps every copy of a repeated header (node keeps only the first
-    // Authorization in request.headers): two credentials in one header name are ambiguous.
-    const caller = services.identifyCaller(request.raw.headersDistinct);
+    const caller = services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders));
     request.agent = caller.agent;
     const grant = services.grant(caller);
     const plan = services.plan(queryRequest, grant);
@@ -200,6 +199,23 @@ async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply,
   // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing).
   if (answer.contentLength !== undefined) reply.header('content-length', String(answer.contentLength));
   return reply.send(answer.body);
+}
+
+/**
+ * The credential headers of a request with every copy of each, as node's headersDistinct
+ * gives them (request.headers keeps only the first Authorization, and two credentials under
+ * one name are ambiguous), without building arrays for every other header as it does.
+ */
+function credentialHeadersOf(rawHeaders: readonly string[], names: ReadonlySet<string>): Record<string, string[]> {
+  const found: Record<string, string[]> = {};
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (!names.has(name)) continue;
+    const values = found[name];
+    if (values === undefined) found[name] = [rawHeaders[i + 1]!];
+    else values.push(rawHeaders[i + 1]!);
+  }
+  return found;
 }
 
 function rawQueryRequest(request: FastifyRequest) {

@@ -163,19 +163,32 @@ export function createUpstream(options: UpstreamOptions): Upstream {
 }
 
 /**
- * One request to the store, as undici's dispatch handler: it owns the headers deadline, the
- * caller's abort and the body stream, so the store's bytes reach the consumer through one
- * stream and every failure is translated where it happens. A class, not closures: a request
- * allocates one object and one stream.
+ * One request to the store, as undici's dispatch handler, and once the headers are in, the
+ * UpstreamResponse too. It owns the headers deadline, the caller's abort and the body, so
+ * the store's bytes reach the consumer through at most one stream and every failure is
+ * translated where it happens. A class, not closures: a request allocates one object; the
+ * body stream only exists once someone asks for it, so a small answer taken whole
+ * (takeWhole) never makes one.
  */
-class Exchange implements Dispatcher.DispatchHandler {
+class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   readonly response: Promise<UpstreamResponse>;
+  status = 0;
+  contentType: string | undefined;
+  cacheControl: string | undefined;
+  contentLength: number | undefined;
   private resolve!: (response: UpstreamResponse) => void;
   private reject!: (error: GuardError) => void;
   private controller: Dispatcher.DispatchController | undefined;
-  private body: UpstreamBody | undefined;
   private readonly deadline: NodeJS.Timeout;
-  /** The exchange is over for the guard: failed before the headers, or body ended / destroyed. */
+  private headersReceived = false;
+  /** Chunks that arrived before the body stream was asked for, and their size. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private complete = false;
+  /** A failure after the headers, before the body stream was asked for: it gets it when made. */
+  private failure: GuardError | undefined;
+  private stream: UpstreamBody | undefined;
+  /** The exchange is over for the guard: failed, or the body was taken, read or destroyed. */
   private settled = false;
   private listening = true;
 
@@ -194,6 +207,26 @@ class Exchange implements Dispatcher.DispatchHandler {
     signal.addEventListener('abort', this, { once: true });
   }
 
+  get body(): Readable {
+    if (this.stream !== undefined) return this.stream;
+    const stream = new UpstreamBody(this);
+    this.stream = stream;
+    for (const chunk of this.pending) stream.push(chunk);
+    this.pending = [];
+    if (this.failure !== undefined) stream.destroy(this.failure);
+    else if (this.complete) stream.finish();
+    return stream;
+  }
+
+  takeWhole(): Buffer | undefined {
+    if (this.stream !== undefined) return this.stream.takeWhole();
+    if (!this.complete || this.failure !== undefined || this.settled) return undefined;
+    this.settle();
+    const whole = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    return whole;
+  }
+
   /** The caller's signal fired. */
   handleEvent(): void {
     this.fail('aborted');
@@ -203,13 +236,11 @@ class Exchange implements Dispatcher.DispatchHandler {
   fail(failure: Failure): void {
     if (this.settled) return;
     const error = new GuardError(502, this.shared.messages[failure]);
-    if (this.body === undefined) {
-      this.settle();
-      this.controller?.abort(ENDED_BY_GUARD);
-      this.reject(error);
-    } else {
-      this.body.destroy(error);
-    }
+    if (this.stream !== undefined) return void this.stream.destroy(error);
+    this.settle();
+    this.controller?.abort(ENDED_BY_GUARD);
+    if (this.headersReceived) this.failure = error;
+    else this.reject(error);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -222,36 +253,39 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.settled) return controller.abort(ENDED_BY_GUARD);
     if (statusCode < 200) return; // 1xx: informational, the answer follows
     clearTimeout(this.deadline);
-    const body = new UpstreamBody(this);
-    this.body = body;
+    this.headersReceived = true;
+    this.status = statusCode;
+    this.contentType = headerValue(headers['content-type']);
+    this.cacheControl = headerValue(headers['cache-control']);
     const contentLength = headerValue(headers['content-length']);
-    this.resolve({
-      status: statusCode,
-      contentType: headerValue(headers['content-type']),
-      cacheControl: headerValue(headers['cache-control']),
-      // undici has checked it is one decimal number (and drops it under Transfer-Encoding).
-      contentLength: contentLength === undefined ? undefined : Number(contentLength),
-      body,
-      takeWhole: () => body.takeWhole(),
-    });
+    // undici has checked it is one decimal number (and drops it under Transfer-Encoding).
+    this.contentLength = contentLength === undefined ? undefined : Number(contentLength);
+    this.resolve(this);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.settled) return;
+    if (this.stream === undefined) {
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      // Nobody reads yet: stop the socket at the stream's own bound; making the stream resumes.
+      if (this.pendingBytes >= BODY_HIGH_WATER_MARK) controller.pause();
+      return;
+    }
     // Backpressure: the consumer is slower than the store; _read resumes.
-    if (this.body?.push(chunk) === false) controller.pause();
+    if (!this.stream.push(chunk)) controller.pause();
   }
 
   onResponseEnd(): void {
     if (this.settled) return;
+    this.complete = true;
     this.stopListening();
-    this.body?.finish();
+    this.stream?.finish();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     if (this.settled) return;
-    const failure = this.signal.aborted ? 'aborted' : translate(error, this.body === undefined);
-    this.fail(failure);
+    this.fail(this.signal.aborted ? 'aborted' : translate(error, !this.headersReceived));
   }
 
   /** The consumer wants more. */
@@ -260,10 +294,10 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   /** The body closed (read to the end, or destroyed by the consumer or by fail()). */
-  bodyClosed(complete: boolean): void {
+  bodyClosed(): void {
     this.settle();
     // A consumer that went away before the end frees the connection (undici closes it).
-    if (!complete) this.controller?.abort(ENDED_BY_GUARD);
+    if (!this.complete) this.controller?.abort(ENDED_BY_GUARD);
   }
 
   private settle(): void {
@@ -285,7 +319,7 @@ function onDeadline(exchange: Exchange): void {
 
 /** The store's body as it arrives: undici's chunks pushed straight in, no stream in between. */
 class UpstreamBody extends Readable {
-  private complete = false;
+  private ended = false;
 
   constructor(private readonly exchange: Exchange) {
     super({ highWaterMark: BODY_HIGH_WATER_MARK });
@@ -299,18 +333,18 @@ class UpstreamBody extends Readable {
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.exchange.bodyClosed(this.complete);
+    this.exchange.bodyClosed();
     callback(error);
   }
 
   /** The store sent the last byte. */
   finish(): void {
-    this.complete = true;
+    this.ended = true;
     this.push(null);
   }
 
   takeWhole(): Buffer | undefined {
-    if (!this.complete || this.readableDidRead || this.destroyed) return undefined;
+    if (!this.ended || this.readableDidRead || this.destroyed) return undefined;
     // Everything is buffered: read() without a size returns all of it, then the stream ends.
     const whole = this.read() as Buffer | null;
     return whole ?? Buffer.alloc(0);

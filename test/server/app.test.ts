@@ -1,7 +1,7 @@
 // HTTP tests through the whole app: status codes, headers, CORS, logging, content negotiation.
 
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -83,6 +83,23 @@ describe('credentials', () => {
       const response = await get(SELECT, headers);
       await expectError(response, 401);
       assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+    }
+  });
+
+  it('401 for a credential header sent twice, even with the same key (every copy is read, not the first)', async () => {
+    for (const [name, value] of [
+      ['authorization', `Bearer ${KEYS.beta}`],
+      ['X-API-Key', KEYS.beta],
+    ] as const) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const request = httpRequest(`${t.endpoint}?query=${encodeURIComponent(SELECT)}`, { headers: { [name]: [value, value] } }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        request.on('error', reject);
+        request.end();
+      });
+      assert.equal(status, 401, name);
     }
   });
 
