@@ -2,11 +2,11 @@
 // The operator's command line: `sparql-guard [serve | check | explain | hash-key]`; each command lives in src/cli/.
 
 import cluster from 'node:cluster';
-import { fileURLToPath } from 'node:url';
 import { checkCommand, CHECK_USAGE } from './cli/check-command.js';
 import { explainCommand, EXPLAIN_USAGE } from './cli/explain-command.js';
 import { hashKeyCommand, HASH_KEY_USAGE } from './cli/hash-key-command.js';
-import { ConfigError, readConfig } from './config/read-config.js';
+import { readCommandConfig } from './cli/read-command-config.js';
+import { ConfigError } from './config/read-config.js';
 import { PolicyLoadError } from './policy/policy-load-error.js';
 import { reportReady, serveCluster, workerLog } from './server/serve-cluster.js';
 import { logToStdout, startGuard, type RunningGuard } from './server/start-guard.js';
@@ -22,9 +22,6 @@ ${CHECK_USAGE}
 ${EXPLAIN_USAGE}
 
 ${HASH_KEY_USAGE}`;
-
-/** The demo configuration used when neither GUARD_CONFIG nor GUARD_UPSTREAM is set. */
-const DEMO_CONFIG = fileURLToPath(new URL('../../policies/demo.json', import.meta.url));
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
@@ -50,16 +47,15 @@ function usage(asked: boolean): number {
 
 async function serve(): Promise<number> {
   const env = { ...process.env };
-  // A cluster worker gets GUARD_CONFIG (and the embedded store's URL) from its primary.
-  if (cluster.isPrimary && (env.GUARD_CONFIG === undefined || env.GUARD_CONFIG === '')) {
-    // Fail closed: the demo's public keys must never stand in front of a real store.
-    if (env.GUARD_UPSTREAM !== undefined) {
-      throw new ConfigError('GUARD_CONFIG is not set: a real upstream needs a configuration file with its policies');
-    }
-    env.GUARD_CONFIG = DEMO_CONFIG;
+  const demo = env.GUARD_CONFIG === undefined || env.GUARD_CONFIG === '';
+  // GUARD_CONFIG, else the demo, never the demo in front of a real store (GUARD_UPSTREAM):
+  // the same rule as check and explain. A cluster worker always gets GUARD_CONFIG (and the
+  // embedded store's URL) from its primary.
+  const config = readCommandConfig(env, undefined);
+  if (demo && cluster.isPrimary) {
     logToStdout({ event: 'demo', message: 'GUARD_CONFIG is not set: serving the demo (policies/demo.json) on the embedded store' });
   }
-  const config = readConfig(env);
+  if (config.configFile !== undefined) env.GUARD_CONFIG = config.configFile;
   if (cluster.isPrimary && config.workers > 1) return serveCluster(config, env, logToStdout);
 
   // Signals are taken before the (slow) start, so none of them can end the process by default:
