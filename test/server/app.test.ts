@@ -262,3 +262,69 @@ describe('a store that fails', () => {
     }
   });
 });
+
+describe('answer framing', () => {
+  let stub: Server;
+  let stubUrl: string;
+  const big = 'z'.repeat(300_000);
+  before(async () => {
+    // A store that honours dataset clauses (the start-up check's ASKs) and answers SELECTs by path.
+    stub = createServer(async (request, response) => {
+      let body = '';
+      for await (const chunk of request) body += String(chunk);
+      const query = new URLSearchParams(body).get('query') ?? '';
+      if (/^\s*ASK/.test(query)) {
+        response.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+        return response.end(`{"head":{},"boolean":${/WHERE \{ \}$/.test(query)}}`);
+      }
+      if (request.url === '/fixed' || request.url === '/small') {
+        const answer = request.url === '/fixed' ? big : 's\r\n1\r\n';
+        response.writeHead(200, { 'content-type': 'text/csv', 'content-length': String(answer.length) });
+        return response.end(answer);
+      }
+      response.writeHead(200, { 'content-type': 'text/csv' });
+      response.write('s\r\n');
+      setTimeout(() => response.end('x\r\n'), 20);
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => stub.close(() => resolve())));
+
+  /** Status, headers and body as they come off the wire. */
+  const raw = (endpoint: string) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      const request = httpRequest(`${endpoint}?query=${encodeURIComponent(SELECT)}`, { headers: { accept: 'text/csv' } }, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+      });
+      request.on('error', reject);
+      request.end();
+    });
+
+  it("passes the store's Content-Length on (small and large answers), and streams an answer without one in chunks", async () => {
+    const fixed = await startTestGuard({ upstream: `${stubUrl}/fixed` });
+    const chunked = await startTestGuard({ upstream: `${stubUrl}/chunked` });
+    const small = await startTestGuard({ upstream: `${stubUrl}/small` });
+    try {
+      const tiny = await raw(small.endpoint);
+      assert.equal(tiny.headers['content-length'], '6');
+      assert.equal(tiny.headers['content-type'], 'text/csv');
+      assert.equal(tiny.body, 's\r\n1\r\n');
+      const whole = await raw(fixed.endpoint);
+      assert.equal(whole.status, 200);
+      assert.equal(whole.headers['content-length'], String(big.length));
+      assert.equal(whole.headers['transfer-encoding'], undefined);
+      assert.equal(whole.body, big);
+      assert.equal(whole.headers['cache-control'], 'private, no-store');
+      const streamed = await raw(chunked.endpoint);
+      assert.equal(streamed.headers['transfer-encoding'], 'chunked');
+      assert.equal(streamed.body, 's\r\nx\r\n');
+      assert.match(String(streamed.headers.vary), /Accept/);
+    } finally {
+      await Promise.all([fixed.close(), chunked.close(), small.close()]);
+    }
+  });
+});

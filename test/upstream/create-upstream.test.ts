@@ -312,3 +312,66 @@ describe('createUpstream: keep-alive', () => {
     assert.ok(sockets.size <= 2, `${sockets.size} connections for 20 requests`);
   });
 });
+
+describe('createUpstream: length and whole answers', () => {
+  test("passes the store's Content-Length on; a finished answer is taken whole, once", async () => {
+    const base = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/csv', 'content-length': '100' });
+      res.end('x'.repeat(100));
+    });
+    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    assert.equal(res.contentLength, 100);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // let all of it arrive
+    const whole = res.takeWhole();
+    assert.ok(whole);
+    assert.equal(whole.toString(), 'x'.repeat(100));
+    assert.equal(res.takeWhole(), undefined, 'taken once');
+  });
+
+  test('an answer still arriving is not taken whole, and its body stays intact; no length under chunked framing', async () => {
+    let finish: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (finish = resolve));
+    const base = await serve(async (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.write('first,');
+      await released;
+      res.end('last');
+    });
+    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    assert.equal(res.contentLength, undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(res.takeWhole(), undefined);
+    finish();
+    assert.equal(await readAll(res.body), 'first,last');
+  });
+
+  test('a large answer read late arrives whole (the socket pauses at the bound and resumes when read)', async () => {
+    const block = Buffer.alloc(64 * 1024, 'y');
+    const base = await serve(async (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/csv', 'content-length': String(block.length * 32) });
+      for (let i = 0; i < 32; i++) if (!res.write(block)) await once(res, 'drain');
+      res.end();
+    });
+    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // nobody reads meanwhile
+    assert.equal(res.takeWhole(), undefined, 'not all of it can have arrived while nobody read');
+    let bytes = 0;
+    for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+    assert.equal(bytes, block.length * 32);
+  });
+
+  test('a failure after the headers, before the body is asked for, reaches the body when it is', async () => {
+    const base = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.write('partial\r\n', () => setTimeout(() => req.socket.destroy(), 20));
+    });
+    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the reset has happened
+    assert.equal(res.takeWhole(), undefined);
+    await assert.rejects(readAll(res.body), (e: unknown) => e instanceof GuardError && e.message === 'upstream closed the connection');
+  });
+});
