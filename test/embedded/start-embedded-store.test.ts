@@ -217,7 +217,9 @@ describe('startEmbeddedStore on the demo data', () => {
     const maxDelayMs = histogram.max / 1e6;
     // The query must be slow enough that running it on this thread would show.
     assert.ok(tookMs > 300, `query took only ${tookMs} ms; make it heavier`);
-    assert.ok(maxDelayMs < 100, `event loop stalled ${maxDelayMs.toFixed(1)} ms during a ${tookMs} ms query`);
+    // Run on this thread, the query would stall the loop for its whole duration; off it, the loop
+    // keeps turning. Half the duration separates the two on any machine, however loaded.
+    assert.ok(maxDelayMs < tookMs / 2, `event loop stalled ${maxDelayMs.toFixed(1)} ms during a ${tookMs} ms query`);
     console.log(`# heavy query ${tookMs} ms; main event loop max delay ${maxDelayMs.toFixed(1)} ms`);
   });
 });
