@@ -58,7 +58,7 @@ describe('createUpstream: request shape', () => {
       res.writeHead(200, { 'content-type': 'application/sparql-results+json' });
       res.end('{}');
     });
-    const query = 'SELECT * FROM <urn:a> WHERE { ?s ?p "ü & = + %" }';
+    const query = 'SELECT * FROM <urn:a> WHERE { ?s ?p "ü & = + % 😀 *-._~!\'()" }\n# end';
     const u = upstream(`${base}/ds/query?x=1`, 2000, { Authorization: 'Basic c2VjcmV0', 'X-Store': 'yes' });
     const res = await u.send(query, 'text/csv', new AbortController().signal);
     assert.equal(await readAll(res.body), '{}');
@@ -70,6 +70,8 @@ describe('createUpstream: request shape', () => {
     assert.equal(seen.headers.authorization, 'Basic c2VjcmV0');
     assert.equal(seen.headers['x-store'], 'yes');
     assert.equal(seen.headers['user-agent'], `sparql-guard/${version}`);
+    // Byte for byte what a form serialiser writes (URL Standard urlencoded serializer).
+    assert.equal(seen.body, new URLSearchParams({ query }).toString());
     const params = new URLSearchParams(seen.body);
     assert.deepEqual([...params.keys()], ['query']);
     assert.equal(params.get('query'), query);
