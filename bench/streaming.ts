@@ -1,4 +1,4 @@
-// Benchmark (c): a 500 MB SPARQL JSON answer streamed direct from the store vs through sparql-guard: MB/s and the guard's peak RSS.
+// Benchmark (c): a 500 MB SPARQL JSON answer streamed direct from the store, through a plain Node proxy and through sparql-guard: MB/s and the guard's peak RSS.
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -17,7 +17,7 @@ const SPEED_RATIO_TARGET = 0.9;
 const RSS_GROWTH_TARGET_MB = 50;
 const MB = 1e6;
 
-type Scenario = 'direct' | 'guard';
+type Scenario = 'direct' | 'proxy' | 'guard';
 
 interface Row {
   scenario: Scenario;
@@ -87,6 +87,7 @@ async function scenario(name: Scenario): Promise<Row> {
   const store = await startBenchServer('fixed-upstream');
   const servers: BenchServer[] = [store];
   try {
+    if (name === 'proxy') servers.push(await startBenchServer('pass-through-proxy', [`${store.url}/sparql`]));
     if (name === 'guard') servers.push(await startBenchGuard(`${store.url}/sparql`, 1));
     const front = servers[servers.length - 1]!;
     const url = `${front.url}/sparql`;
@@ -140,18 +141,19 @@ async function main(): Promise<void> {
   }
   console.log('### (c) Streaming a 500 MB answer\n');
   console.log(`machine: ${describeMachine()}`);
-  console.log(`SELECT answered by the stand-in store with ${LIMIT.toLocaleString('en')} rows of SPARQL JSON; one client on a fresh connection reads it all; best of ${RUNS} runs; each front in a fresh process; RSS of the guard process from /proc (MB = 10^6 bytes)\n`);
-  const rows = (['direct', 'guard'] as const).map((name) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--scenario', name], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Row);
-  const [direct, guard] = rows as [Row, Row];
-  console.log('| front | MB | MB/s | vs direct | guard RSS before MB | guard peak RSS MB | RSS growth MB | target |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---|');
-  console.log(`| direct to the store | ${(direct.bytes / MB).toFixed(0)} | ${direct.mbPerS.toFixed(0)} | 1.00 | | | | |`);
+  console.log(`SELECT answered by the stand-in store with ${LIMIT.toLocaleString('en')} rows of SPARQL JSON (chunked, no Content-Length); one client on a fresh connection reads it all; best of ${RUNS} runs; each front in a fresh process; RSS of the guard process from /proc (MB = 10^6 bytes); the plain proxy shows what any Node process relaying the bytes costs on this machine\n`);
+  const rows = (['direct', 'proxy', 'guard'] as const).map((name) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--scenario', name], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Row);
+  const [direct, proxy, guard] = rows as [Row, Row, Row];
+  console.log('| front | MB | MB/s | vs direct | vs proxy | guard RSS before MB | guard peak RSS MB | RSS growth MB | target |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  console.log(`| direct to the store | ${(direct.bytes / MB).toFixed(0)} | ${direct.mbPerS.toFixed(0)} | 1.00 | | | | | |`);
+  console.log(`| plain Node pass-through proxy | ${(proxy.bytes / MB).toFixed(0)} | ${proxy.mbPerS.toFixed(0)} | ${(proxy.mbPerS / direct.mbPerS).toFixed(2)} | 1.00 | | | | |`);
   const ratio = guard.mbPerS / direct.mbPerS;
   const growth = (guard.rssPeakMb ?? Number.NaN) - (guard.rssBeforeMb ?? Number.NaN);
   const speed = ratio >= SPEED_RATIO_TARGET ? 'met' : `MISSED by ${(SPEED_RATIO_TARGET - ratio).toFixed(2)}`;
   const memory = growth < RSS_GROWTH_TARGET_MB ? 'met' : Number.isNaN(growth) ? 'not measured (no /proc)' : `MISSED by ${(growth - RSS_GROWTH_TARGET_MB).toFixed(0)} MB`;
   console.log(
-    `| sparql-guard, 1 worker | ${(guard.bytes / MB).toFixed(0)} | ${guard.mbPerS.toFixed(0)} | ${ratio.toFixed(2)} | ${guard.rssBeforeMb?.toFixed(0) ?? '?'} | ${guard.rssPeakMb?.toFixed(0) ?? '?'} | ${growth.toFixed(0)} | >= ${SPEED_RATIO_TARGET} x direct: ${speed}; growth < ${RSS_GROWTH_TARGET_MB} MB: ${memory} |`,
+    `| sparql-guard, 1 worker | ${(guard.bytes / MB).toFixed(0)} | ${guard.mbPerS.toFixed(0)} | ${ratio.toFixed(2)} | ${(guard.mbPerS / proxy.mbPerS).toFixed(2)} | ${guard.rssBeforeMb?.toFixed(0) ?? '?'} | ${guard.rssPeakMb?.toFixed(0) ?? '?'} | ${growth.toFixed(0)} | >= ${SPEED_RATIO_TARGET} x direct: ${speed}; growth < ${RSS_GROWTH_TARGET_MB} MB: ${memory} |`,
   );
   console.log('');
 }
