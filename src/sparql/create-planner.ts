@@ -16,7 +16,7 @@ export { EMPTY_GRAPH } from './prepare-query.js';
 export interface PlannerOptions {
   /** Base for relative IRIs when the query has no BASE; default 'http://localhost/'. */
   baseIri: string;
-  /** Deepest bracket nesting accepted; default 64. */
+  /** Deepest bracket nesting accepted, and a quarter of the deepest algebra (checkAlgebraDepth); default 64. */
   maxQueryDepth: number;
   /** Bounds of the plan cache; defaults 1000 entries / 16 MiB; maxEntries 0 = no cache. */
   planCache: { maxEntries: number; maxBytes: number };
@@ -25,7 +25,7 @@ export interface PlannerOptions {
 /** Plans one query for one caller. */
 export interface Planner {
   /**
-   * Throws GuardError 400 (unparseable, cannot rewrite safely, bad protocol IRI, too deep),
+   * Throws GuardError 400 (unparseable, cannot rewrite safely, bad protocol IRI, too deep or too complex),
    * 403 (update, SERVICE, a hidden path named) or 500 (a hidden path that is no valid IRI).
    */
   plan(request: QueryRequest, grant: Grant): Plan;

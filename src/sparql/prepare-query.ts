@@ -4,6 +4,7 @@ import sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
 import type { QueryRequest } from '../http/query-request.js';
 import { buildTemplate, type LooseQuery } from './build-template.js';
+import { checkAlgebraDepth } from './check-algebra-depth.js';
 import { checkNestingDepth } from './check-nesting-depth.js';
 import { decodeCodepointEscapes } from './decode-codepoint-escapes.js';
 import { parseQuery } from './parse-query.js';
@@ -44,7 +45,8 @@ const factory = (() => {
 /**
  * Prepares one (query text, protocol dataset) for every caller, in the order
  * DESIGN section 5 fixes: protocol IRIs, nesting depth (before anything else
- * reads the text), codepoint escapes, IRI resolution, strict parse, refusals
+ * reads the text), codepoint escapes, IRI resolution, strict parse, algebra
+ * depth (checkAlgebraDepth: wide queries nest deep in stores), refusals
  * (update 403, SERVICE 403, FROM in a sub-select 400), IRI normalisation,
  * DESCRIBE rewritten to a CONSTRUCT (rewriteDescribe), then serialisation into
  * text segments and slots, hidden-path slots included (buildTemplate). The
@@ -68,6 +70,8 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     const text = resolveQueryIris(decoded, regions, settings.baseIri);
     const tree = parseChecked(text, regions, decoded);
     if (tree.type === 'update') throw updateRefusal();
+    // Before any other walker: wide but flat queries nest deep in the stores' algebra.
+    checkAlgebraDepth(tree, settings.maxQueryDepth);
     inspectTree(tree, true);
 
     const usesProtocol = protocolDefault.length > 0 || protocolNamed.length > 0;

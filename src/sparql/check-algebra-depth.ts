@@ -1,0 +1,232 @@
+// Refuses queries whose algebra would nest deeper than stores survive, however flat their text: one walk of the parse tree per prepared query.
+
+import { GuardError } from '../guard-error.js';
+
+/**
+ * Algebra levels allowed per level of `maxQueryDepth` (64 gives 256). Measured on the
+ * embedded Oxigraph (WASM, worker thread), the weakest store: it dies from about 800
+ * left-deep levels of the costliest kind (812 OPTIONALs, BINDs, sub-selects, projection
+ * expressions or ORDER BY keys in one group survive, 843 do not; 781 path steps survive,
+ * 812 do not), so 256 keeps a margin of three. Jena fails from about 4,000; Virtuoso was
+ * not probed (it hangs rather than fails).
+ */
+export const ALGEBRA_LEVELS_PER_DEPTH = 4;
+
+/**
+ * Levels one EXISTS or NOT EXISTS adds: Oxigraph evaluates its pattern with an
+ * evaluator of its own, so 200 nested EXISTS exhaust what about 800 OPTIONALs do.
+ */
+const EXISTS_LEVELS = 4;
+
+/**
+ * Members of an IN or NOT IN list that count as one level: Oxigraph evaluates the list as a
+ * chain (12,000 members kill it where 11,500 do not, about 14 per OPTIONAL's worth of
+ * stack); Jena evaluates it flat.
+ */
+const IN_MEMBERS_PER_LEVEL = 16;
+
+/**
+ * Triple patterns of one basic graph pattern that count as one level. Oxigraph joins them
+ * left-deep after reordering (800 patterns survive, 1,200 kill it after minutes of
+ * planning); Jena plans 8,000 flat. Two per level keeps 300-pattern queries well inside
+ * the default limit and the worst case (a 510-pattern BGP) under the 800 measured.
+ */
+const BGP_PATTERNS_PER_LEVEL = 2;
+
+/**
+ * Throws GuardError 400 when {@link algebraDepth} of the parsed query exceeds
+ * `ALGEBRA_LEVELS_PER_DEPTH × maxQueryDepth`. The walk gives up as soon as the levels
+ * above a node pass the limit, so its own recursion stays shallow whatever the tree.
+ */
+export function checkAlgebraDepth(query: object, maxQueryDepth: number): void {
+  const limit = ALGEBRA_LEVELS_PER_DEPTH * maxQueryDepth;
+  if (algebraDepth(query, limit) > limit) throw tooComplex(limit);
+}
+
+/**
+ * Height of the algebra a store builds from the query (SPARQL 1.1 §18.2), counted the
+ * way stores nest it: binary operators applied left-deep, so a list of n operands nests
+ * n deep. Leaves (terms, single triple patterns, inline data) count 0; then
+ *
+ * - a group: one level per element (§18.2.2.6 joins, left-joins, minuses, extends and
+ *   filters them one by one), plus its deepest element; a FILTER is an element;
+ * - a basic graph pattern: one level per 2 triple patterns (stores join them pairwise)
+ *   and one per triple with a property path, plus its deepest path;
+ * - GRAPH: one level plus its group; a UNION: one level per branch plus its deepest;
+ * - a property path (§18.2.2.4): one level per step of a sequence or member of an
+ *   alternative, one for `^`, `*`, `+`, `?`, one for a negated set whatever its size
+ *   (stores keep it as a flat set), plus the deepest member;
+ * - an expression: one level per operator or function call plus its deepest argument
+ *   (sparqljs already nests `a || b || c` left-deep, so chains count one per operand;
+ *   argument lists such as CONCAT's stay flat), IN lists one level per 16 members,
+ *   EXISTS four levels plus its pattern;
+ * - a query or sub-select: its WHERE plus one level per select expression, per HAVING
+ *   constraint, per ORDER BY key and per GROUP BY key, and one for each of DISTINCT,
+ *   LIMIT/OFFSET and trailing VALUES.
+ *
+ * `giveUpAbove` stops the walk early once the depth is known to exceed it; the answer
+ * is then some number above `giveUpAbove`.
+ */
+export function algebraDepth(query: object, giveUpAbove = Number.POSITIVE_INFINITY): number {
+  try {
+    return queryDepth(query as Node, 0, giveUpAbove);
+  } catch (error) {
+    if (error instanceof DepthExceeded) return giveUpAbove + 1;
+    throw error;
+  }
+}
+
+/** A node of the sparqljs tree, read loosely: every walker in this folder does. */
+type Node = Readonly<Record<string, unknown>>;
+
+/** Thrown inside the walk once the levels above a node pass the limit. */
+class DepthExceeded extends Error {}
+
+function tooComplex(limit: number): GuardError {
+  return new GuardError(400, `query is too complex: its algebra nests deeper than ${limit} levels`);
+}
+
+/**
+ * Each walker takes `above`, a lower bound of the levels between the root and the
+ * node (the depth of the whole query is at least `above` plus the node's own), and
+ * throws DepthExceeded once that passes `limit`.
+ */
+function enter(above: number, limit: number): void {
+  if (above > limit) throw new DepthExceeded();
+}
+
+function queryDepth(query: Node, above: number, limit: number): number {
+  enter(above, limit);
+  const expressions: unknown[] = [];
+  let levels = 0;
+  for (const item of (query['variables'] as unknown[] | undefined) ?? []) {
+    const expression = (item as Node)['expression'];
+    if (expression !== undefined) {
+      expressions.push(expression);
+      levels++;
+    }
+  }
+  for (const key of ['group', 'order'] as const) {
+    for (const item of (query[key] as Node[] | undefined) ?? []) {
+      expressions.push(item['expression']);
+      levels++;
+    }
+  }
+  for (const expression of (query['having'] as unknown[] | undefined) ?? []) {
+    expressions.push(expression);
+    levels++;
+  }
+  if (query['distinct'] === true || query['reduced'] === true) levels++;
+  if (query['limit'] !== undefined || query['offset'] !== undefined) levels++;
+  if (query['values'] !== undefined) levels++;
+  let deepest = groupDepth((query['where'] as unknown[] | undefined) ?? [], above + levels, limit);
+  for (const expression of expressions) deepest = Math.max(deepest, expressionDepth(expression, above + levels, limit));
+  return levels + deepest;
+}
+
+function groupDepth(elements: readonly unknown[], above: number, limit: number): number {
+  enter(above, limit);
+  const levels = elements.length;
+  let deepest = 0;
+  for (const element of elements) deepest = Math.max(deepest, patternDepth(element as Node, above + levels, limit));
+  return levels + deepest;
+}
+
+/** A UNION branch or EXISTS argument: a group in the text, which sparqljs unwraps when it holds one BGP. */
+function bracedDepth(pattern: Node, above: number, limit: number): number {
+  return pattern['type'] === 'group' ? patternDepth(pattern, above, limit) : groupDepth([pattern], above, limit);
+}
+
+/** One element of a group. */
+function patternDepth(pattern: Node, above: number, limit: number): number {
+  enter(above, limit);
+  switch (pattern['type']) {
+    case 'bgp':
+      return bgpDepth(pattern['triples'] as readonly Node[], above, limit);
+    case 'group':
+    case 'optional':
+    case 'minus':
+      return groupDepth(pattern['patterns'] as unknown[], above, limit);
+    case 'graph':
+    case 'service':
+      return 1 + groupDepth(pattern['patterns'] as unknown[], above + 1, limit);
+    case 'union': {
+      const branches = pattern['patterns'] as readonly Node[];
+      let deepest = 0;
+      for (const branch of branches) deepest = Math.max(deepest, bracedDepth(branch, above + branches.length, limit));
+      return branches.length + deepest;
+    }
+    case 'filter':
+    case 'bind':
+      return expressionDepth(pattern['expression'], above, limit);
+    case 'values':
+      return 0;
+    case 'query':
+      return queryDepth(pattern, above, limit);
+    default:
+      // Unknown to this walker, so unknown how stores nest it: refuse rather than guess.
+      throw new GuardError(400, 'query is not valid SPARQL 1.1: unknown graph pattern');
+  }
+}
+
+function bgpDepth(triples: readonly Node[], above: number, limit: number): number {
+  let levels = Math.ceil(triples.length / BGP_PATTERNS_PER_LEVEL);
+  for (const triple of triples) if (isPath(triple['predicate'])) levels++;
+  let deepest = 0;
+  for (const triple of triples) {
+    const predicate = triple['predicate'];
+    if (isPath(predicate)) deepest = Math.max(deepest, pathDepth(predicate, above + levels, limit));
+  }
+  return levels + deepest;
+}
+
+function isPath(value: unknown): value is Node {
+  return typeof value === 'object' && value !== null && (value as Node)['type'] === 'path';
+}
+
+function pathDepth(path: Node, above: number, limit: number): number {
+  enter(above, limit);
+  const items = path['items'] as readonly unknown[];
+  if (path['pathType'] === '!') return 1; // a flat set of IRIs, however many (§18.2.2.4 NPS)
+  const levels = path['pathType'] === '/' || path['pathType'] === '|' ? items.length : 1;
+  let deepest = 0;
+  for (const item of items) if (isPath(item)) deepest = Math.max(deepest, pathDepth(item, above + levels, limit));
+  return levels + deepest;
+}
+
+function expressionDepth(expression: unknown, above: number, limit: number): number {
+  enter(above, limit);
+  if (typeof expression !== 'object' || expression === null) return 0;
+  const node = expression as Node;
+  if (typeof node['termType'] === 'string') return 0;
+  switch (node['type']) {
+    case 'operation': {
+      const operator = node['operator'];
+      const args = node['args'] as readonly unknown[];
+      if (operator === 'exists' || operator === 'notexists') {
+        return EXISTS_LEVELS + bracedDepth(args[0] as Node, above + EXISTS_LEVELS, limit);
+      }
+      let levels = 1;
+      let deepest = 0;
+      if ((operator === 'in' || operator === 'notin') && Array.isArray(args[1])) {
+        const members = args[1] as readonly unknown[];
+        levels += Math.ceil(members.length / IN_MEMBERS_PER_LEVEL);
+        deepest = expressionDepth(args[0], above + levels, limit);
+        for (const member of members) deepest = Math.max(deepest, expressionDepth(member, above + levels, limit));
+        return levels + deepest;
+      }
+      for (const arg of args) deepest = Math.max(deepest, expressionDepth(arg, above + levels, limit));
+      return levels + deepest;
+    }
+    case 'functionCall': {
+      let deepest = 0;
+      for (const arg of node['args'] as readonly unknown[]) deepest = Math.max(deepest, expressionDepth(arg, above + 1, limit));
+      return 1 + deepest;
+    }
+    case 'aggregate':
+      return 1 + expressionDepth(node['expression'], above + 1, limit);
+    default:
+      // Unknown to this walker, so unknown how stores nest it: refuse rather than guess.
+      throw new GuardError(400, 'query is not valid SPARQL 1.1: unknown expression');
+  }
+}
