@@ -27,7 +27,7 @@ const IN_MEMBERS_PER_LEVEL = 16;
 
 /**
  * Triple patterns of one basic graph pattern that count as one level. Oxigraph joins them
- * left-deep after reordering (800 patterns survive, 1,200 kill it after minutes of
+ * left-deep after reordering (800 patterns survive, 1,000 kill it after minutes of
  * planning); Jena plans 8,000 flat. Two per level keeps 300-pattern queries well inside
  * the default limit and the worst case (a 510-pattern BGP) under the 800 measured.
  */
