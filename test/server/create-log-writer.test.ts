@@ -16,7 +16,7 @@ const parseLines = (texts: readonly string[]) =>
 describe('createLogWriter', () => {
   it('batches request lines into one write, in order, each a JSON object with time', async () => {
     const writes: string[] = [];
-    const writer = createLogWriter((text) => writes.push(text), { flushIntervalMs: 10, maxBufferedChars: 1 << 20 });
+    const writer = createLogWriter((text) => writes.push(text), { flushIntervalMs: 10, maxBatchBytes: 1 << 20 });
     for (let i = 0; i < 100; i += 1) writer.log({ n: i });
     assert.equal(writes.length, 0, 'nothing written before the interval');
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -31,7 +31,7 @@ describe('createLogWriter', () => {
 
   it('writes an event line at once, after the request lines before it', () => {
     const writes: string[] = [];
-    const writer = createLogWriter((text) => writes.push(text), { flushIntervalMs: 60_000, maxBufferedChars: 1 << 20 });
+    const writer = createLogWriter((text) => writes.push(text), { flushIntervalMs: 60_000, maxBatchBytes: 1 << 20 });
     writer.log({ status: 200 });
     writer.log({ event: 'policies-reloaded' });
     assert.equal(writes.length, 1);
@@ -41,14 +41,20 @@ describe('createLogWriter', () => {
     );
   });
 
-  it('writes as soon as the buffer reaches its bound', () => {
+  it('never writes more than the bound (whole lines only), and writes as soon as it is reached', () => {
     const writes: string[] = [];
-    const writer = createLogWriter((text) => writes.push(text), { flushIntervalMs: 60_000, maxBufferedChars: 1000 });
-    for (let i = 0; i < 100; i += 1) writer.log({ padding: 'x'.repeat(90) });
+    const writer = createLogWriter((text) => writes.push(text), { flushIntervalMs: 60_000, maxBatchBytes: 1000 });
+    for (let i = 0; i < 100; i += 1) writer.log({ padding: 'é'.repeat(45) }); // 90 bytes, 45 characters
     assert.ok(writes.length >= 9, `${writes.length} writes`);
-    for (const text of writes) assert.ok(text.length < 1000 + 200, `a batch of ${text.length} chars`);
+    for (const text of writes) {
+      assert.ok(Buffer.byteLength(text) <= 1000, `a batch of ${Buffer.byteLength(text)} bytes`);
+      assert.ok(text.endsWith('\n'));
+    }
+    writer.log({ padding: 'y'.repeat(2000) });
+    assert.equal(parseLines([writes.at(-1) ?? '']).length, 1, 'a longer line goes alone');
+    assert.equal(parseLines([writes.at(-1) ?? ''])[0]?.padding, 'y'.repeat(2000));
     writer.flush();
-    assert.equal(parseLines(writes).length, 100);
+    assert.equal(parseLines(writes).length, 101);
   });
 
   it('loses no line when the process exits right after logging (stdout a pipe)', () => {
