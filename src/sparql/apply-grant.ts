@@ -23,8 +23,10 @@ const NOT_IN_IRI = /[<>"{}|^`\\\u0000-\u0020]/;
  * DESIGN section 5: effective default = requested default (or all granted)
  * ∩ granted, the same for named; both FROM and FROM NAMED always present, an
  * empty set written as the reserved EMPTY_GRAPH; `GRAPH <iri>` outside the
- * effective named graphs becomes its empty VALUES block. Requested graphs
- * keep request order, "all granted" is sorted, so output is deterministic.
+ * effective named graphs becomes its empty VALUES block, and `GRAPH ?var`
+ * around a `*` / `+` path one branch per effective named graph (UNION).
+ * Requested graphs keep request order, "all granted" is sorted, so output is
+ * deterministic.
  *
  * DESIGN section 3: the hidden predicates of this request are the union of
  * the hidden sets of the graphs of its effective dataset (default and named).
@@ -49,7 +51,7 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant): Plan {
     }
   }
   return {
-    query: fillTemplate(prepared.parts, dataset, granted, hidden),
+    query: fillTemplate(prepared.parts, dataset, granted, named, hidden),
     form: prepared.form,
     defaultAccept: prepared.defaultAccept,
   };
@@ -58,12 +60,15 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant): Plan {
 /**
  * Writes the template: `keep` decides GRAPH slots (the granted set: kept when
  * requested and granted; true or false: all kept or all removed, for checks),
+ * `named` lists the candidate named graphs a `GRAPH ?var` slot expands over
+ * (the requested ones, or all granted; those `keep` keeps are written),
  * `hidden` fills the hidden-path slots (undefined: nothing hidden).
  */
 export function fillTemplate(
   parts: readonly TemplatePart[],
   dataset: string,
   keep: ReadonlySet<string> | boolean,
+  named: readonly string[],
   hidden: HiddenText | undefined,
 ): string {
   let out = '';
@@ -73,7 +78,16 @@ export function fillTemplate(
     else if (part.kind === 'graph') {
       // An effective named graph is requested (or all are) and granted.
       const kept = typeof keep === 'boolean' ? keep : part.requested && keep.has(part.iri);
-      out += kept ? fillTemplate(part.kept, dataset, keep, hidden) : part.removed;
+      out += kept ? fillTemplate(part.kept, dataset, keep, named, hidden) : part.removed;
+    } else if (part.kind === 'graph-variable') {
+      // The body does not depend on the graph: written once, repeated per branch.
+      const body = fillTemplate(part.body, dataset, keep, named, hidden);
+      let branches = '';
+      for (const graph of named) {
+        if (typeof keep === 'boolean' ? !keep : !keep.has(graph)) continue;
+        branches += (branches === '' ? '{ GRAPH <' : '\nUNION\n{ GRAPH <') + graph + '> ' + body + ' VALUES ' + part.variable + ' { <' + graph + '> } }';
+      }
+      out += branches === '' ? part.removed : branches;
     } else if (hidden === undefined) {
       if (part.kind === 'negated-set') out += part.plain;
     } else if (part.kind === 'hidden-filter') {

@@ -4,10 +4,11 @@ import sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
 import { fillTemplate, hiddenText, type HiddenText } from './apply-grant.js';
 import { EMPTY_GRAPH } from './empty-graph.js';
+import { findTransitiveGraphs } from './find-transitive-graphs.js';
 import { inScopeVariables } from './in-scope-variables.js';
 import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';
 import { parseQuery } from './parse-query.js';
-import type { GraphSlot, HiddenFilterSlot, NegatedSetSlot, TemplatePart } from './prepared-query.js';
+import type { GraphSlot, GraphVariableSlot, HiddenFilterSlot, NegatedSetSlot, TemplatePart } from './prepared-query.js';
 
 /** A query's template and what request time needs to know about hidden predicates. */
 export interface Template {
@@ -33,6 +34,9 @@ const MARKER_CANDIDATES = ['\u0000', '\uE000', '\uE001', '\uE002', '\uE003', '\u
 /** Stands in for a caller's hidden predicates while the template is checked; never sent anywhere. */
 const HIDDEN_SAMPLE = 'urn:x-sparql-guard:hidden-check';
 
+/** Stand in for named graphs while GRAPH ?var expansions are checked (two, so the UNION form is checked); never sent anywhere. */
+const NAMED_SAMPLES = ['urn:x-sparql-guard:graph-check-1', 'urn:x-sparql-guard:graph-check-2'];
+
 /** A sparqljs Generator instance, with the methods this file overrides. */
 interface GeneratorInstance {
   toQuery(query: unknown): string;
@@ -41,6 +45,7 @@ interface GeneratorInstance {
   indent(text: string): string;
   graphs(keyword: string, graphs: unknown): string;
   graph(pattern: GraphNode): string;
+  group(pattern: object): string;
   bgp(pattern: object): string;
 }
 
@@ -58,9 +63,17 @@ interface PathNode {
 
 type LeafSlot = HiddenFilterSlot | NegatedSetSlot;
 
+/** A GRAPH element met while generating: `GRAPH <iri>` or an expanded `GRAPH ?var`, and its removed text. */
+interface PendingGraph {
+  readonly name: string;
+  readonly variable: boolean;
+  readonly removed: string;
+}
+
 /**
  * Serialises with the sparqljs Generator, wrapping the dataset position, every
- * `GRAPH <iri>` element, every BGP with variable predicates and every negated
+ * `GRAPH <iri>` element, every `GRAPH ?var` around a `*` / `+` path
+ * (findTransitiveGraphs), every BGP with variable predicates and every negated
  * property set in markers, then cuts the text at the markers. Prefixes and
  * BASE are dropped so every IRI leaves written out in full. With no hidden
  * predicates the hidden-path slots write nothing (or the set as it was), so
@@ -76,8 +89,9 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   // sparqljs parses `CONSTRUCT {} WHERE {}` without a template and would write it as CONSTRUCT WHERE.
   if (root.queryType === 'CONSTRUCT' && root.template === undefined) root.template = [];
   const marks = markHiddenPaths(root as unknown as Record<string, unknown>);
+  const transitive = findTransitiveGraphs(root);
 
-  const graphSlots: { iri: string; removed: string }[] = [];
+  const graphSlots: PendingGraph[] = [];
   const leafSlots: LeafSlot[] = [];
   const generator = new sparqljs.Generator({ indent: '  ', newline: '\n' }).createGenerator() as GeneratorInstance;
   const plain = Object.getPrototypeOf(generator) as GeneratorInstance;
@@ -87,14 +101,19 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   generator.indent = (block) => '  ' + block.replaceAll('\n', '\n  ');
   generator.graphs = (keyword) => (keyword === 'FROM ' ? `${marker}D${marker}` : '');
   generator.graph = function (this: GeneratorInstance, pattern: GraphNode): string {
-    if (pattern.name.termType !== 'NamedNode') return plain.graph.call(this, pattern);
+    const variable = transitive.has(pattern);
+    if (pattern.name.termType !== 'NamedNode' && !variable) return plain.graph.call(this, pattern);
     const index = graphSlots.length;
-    const variables = inScopeVariables(pattern.patterns);
+    // Removing `GRAPH ?var { P }` must keep ?var in scope too.
+    const variables = inScopeVariables(variable ? [pattern] : pattern.patterns);
     graphSlots.push({
-      iri: pattern.name.value,
+      name: pattern.name.value,
+      variable,
       removed: variables.length === 1 ? `VALUES ${variables[0]} {}` : `VALUES (${variables.join(' ')}) {}`,
     });
-    return `${marker}O${index}${marker}` + plain.graph.call(this, pattern) + `${marker}C${index}${marker}`;
+    // An expanded GRAPH ?var keeps only its group `{ P }`; each branch writes its own GRAPH <g>.
+    const kept = variable ? this.group(pattern) : plain.graph.call(this, pattern);
+    return `${marker}O${index}${marker}` + kept + `${marker}C${index}${marker}`;
   };
   // The filter goes right after the BGP, inside the same braces: the BGP's own group.
   generator.bgp = function (this: GeneratorInstance, pattern: object): string {
@@ -122,7 +141,7 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
 
   const generated = generator.toQuery(root);
   const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots, requestedNamed);
-  verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? marks : undefined);
+  verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? marks : undefined, transitive);
   return { parts, namedPredicates: [...marks.named].sort(), hasHiddenSlots: leafSlots.length > 0 };
 }
 
@@ -141,7 +160,7 @@ function isInverse(member: unknown): boolean {
 function cutAtMarkers(
   generated: string,
   marker: string,
-  graphSlots: readonly { iri: string; removed: string }[],
+  graphSlots: readonly PendingGraph[],
   leafSlots: readonly LeafSlot[],
   requestedNamed: readonly string[] | null,
 ): TemplatePart[] {
@@ -172,13 +191,15 @@ function cutAtMarkers(
       const slot = graphSlots[index];
       const parent = stack[stack.length - 1];
       if (slot === undefined || parent === undefined) throw unsafe();
-      const graphSlot: GraphSlot = {
-        kind: 'graph',
-        iri: slot.iri,
-        requested: requestedNamed === null || requestedNamed.includes(slot.iri),
-        kept: top.parts,
-        removed: slot.removed,
-      };
+      const graphSlot: GraphSlot | GraphVariableSlot = slot.variable
+        ? { kind: 'graph-variable', variable: '?' + slot.name, body: top.parts, removed: slot.removed }
+        : {
+            kind: 'graph',
+            iri: slot.name,
+            requested: requestedNamed === null || requestedNamed.includes(slot.name),
+            kept: top.parts,
+            removed: slot.removed,
+          };
       parent.parts.push(graphSlot);
       closed++;
     } else if (kind === 'L' && leafSlots[index] !== undefined && !leavesSeen.has(index)) {
@@ -199,21 +220,29 @@ function cutAtMarkers(
  * bugs that would change meaning); the all-removed filling must parse. With
  * hidden-path slots, the fillings for a sample hidden predicate must parse
  * too, and the all-kept one must give the serialised tree with exactly the
- * intended filters and negated-set members added.
+ * intended filters and negated-set members added. Expanded GRAPH ?var
+ * elements are filled for two sample named graphs and must give back the
+ * union of per-graph branches (withGraphExpansion).
  */
-function verifyTemplate(parts: readonly TemplatePart[], root: LooseQuery, hasGraphSlots: boolean, marks: HiddenPathMarks | undefined): void {
+function verifyTemplate(
+  parts: readonly TemplatePart[],
+  root: LooseQuery,
+  hasGraphSlots: boolean,
+  marks: HiddenPathMarks | undefined,
+  transitive: ReadonlySet<object>,
+): void {
   const dataset = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
   const unsafe = (): GuardError => new GuardError(400, 'query cannot be rewritten safely');
   const sample: HiddenText | undefined = marks === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
   let kept: sparqljs.SparqlQuery;
   let keptHidden: sparqljs.SparqlQuery | undefined;
   try {
-    kept = parseQuery(fillTemplate(parts, dataset, true, undefined));
+    kept = parseQuery(fillTemplate(parts, dataset, true, NAMED_SAMPLES, undefined));
     // Without GRAPH slots the all-removed fillings are the all-kept ones.
-    if (hasGraphSlots) parseQuery(fillTemplate(parts, dataset, false, undefined));
+    if (hasGraphSlots) parseQuery(fillTemplate(parts, dataset, false, NAMED_SAMPLES, undefined));
     if (sample !== undefined) {
-      keptHidden = parseQuery(fillTemplate(parts, dataset, true, sample));
-      if (hasGraphSlots) parseQuery(fillTemplate(parts, dataset, false, sample));
+      keptHidden = parseQuery(fillTemplate(parts, dataset, true, NAMED_SAMPLES, sample));
+      if (hasGraphSlots) parseQuery(fillTemplate(parts, dataset, false, NAMED_SAMPLES, sample));
     }
   } catch (error) {
     if (error instanceof RangeError) throw error;
@@ -221,11 +250,39 @@ function verifyTemplate(parts: readonly TemplatePart[], root: LooseQuery, hasGra
   }
   const empty = { termType: 'NamedNode', value: EMPTY_GRAPH };
   root.from = { default: [empty], named: [empty] };
+  const expected = transitive.size === 0 ? root : withGraphExpansion(root, transitive);
   const same =
-    canonical(kept) === canonical(root) &&
-    (marks === undefined || canonical(keptHidden) === canonical(withHiddenSample(root, marks)));
+    canonical(kept) === canonical(expected) &&
+    (marks === undefined || canonical(keptHidden) === canonical(withHiddenSample(expected, marks)));
   root.from = { default: [], named: [] };
   if (!same) throw unsafe();
+}
+
+/**
+ * The tree the all-kept filling for NAMED_SAMPLES must parse to: each
+ * expanded `GRAPH ?v { P }` becomes `{ GRAPH <s1> { P } VALUES ?v { <s1> } }
+ * UNION { … <s2> … }`. sparqljs reads a group holding only that union, as a
+ * UNION branch or EXISTS argument, as the union itself, so every position
+ * gets the union node. BGPs are kept by identity: the hidden-path marks are
+ * keyed on them.
+ */
+function withGraphExpansion(root: LooseQuery, transitive: ReadonlySet<object>): unknown {
+  const copy = (node: unknown): unknown => {
+    if (typeof node !== 'object' || node === null) return node;
+    if (Array.isArray(node)) return node.map(copy);
+    const record = node as Record<string, unknown>;
+    if (typeof record['termType'] === 'string' || record['type'] === 'bgp') return record;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(record)) out[key] = copy(record[key]);
+    if (!transitive.has(record)) return out;
+    const variable = '?' + (record['name'] as { value: string }).value;
+    const branches = NAMED_SAMPLES.map((graph) => {
+      const name = { termType: 'NamedNode', value: graph };
+      return { type: 'group', patterns: [{ type: 'graph', patterns: out['patterns'], name }, { type: 'values', values: [{ [variable]: name }] }] };
+    });
+    return { type: 'union', patterns: branches };
+  };
+  return copy(root);
 }
 
 /**
@@ -234,7 +291,7 @@ function verifyTemplate(parts: readonly TemplatePart[], root: LooseQuery, hasGra
  * standing as a UNION branch or EXISTS argument becomes a group holding both),
  * and the sample added to every negated property set in the directions it has.
  */
-function withHiddenSample(root: LooseQuery, marks: HiddenPathMarks): unknown {
+function withHiddenSample(root: unknown, marks: HiddenPathMarks): unknown {
   const sample = { termType: 'NamedNode', value: HIDDEN_SAMPLE };
   const filtersAfter = (variables: readonly string[]) =>
     variables.map((name) => ({

@@ -195,6 +195,7 @@ function sizeOf(parts: readonly TemplatePart[]): number {
     if (typeof part === 'string') bytes += 2 * part.length + 16;
     else if (part.kind === 'dataset') bytes += 16;
     else if (part.kind === 'graph') bytes += 64 + 2 * (part.iri.length + part.removed.length) + sizeOf(part.kept);
+    else if (part.kind === 'graph-variable') bytes += 64 + 2 * (part.variable.length + part.removed.length) + sizeOf(part.body);
     else if (part.kind === 'hidden-filter') bytes += 48 + 2 * part.variables.join('').length;
     else bytes += 64 + 2 * (part.plain.length + part.members.length);
   }

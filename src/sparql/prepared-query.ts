@@ -5,9 +5,10 @@ import type { QueryForm, Plan } from './plan.js';
 /**
  * One piece of a prepared query's text. Strings are emitted as they are;
  * slots are filled per request from the caller's grant: the dataset, GRAPH
- * elements, and the two places hidden predicates go (DESIGN section 3).
+ * elements (named, or variable around a `*` / `+` path), and the two places
+ * hidden predicates go (DESIGN section 3).
  */
-export type TemplatePart = string | DatasetSlot | GraphSlot | HiddenFilterSlot | NegatedSetSlot;
+export type TemplatePart = string | DatasetSlot | GraphSlot | GraphVariableSlot | HiddenFilterSlot | NegatedSetSlot;
 
 /** Where FROM / FROM NAMED go: between the query form and WHERE. */
 export interface DatasetSlot {
@@ -25,6 +26,26 @@ export interface GraphSlot {
   /** False when a requested named-graph list leaves `iri` out, whatever is granted. */
   readonly requested: boolean;
   readonly kept: readonly TemplatePart[];
+  readonly removed: string;
+}
+
+/**
+ * A `GRAPH ?var { P }` element whose P holds a `*` or `+` property path
+ * (findTransitiveGraphs): Virtuoso 7.2.5 walks such paths across graphs
+ * outside FROM NAMED. Written per request as one branch per effective named
+ * graph g, in dataset order, `{ GRAPH <g> { P } VALUES ?var { <g> } }`, the
+ * branches joined by UNION: SPARQL 1.1 §18.6 evaluates Graph(?var, P) as
+ * exactly the union over the named graphs of Join(eval(g, P), {?var -> g}),
+ * and the VALUES join (not a BIND) keeps that meaning when P binds ?var
+ * itself. With no effective named graph: `removed`, as for GraphSlot.
+ */
+export interface GraphVariableSlot {
+  readonly kind: 'graph-variable';
+  /** The graph variable as written (`?g`). */
+  readonly variable: string;
+  /** The generated group `{ P }` (it may hold nested slots), the same in every branch. */
+  readonly body: readonly TemplatePart[];
+  /** The empty inline-data block over the in-scope variables of the whole element, ?var included. */
   readonly removed: string;
 }
 

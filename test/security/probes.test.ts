@@ -5,9 +5,6 @@ import { BITS, GRAPHS, describeOnEveryStore, itAttacks, type Attack } from '../h
 const P = 'PREFIX ex: <http://example.org/>\nPREFIX res: <http://example.org/res/>\n';
 const SECRET_PATTERN = `res:item1 ex:secretPredicate "CANARY-SECRET-1"`;
 
-const VIRTUOSO_PATH_LEAK =
-  'Virtuoso walks + / * paths inside GRAPH ?var across graphs outside FROM NAMED; planner fix: expand GRAPH ?var { P with + or * } per request into a UNION of { GRAPH <g> { P } VALUES ?var { <g> } } over the effective named graphs';
-
 const attacks: Attack[] = [
   { name: 'ASK for a secret triple in the default graph', caller: 'reader', query: `${P}ASK { ${SECRET_PATTERN} }`, expect: { ask: false } },
   { name: 'ASK for a secret triple in any named graph', caller: 'reader', query: `${P}ASK { GRAPH ?g { ${SECRET_PATTERN} } }`, expect: { ask: false } },
@@ -21,11 +18,12 @@ const attacks: Attack[] = [
   { name: 'OPTIONAL over secret predicates', caller: 'reader', query: `${P}SELECT ?b ?secret WHERE { res:item1 ex:value ?v OPTIONAL { res:item1 ex:secretPredicate ?secret } OPTIONAL { GRAPH ?g { res:item1 ex:secretPredicate ?secret } } BIND(2 AS ?b) }`, expect: { bits: [BITS.public1] } },
   { name: 'OPTIONAL GRAPH <secret> binding a flag', caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { ex:fingerprint ex:graphBit ?x OPTIONAL { GRAPH <${GRAPHS.secret}> { ex:fingerprint ex:graphBit ?s } } BIND(COALESCE(?s, ?x) AS ?b) }`, expect: { bits: [BITS.public1, BITS.teamA] } },
   { name: 'COUNT over every graph', caller: 'reader', query: `${P}SELECT (SUM(?b) AS ?mask) (COUNT(*) AS ?n) WHERE { { ex:fingerprint ex:graphBit ?b } UNION { GRAPH ?g { ex:fingerprint ex:graphBit ?b } } }`, expect: { ok: true } },
-  { name: 'transitive path from a public subject into secret links', caller: 'reader', query: `${P}SELECT ?o WHERE { GRAPH ?g { res:item5 (ex:seeAlso|ex:about|ex:secretPredicate)+ ?o } }`, expect: { ok: true }, knownLeak: { virtuoso: VIRTUOSO_PATH_LEAK } },
-  // Virtuoso 7.2.5 evaluates a transitive path inside GRAPH ?g outside FROM NAMED (found by this suite).
-  { name: 'transitive alternative path inside GRAPH ?g', caller: 'reader', query: `${P}SELECT ?o WHERE { GRAPH ?g { res:item5 (ex:seeAlso|ex:secretPredicate)+ ?o } }`, expect: { ok: true }, knownLeak: { virtuoso: VIRTUOSO_PATH_LEAK } },
-  { name: 'transitive negated property set inside GRAPH ?g', caller: 'reader', query: `${P}SELECT ?o WHERE { GRAPH ?g { res:item5 (!ex:value)+ ?o } }`, expect: { ok: true }, knownLeak: { virtuoso: VIRTUOSO_PATH_LEAK } },
-  { name: 'zero-or-more path inside GRAPH ?g', caller: 'reader', query: `${P}SELECT ?o WHERE { GRAPH ?g { res:item5 (ex:seeAlso|ex:about|ex:secretPredicate)* ?o } }`, expect: { ok: true }, knownLeak: { virtuoso: VIRTUOSO_PATH_LEAK } },
+  { name: 'transitive path from a public subject into secret links', caller: 'reader', query: `${P}SELECT ?o WHERE { GRAPH ?g { res:item5 (ex:seeAlso|ex:about|ex:secretPredicate)+ ?o } }`, expect: { ok: true } },
+  // Virtuoso 7.2.5 walks a + / * path inside GRAPH ?g outside FROM NAMED (found by this suite); the planner expands GRAPH ?g per named graph.
+  { name: 'transitive alternative path inside GRAPH ?g', caller: 'reader', query: `${P}SELECT ?o WHERE { GRAPH ?g { res:item5 (ex:seeAlso|ex:secretPredicate)+ ?o } }`, expect: { ok: true } },
+  { name: 'transitive negated property set inside GRAPH ?g', caller: 'reader', query: `${P}SELECT ?o WHERE { GRAPH ?g { res:item5 (!ex:value)+ ?o } }`, expect: { ok: true } },
+  { name: 'transitive path inside GRAPH ?g still finds the caller\'s own data', caller: 'reader', query: `${P}SELECT ?g ?o WHERE { GRAPH ?g { res:item5 (!ex:value)+ ?o } }`, expect: { ok: true }, mustContain: 'Item 5' },
+  { name: 'zero-or-more path inside GRAPH ?g', caller: 'reader', query: `${P}SELECT ?o WHERE { GRAPH ?g { res:item5 (ex:seeAlso|ex:about|ex:secretPredicate)* ?o } }`, expect: { ok: true } },
   { name: 'transitive path inside GRAPH <public1> stays in public1', caller: 'reader', query: `${P}SELECT ?o WHERE { GRAPH <${GRAPHS.public1}> { res:item5 (ex:seeAlso|ex:secretPredicate)+ ?o } }`, expect: { ok: true } },
   { name: 'transitive path in the default graph stays in the granted graphs', caller: 'reader', query: `${P}SELECT ?o WHERE { res:item5 (!ex:value)+ ?o }`, expect: { ok: true } },
   { name: 'negated property set over every predicate', caller: 'reader', query: `${P}SELECT ?o WHERE { res:item1 !(ex:value) ?o }`, expect: { ok: true } },
