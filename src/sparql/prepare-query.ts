@@ -5,8 +5,10 @@ import { GuardError } from '../guard-error.js';
 import type { QueryRequest } from '../http/query-request.js';
 import { buildTemplate, type LooseQuery } from './build-template.js';
 import { checkAlgebraDepth } from './check-algebra-depth.js';
+import { checkFunctionCalls } from './check-function-calls.js';
 import { checkNestingDepth } from './check-nesting-depth.js';
 import { decodeCodepointEscapes } from './decode-codepoint-escapes.js';
+import { joinHavingConstraints } from './join-having-constraints.js';
 import { parseQuery } from './parse-query.js';
 import type { QueryForm } from './plan.js';
 import type { PreparedQuery, TemplatePart } from './prepared-query.js';
@@ -47,7 +49,8 @@ const factory = (() => {
  * DESIGN section 5 fixes: protocol IRIs, nesting depth (before anything else
  * reads the text), codepoint escapes, IRI resolution, strict parse, algebra
  * depth (checkAlgebraDepth: wide queries nest deep in stores), refusals
- * (update 403, SERVICE 403, FROM in a sub-select 400), IRI normalisation,
+ * (update 403, SERVICE 403, FROM in a sub-select 400), function calls and
+ * property functions (checkFunctionCalls), HAVING constraints joined,
  * DESCRIBE rewritten to a CONSTRUCT (rewriteDescribe), then serialisation into
  * text segments and slots, hidden-path slots included (buildTemplate). The
  * extreme fillings of the template (every GRAPH kept or removed, with and
@@ -67,12 +70,14 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
   try {
     const decoded = decodeCodepointEscapes(raw, rawRegions);
     const regions = decoded === raw ? rawRegions : splitQueryText(decoded);
-    const text = resolveQueryIris(decoded, regions, settings.baseIri);
+    const { text, base } = resolveQueryIris(decoded, regions, settings.baseIri);
     const tree = parseChecked(text, regions, decoded);
     if (tree.type === 'update') throw updateRefusal();
     // Before any other walker: wide but flat queries nest deep in the stores' algebra.
     checkAlgebraDepth(tree, settings.maxQueryDepth);
     inspectTree(tree, true);
+    checkFunctionCalls(tree);
+    joinHavingConstraints(tree);
 
     const usesProtocol = protocolDefault.length > 0 || protocolNamed.length > 0;
     // SPARQL 1.1 Protocol 2.1.4: protocol graphs replace the query's whole dataset.
@@ -87,7 +92,10 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     const describeNames = form === 'describe' ? markHiddenPaths(tree as unknown as Record<string, unknown>).named : undefined;
     const root = (form === 'describe' ? rewriteDescribe(tree as sparqljs.DescribeQuery) : tree) as unknown as LooseQuery;
     const { parts, namedPredicates, hasHiddenSlots } = buildTemplate(root, text, requestedNamed);
-    const named = describeNames === undefined ? namedPredicates : [...new Set([...namedPredicates, ...describeNames])].sort();
+    const named = withNormalisedForms(describeNames === undefined ? namedPredicates : [...namedPredicates, ...describeNames]);
+    // IRI() and URI() resolve against the query's base (§17.4.2.8); every other IRI is absolute already.
+    if (typeof parts[0] === 'string') parts[0] = `BASE <${base}>\n` + parts[0];
+    else parts.unshift(`BASE <${base}>\n`);
     return {
       form,
       defaultAccept: form === 'select' || form === 'ask' ? 'application/sparql-results+json' : 'text/turtle',
@@ -139,8 +147,8 @@ function firstKeywordIsUpdate(text: string, regions: readonly TextRegion[]): boo
 /**
  * Walks every node of the tree, whatever its kind, so no position is missed:
  * SERVICE anywhere is a 403, a dataset clause in a sub-query is a 400 (not
- * SPARQL 1.1; Virtuoso would apply it, rig a14), and every IRI gets its dot
- * segments removed (prefixed names can spell `\.\.\/`) and must be absolute.
+ * SPARQL 1.1; Virtuoso would apply it, rig a14), and every IRI must be
+ * absolute. IRIs keep their dot segments (§4.1.1: IRIs compare as strings).
  */
 function inspectTree(node: unknown, isRoot: boolean): void {
   if (typeof node !== 'object' || node === null) return;
@@ -166,23 +174,29 @@ function inspectTree(node: unknown, isRoot: boolean): void {
   }
 }
 
-/** A replacement for an IRI term (or a literal's datatype) whose text changes, else undefined. */
+/** A replacement for an IRI term whose text changes, else undefined. */
 function normaliseTerm(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return undefined;
-  const term = value as { termType?: unknown; value?: unknown; datatype?: { value: string } };
+  const term = value as { termType?: unknown; value?: unknown };
   if (term.termType === 'NamedNode' && typeof term.value === 'string') {
     if (!hasScheme(term.value)) throw new GuardError(400, 'query is not valid SPARQL 1.1: relative IRI');
     // sparqljs keeps PN_LOCAL_ESC backslashes (`:c\?` gives `...c\?`); §4.1.1.1 drops them. No
     // other backslash can reach an IRI: IRIREF forbids it and codepoint escapes are decoded.
-    const iri = normaliseIri(term.value.includes('\\') ? term.value.replace(/\\(.)/g, '$1') : term.value);
-    return iri === term.value ? undefined : factory.namedNode(iri);
-  }
-  if (term.termType === 'Literal' && term.datatype !== undefined) {
-    const iri = normaliseIri(term.datatype.value);
-    if (iri !== term.datatype.value) throw new GuardError(400, 'query is not valid SPARQL 1.1: datatype IRI with dot segments');
+    return term.value.includes('\\') ? factory.namedNode(term.value.replace(/\\(.)/g, '$1')) : undefined;
   }
   if (term.termType === 'Quad') throw new GuardError(400, 'query is not valid SPARQL 1.1: SPARQL-star is not SPARQL 1.1');
   return undefined;
+}
+
+/**
+ * The named predicates, sorted, plus each one's dot-segment-free form: a store
+ * that normalises IRIs (Jena) reads `<ns/../ns#salary>` as `<ns#salary>`, so
+ * naming it must count as naming the hidden predicate.
+ */
+function withNormalisedForms(iris: readonly string[]): string[] {
+  const all = new Set(iris);
+  for (const iri of iris) all.add(normaliseIri(iri));
+  return [...all].sort();
 }
 
 function unique(values: readonly string[]): string[] {

@@ -1,7 +1,7 @@
-// Reads the protocol dataset (default-graph-uri / named-graph-uri) into checked, normalised graph IRIs.
+// Reads the protocol dataset (default-graph-uri / named-graph-uri) into checked graph IRIs, kept as written.
 
 import { GuardError } from '../guard-error.js';
-import { hasScheme, normaliseIri } from './resolve-iri.js';
+import { hasScheme } from './resolve-iri.js';
 
 /** White space, control characters and the characters an IRIREF may not hold ([139]). */
 const NOT_IN_IRI = /[\u0000-\u0020\u007f-\u009f<>"{}|^`\\]/;
@@ -9,8 +9,10 @@ const NOT_IN_IRI = /[\u0000-\u0020\u007f-\u009f<>"{}|^`\\]/;
 /**
  * SPARQL 1.1 Protocol 2.1.4: each value must be an absolute IRI. An empty or
  * invalid value is refused with 400 naming the parameter (stores disagree on
- * empty values, rig b06/b07, so the guard decides). Dot segments are removed
- * as for the query's own IRIs; duplicates keep their first position.
+ * empty values, rig b06/b07, so the guard decides). Values stay byte for byte,
+ * as absolute IRIs in the query do: one with dot segments is another IRI, and
+ * no policy may grant one (loadPolicySet), so it never reaches the store.
+ * Duplicates keep their first position.
  */
 export function readProtocolGraphs(values: readonly string[], parameter: string): string[] {
   const graphs: string[] = [];
@@ -19,8 +21,7 @@ export function readProtocolGraphs(values: readonly string[], parameter: string)
     if (NOT_IN_IRI.test(value) || !hasScheme(value)) {
       throw new GuardError(400, `${parameter} is not an absolute IRI`);
     }
-    const iri = normaliseIri(value);
-    if (!graphs.includes(iri)) graphs.push(iri);
+    if (!graphs.includes(value)) graphs.push(value);
   }
   return graphs;
 }

@@ -1,4 +1,4 @@
-// RFC 3986 reference resolution (5.2.2) with dot-segment removal (5.2.4), so guard and store name the same graph.
+// RFC 3986 reference resolution (5.2.2, with dot-segment removal 5.2.4) of relative IRIs; absolute IRIs stay as written.
 
 /** RFC 3986 appendix B: scheme, authority, path, query, fragment of a URI reference. */
 const REFERENCE = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/s;
@@ -12,17 +12,17 @@ export function hasScheme(iri: string): boolean {
 }
 
 /**
- * Resolves `reference` against the absolute IRI `base` (RFC 3986 5.2.2, strict
- * parser) and removes dot segments from the result, also when `reference` is
- * already absolute. Callers check that `base` is absolute.
+ * Resolves the relative IRI `reference` against the absolute IRI `base`
+ * (RFC 3986 5.2.2, which removes dot segments from merged paths). An absolute
+ * `reference` is returned byte for byte: SPARQL 1.1 §4.1.1 resolves relative
+ * IRIs only and performs no normalisation, and IRIs compare as strings
+ * (W3C test normalization-2). Callers check that `base` is absolute.
  */
 export function resolveIri(reference: string, base: string): string {
+  if (SCHEME.test(reference)) return reference;
   const r = REFERENCE.exec(reference);
   if (r === null) return reference; // the pattern matches every string; kept for the type checker
-  const [, rScheme, rAuthority, rPath = '', rQuery, rFragment] = r;
-  if (rScheme !== undefined) {
-    return recompose(rScheme, rAuthority, removeDotSegments(rPath), rQuery, rFragment);
-  }
+  const [, , rAuthority, rPath = '', rQuery, rFragment] = r;
   const b = REFERENCE.exec(base);
   if (b === null) return reference;
   const [, bScheme, bAuthority, bPath = '', bQuery] = b;
@@ -36,11 +36,19 @@ export function resolveIri(reference: string, base: string): string {
   return recompose(bScheme, bAuthority, removeDotSegments(merged), rQuery, rFragment);
 }
 
-/** Dot-segment removal on an IRI that is already absolute (RFC 3986 5.2.2, first branch). */
+/**
+ * The absolute IRI `iri` with dot segments removed from its path (RFC 3986
+ * 5.2.2, first branch), as a store that normalises IRIs (Jena) reads it. Not
+ * applied to the query (see resolveIri); used to find IRIs that such a store
+ * would take for another one.
+ */
 export function normaliseIri(iri: string): string {
   // Fast path: most IRIs hold no "." or ".." segment at all.
   if (!iri.includes('/.') && !/^[^/?#]*:\.\.?(?:[/?#]|$)/.test(iri)) return iri;
-  return resolveIri(iri, iri);
+  const r = REFERENCE.exec(iri);
+  if (r === null) return iri;
+  const [, scheme, authority, path = '', query, fragment] = r;
+  return recompose(scheme, authority, removeDotSegments(path), query, fragment);
 }
 
 /** RFC 3986 5.2.3. */

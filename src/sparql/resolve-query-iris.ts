@@ -1,4 +1,4 @@
-// Rewrites every IRIREF of the query text to its absolute form, resolved against BASE or the configured base.
+// Rewrites every relative IRIREF of the query text to its absolute form, resolved against BASE or the configured base.
 
 import { GuardError } from '../guard-error.js';
 import { resolveIri } from './resolve-iri.js';
@@ -10,16 +10,24 @@ const ENDS_WITH_BASE = /(?:^|[^A-Za-z0-9_:?$@.\-\u0080-\uFFFF])BASE\s*$/i;
 /** Characters an IRIREF may not hold ([139]). */
 const NOT_IN_IRI = /[<>"{}|^`\\\u0000-\u0020]/;
 
+/** The query text with every IRI absolute, and the base in force at its end. */
+export interface ResolvedQuery {
+  readonly text: string;
+  /** The last BASE of the prologue (resolved), else `baseIri`: what IRI() and URI() resolve against (§17.4.2.8). */
+  readonly base: string;
+}
+
 /**
  * SPARQL 1.1 §4.1.1: relative IRIs resolve against the query's BASE (itself
  * resolved against the BASE before it), else against `baseIri`, following
- * RFC 3986 5.2.2 with dot segments removed. Doing this on the text, before
- * sparqljs sees it, replaces sparqljs's own resolution, which skips dot-segment
- * removal and mishandles fragments, network-path references and bases without
- * a path. The parser then only meets absolute IRIs and leaves them unchanged.
+ * RFC 3986 5.2.2 (which removes dot segments from the merged path); absolute
+ * IRIs stay byte for byte. Doing this on the text, before sparqljs sees it,
+ * replaces sparqljs's own resolution, which skips dot-segment removal and
+ * mishandles fragments, network-path references and bases without a path.
+ * The parser then only meets absolute IRIs and leaves them unchanged.
  * `text` has no codepoint escapes left (decodeCodepointEscapes ran first).
  */
-export function resolveQueryIris(text: string, regions: readonly TextRegion[], baseIri: string): string {
+export function resolveQueryIris(text: string, regions: readonly TextRegion[], baseIri: string): ResolvedQuery {
   let base = baseIri;
   let baseFollows = false;
   let out = '';
@@ -49,5 +57,5 @@ export function resolveQueryIris(text: string, regions: readonly TextRegion[], b
       }
     }
   }
-  return out;
+  return { text: out, base };
 }

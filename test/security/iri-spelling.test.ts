@@ -20,7 +20,9 @@ const attacks: Attack[] = [
   { name: 'BASE and a relative FROM', caller: 'reader', query: `BASE <http://example.org/g/>\n${bitsFrom('FROM <secret>')}`, expect: { bits: [] } },
   { name: 'BASE and a relative granted FROM', caller: 'reader', query: `BASE <http://example.org/g/>\n${bitsFrom('FROM <teamA>')}`, expect: { bits: [BITS.teamA] } },
   { name: 'dot segments: public1/../secret', caller: 'reader', query: bitsFrom('FROM <http://example.org/g/public1/../secret>'), expect: { bits: [] } },
-  { name: 'dot segments naming a granted graph: secret/../teamA', caller: 'reader', query: bitsFrom('FROM <http://example.org/g/secret/../teamA>'), expect: { bits: [BITS.teamA] } },
+  // Absolute IRIs are compared byte for byte (§4.1.1): this is not the granted teamA, so it is dropped.
+  { name: 'dot segments are another IRI, also when they normalise to a granted graph: secret/../teamA', caller: 'reader', query: bitsFrom('FROM <http://example.org/g/secret/../teamA>'), expect: { bits: [] } },
+  { name: 'dot segments in a granted-looking GRAPH IRI match nothing: teamA/../teamA', caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { GRAPH <http://example.org/g/teamA/../teamA> { ?f ex:graphBit ?b } }`, expect: { bits: [] } },
   { name: 'dot segments in GRAPH: ./secret', caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { GRAPH <http://example.org/g/./secret> { ?f ex:graphBit ?b } }`, expect: { bits: [] } },
   { name: 'BASE with dot segments and relative ../g/secret', caller: 'reader', query: `BASE <http://example.org/x/y/>\n${bitsFrom('FROM <../../g/secret>')}`, expect: { bits: [] } },
   { name: 'two BASE declarations', caller: 'reader', query: `BASE <http://example.org/other/>\nBASE <http://example.org/g/>\n${bitsFrom('FROM <secret> FROM <public1>')}`, expect: { bits: [BITS.public1] } },

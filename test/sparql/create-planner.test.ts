@@ -172,3 +172,29 @@ test('form and default Accept follow the query form', () => {
     assert.equal(plan.defaultAccept, accept);
   }
 });
+
+test('absolute IRIs stay byte for byte; only relative ones are resolved (§4.1.1)', () => {
+  assert.equal(resolveIri('http://a/b/../c/./d', 'http://x/y'), 'http://a/b/../c/./d');
+  assert.equal(resolveIri('eXAMPLE://a/./b/../b/%63', 'http://x/y'), 'eXAMPLE://a/./b/../b/%63');
+  assert.equal(resolveIri('../c/./d', 'http://x/y/z'), 'http://x/c/d');
+  const planner = createPlanner(options(0));
+  const text = planner.plan(request('PREFIX p: <eXAMPLE://a/./b/../b/%63/%7bfoo%7d#> SELECT * { ?s ?p p:xyz }'), grantOf(P1)).query;
+  assert.match(text, /<eXAMPLE:\/\/a\/\.\/b\/\.\.\/b\/%63\/%7bfoo%7d#xyz>/);
+});
+
+test('function refusals name neither the IRI nor the query', () => {
+  const planner = createPlanner(options(0));
+  for (const query of [
+    'SELECT * { BIND(<bif:CANARY>(1) AS ?x) }',
+    'SELECT * { ?s <http://jena.apache.org/text#CANARY> "x" }',
+    'SELECT (<urn:CANARY>(DISTINCT ?o) AS ?a) { ?s ?p ?o }',
+  ]) {
+    assert.throws(() => planner.plan(request(query), grantOf(P1)), (error: unknown) => error instanceof GuardError && error.status === 400 && !error.message.includes('CANARY') && !error.message.includes('\n'), query);
+  }
+});
+
+test('the BASE line is the query\'s last BASE, resolved, or the configured base', () => {
+  const planner = createPlanner(options(0));
+  assert.match(planner.plan(request('SELECT * { ?s ?p ?o }'), grantOf(P1)).query, /^BASE <http:\/\/localhost\/>\nSELECT /);
+  assert.match(planner.plan(request('BASE <http://a/b/> BASE <c/> SELECT * { ?s ?p ?o }'), grantOf(P1)).query, /^BASE <http:\/\/a\/b\/c\/>\nSELECT /);
+});

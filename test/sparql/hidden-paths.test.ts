@@ -111,7 +111,7 @@ test('DESCRIBE keeps its form and Accept default, and leaves as a CONSTRUCT', ()
   const plan = createPlanner(options(0)).plan(request('DESCRIBE <http://example.org/people/ann>'), staff);
   assert.equal(plan.form, 'describe');
   assert.equal(plan.defaultAccept, 'text/turtle');
-  assert.match(plan.query, /^CONSTRUCT /);
+  assert.match(plan.query, /^BASE <http:\/\/localhost\/>\nCONSTRUCT /);
   assert.equal((new sparqljs.Parser().parse(plan.query) as sparqljs.Query).queryType, 'CONSTRUCT');
 });
 
@@ -133,7 +133,14 @@ test('every W3C positive syntax query plans under a hidden set and re-parses; th
     const file = t.query ?? '';
     if (!file.endsWith('.rq') || !t.type.startsWith('PositiveSyntaxTest') || t.folder.endsWith('syntax-fed')) continue;
     const query = readFileSync(join(suite, file), 'utf8');
-    const text = planner.plan(request(query), hidden).query;
+    let text: string;
+    try {
+      text = planner.plan(request(query), hidden).query;
+    } catch (error) {
+      // Extension function calls are refused whatever the grant (test/sparql/w3c-syntax.test.ts lists them).
+      if (error instanceof GuardError && /function/.test(error.message)) continue;
+      throw error;
+    }
     new sparqljs.Parser().parse(text);
     planned++;
     if (text !== planner.plan(request(query), plain).query) changed++;

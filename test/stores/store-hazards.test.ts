@@ -31,6 +31,9 @@ const HAZARDS: readonly Hazard[] = [
   { stores: ['jena', 'jena-arq', 'jena-mem'], name: 'FROM <urn:x-arq:UnionGraph> is every named graph (c01)', query: `${P}SELECT ?o FROM <urn:x-arq:UnionGraph> WHERE { res:item1 ex:secretPredicate ?o }` },
   { stores: ['jena', 'jena-arq', 'jena-mem'], name: 'DESCRIBE without FROM reads every named graph (d01)', query: `${P}DESCRIBE res:item1`, accept: 'application/n-triples' },
   { stores: ['jena-arq'], name: 'DESCRIBE ... FROM <public1> reads the whole dataset (d02)', query: `${P}DESCRIBE res:item1 FROM <http://example.org/g/public1>`, accept: 'application/n-triples' },
+  { stores: ['virtuoso'], name: 'bif: SQL built-ins run (found here)', query: `SELECT ?b FROM <http://example.org/g/public1> WHERE { BIND(<bif:concat>("CANARY-", "SECRET") AS ?b) }` },
+  { stores: ['jena', 'jena-arq', 'jena-mem'], name: 'ARQ property functions run (apf:concat, found here)', query: `SELECT ?b FROM <http://example.org/g/public1> WHERE { ?b <http://jena.apache.org/ARQ/property#concat> ("CANARY-" "SECRET") }` },
+  { stores: ['jena', 'jena-arq', 'jena-mem'], name: 'java: function classes load by name (found here)', query: `SELECT ?b FROM <http://example.org/g/public1> WHERE { BIND(<java:org.apache.jena.sparql.function.library.strjoin>("", "CANARY-", "SECRET") AS ?b) }` },
   { stores: ['oxigraph'], name: 'the union-default-graph parameter replaces FROM (c09)', query: `${P}SELECT ?o FROM <http://example.org/g/public1> WHERE { res:item1 ex:secretPredicate ?o }`, params: { 'union-default-graph': [''] } },
 ];
 

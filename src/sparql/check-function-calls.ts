@@ -1,0 +1,84 @@
+// Refuses function calls outside SPARQL 1.1 built-ins and XSD casts, and known store property functions in predicate position.
+
+import { GuardError } from '../guard-error.js';
+
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
+
+/**
+ * The constructor functions SPARQL 1.1 defines (§17.5, XPath Constructor
+ * Functions): the only function IRIs a query may call. Every other SPARQL
+ * function is a keyword (§17.4), which sparqljs gives as an operator.
+ */
+const XSD_CASTS: ReadonlySet<string> = new Set(
+  ['boolean', 'double', 'float', 'decimal', 'integer', 'dateTime', 'string'].map((name) => XSD + name),
+);
+
+/** The aggregates of SPARQL 1.1 (§18.5, [127] Aggregate), as sparqljs names them. */
+const AGGREGATES: ReadonlySet<string> = new Set(['count', 'sum', 'min', 'max', 'avg', 'sample', 'group_concat']);
+
+/**
+ * A deny-list, not an allow-list: IRI prefixes that stores treat as property
+ * functions (code run in place of matching a triple, some of it reading
+ * indexes outside the dataset). Predicates cannot be allow-listed: any IRI is
+ * a valid predicate. Jena ARQ property functions (apf:, old and new
+ * namespaces), list:, jena-text text:, jena-spatial spatial:, Jena's
+ * dynamically loaded `java:` classes, Virtuoso's `bif:` and `sql:` (as the
+ * bare pseudo-schemes Virtuoso predefines and in the openlinksw namespace).
+ */
+const PROPERTY_FUNCTION_PREFIXES: readonly string[] = [
+  'http://jena.apache.org/ARQ/property#',
+  'http://jena.hpl.hp.com/ARQ/property#',
+  'http://jena.apache.org/ARQ/list#',
+  'http://jena.hpl.hp.com/ARQ/list#',
+  'http://jena.apache.org/text#',
+  'http://jena.apache.org/spatial#',
+  'java:',
+  'bif:',
+  'sql:',
+  'http://www.openlinksw.com/schemas/bif#',
+  'http://www.openlinksw.com/schemas/sql#',
+].map((prefix) => prefix.toLowerCase());
+
+/**
+ * Walks every node of a parsed query and throws GuardError 400 for a call of
+ * a function IRI other than an XSD cast (stores run their own extensions
+ * under such IRIs: Virtuoso's `bif:` SQL built-ins, Jena's `java:` and ARQ
+ * function libraries), for a custom aggregate (sparqljs parses
+ * `<iri>(DISTINCT ?x)` as a function call, so the same check covers it), and
+ * for a property-function IRI as a predicate or inside a property path.
+ * The message names neither the IRI nor the query.
+ */
+export function checkFunctionCalls(node: unknown): void {
+  if (typeof node !== 'object' || node === null) return;
+  if (Array.isArray(node)) {
+    for (const item of node) checkFunctionCalls(item);
+    return;
+  }
+  const record = node as Record<string, unknown>;
+  if (typeof record['termType'] === 'string') return;
+  if (record['type'] === 'functionCall') {
+    const callee = record['function'] as { termType?: unknown; value?: unknown } | undefined;
+    if (callee?.termType !== 'NamedNode' || typeof callee.value !== 'string' || !XSD_CASTS.has(callee.value)) {
+      throw new GuardError(400, 'query calls a function that is not a SPARQL 1.1 built-in or XSD cast');
+    }
+  } else if (record['type'] === 'aggregate' && !AGGREGATES.has(String(record['aggregation']).toLowerCase())) {
+    throw new GuardError(400, 'query uses an aggregate that is not a SPARQL 1.1 aggregate');
+  }
+  if ('predicate' in record && 'subject' in record) checkPredicate(record['predicate']);
+  for (const key of Object.keys(record)) checkFunctionCalls(record[key]);
+}
+
+/** A predicate: an IRI, a variable, or a property path whose items are checked in turn. */
+function checkPredicate(predicate: unknown): void {
+  if (typeof predicate !== 'object' || predicate === null) return;
+  const term = predicate as { termType?: unknown; value?: unknown; type?: unknown; items?: unknown };
+  if (term.termType === 'NamedNode' && typeof term.value === 'string') {
+    // Case-blind: schemes are (RFC 3986 3.1), and refusing a look-alike costs nothing.
+    const iri = term.value.toLowerCase();
+    if (PROPERTY_FUNCTION_PREFIXES.some((prefix) => iri.startsWith(prefix))) {
+      throw new GuardError(400, 'query uses a store property function as a predicate');
+    }
+  } else if (term.type === 'path' && Array.isArray(term.items)) {
+    for (const item of term.items) checkPredicate(item);
+  }
+}
