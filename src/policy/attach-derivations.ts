@@ -2,6 +2,7 @@
 
 import type { Quad } from 'n3';
 import { guard, isReservedIri, XSD_STRING } from './guard-terms.js';
+import { iriSpliceProblem } from './iri-splice-problem.js';
 import { policyLoadError } from './policy-load-error.js';
 import type { CompiledPolicy, Principal } from './policy-set.js';
 import { describe, type PolicyDocument } from './read-policy-files.js';
@@ -30,6 +31,8 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
     if (predicate.value === guard.grantsGraph) {
       if (object.termType !== 'NamedNode') fail('a graph must be an IRI');
       if (isReservedIri(object.value)) fail('the IRI is reserved by the rewriter (urn:x-sparql-guard:)');
+      const problem = iriSpliceProblem(object.value);
+      if (problem !== undefined) fail(`the IRI ${problem}`);
       target.graphs.add(object.value);
     } else if (predicate.value === guard.appliesTo) {
       const principal = toPrincipal(object, fail);

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { Parser, type Quad, type Term } from 'n3';
 import { guard, isReservedIri, RDF_TYPE, XSD_STRING } from './guard-terms.js';
+import { iriSpliceProblem } from './iri-splice-problem.js';
 import { policyLoadError } from './policy-load-error.js';
 
 /** One declared policy as written in the Turtle, before the rules run. */
@@ -79,6 +80,12 @@ export async function readPolicyFiles(files: readonly string[]): Promise<PolicyD
   return { policies, quads };
 }
 
+/** Refuses an IRI the planner could not splice safely (iriSpliceProblem), naming the term and the IRI. */
+function checkSpliceable(term: string, iri: string, fail: (reason: string) => never): void {
+  const problem = iriSpliceProblem(iri);
+  if (problem !== undefined) fail(`${term} ${JSON.stringify(iri)} ${problem}`);
+}
+
 /** Checks one policy's own triples and returns its hidden paths. */
 function validatePolicy(iri: string, file: string, own: readonly Quad[]): string[] {
   const fail = (reason: string): never => {
@@ -103,9 +110,11 @@ function validatePolicy(iri: string, file: string, own: readonly Quad[]): string
       case guard.readGraph:
         if (object.termType !== 'NamedNode') fail(`guard:readGraph must be an IRI, found ${describe(object)}`);
         if (isReservedIri(object.value)) fail(`guard:readGraph <${object.value}> is reserved by the rewriter (urn:x-sparql-guard:)`);
+        checkSpliceable('guard:readGraph', object.value, fail);
         break;
       case guard.hidePath:
         if (object.termType !== 'NamedNode') fail(`guard:hidePath must be an IRI, found ${describe(object)}`);
+        checkSpliceable('guard:hidePath', object.value, fail);
         if (!hidePaths.includes(object.value)) hidePaths.push(object.value);
         break;
       default:

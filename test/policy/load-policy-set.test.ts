@@ -103,6 +103,9 @@ describe('loadPolicySet: validation fails closed with one line naming file and p
     ['group-iri.ttl', /policy <https:\/\/example\.org\/p>: guard:group must be a string literal, found <https:\/\/example\.org\/staff>$/],
     ['group-lang.ttl', /policy <https:\/\/example\.org\/p>: guard:group must be a plain string literal, found literal "staff"@en$/],
     ['group-empty.ttl', /policy <https:\/\/example\.org\/p>: guard:group must not be the empty string$/],
+    ['graph-dot-segments.ttl', /policy <https:\/\/example\.org\/p>: guard:readGraph "https:\/\/example\.org\/g\/x\/\.\.\/secret" has dot segments/],
+    ['graph-trailing-dot.ttl', /policy <https:\/\/example\.org\/p>: guard:readGraph "https:\/\/example\.org\/g\/public\/\." has dot segments/],
+    ['hidepath-dot-segments.ttl', /policy <https:\/\/example\.org\/p>: guard:hidePath "https:\/\/example\.org\/x\/\.\/ns#salary" has dot segments/],
     ['hidepath-literal.ttl', /policy <https:\/\/example\.org\/p>: guard:hidePath must be an IRI, found literal "salary"$/],
     ['untyped.ttl', /policy <https:\/\/example\.org\/p>: uses guard:agent but is not declared a guard:Policy$/],
     ['blank-policy.ttl', /: a guard:Policy must be named by an IRI, not a blank node$/],
@@ -147,6 +150,10 @@ describe('loadPolicySet: rule files', () => {
 
   it('refuses a derived graph that the rewriter reserves', async () => {
     await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'derives-reserved-graph.n3')]), /guard:grantsGraph <urn:x-sparql-guard:empty>: the IRI is reserved/);
+  });
+
+  it('refuses a derived graph with dot segments (a store may normalise it to another graph)', async () => {
+    await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'derives-dot-segment-graph.n3')]), /policy <https:\/\/example\.org\/[a-z-]+>: the rules derived guard:grantsGraph <https:\/\/example\.org\/g\/a\/\.\.\/b>: the IRI has dot segments/);
   });
 
   it('refuses a derived principal that is neither an IRI nor a group name', async () => {
