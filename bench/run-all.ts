@@ -2,6 +2,7 @@
 
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from './describe-machine.js';
 
@@ -17,6 +18,11 @@ function describeCommit(): string {
   } catch {
     return 'unknown (not a git checkout)';
   }
+}
+
+/** The load average at the start: other work on the machine lowers the ratios (the CPU per request much less). */
+function describeLoad(): string {
+  return `${loadavg().map((value) => value.toFixed(2)).join(', ')} (1, 5, 15 min) on ${availableParallelism()} cores`;
 }
 
 /** Runs one script in a fresh node process, echoing its output as it comes; resolves with the output. */
@@ -40,7 +46,7 @@ function run(script: string): Promise<string> {
  */
 async function main(): Promise<void> {
   const started = Date.now();
-  process.stdout.write(`date: ${new Date().toISOString()}\ncommit: ${describeCommit()}\nmachine: ${describeMachine()}\n\n`);
+  process.stdout.write(`date: ${new Date().toISOString()}\ncommit: ${describeCommit()}\nmachine: ${describeMachine()}\nload: ${describeLoad()}\n\n`);
   let failed = 0;
   for (const name of SCRIPTS) {
     const script = fileURLToPath(new URL(`./${name}.js`, import.meta.url));

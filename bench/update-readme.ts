@@ -29,7 +29,7 @@ if (from === -1 || to < from) throw new Error(`${README}: the results markers ar
 // The report's own header lines (date, commit, machine, whole run) become a list so Markdown
 // keeps them on separate lines; a section's `machine:` line stays with its description.
 const firstSection = report.indexOf('\n### ');
-const head = report.slice(0, firstSection).replace(/^(date|commit|machine): /gm, '- $1: ');
+const head = report.slice(0, firstSection).replace(/^(date|commit|machine|load): /gm, '- $1: ');
 const body = head + report.slice(firstSection).replace(/^whole run: /m, '- whole run: ');
 writeFileSync(README, `${readme.slice(0, from + START.length)}\n\n${body.trim()}\n\n${readme.slice(to)}`);
 process.stdout.write(`\nwrote ${README}\n`);
