@@ -131,7 +131,9 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
         return;
       }
       if (verdict.kind === 'ignored') throw refusal(verdict.reason);
-      const found = await run(signal);
+      // The check is shared by every request waiting on it, so it runs under its own bounded
+      // signal: one client that goes away must not fail the others. This one stops waiting.
+      const found = await abandonable(bounded(), signal);
       if (found.kind === 'ignored') throw refusal(found.reason);
       if (found.kind === 'unverified') throw found.error;
     },
@@ -143,6 +145,16 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
       return verdict.kind === 'ignored' ? verdict.reason : `upstream not verified: ${verdict.error.message}`;
     },
   };
+}
+
+/** `promise`, or a 502 as soon as `signal` aborts (the work behind the promise goes on). */
+function abandonable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new GuardError(502, 'upstream request aborted by the client'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new GuardError(502, 'upstream request aborted by the client'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function refusal(reason: string): GuardError {

@@ -216,11 +216,21 @@ describe('a store that fails', () => {
   const seen: { closed: boolean }[] = [];
   before(async () => {
     stub = createServer((request, response) => {
-      const record = { closed: false };
-      seen.push(record);
-      response.on('close', () => (record.closed = true));
-      if (request.url === '/slow') return; // never answers
       if (request.url === '/reset') return request.socket.destroy();
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const query = new URLSearchParams(Buffer.concat(chunks).toString()).get('query') ?? '';
+        // The guard's dataset check (two ASKs over the reserved empty graph) is answered as a
+        // store that honours FROM would; every other query is recorded and never answered.
+        if (query.startsWith('ASK') && query.includes('urn:x-sparql-guard:empty')) {
+          response.setHeader('content-type', 'application/sparql-results+json');
+          return response.end(JSON.stringify({ head: {}, boolean: /WHERE \{ \}$/.test(query) }));
+        }
+        const record = { closed: false };
+        seen.push(record);
+        response.on('close', () => (record.closed = true));
+      });
     });
     await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
     stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
