@@ -20,15 +20,25 @@ export interface PolicyHolder {
 
 export function createPolicyHolder(): PolicyHolder {
   let set: PolicySet | undefined;
+  // Grants of the callers identification hands out as shared frozen objects (API-key
+  // callers, the anonymous caller), computed once per policy set: a per-caller object
+  // is weakly held, so per-request callers (trusted headers) just miss and are collected.
+  let grants = new WeakMap<Caller, Grant>();
   return {
     current: () => set,
     replace(next) {
       set = next;
+      grants = new WeakMap();
     },
     grant(caller) {
       if (set === undefined) throw new GuardError(503, 'policies are not loaded yet');
+      const cached = grants.get(caller);
+      if (cached !== undefined) return cached;
       const grant = grantFor(set, caller);
-      if (grant !== undefined) return grant;
+      if (grant !== undefined) {
+        grants.set(caller, grant);
+        return grant;
+      }
       if (!caller.authenticated) {
         throw new GuardError(401, 'no policy grants anonymous access: send credentials', {
           'www-authenticate': 'Bearer',

@@ -49,3 +49,18 @@ describe('createPolicyHolder', () => {
     assert.equal(statusOf(() => holder.grant(lonely)), 403);
   });
 });
+
+describe('createPolicyHolder grant cache', () => {
+  it('hands the same caller object the same grant until the set is replaced', async () => {
+    const holder = createPolicyHolder();
+    const sources = { policyFiles: [resolve('test/fixtures/integration/policies.ttl')], ruleFiles: shippedRuleFiles() };
+    holder.replace(await loadPolicySet(sources));
+    const caller = Object.freeze({ agent: 'http://example.org/agents/keeper', groups: [], authenticated: true });
+    const first = holder.grant(caller);
+    assert.equal(holder.grant(caller), first);
+    assert.deepEqual([...first.graphs].sort(), ['http://example.org/graphs/a', 'http://example.org/graphs/b', 'http://example.org/graphs/secret']);
+    // A reload must not serve the grant of the previous set.
+    holder.replace(await loadPolicySet({ ...sources, policyFiles: [resolve('test/fixtures/integration/no-policies.ttl')] }));
+    assert.equal(statusOf(() => holder.grant(caller)), 403);
+  });
+});
