@@ -76,7 +76,7 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
   const config = readCommandConfig(env, values.config);
   const policies = createPolicyHolder();
   policies.replace(await loadPolicySet(policySetSources(config)));
-  const planner = createPlanner({ baseIri: config.baseIri, maxQueryDepth: config.maxQueryDepth, planCache: config.planCache });
+  const planner = createPlanner({ baseIri: config.baseIri, maxQueryDepth: config.maxQueryDepth, planCache: config.planCache, allowedFunctions: config.allowedFunctions });
   const identifyCaller = values.agent === undefined ? createCallerIdentifier(config.auth) : constantCaller(values.agent, values.group ?? []);
 
   const app = createApp(

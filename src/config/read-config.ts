@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { findAgentIriProblem } from '../auth/find-agent-iri-problem.js';
+import { findDeniedNamespace } from '../sparql/check-function-calls.js';
 import { ConfigError } from './config-error.js';
 import { expandPlaceholders } from './expand-placeholders.js';
 
@@ -41,6 +42,8 @@ export interface GuardConfig {
   /** Absolute IRI without fragment, against which relative IRIs in queries resolve. */
   readonly baseIri: string;
   readonly maxQueryDepth: number;
+  /** Extension function IRIs a query may call: exact IRIs, or namespaces ending in `#` or `/`; [] by default. */
+  readonly allowedFunctions: readonly string[];
   readonly workers: number;
   /** Absolute paths of data files for the embedded store; [] = the demo data. */
   readonly embedded: { readonly data: readonly string[] };
@@ -58,7 +61,7 @@ const MAX_WORKERS = 64;
 
 const TOP_KEYS = [
   'upstream', 'upstreamHeaders', 'policies', 'rules', 'auth', 'watchPolicies', 'explain', 'timeoutMs', 'port',
-  'host', 'path', 'corsOrigins', 'planCache', 'baseIri', 'maxQueryDepth', 'workers', 'embedded',
+  'host', 'path', 'corsOrigins', 'planCache', 'baseIri', 'maxQueryDepth', 'allowedFunctions', 'workers', 'embedded',
 ] as const;
 const AUTH_KEYS = ['apiKeys', 'trustedHeaders'] as const;
 const API_KEY_KEYS = ['agent', 'groups', 'sha256'] as const;
@@ -153,6 +156,7 @@ export function parseConfig(json: unknown, context: ConfigContext): GuardConfig 
     planCache: readPlanCache(root.planCache),
     baseIri: readBaseIri(root.baseIri, text),
     maxQueryDepth: readInteger(root.maxQueryDepth, 'maxQueryDepth', 64, 1, 256, 'levels of nesting'),
+    allowedFunctions: readAllowedFunctions(root.allowedFunctions, text),
     workers: override(readInteger(root.workers, 'workers', 1, 1, MAX_WORKERS, 'processes'), readWorkersOverride(env)),
     embedded: readEmbedded(root.embedded, paths),
   };
@@ -478,6 +482,29 @@ function readBaseIri(value: unknown, text: ReadText): string {
   // RFC 3986 section 5.1: a base URI has no fragment.
   if (iri.includes('#')) fail('baseIri', 'must not have a #fragment', 'remove the part from #');
   return iri;
+}
+
+/**
+ * The extension functions queries may call. Each entry is an absolute IRI; none may lie in
+ * (or, as a namespace, cover) a store property-function namespace such as bif: or Jena's
+ * text#, since those run code in the store. Duplicates are dropped.
+ */
+function readAllowedFunctions(value: unknown, text: ReadText): readonly string[] {
+  if (value === undefined) return [];
+  const fix = 'write an array of function IRIs, or namespaces ending in # or /, e.g. ["http://example.org/functions#"]';
+  const entries = readArray(value, 'allowedFunctions', fix).map((item, index) => {
+    const path = `allowedFunctions[${index}]`;
+    const iri = text(item, path);
+    if (!SCHEME.test(iri) || NOT_IN_IRI.test(iri)) {
+      fail(path, 'not an absolute IRI', 'write e.g. http://example.org/functions#len (a scheme, no spaces or <>"{}|^`\\)');
+    }
+    const denied = findDeniedNamespace(iri);
+    if (denied !== undefined) {
+      fail(path, `lies in or covers the store namespace ${denied}, whose functions run code in the store`, 'remove it; these can never be allowed');
+    }
+    return iri;
+  });
+  return [...new Set(entries)];
 }
 
 function readEmbedded(value: unknown, paths: (value: unknown, path: string, what: string) => readonly string[]): GuardConfig['embedded'] {

@@ -93,7 +93,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const planner = createPlanner({
     baseIri: config.baseIri,
     maxQueryDepth: config.maxQueryDepth,
-    planCache: config.planCache,
+    planCache: config.planCache, allowedFunctions: config.allowedFunctions,
   });
   const policies = createPolicyHolder();
   const app = createApp(

@@ -1,6 +1,7 @@
-// Refuses function calls outside SPARQL 1.1 built-ins and XSD casts, and known store property functions in predicate position.
+// Refuses function calls outside SPARQL 1.1 built-ins, XSD casts and the operator's allow-list, and known store property functions in predicate position.
 
 import { GuardError } from '../guard-error.js';
+import { hasScheme, normaliseIri } from './resolve-iri.js';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 
@@ -40,32 +41,99 @@ const PROPERTY_FUNCTION_PREFIXES: readonly string[] = [
 ].map((prefix) => prefix.toLowerCase());
 
 /**
+ * The extension functions the operator lets queries call (config key
+ * allowedFunctions), compiled once per planner: exact IRIs, and namespaces
+ * (entries ending in `#` or `/`) that a function IRI may start with.
+ */
+export interface FunctionAllowList {
+  readonly exact: ReadonlySet<string>;
+  readonly prefixes: readonly string[];
+}
+
+/** The default: no extension function at all (fail closed). */
+export const NO_EXTENSION_FUNCTIONS: FunctionAllowList = { exact: new Set(), prefixes: [] };
+
+/**
+ * The denied property-function namespace an allow-list entry falls in or
+ * covers (a prefix entry such as `http://www.openlinksw.com/` would cover
+ * `bif#`), compared case-blind; undefined when the entry is clear of them.
+ */
+export function findDeniedNamespace(entry: string): string | undefined {
+  const lower = entry.toLowerCase();
+  const isPrefix = entry.endsWith('#') || entry.endsWith('/');
+  return PROPERTY_FUNCTION_PREFIXES.find((denied) => lower.startsWith(denied) || (isPrefix && denied.startsWith(lower)));
+}
+
+/**
+ * Compiles the allowedFunctions entries. Throws Error for an entry that is no
+ * absolute IRI (a scheme, no whitespace or <>"{}|^`\) or that lies in a
+ * denied namespace (those run code in the store); readConfig reports the same
+ * problems with the key path first.
+ */
+export function compileFunctionAllowList(entries: readonly string[]): FunctionAllowList {
+  const exact = new Set<string>();
+  const prefixes: string[] = [];
+  entries.forEach((entry, index) => {
+    if (!hasScheme(entry) || /[\s\u0000-\u001f\u007f-\u009f<>"{}|^`\\]/u.test(entry)) {
+      throw new Error(`allowedFunctions[${index}] must be an absolute IRI such as http://example.org/functions#`);
+    }
+    if (findDeniedNamespace(entry) !== undefined) {
+      throw new Error(`allowedFunctions[${index}] lies in a store property-function namespace, which runs code in the store`);
+    }
+    if (entry.endsWith('#') || entry.endsWith('/')) prefixes.push(entry);
+    else exact.add(entry);
+  });
+  return { exact, prefixes };
+}
+
+/**
  * Walks every node of a parsed query and throws GuardError 400 for a call of
- * a function IRI other than an XSD cast (stores run their own extensions
- * under such IRIs: Virtuoso's `bif:` SQL built-ins, Jena's `java:` and ARQ
- * function libraries), for a custom aggregate (sparqljs parses
- * `<iri>(DISTINCT ?x)` as a function call, so the same check covers it), and
- * for a property-function IRI as a predicate or inside a property path.
+ * a function IRI other than an XSD cast or an entry of `allowed` (stores run
+ * their own extensions under such IRIs: Virtuoso's `bif:` SQL built-ins,
+ * Jena's `java:` and ARQ function libraries), for a custom aggregate
+ * (sparqljs parses `<iri>(DISTINCT ?x)` as a function call, so the same check
+ * and the same allow-list cover it), and for a property-function IRI as a
+ * predicate or inside a property path, whatever `allowed` holds.
  * The message names neither the IRI nor the query.
  */
-export function checkFunctionCalls(node: unknown): void {
+export function checkFunctionCalls(node: unknown, allowed: FunctionAllowList = NO_EXTENSION_FUNCTIONS): void {
   if (typeof node !== 'object' || node === null) return;
   if (Array.isArray(node)) {
-    for (const item of node) checkFunctionCalls(item);
+    for (const item of node) checkFunctionCalls(item, allowed);
     return;
   }
   const record = node as Record<string, unknown>;
   if (typeof record['termType'] === 'string') return;
   if (record['type'] === 'functionCall') {
     const callee = record['function'] as { termType?: unknown; value?: unknown } | undefined;
-    if (callee?.termType !== 'NamedNode' || typeof callee.value !== 'string' || !XSD_CASTS.has(callee.value)) {
-      throw new GuardError(400, 'query calls a function that is not a SPARQL 1.1 built-in or XSD cast');
+    if (
+      callee?.termType !== 'NamedNode' ||
+      typeof callee.value !== 'string' ||
+      !(XSD_CASTS.has(callee.value) || isAllowed(callee.value, allowed))
+    ) {
+      throw new GuardError(400, 'query calls a function that is not a SPARQL 1.1 built-in, an XSD cast or in allowedFunctions');
     }
   } else if (record['type'] === 'aggregate' && !AGGREGATES.has(String(record['aggregation']).toLowerCase())) {
     throw new GuardError(400, 'query uses an aggregate that is not a SPARQL 1.1 aggregate');
   }
   if ('predicate' in record && 'subject' in record) checkPredicate(record['predicate']);
-  for (const key of Object.keys(record)) checkFunctionCalls(record[key]);
+  for (const key of Object.keys(record)) checkFunctionCalls(record[key], allowed);
+}
+
+/**
+ * An allow-listed function IRI: equal to an exact entry or starting with a
+ * namespace entry, compared as strings (§4.1.1). Its dot-segment-free form
+ * must pass too, since a store that normalises IRIs (Jena) would read
+ * `<ns/../other#f>` as another function; and a denied namespace never passes.
+ */
+function isAllowed(iri: string, allowed: FunctionAllowList): boolean {
+  if (allowed.exact.size === 0 && allowed.prefixes.length === 0) return false;
+  const matches = (candidate: string): boolean =>
+    allowed.exact.has(candidate) || allowed.prefixes.some((prefix) => candidate.startsWith(prefix));
+  const normalised = normaliseIri(iri);
+  if (!matches(iri) || (normalised !== iri && !matches(normalised))) return false;
+  const lower = iri.toLowerCase();
+  return !PROPERTY_FUNCTION_PREFIXES.some((denied) => lower.startsWith(denied));
 }
 
 /** A predicate: an IRI, a variable, or a property path whose items are checked in turn. */

@@ -5,6 +5,7 @@ import { GuardError } from '../guard-error.js';
 import type { QueryRequest } from '../http/query-request.js';
 import type { Grant } from '../policy/grant.js';
 import { applyGrant } from './apply-grant.js';
+import { compileFunctionAllowList } from './check-function-calls.js';
 import type { Plan } from './plan.js';
 import { prepareQuery, type PrepareSettings } from './prepare-query.js';
 import type { PreparedQuery } from './prepared-query.js';
@@ -12,7 +13,7 @@ import { hasScheme } from './resolve-iri.js';
 
 export { EMPTY_GRAPH } from './prepare-query.js';
 
-/** Planner settings (config keys baseIri, maxQueryDepth, planCache). */
+/** Planner settings (config keys baseIri, maxQueryDepth, planCache, allowedFunctions). */
 export interface PlannerOptions {
   /** Base for relative IRIs when the query has no BASE; default 'http://localhost/'. */
   baseIri: string;
@@ -20,6 +21,11 @@ export interface PlannerOptions {
   maxQueryDepth: number;
   /** Bounds of the plan cache; defaults 1000 entries / 16 MiB; maxEntries 0 = no cache. */
   planCache: { maxEntries: number; maxBytes: number };
+  /**
+   * Extension functions a query may call: exact IRIs, or namespaces ending in `#` or `/`;
+   * default [] (only SPARQL 1.1 built-ins and XSD casts). Fixed per planner, so not in the cache key.
+   */
+  allowedFunctions?: readonly string[];
 }
 
 /** Plans one query for one caller. */
@@ -59,7 +65,11 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   if (planCache.maxEntries > 0 && (!Number.isInteger(planCache.maxBytes) || planCache.maxBytes < 1)) {
     throw new Error('planCache.maxBytes must be a positive whole number of bytes, such as 16777216');
   }
-  const settings: PrepareSettings = { baseIri, maxQueryDepth };
+  const settings: PrepareSettings = {
+    baseIri,
+    maxQueryDepth,
+    allowedFunctions: compileFunctionAllowList(options.allowedFunctions ?? []),
+  };
 
   const prepareOrRefuse = (request: QueryRequest): CacheEntry => {
     try {

@@ -5,7 +5,7 @@ import { GuardError } from '../guard-error.js';
 import type { QueryRequest } from '../http/query-request.js';
 import { buildTemplate, type LooseQuery } from './build-template.js';
 import { checkAlgebraDepth } from './check-algebra-depth.js';
-import { checkFunctionCalls } from './check-function-calls.js';
+import { checkFunctionCalls, type FunctionAllowList } from './check-function-calls.js';
 import { checkNestingDepth } from './check-nesting-depth.js';
 import { decodeCodepointEscapes } from './decode-codepoint-escapes.js';
 import { joinHavingConstraints } from './join-having-constraints.js';
@@ -19,10 +19,12 @@ import { markHiddenPaths } from './mark-hidden-paths.js';
 import { rewriteDescribe } from './rewrite-describe.js';
 import { splitQueryText, type TextRegion } from './split-query-text.js';
 
-/** The planner options prepare depends on (both are part of every plan's meaning). */
+/** The planner options prepare depends on (all are part of every plan's meaning, fixed per planner). */
 export interface PrepareSettings {
   readonly baseIri: string;
   readonly maxQueryDepth: number;
+  /** The extension functions a query may call, compiled from config allowedFunctions. */
+  readonly allowedFunctions: FunctionAllowList;
 }
 
 export { EMPTY_GRAPH } from './empty-graph.js';
@@ -76,7 +78,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     // Before any other walker: wide but flat queries nest deep in the stores' algebra.
     checkAlgebraDepth(tree, settings.maxQueryDepth);
     inspectTree(tree, true);
-    checkFunctionCalls(tree);
+    checkFunctionCalls(tree, settings.allowedFunctions);
     joinHavingConstraints(tree);
 
     const usesProtocol = protocolDefault.length > 0 || protocolNamed.length > 0;

@@ -64,6 +64,7 @@ describe('readConfig with a real file setting every key', () => {
       planCache: { maxEntries: 500, maxBytes: 1048576 },
       baseIri: 'https://data.example.org/base/',
       maxQueryDepth: 32,
+      allowedFunctions: ['http://example.org/functions#', 'http://example.org/geo/distance'],
       workers: 4,
       embedded: { data: [resolve(fixtures, 'data/demo.trig'), '/srv/data/extra.ttl'] },
     };
@@ -169,6 +170,7 @@ describe('parseConfig defaults', () => {
       planCache: { maxEntries: 1000, maxBytes: 16 * 1024 * 1024 },
       baseIri: 'http://localhost/',
       maxQueryDepth: 64,
+      allowedFunctions: [],
       workers: 1,
       embedded: { data: [] },
     });
@@ -373,6 +375,35 @@ describe('parseConfig rejects', () => {
     rejects({ baseIri: 'relative/' }, [/^config baseIri: not an absolute IRI/]);
     rejects({ baseIri: 'http://x/ y' }, [/^config baseIri: not an absolute IRI/]);
     rejects({ baseIri: 'http://x/#frag' }, [/^config baseIri: must not have a #fragment/]);
+  });
+
+  it('bad allowedFunctions: not an array, not an absolute IRI, or in a store property-function namespace', () => {
+    rejects({ allowedFunctions: 'http://example.org/fn#' }, [/^config allowedFunctions: expected an array/]);
+    rejects({ allowedFunctions: [42] }, [/^config allowedFunctions\[0\]: expected a string/]);
+    rejects({ allowedFunctions: ['http://ok.example/f', 'fn#'] }, [/^config allowedFunctions\[1\]: not an absolute IRI/]);
+    for (const bad of ['http://x/ f', 'http://x/<f>', 'http://x/"f', 'http://x/{f}', 'http://x/f|g', 'http://x/^f', 'http://x/`f', 'http://x/\\f', 'http://x/\tf']) {
+      rejects({ allowedFunctions: [bad] }, [/^config allowedFunctions\[0\]: not an absolute IRI/]);
+    }
+    // Exact IRIs and namespaces in the denied namespaces, case-blind, and namespaces covering one of them.
+    const denied = [
+      'bif:contains', 'BIF:', 'sql:', 'java:org.example.Evil', 'http://jena.apache.org/ARQ/property#splitIRI',
+      'http://jena.hpl.hp.com/ARQ/property#', 'http://jena.apache.org/ARQ/list#member', 'http://jena.hpl.hp.com/ARQ/list#',
+      'http://jena.apache.org/text#query', 'http://jena.apache.org/spatial#nearby', 'http://www.openlinksw.com/schemas/bif#',
+      'http://www.openlinksw.com/schemas/sql#', 'HTTP://JENA.APACHE.ORG/text#', 'http://jena.apache.org/', 'http://www.openlinksw.com/schemas/',
+    ];
+    for (const entry of denied) {
+      rejects({ allowedFunctions: ['http://example.org/fn#', entry] }, [/^config allowedFunctions\[1\]: lies in or covers the store namespace \S+, whose functions run code in the store \(remove it/]);
+    }
+  });
+
+  it('accepts allowedFunctions of exact IRIs and namespaces, dropping duplicates', () => {
+    const entries = ['http://example.org/fn#', 'http://example.org/fn#', 'urn:example:len', 'http://jena.apache.org/ARQ/function#'];
+    assert.deepEqual(parseConfig({ allowedFunctions: entries }, fileContext).allowedFunctions, entries.slice(1));
+    assert.deepEqual(parseConfig({ allowedFunctions: [] }, fileContext).allowedFunctions, []);
+    assert.deepEqual(
+      parseConfig({ allowedFunctions: ['${FN_NS}'] }, { configFile: undefined, env: { FN_NS: 'http://example.org/fn/' } }).allowedFunctions,
+      ['http://example.org/fn/'],
+    );
   });
 });
 

@@ -10,7 +10,7 @@ import { createPlanner } from '../../src/sparql/create-planner.js';
 import { prepareQuery } from '../../src/sparql/prepare-query.js';
 
 const GRANT: Grant = { policies: ['urn:test:p'], graphs: new Set(['urn:x:g']), hiddenByGraph: new Map() };
-const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 } });
+const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 }, allowedFunctions: [] });
 const plan = (query: string) => planner.plan({ query, defaultGraphs: [], namedGraphs: [] }, GRANT);
 const depthOf = (query: string) => algebraDepth(new sparqljs.Parser().parse(query));
 const tooComplex = (limit: number) => (error: unknown) =>
@@ -52,7 +52,7 @@ for (const [name, build, atLimit] of CONSTRUCTS) {
 }
 
 test('the limit follows maxQueryDepth (4 levels per bracket level)', () => {
-  const small = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 8, planCache: { maxEntries: 0, maxBytes: 1 } });
+  const small = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 8, planCache: { maxEntries: 0, maxBytes: 1 }, allowedFunctions: [] });
   const union = (n: number) => `SELECT * { ${list(n, (i) => `{ ?s <urn:x:p${i}> ?o }`, ' UNION ')} }`;
   small.plan({ query: union(29), defaultGraphs: [], namedGraphs: [] }, GRANT);
   assert.throws(() => small.plan({ query: union(30), defaultGraphs: [], namedGraphs: [] }, GRANT), tooComplex(32));
@@ -97,7 +97,7 @@ test('a very long chain is refused as too complex, without running out of stack'
 test('the check runs once per prepared query: a refused wide query is not prepared again', () => {
   let prepared = 0;
   const cached = createPlanner(
-    { baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 10, maxBytes: 1 << 24 } },
+    { baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 10, maxBytes: 1 << 24 }, allowedFunctions: [] },
     (request, settings) => (prepared++, prepareQuery(request, settings)),
   );
   const query = `SELECT * { ${list(3000, (i) => `{ ?s <urn:x:p${i}> ?o }`, ' UNION ')} }`;

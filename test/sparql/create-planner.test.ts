@@ -14,7 +14,7 @@ const P2 = 'http://example.org/g/public2';
 const SECRET = 'http://example.org/g/secret';
 const grantOf = (...graphs: string[]): Grant => ({ policies: ['urn:test:p'], graphs: new Set(graphs), hiddenByGraph: new Map() });
 const options = (maxEntries: number, maxBytes = 16 * 1024 * 1024): PlannerOptions => ({
-  baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries, maxBytes },
+  baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries, maxBytes }, allowedFunctions: [],
 });
 const request = (query: string, defaultGraphs: string[] = [], namedGraphs: string[] = []) => ({ query, defaultGraphs, namedGraphs });
 const refusal = (status: number) => (error: unknown) => error instanceof GuardError && error.status === status;

@@ -7,14 +7,15 @@ import { test } from 'node:test';
 import sparqljs from 'sparqljs';
 import { GuardError } from '../../src/guard-error.js';
 import type { Grant } from '../../src/policy/grant.js';
-import { createPlanner } from '../../src/sparql/create-planner.js';
+import { createPlanner, type Planner } from '../../src/sparql/create-planner.js';
 
 const FOLDER = join('test', 'fixtures', 'sparql', 'golden');
 
 /**
  * A case file: `# comment` lines, `grant: iri iri ...`, any number of
  * `hidden: graph predicate predicate ...` (the grant's hidden set of a
- * graph), `default: iri` / `named: iri` (protocol parameters, raw), then
+ * graph), `default: iri` / `named: iri` (protocol parameters, raw),
+ * `allow: iri iri ...` (the planner's allowedFunctions), then
  * `--- query` and either `--- expect` (exact upstream text) or `--- status N`.
  * With UPDATE_GOLDEN=1 a missing `--- expect` block is written from the output.
  */
@@ -22,6 +23,7 @@ interface GoldenCase {
   readonly grant: Grant;
   readonly defaultGraphs: string[];
   readonly namedGraphs: string[];
+  readonly allowedFunctions: string[];
   readonly query: string;
   readonly expect?: string;
   readonly status?: number;
@@ -33,11 +35,13 @@ function readCase(text: string): GoldenCase {
   const hiddenByGraph = new Map<string, Set<string>>();
   const defaultGraphs: string[] = [];
   const namedGraphs: string[] = [];
+  const allowedFunctions: string[] = [];
   for (const line of head.split('\n')) {
-    const match = /^(grant|hidden|default|named):\s?(.*)$/.exec(line);
+    const match = /^(grant|hidden|default|named|allow):\s?(.*)$/.exec(line);
     if (match === null) continue;
     const [, key, value = ''] = match;
     if (key === 'grant') for (const iri of value.split(/\s+/).filter(Boolean)) graphs.add(iri);
+    else if (key === 'allow') allowedFunctions.push(...value.split(/\s+/).filter(Boolean));
     else if (key === 'hidden') {
       const [graph = '', ...paths] = value.split(/\s+/).filter(Boolean);
       hiddenByGraph.set(graph, new Set(paths));
@@ -56,14 +60,20 @@ function readCase(text: string): GoldenCase {
     else if (title.startsWith('status ')) status = Number(title.slice(7));
   }
   const grant: Grant = { policies: ['urn:test:policy'], graphs, hiddenByGraph };
-  return { grant, defaultGraphs, namedGraphs, query, ...(expect === undefined ? {} : { expect }), ...(status === undefined ? {} : { status }) };
+  return { grant, defaultGraphs, namedGraphs, allowedFunctions, query, ...(expect === undefined ? {} : { expect }), ...(status === undefined ? {} : { status }) };
 }
 
-const planner = createPlanner({
-  baseIri: 'http://localhost/',
-  maxQueryDepth: 64,
-  planCache: { maxEntries: 0, maxBytes: 1 },
-});
+/** One planner per allow-list, as a process has one (allowedFunctions is fixed per planner). */
+const planners = new Map<string, Planner>();
+function plannerFor(allowedFunctions: readonly string[]): Planner {
+  const key = JSON.stringify(allowedFunctions);
+  let planner = planners.get(key);
+  if (planner === undefined) {
+    planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 }, allowedFunctions });
+    planners.set(key, planner);
+  }
+  return planner;
+}
 
 const files = readdirSync(FOLDER).filter((name) => name.endsWith('.txt')).sort();
 
@@ -77,6 +87,7 @@ for (const file of files) {
     const text = readFileSync(path, 'utf8');
     const golden = readCase(text);
     const request = { query: golden.query, defaultGraphs: golden.defaultGraphs, namedGraphs: golden.namedGraphs };
+    const planner = plannerFor(golden.allowedFunctions);
     if (golden.status !== undefined) {
       assert.throws(
         () => planner.plan(request, golden.grant),

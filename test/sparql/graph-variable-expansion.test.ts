@@ -12,7 +12,7 @@ import { GRAPHS, SECURITY_DATA, rigStores } from '../helpers/rig-stores.js';
 
 const P = 'PREFIX ex: <http://example.org/>\nPREFIX res: <http://example.org/res/>\n';
 
-const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 } });
+const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 }, allowedFunctions: [] });
 const grantOf = (graphs: readonly string[], hidden: Record<string, string[]> = {}): Grant => ({
   policies: ['urn:test:p'],
   graphs: new Set(graphs),

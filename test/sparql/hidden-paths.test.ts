@@ -21,7 +21,7 @@ const grantOf = (graphs: string[], hidden: Record<string, string[]> = {}): Grant
   hiddenByGraph: new Map(Object.entries(hidden).map(([graph, paths]) => [graph, new Set(paths)])),
 });
 const options = (maxEntries: number): PlannerOptions => ({
-  baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries, maxBytes: 16 * 1024 * 1024 },
+  baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries, maxBytes: 16 * 1024 * 1024 }, allowedFunctions: [],
 });
 const request = (query: string, defaultGraphs: string[] = [], namedGraphs: string[] = []) => ({ query, defaultGraphs, namedGraphs });
 const hiddenRefusal = (error: unknown) =>

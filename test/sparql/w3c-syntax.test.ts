@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import sparqljs from 'sparqljs';
 import { GuardError } from '../../src/guard-error.js';
-import { createPlanner } from '../../src/sparql/create-planner.js';
+import { createPlanner, type Planner } from '../../src/sparql/create-planner.js';
 
 const SUITE = '/work/shared/w3c-sparql';
 
@@ -18,22 +18,26 @@ interface W3cTest {
 }
 
 const tests = JSON.parse(readFileSync(join(SUITE, 'tests.json'), 'utf8')) as W3cTest[];
-const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 } });
+/**
+ * The made-up functions the positive tests call (syntax-expr-05, syntax-order-05/06,
+ * syntax-function-01..04, syntax-select-expr-04): a namespace entry and two exact ones.
+ */
+const W3C_ALLOWED_FUNCTIONS = ['http://example.org/ns#', 'http://example.org/name', 'http://example/function'];
+/** Positives that call those functions: 400 without allowedFunctions. */
+const EXTENSION_FUNCTION_TESTS = [
+  'syntax-sparql1/manifest#syntax-expr-05', 'syntax-sparql1/manifest#syntax-order-05', 'syntax-sparql1/manifest#syntax-order-06',
+  'syntax-sparql2/manifest#syntax-function-01', 'syntax-sparql2/manifest#syntax-function-02', 'syntax-sparql2/manifest#syntax-function-03',
+  'syntax-sparql2/manifest#syntax-function-04', 'syntax-query/manifest#test_4',
+];
+const options = { baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 } };
+const planner = createPlanner({ ...options, allowedFunctions: W3C_ALLOWED_FUNCTIONS });
+const closedPlanner = createPlanner({ ...options, allowedFunctions: [] });
 const grant = { policies: ['urn:test:p'], graphs: new Set(['http://example.org/g/public1', 'http://example.org/g/public2']), hiddenByGraph: new Map() };
 
 /** Known, decided exceptions: test id suffix -> why the guard's answer differs from the suite's. */
 const BNODE_SCOPE = 'sparqljs does not check that a blank-node label stays within one BGP (§4.1.4); the label cannot reach outside the dataset, so the guard forwards it and the store decides';
 const EMPTY_UPDATE = 'an update holding only comments or a prologue is an empty request: 400 (rule: empty is 400), there is no operation to refuse';
-const EXTENSION_FUNCTION = 'calls a function IRI that is not an XSD cast (§17.5): refused, since stores run their own code under such IRIs (Virtuoso bif:, Jena java:)';
 const EXCEPTIONS: Readonly<Record<string, string>> = {
-  'syntax-sparql1/manifest#syntax-expr-05': EXTENSION_FUNCTION,
-  'syntax-sparql1/manifest#syntax-order-05': EXTENSION_FUNCTION,
-  'syntax-sparql1/manifest#syntax-order-06': EXTENSION_FUNCTION,
-  'syntax-sparql2/manifest#syntax-function-01': EXTENSION_FUNCTION,
-  'syntax-sparql2/manifest#syntax-function-02': EXTENSION_FUNCTION,
-  'syntax-sparql2/manifest#syntax-function-03': EXTENSION_FUNCTION,
-  'syntax-sparql2/manifest#syntax-function-04': EXTENSION_FUNCTION,
-  'syntax-query/manifest#test_4': EXTENSION_FUNCTION,
   'syntax-sparql3/manifest#blabel-cross-graph-bad': BNODE_SCOPE,
   'syntax-sparql3/manifest#blabel-cross-optional-bad': BNODE_SCOPE,
   'syntax-sparql3/manifest#blabel-cross-union-bad': BNODE_SCOPE,
@@ -50,10 +54,10 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   'syntax-update-1/manifest#test_40': EMPTY_UPDATE,
 };
 
-function outcome(file: string): string {
+function outcome(file: string, through: Planner = planner): string {
   const query = readFileSync(join(SUITE, file), 'utf8');
   try {
-    const plan = planner.plan({ query, defaultGraphs: [], namedGraphs: [] }, grant);
+    const plan = through.plan({ query, defaultGraphs: [], namedGraphs: [] }, grant);
     new sparqljs.Parser().parse(plan.query);
     return 'planned';
   } catch (error) {
@@ -92,4 +96,14 @@ test('W3C syntax suites', () => {
   }
   console.log(JSON.stringify(counts, null, 1));
   assert.deepEqual(mismatches, []);
+});
+
+test('without allowedFunctions the positives that call made-up functions are 400 (fail closed), with it they plan', () => {
+  const calling = tests.filter((t) => EXTENSION_FUNCTION_TESTS.some((suffix) => t.id.endsWith(suffix)) && (t.query ?? '').endsWith('.rq'));
+  assert.equal(new Set(calling.map((t) => t.query)).size, EXTENSION_FUNCTION_TESTS.length);
+  for (const t of calling) {
+    const file = t.query ?? '';
+    assert.equal(outcome(file, closedPlanner), '400', t.id);
+    assert.equal(outcome(file), 'planned', t.id);
+  }
 });

@@ -18,9 +18,14 @@ const NEGATIVE = new Set(['NegativeSyntaxTest', 'NegativeSyntaxTest11']);
 
 /** Decided exceptions, shared with test/sparql/w3c-syntax.test.ts (same reasons). */
 const BNODE_SCOPE = ['blabel-cross-graph-bad', 'blabel-cross-optional-bad', 'blabel-cross-union-bad', 'syn-bad-34', 'syn-bad-35', 'syn-bad-36', 'syn-bad-37', 'syn-bad-38', 'syn-bad-OPT-breaks-BGP', 'syn-bad-UNION-breaks-BGP', 'syn-bad-GRAPH-breaks-BGP'];
-/** Positives that call a function IRI other than an XSD cast: refused (400), as stores run code under such IRIs. */
+/**
+ * Positives that call a made-up function IRI other than an XSD cast: 400 by default, as stores
+ * run code under such IRIs; the guard under test allows them with allowedFunctions.
+ */
 const EXTENSION_FUNCTIONS = ['syntax-sparql1/manifest#syntax-expr-05', 'syntax-sparql1/manifest#syntax-order-05', 'syntax-sparql1/manifest#syntax-order-06', 'syntax-sparql2/manifest#syntax-function-01', 'syntax-sparql2/manifest#syntax-function-02', 'syntax-sparql2/manifest#syntax-function-03', 'syntax-sparql2/manifest#syntax-function-04', 'syntax-query/manifest#test_4'];
 /** An update file holding only a prologue or comments: nothing to refuse, an empty request (400). */
+/** The made-up functions those tests call: a namespace entry and two exact ones (as in test/sparql/w3c-syntax.test.ts). */
+const W3C_ALLOWED_FUNCTIONS = ['http://example.org/ns#', 'http://example.org/name', 'http://example/function'];
 const EMPTY_UPDATES = ['syntax-update-1/manifest#test_38', 'syntax-update-1/manifest#test_39', 'syntax-update-1/manifest#test_40'];
 
 /** Counts the requests that reach the store: a pass-through proxy in front of the embedded store. */
@@ -51,7 +56,7 @@ describe('W3C syntax suites through the guard', { skip: tests.length === 0 ? 'th
     // A guard whose embedded store holds the data; a second guard goes through the counting proxy to it.
     store = await startTestGuard({ embedded: { data: [SECURITY_DATA] } });
     proxy = await startCountingProxy(() => store.guard.upstreamUrl);
-    guard = await startTestGuard({ upstream: proxy.url, embedded: undefined, explain: true });
+    guard = await startTestGuard({ upstream: proxy.url, embedded: undefined, explain: true, allowedFunctions: W3C_ALLOWED_FUNCTIONS });
   });
   after(async () => {
     await guard?.close();
@@ -66,10 +71,6 @@ describe('W3C syntax suites through the guard', { skip: tests.length === 0 ? 'th
       const text = read(test.query ?? '');
       const explained = await send(guard.endpoint, text, { suffix: '/explain', accept: 'application/json' });
       if (explained.status === 403 && /SERVICE/.test(explained.body)) continue;
-      if (EXTENSION_FUNCTIONS.some((name) => test.id.endsWith(name))) {
-        if (explained.status !== 400) failures.push(`${test.id}: calls an extension function, expected 400, got ${explained.status}`);
-        continue;
-      }
       if (explained.status !== 200) {
         failures.push(`${test.id}: ${explained.status} ${explained.body.trim()}`);
         continue;
@@ -84,6 +85,26 @@ describe('W3C syntax suites through the guard', { skip: tests.length === 0 ? 'th
     }
     assert.ok(positives.length > 200, `${positives.length} positive tests`);
     assert.deepEqual(failures, []);
+  });
+
+  it('without allowedFunctions the positives calling made-up functions are 400 and never reach the store', async () => {
+    const closed = await startTestGuard({ upstream: proxy.url, embedded: undefined });
+    try {
+      const before = proxy.seen.length;
+      const calling = tests.filter((t) => POSITIVE.has(t.type) && t.query?.endsWith('.rq') && EXTENSION_FUNCTIONS.some((name) => t.id.endsWith(name)));
+      assert.equal(new Set(calling.map((t) => t.query)).size, EXTENSION_FUNCTIONS.length);
+      const failures: string[] = [];
+      for (const test of calling) {
+        const answer = await send(closed.endpoint, read(test.query ?? ''));
+        if (answer.status !== 400) failures.push(`${test.id}: ${answer.status}`);
+        const allowed = await send(guard.endpoint, read(test.query ?? ''));
+        if (allowed.status !== 200) failures.push(`${test.id} with allowedFunctions: ${allowed.status}`);
+      }
+      assert.deepEqual(failures, []);
+      assert.equal(proxy.seen.length, before + calling.length, 'the store saw only the allowed ones');
+    } finally {
+      await closed.close();
+    }
   });
 
   it('every negative query is 400 and never reaches the store', async () => {
