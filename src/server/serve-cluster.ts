@@ -2,8 +2,7 @@
 
 import cluster, { type Worker } from 'node:cluster';
 import type { GuardConfig } from '../config/read-config.js';
-import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedded/start-embedded-store.js';
-import { SHUTDOWN_GRACE_MS, type LogLine } from './start-guard.js';
+import { SHUTDOWN_GRACE_MS, startConfiguredEmbeddedStore, type LogLine } from './start-guard.js';
 
 /** What a worker tells the primary over the cluster channel. */
 export interface WorkerReport {
@@ -42,16 +41,9 @@ export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, 
   const workerEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) workerEnv[name] = value;
 
-  let embedded: EmbeddedStore | undefined;
-  if (config.upstream === undefined) {
-    const dataFiles = config.embedded.data.length > 0 ? config.embedded.data : [demoDataFile()];
-    embedded = await startEmbeddedStore({
-      dataFiles,
-      log: (level, message) => log({ event: 'embedded-store', level, message }),
-    });
-    log({ event: 'embedded-store-started', files: dataFiles.length });
-    workerEnv.GUARD_UPSTREAM = embedded.queryUrl;
-  }
+  // One store for all workers: they reach it through GUARD_UPSTREAM.
+  const embedded = await startConfiguredEmbeddedStore(config, log);
+  if (embedded !== undefined) workerEnv.GUARD_UPSTREAM = embedded.queryUrl;
 
   let stopping = false;
   const ready = new Set<Worker>();

@@ -68,20 +68,27 @@ export const logToStdout: LogLine = (entry) => {
 };
 
 /**
+ * Starts the embedded store (DESIGN section 8) when no upstream is configured: loaded
+ * from `embedded.data`, else the demo data. Undefined when there is an upstream.
+ */
+export async function startConfiguredEmbeddedStore(config: GuardConfig, log: LogLine): Promise<EmbeddedStore | undefined> {
+  if (config.upstream !== undefined) return undefined;
+  const dataFiles = config.embedded.data.length > 0 ? config.embedded.data : [demoDataFile()];
+  const embedded = await startEmbeddedStore({
+    dataFiles,
+    log: (level, message) => log({ event: 'embedded-store', level, message }),
+  });
+  log({ event: 'embedded-store-started', files: dataFiles.length });
+  return embedded;
+}
+
+/**
  * Starts the guard: the embedded store when no upstream is configured, the listener
  * (so /healthz answers 503 meanwhile), then the first policy set. A policy set that
  * fails to load at start rejects with its one-line error, after closing everything.
  */
 export async function startGuard(config: GuardConfig, log: LogLine = logToStdout): Promise<RunningGuard> {
-  let embedded: EmbeddedStore | undefined;
-  if (config.upstream === undefined) {
-    const dataFiles = config.embedded.data.length > 0 ? config.embedded.data : [demoDataFile()];
-    embedded = await startEmbeddedStore({
-      dataFiles,
-      log: (level, message) => log({ event: 'embedded-store', level, message }),
-    });
-    log({ event: 'embedded-store-started', files: dataFiles.length });
-  }
+  const embedded = await startConfiguredEmbeddedStore(config, log);
   const upstreamUrl = config.upstream ?? embedded!.queryUrl;
   const upstream = createUpstream({ url: upstreamUrl, headers: config.upstreamHeaders, timeoutMs: config.timeoutMs });
   // Issue 5: a store that ignores FROM / FROM NAMED must never get a query.
