@@ -1,13 +1,13 @@
 // Benchmark: loading N policies (Turtle -> rules on the worker -> compiled table), with and without EYE, cold and warm, with where the time goes.
 
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { grantFor } from '../src/policy/grant-for.js';
 import { loadPolicySetWithStats } from '../src/policy/load-policy-set.js';
 import { shippedRuleFiles } from '../src/policy/shipped-rule-files.js';
+import { runScenario, scenarioArguments } from './fresh-process.js';
+import { describeMachine } from './describe-machine.js';
 
 const SIZES = [10, 1_000, 10_000];
 const BUDGET_MS = 2_000;
@@ -77,20 +77,18 @@ async function scenario(mode: Mode, n: number): Promise<Row[]> {
 }
 
 async function main(): Promise<void> {
-  const only = process.argv.indexOf('--scenario');
-  if (only !== -1) {
-    process.stdout.write(JSON.stringify(await scenario(process.argv[only + 1] as Mode, Number(process.argv[only + 2]))));
+  const args = scenarioArguments();
+  if (args !== undefined) {
+    process.stdout.write(JSON.stringify(await scenario(args[0] as Mode, Number(args[1]))));
     return;
   }
-  const cpu = cpus();
-  console.log(`machine: ${cpu[0]?.model ?? 'unknown cpu'} x ${cpu.length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}/${process.arch}`);
+  console.log(`machine: ${describeMachine()}`);
   console.log('each N in a fresh process; cold = first load (worker start + EYE instantiation), warm = next load\n');
   console.log('copy = shipped rules only, applied as copy rules without EYE; eye = plus one operator rule, so EYE loads every triple the rules need\n');
   const header = ['rules', 'N', 'run', 'wall ms', 'read+validate ms', 'EYE ms', 'other worker ms', 'compile ms', 'triples to EYE', 'budget'];
   console.log(header.join(' | '));
   for (const [mode, n] of (['copy', 'eye'] as const).flatMap((mode) => SIZES.map((n) => [mode, n] as const))) {
-    const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--scenario', mode, String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 });
-    for (const row of JSON.parse(output) as Row[]) {
+    for (const row of runScenario<Row[]>(import.meta.url, mode, String(n))) {
       const fmt = (ms: number) => ms.toFixed(0);
       const verdict = row.n === 10_000 ? (row.wallMs <= BUDGET_MS ? 'ok (<= 2 s)' : 'OVER 2 s') : '';
       console.log([row.mode, row.n, row.run, fmt(row.wallMs), fmt(row.readMs), fmt(row.eyeMs), fmt(row.otherMs), fmt(row.compileMs), row.eyeTriples, verdict].join(' | '));

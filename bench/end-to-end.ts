@@ -3,10 +3,10 @@
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describeMachine } from './describe-machine.js';
 import { percentile } from './percentile.js';
 import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './start-bench-server.js';
+import { runScenario, scenarioArguments } from './fresh-process.js';
 
 const CONNECTIONS = 32;
 const WARM_UP_S = 2;
@@ -124,9 +124,9 @@ async function scenario(name: Scenario): Promise<Row> {
 }
 
 async function main(): Promise<void> {
-  const only = process.argv.indexOf('--scenario');
-  if (only !== -1) {
-    process.stdout.write(JSON.stringify(await scenario(process.argv[only + 1] as Scenario)));
+  const args = scenarioArguments();
+  if (args !== undefined) {
+    process.stdout.write(JSON.stringify(await scenario(args[0] as Scenario)));
     return;
   }
   console.log('### (b) End to end under load\n');
@@ -138,8 +138,7 @@ async function main(): Promise<void> {
   );
   const rows = new Map<Scenario, Row>();
   for (const name of SCENARIOS) {
-    const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--scenario', name], { encoding: 'utf8', maxBuffer: 1 << 20 });
-    rows.set(name, JSON.parse(output) as Row);
+    rows.set(name, runScenario<Row>(import.meta.url, name));
   }
   const direct = rows.get('direct')!;
   const proxy = rows.get('proxy')!;

@@ -3,9 +3,11 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runScenario, scenarioArguments } from './fresh-process.js';
+import { describeMachine } from './describe-machine.js';
 
 const POLICIES = 1_000;
 /** Queries per second; BENCH_RATE overrides (a 2-core machine saturates near 200/s with EYE busy on a core). */
@@ -162,20 +164,17 @@ function percentile(ascending: readonly number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const only = process.argv.indexOf('--scenario');
-  if (only !== -1) {
-    process.stdout.write(JSON.stringify(await scenario(process.argv[only + 1] as Scenario)));
+  const args = scenarioArguments();
+  if (args !== undefined) {
+    process.stdout.write(JSON.stringify(await scenario(args[0] as Scenario)));
     return;
   }
-  const cpu = cpus();
-  console.log(`machine: ${cpu[0]?.model ?? 'unknown cpu'} x ${cpu.length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}/${process.arch}`);
+  console.log(`machine: ${describeMachine()}`);
   console.log(`${RATE_PER_S} queries/s for ${DURATION_MS / 1000} s against the embedded store; each scenario in a fresh process and a fresh guard\n`);
   console.log('scenario | requests | failed | p50 ms | p99 ms | max ms | reloads | mean reload ms');
   const rows: Result[] = [];
   for (const name of SCENARIOS) {
-    const { execFileSync } = await import('node:child_process');
-    const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--scenario', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    const row = JSON.parse(output) as Result;
+    const row = runScenario<Result>(import.meta.url, name);
     rows.push(row);
     const fmt = (ms: number | null) => (ms === null || Number.isNaN(ms) ? '-' : ms.toFixed(1));
     console.log([row.scenario, row.requests, row.failed, fmt(row.p50), fmt(row.p99), fmt(row.max), row.reloads, fmt(row.reloadMs)].join(' | '));

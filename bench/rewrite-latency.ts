@@ -1,16 +1,15 @@
 // Benchmark (a): planning latency of a cold plan (parse, checks, serialisation) vs a plan-cache hit, for three query sizes.
 
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startEmbeddedStore } from '../src/embedded/start-embedded-store.js';
 import type { QueryRequest } from '../src/http/query-request.js';
 import type { Grant } from '../src/policy/grant.js';
 import { createPlanner } from '../src/sparql/create-planner.js';
 import { describeMachine } from './describe-machine.js';
 import { percentile } from './percentile.js';
+import { runScenario, scenarioArguments } from './fresh-process.js';
 
 const EX = 'https://bench.example.org/';
 const GRANTED = `${EX}graphs/granted`;
@@ -156,9 +155,9 @@ async function scenario(size: Size): Promise<Row> {
 }
 
 async function main(): Promise<void> {
-  const only = process.argv.indexOf('--scenario');
-  if (only !== -1) {
-    process.stdout.write(JSON.stringify(await scenario(process.argv[only + 1] as Size)));
+  const args = scenarioArguments();
+  if (args !== undefined) {
+    process.stdout.write(JSON.stringify(await scenario(args[0] as Size)));
     return;
   }
   console.log('### (a) Rewrite latency: cold plan vs plan-cache hit\n');
@@ -167,8 +166,7 @@ async function main(): Promise<void> {
   console.log('| query | patterns | query bytes | plan bytes | cold p50 us | cold p99 us | hit p50 us | hit p99 us | cold/hit (p50) | samples cold / hit | target |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const size of SIZES) {
-    const output = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--scenario', size], { encoding: 'utf8', maxBuffer: 1 << 20 });
-    const row = JSON.parse(output) as Row;
+    const row = runScenario<Row>(import.meta.url, size);
     const us = (value: number) => (value < 10 ? value.toFixed(2) : value.toFixed(0));
     const target =
       size === 'medium'

@@ -1,10 +1,11 @@
 // `npm run bench`: runs every benchmark, each in a fresh process, and prints one report with date, commit and machine.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from './describe-machine.js';
+import { runEchoing } from './fresh-process.js';
 
 /** Scenario scripts in report order; a script not built (another engineer's, not there yet) is skipped. */
 const SCRIPTS = ['rewrite-latency', 'end-to-end', 'streaming', 'compile-policies', 'reload-latency'];
@@ -25,21 +26,6 @@ function describeLoad(): string {
   return `${loadavg().map((value) => value.toFixed(2)).join(', ')} (1, 5, 15 min) on ${availableParallelism()} cores`;
 }
 
-/** Runs one script in a fresh node process, echoing its output as it comes; resolves with the output. */
-function run(script: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (text: string) => {
-      output += text;
-      process.stdout.write(text);
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`${script} exited with code ${code}`))));
-  });
-}
-
 /**
  * The report is Markdown: each of our scripts prints a `###` section with its table; any
  * other script's output goes in a text block under its name.
@@ -54,7 +40,7 @@ async function main(): Promise<void> {
     const markdown = name !== 'compile-policies' && name !== 'reload-latency';
     if (!markdown) process.stdout.write(`### ${name}\n\n\`\`\`text\n`);
     try {
-      const output = await run(script);
+      const output = await runEchoing(script);
       if (!markdown) process.stdout.write(`${output.endsWith('\n') ? '' : '\n'}\`\`\`\n\n`);
     } catch (error) {
       failed += 1;

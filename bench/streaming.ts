@@ -1,12 +1,11 @@
 // Benchmark (c): a 500 MB SPARQL JSON answer streamed direct from the store, through a plain Node proxy and through sparql-guard: MB/s and the guard's peak RSS.
 
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { describeMachine } from './describe-machine.js';
 import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './start-bench-server.js';
+import { runScenario, scenarioArguments } from './fresh-process.js';
 
 /** The stand-in store streams LIMIT rows in blocks of 1,000 rows (135,780 bytes): 3,683 blocks are 500 MB. */
 const LIMIT = 3_683_000;
@@ -134,15 +133,15 @@ async function scenario(name: Scenario): Promise<Row> {
 }
 
 async function main(): Promise<void> {
-  const only = process.argv.indexOf('--scenario');
-  if (only !== -1) {
-    process.stdout.write(JSON.stringify(await scenario(process.argv[only + 1] as Scenario)));
+  const args = scenarioArguments();
+  if (args !== undefined) {
+    process.stdout.write(JSON.stringify(await scenario(args[0] as Scenario)));
     return;
   }
   console.log('### (c) Streaming a 500 MB answer\n');
   console.log(`machine: ${describeMachine()}`);
   console.log(`SELECT answered by the stand-in store with ${LIMIT.toLocaleString('en')} rows of SPARQL JSON (chunked, no Content-Length); one client on a fresh connection reads it all; best of ${RUNS} runs; each front in a fresh process; RSS of the guard process from /proc (MB = 10^6 bytes); the plain proxy shows what any Node process relaying the bytes costs on this machine\n`);
-  const rows = (['direct', 'proxy', 'guard'] as const).map((name) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--scenario', name], { encoding: 'utf8', maxBuffer: 1 << 20 })) as Row);
+  const rows = (['direct', 'proxy', 'guard'] as const).map((name) => runScenario<Row>(import.meta.url, name));
   const [direct, proxy, guard] = rows as [Row, Row, Row];
   console.log('| front | MB | MB/s | vs direct | vs proxy | guard RSS before MB | guard peak RSS MB | RSS growth MB | target |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');

@@ -1,26 +1,17 @@
 // Runs the whole bench (run-all, in a fresh process) and puts its report into bench/README.md, between the results markers.
 
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runEchoing } from './fresh-process.js';
 
 const START = '<!-- results:start (bench/update-readme.ts writes this part) -->';
 const END = '<!-- results:end -->';
 /** npm runs scripts from the package root, where bench/README.md is. */
 const README = resolve('bench/README.md');
 
-const report = await new Promise<string>((resolve, reject) => {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./run-all.js', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let output = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (text: string) => {
-    output += text;
-    process.stdout.write(text);
-  });
-  child.once('error', reject);
-  child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`run-all exited with code ${code}: README left as it was`))));
-});
+// A failed run rejects here, before the README is read: it is left as it was.
+const report = await runEchoing(fileURLToPath(new URL('./run-all.js', import.meta.url)));
 
 const readme = readFileSync(README, 'utf8');
 const from = readme.indexOf(START);
