@@ -111,4 +111,32 @@ describe('the gate follows the store', () => {
     assert.equal(await gate.problem(), undefined, 'a store that is fixed is used again');
     await gate.admit(new AbortController().signal);
   });
+
+  it('one client leaving during the shared check does not fail the others waiting on it', async () => {
+    // A store that takes 100 ms to answer and gives up when its request's signal aborts, as undici does.
+    const slow: Upstream = {
+      send: (_query, _accept, signal) =>
+        new Promise((resolve, reject) => {
+          const timer = setTimeout(() => {
+            const body = new PassThrough();
+            body.end(JSON.stringify({ boolean: /WHERE \{ \}$/.test(_query) }));
+            resolve({ status: 200, contentType: 'application/sparql-results+json', cacheControl: undefined, contentLength: undefined, body, takeWhole: () => undefined });
+          }, 100);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            reject(new GuardError(502, 'upstream request aborted by the client'));
+          });
+        }),
+      close: async () => undefined,
+    };
+    // Not started: the verdict is "unverified", so the first queries run the check themselves.
+    const gate = createDatasetGate(slow, { checkTimeoutMs: 2000, recheckMs: 60_000, log: () => undefined });
+    const leaving = new AbortController();
+    const first = gate.admit(leaving.signal);
+    const second = gate.admit(new AbortController().signal);
+    leaving.abort();
+    await assert.rejects(first, (error: GuardError) => error.status === 502);
+    await second; // admitted: the check finished for it although the first client left
+    assert.equal(await gate.problem(), undefined);
+  });
 });
