@@ -59,6 +59,11 @@ describe('createPolicyHolder grant cache', () => {
     const first = holder.grant(caller);
     assert.equal(holder.grant(caller), first);
     assert.deepEqual([...first.graphs].sort(), ['http://example.org/graphs/a', 'http://example.org/graphs/b', 'http://example.org/graphs/secret']);
+    // Interleaved callers each keep their own grant: the cache is keyed by the caller object.
+    const everyone = holder.grant(anonymous);
+    assert.deepEqual([...everyone.graphs], ['http://example.org/graphs/a']);
+    assert.equal(holder.grant(caller), first);
+    assert.deepEqual([...holder.grant(anonymous).graphs], ['http://example.org/graphs/a']);
     // A reload must not serve the grant of the previous set.
     holder.replace(await loadPolicySet({ ...sources, policyFiles: [resolve('test/fixtures/integration/no-policies.ttl')] }));
     assert.equal(statusOf(() => holder.grant(caller)), 403);
