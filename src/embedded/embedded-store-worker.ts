@@ -109,14 +109,14 @@ function loadStore(files: readonly string[]): Store {
       fd = openSync(file, 'r');
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      throw new Error(`cannot load ${file}: ${code === 'ENOENT' ? 'no such file' : firstLine(error)}`);
+      throw new Error(`cannot load ${file}: ${code === 'ENOENT' ? 'no such file' : firstLine(error)}`, { cause: error });
     }
     try {
       // Chunks rather than one string: a large file never exists twice in memory. Relative IRIs
       // in a file resolve against the file's own URL.
       loaded.load(chunksOf(fd), { format, base_iri: pathToFileURL(file).href });
     } catch (error) {
-      throw new Error(`cannot load ${file}: ${firstLine(error)}`);
+      throw new Error(`cannot load ${file}: ${firstLine(error)}`, { cause: error });
     } finally {
       closeSync(fd);
     }
