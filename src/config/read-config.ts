@@ -441,7 +441,7 @@ function readEndpointPath(value: unknown, text: ReadText): string {
   if (!ENDPOINT_PATH.test(path)) {
     fail('path', 'must be /-separated segments of letters, digits and ._~!$&\'()+,;=@- (no ?, #, %, :, *, empty segments)', 'write e.g. /sparql');
   }
-  if (path === '/healthz') fail('path', 'collides with the health endpoint /healthz', 'choose another path, e.g. /sparql');
+  if (path === '/healthz' || path === '/readyz') fail('path', `collides with the probe endpoint ${path}`, 'choose another path, e.g. /sparql');
   return path;
 }
 

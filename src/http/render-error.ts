@@ -2,6 +2,7 @@
 
 import type { FastifyReply } from 'fastify';
 import type { GuardError } from '../guard-error.js';
+import { PRIVATE_NO_STORE } from './cache-control.js';
 
 /** Writes `error` as the response: its status, its headers, and its message as one line. */
 export function renderError(reply: FastifyReply, error: GuardError): FastifyReply {
@@ -9,6 +10,6 @@ export function renderError(reply: FastifyReply, error: GuardError): FastifyRepl
     .code(error.status)
     .headers(error.headers)
     .header('content-type', 'text/plain; charset=utf-8')
-    .header('cache-control', 'no-store')
+    .header('cache-control', PRIVATE_NO_STORE)
     .send(`${error.message}\n`);
 }

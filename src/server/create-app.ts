@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Caller } from '../auth/caller.js';
 import type { RequestHeaders } from '../auth/identify-caller.js';
 import { GuardError } from '../guard-error.js';
+import { composeCacheControl, PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { chooseAccept } from '../http/choose-accept.js';
 import { createCorsHeaders } from '../http/cors.js';
 import type { QueryRequest } from '../http/query-request.js';
@@ -35,14 +36,16 @@ export interface GuardServices {
   /** (QueryRequest, Grant) -> Plan, or GuardError 400/403. */
   readonly plan: (request: QueryRequest, grant: Grant) => Plan;
   readonly upstream: Upstream;
-  /** Undefined when the service is ready; otherwise why /healthz answers 503. */
+  /** Undefined once the policies are loaded; otherwise why /healthz (liveness) answers 503. */
   readonly notReadyReason: () => string | undefined;
+  /** True once the shutdown began: /readyz answers 503 while queries are still served. Absent: never. */
+  readonly draining?: () => boolean;
   /**
    * Resolves when queries may go to the store, else throws GuardError (issue 5: a store that
    * ignores FROM / FROM NAMED gets no query). Absent: every query may go.
    */
   readonly admitQuery?: (signal: AbortSignal) => Promise<void>;
-  /** For /healthz: why the store gets no queries, or undefined; may check the store again. */
+  /** For /readyz: why the store gets no queries, or undefined; may check the store again. */
   readonly upstreamProblem?: () => Promise<string | undefined>;
   /** Writes one structured log line. */
   readonly log: (entry: Readonly<Record<string, unknown>>) => void;
@@ -72,6 +75,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   const allowByPath = new Map<string, string>([
     [options.path, ALLOW_QUERY],
     ['/healthz', 'GET'],
+    ['/readyz', 'GET'],
   ]);
   if (options.explain) allowByPath.set(explainPath, ALLOW_QUERY);
 
@@ -87,7 +91,8 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     const allowOrigin = cors.allowOrigin(headerValue(request.headers.origin));
     if (allowOrigin !== undefined) reply.header('access-control-allow-origin', allowOrigin);
     reply.header('vary', vary);
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-store');
+    // Answers from the store got composeCacheControl already; every other answer is the guard's.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', PRIVATE_NO_STORE);
     done(null, payload);
   });
 
@@ -141,11 +146,16 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     app.route({ method: ['GET', 'POST'], url: explainPath, handler: explain });
     app.route({ method: 'OPTIONS', url: explainPath, handler: preflight });
   }
-  app.get('/healthz', async (_request, reply) => {
-    const reason = services.notReadyReason() ?? (await services.upstreamProblem?.());
-    reply.header('content-type', 'text/plain; charset=utf-8');
-    if (reason !== undefined) return reply.code(503).send(`${reason}\n`);
-    return 'ok\n';
+  // Liveness (SPEC "GET /healthz"): the process itself, never the store, so that a store
+  // outage does not make an orchestrator restart every guard.
+  app.get('/healthz', async (_request, reply) => probeAnswer(reply, services.notReadyReason()));
+  // Readiness: whether this instance should get traffic now (docs/design.md, "Probes").
+  app.get('/readyz', async (_request, reply) => {
+    const reason =
+      services.notReadyReason() ??
+      (services.draining?.() === true ? 'draining: the guard is shutting down' : undefined) ??
+      (await services.upstreamProblem?.());
+    return probeAnswer(reply, reason);
   });
 
   // fastify answers an unrouted method with 404 by itself; SPEC wants 405 on known paths.
@@ -182,7 +192,7 @@ async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply,
   await services.admitQuery?.(abort.signal);
   const answer = await services.upstream.send(plan.query, accept, abort.signal);
   reply.code(answer.status);
-  if (answer.cacheControl !== undefined) reply.header('cache-control', answer.cacheControl);
+  reply.header('cache-control', composeCacheControl(answer.cacheControl));
   if (answer.contentType !== undefined) {
     reply.header('content-type', answer.contentType);
     // A small answer that arrived whole goes out with its headers in one write, not as a
@@ -199,6 +209,12 @@ async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply,
   // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing).
   if (answer.contentLength !== undefined) reply.header('content-length', String(answer.contentLength));
   return reply.send(answer.body);
+}
+
+/** A probe's answer: 200 `ok`, or 503 with the reason as one line. */
+function probeAnswer(reply: FastifyReply, reason: string | undefined): FastifyReply {
+  reply.header('content-type', 'text/plain; charset=utf-8');
+  return reason === undefined ? reply.send('ok\n') : reply.code(503).send(`${reason}\n`);
 }
 
 /**

@@ -13,6 +13,7 @@ import { createUpstream } from '../upstream/create-upstream.js';
 import { createApp } from './create-app.js';
 import { createLogWriter, type LogLine } from './create-log-writer.js';
 import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
+import { createReadiness, type Readiness } from './readiness.js';
 import { watchPolicies, type PolicyWatch } from './watch-policies.js';
 
 /** A running guard. */
@@ -22,6 +23,8 @@ export interface RunningGuard {
   /** The store's query URL (the embedded store's when no upstream is configured). */
   readonly upstreamUrl: string;
   readonly policies: PolicyHolder;
+  /** Readiness beyond the policies: `startDraining` turns /readyz to 503 (close() does it first). */
+  readonly readiness: Readiness;
   /**
    * Loads the policy and rule files again and swaps the new set in; on failure logs one
    * line naming the file and the reason and keeps the previous set. Resolves true when
@@ -103,6 +106,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     planCache: config.planCache, allowedFunctions: config.allowedFunctions,
   });
   const policies = createPolicyHolder();
+  const readiness = createReadiness();
   const app = createApp(
     { path: config.path, explain: config.explain, corsOrigins: config.corsOrigins },
     {
@@ -114,6 +118,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       admitQuery: (signal) => datasetGate.admit(signal),
       upstreamProblem: () => datasetGate.problem(),
       notReadyReason: () => (policies.current() === undefined ? 'policies are not loaded yet' : undefined),
+      draining: () => readiness.draining,
       log,
     },
   );
@@ -121,6 +126,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   let watcher: PolicyWatch | undefined;
   let closing: Promise<void> | undefined;
   const shutDown = async (graceMs: number): Promise<void> => {
+    readiness.startDraining();
     watcher?.close();
     // app.close() stops accepting, closes idle keep-alive connections and answers requests
     // arriving on busy ones with 503 (return503OnClosing); it resolves when the last response
@@ -170,6 +176,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host}:${address.port}`,
     upstreamUrl,
     policies,
+    readiness,
     reload,
     close,
   };

@@ -357,7 +357,8 @@ describe('parseConfig rejects', () => {
     rejects({ path: '/sparql#x' }, [/^config path: must be/]);
     rejects({ path: '/a//b' }, [/^config path: must be/]);
     rejects({ path: '/:db/sparql' }, [/^config path: must be/]);
-    rejects({ path: '/healthz' }, [/^config path: collides with the health endpoint/]);
+    rejects({ path: '/healthz' }, [/^config path: collides with the probe endpoint \/healthz/]);
+    rejects({ path: '/readyz' }, [/^config path: collides with the probe endpoint \/readyz/]);
     assert.equal(parseConfig({ path: '/v1/ds-1/sparql' }, fileContext).path, '/v1/ds-1/sparql');
   });
 

@@ -52,12 +52,12 @@ describe('a store that ignores the dataset is refused at start', () => {
 
 describe('stores that honour the dataset pass the check', () => {
   for (const store of storesUnderTest()) {
-    it(`${store.name}: /healthz is 200 ok`, async () => {
+    it(`${store.name}: /readyz is 200 ok`, async () => {
       const guard = await startSecurityGuard(store);
       try {
-        const health = await fetch(`${guard.guard.url}/healthz`);
-        assert.equal(health.status, 200);
-        assert.equal(await health.text(), 'ok\n');
+        const ready = await fetch(`${guard.guard.url}/readyz`);
+        assert.equal(ready.status, 200);
+        assert.equal(await ready.text(), 'ok\n');
       } finally {
         await guard.close();
       }
@@ -66,12 +66,15 @@ describe('stores that honour the dataset pass the check', () => {
 });
 
 describe('an unreachable store', () => {
-  it('starts the guard, /healthz says why it is not ready, and a query is a 502', async () => {
+  it('starts the guard, alive (/healthz) but not ready (/readyz says why), and a query is a 502', async () => {
     const guard = await startSecurityGuard({ name: 'closed', queryUrl: 'http://127.0.0.1:1/query' });
     try {
       const health = await fetch(`${guard.guard.url}/healthz`);
-      assert.equal(health.status, 503);
-      assert.match(await health.text(), /upstream not verified: upstream unreachable/);
+      assert.equal(health.status, 200);
+      assert.equal(await health.text(), 'ok\n');
+      const ready = await fetch(`${guard.guard.url}/readyz`);
+      assert.equal(ready.status, 503);
+      assert.match(await ready.text(), /upstream not verified: upstream unreachable/);
       const answer = await send(guard.endpoint, 'ASK {}');
       assert.equal(answer.status, 502);
       assert.ok(guard.logs.some((line) => line.event === 'upstream-dataset-check' && line.verdict === 'unverified'));
@@ -96,7 +99,7 @@ describe('the gate follows the store', () => {
     };
   }
 
-  it('a store that starts ignoring FROM is caught by the next /healthz check, and queries stop', async () => {
+  it('a store that starts ignoring FROM is caught by the next /readyz check, and queries stop', async () => {
     const state = { ignoring: false, sent: [] as string[] };
     const logs: Record<string, unknown>[] = [];
     const gate = createDatasetGate(fakeUpstream(state), { checkTimeoutMs: 1000, recheckMs: 0, log: (line) => logs.push({ ...line }) });
