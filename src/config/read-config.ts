@@ -36,8 +36,13 @@ export interface GuardConfig {
   readonly host: string;
   /** Starts with `/`, no trailing `/`, no `?` or `#`. */
   readonly path: string;
-  /** Allowed origins, serialized (`https://app.example.org`); undefined = any origin is echoed. */
-  readonly corsOrigins: readonly string[] | undefined;
+  /** Cross-origin access from browsers (docs/design.md, "CORS with credentials"). */
+  readonly cors: {
+    /** Allowed origins, serialized (`https://app.example.org`); undefined = any origin is echoed. */
+    readonly origins: readonly string[] | undefined;
+    /** Access-Control-Allow-Credentials for the listed origins; only with an explicit `origins` list. */
+    readonly credentials: boolean;
+  };
   readonly planCache: { readonly maxEntries: number; readonly maxBytes: number };
   /** Absolute IRI without fragment, against which relative IRIs in queries resolve. */
   readonly baseIri: string;
@@ -61,13 +66,14 @@ const MAX_WORKERS = 64;
 
 const TOP_KEYS = [
   'upstream', 'upstreamHeaders', 'policies', 'rules', 'auth', 'watchPolicies', 'explain', 'timeoutMs', 'port',
-  'host', 'path', 'corsOrigins', 'planCache', 'baseIri', 'maxQueryDepth', 'allowedFunctions', 'workers', 'embedded',
+  'host', 'path', 'cors', 'planCache', 'baseIri', 'maxQueryDepth', 'allowedFunctions', 'workers', 'embedded',
 ] as const;
 const AUTH_KEYS = ['apiKeys', 'trustedHeaders'] as const;
 const API_KEY_KEYS = ['agent', 'groups', 'sha256'] as const;
 const TRUSTED_HEADERS_KEYS = ['agent', 'groups', 'agentPrefix'] as const;
 const PLAN_CACHE_KEYS = ['maxEntries', 'maxBytes'] as const;
 const EMBEDDED_KEYS = ['data'] as const;
+const CORS_KEYS = ['origins', 'credentials'] as const;
 
 /** RFC 9110 section 5.1: a field name is a token. */
 const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -131,6 +137,9 @@ export function parseConfig(json: unknown, context: ConfigContext): GuardConfig 
   const { env } = context;
   const configFile = context.configFile === undefined ? undefined : resolve(context.configFile);
   const baseDir = configFile === undefined ? process.cwd() : dirname(configFile);
+  if (typeof json === 'object' && json !== null && !Array.isArray(json) && 'corsOrigins' in json) {
+    fail('corsOrigins', 'replaced by cors.origins', 'write "cors": { "origins": [...] } instead');
+  }
   const root = readObject(json, '', TOP_KEYS);
   const text = (value: unknown, path: string): string => expandPlaceholders(readString(value, path), env, path);
   const paths = (value: unknown, path: string, what: string): readonly string[] =>
@@ -152,7 +161,7 @@ export function parseConfig(json: unknown, context: ConfigContext): GuardConfig 
     port: override(readInteger(root.port, 'port', 8080, 0, 65_535, 'a TCP port; 0 picks a free one'), readPortOverride(env)),
     host: readHost(root.host, text),
     path: readEndpointPath(root.path, text),
-    corsOrigins: readCorsOrigins(root.corsOrigins, text),
+    cors: readCors(root.cors, text),
     planCache: readPlanCache(root.planCache),
     baseIri: readBaseIri(root.baseIri, text),
     maxQueryDepth: readInteger(root.maxQueryDepth, 'maxQueryDepth', 64, 1, 256, 'levels of nesting'),
@@ -445,11 +454,24 @@ function readEndpointPath(value: unknown, text: ReadText): string {
   return path;
 }
 
+function readCors(value: unknown, text: ReadText): GuardConfig['cors'] {
+  if (value === undefined) return { origins: undefined, credentials: false };
+  const cors = readObject(value, 'cors', CORS_KEYS);
+  const origins = readCorsOrigins(cors.origins, text);
+  const credentials = readBoolean(cors.credentials, 'cors.credentials', false);
+  // Fetch standard, CORS protocol: credentials with any origin would let every site read
+  // each visitor's answers; only an explicit list may have them.
+  if (credentials && origins === undefined) {
+    fail('cors.credentials', 'true needs an explicit origin list', 'list the origins in cors.origins; credentials are never allowed for any origin');
+  }
+  return { origins, credentials };
+}
+
 function readCorsOrigins(value: unknown, text: ReadText): readonly string[] | undefined {
-  if (value === undefined) return undefined;
+  if (value === undefined || value === '*') return undefined;
   const fix = 'write origins as scheme://host[:port], e.g. "https://app.example.org", no path or trailing /';
-  const origins = readArray(value, 'corsOrigins', `write an array of origins; ${fix}`).map((item, index) => {
-    const origin = text(item, `corsOrigins[${index}]`);
+  const origins = readArray(value, 'cors.origins', `write "*" or an array of origins; ${fix}`).map((item, index) => {
+    const origin = text(item, `cors.origins[${index}]`);
     let url: URL | undefined;
     try {
       url = new URL(origin);
@@ -458,7 +480,7 @@ function readCorsOrigins(value: unknown, text: ReadText): readonly string[] | un
     }
     // The serialized origin is what browsers send in Origin (RFC 6454 section 6.1).
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
-      fail(`corsOrigins[${index}]`, 'not a serialized http(s) origin', fix);
+      fail(`cors.origins[${index}]`, 'not a serialized http(s) origin', fix);
     }
     return origin;
   });

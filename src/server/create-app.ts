@@ -22,7 +22,8 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export interface AppOptions {
   readonly path: string;
   readonly explain: boolean;
-  readonly corsOrigins: readonly string[] | undefined;
+  /** Config `cors`: allowed origins (undefined = any) and whether credentials are allowed. */
+  readonly cors: { readonly origins: readonly string[] | undefined; readonly credentials: boolean };
 }
 
 /** The pipeline steps and services the routes call, one per concept. */
@@ -68,7 +69,10 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     exposeHeadRoutes: false,
     return503OnClosing: true,
   });
-  const cors = createCorsHeaders(options.corsOrigins);
+  const cors = createCorsHeaders({
+    ...options.cors,
+    trustedHeaders: services.credentialHeaders.filter((name) => name !== 'authorization' && name !== 'x-api-key'),
+  });
   const vary = ['Origin', 'Accept', ...services.credentialHeaders].join(', ');
   const credentialHeaders = new Set(services.credentialHeaders);
   const explainPath = `${options.path}/explain`;
@@ -88,8 +92,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
 
   // Hooks in callback style: an async hook costs a promise per request and hook.
   app.addHook('onSend', (request, reply, payload, done) => {
-    const allowOrigin = cors.allowOrigin(headerValue(request.headers.origin));
-    if (allowOrigin !== undefined) reply.header('access-control-allow-origin', allowOrigin);
+    reply.headers(cors.response(headerValue(request.headers.origin)));
     reply.header('vary', vary);
     // Answers from the store got composeCacheControl already; every other answer is the guard's.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', PRIVATE_NO_STORE);
@@ -107,11 +110,32 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     done();
   });
 
-  /** The pipeline up to the plan: read -> identify -> grant -> plan (STYLE habit 1). */
-  const planRequest = (request: FastifyRequest): { caller: Caller; grant: Grant; plan: Plan } => {
-    const queryRequest = readQueryRequest(rawQueryRequest(request));
+  /** Identifies the caller (GuardError 401 for bad credentials) and records its agent for the log. */
+  const identify = (request: FastifyRequest): Caller => {
     const caller = services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders));
     request.agent = caller.agent;
+    return caller;
+  };
+  /** The agent of valid credentials, or undefined: for the log of a request refused before identification. */
+  const identifyQuietly = (request: FastifyRequest): string | undefined => {
+    try {
+      return services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders)).agent;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** The pipeline up to the plan: read -> identify -> grant -> plan (STYLE habit 1). */
+  const planRequest = (request: FastifyRequest): { caller: Caller; grant: Grant; plan: Plan } => {
+    let queryRequest: QueryRequest;
+    try {
+      queryRequest = readQueryRequest(rawQueryRequest(request));
+    } catch (error) {
+      // The refusal stands as it is; the log still names a caller whose credentials are valid.
+      request.agent = identifyQuietly(request);
+      throw error;
+    }
+    const caller = identify(request);
     const grant = services.grant(caller);
     const plan = services.plan(queryRequest, grant);
     return { caller, grant, plan };

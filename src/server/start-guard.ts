@@ -108,7 +108,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const policies = createPolicyHolder();
   const readiness = createReadiness();
   const app = createApp(
-    { path: config.path, explain: config.explain, corsOrigins: config.corsOrigins },
+    { path: config.path, explain: config.explain, cors: config.cors },
     {
       identifyCaller: createCallerIdentifier(config.auth),
       credentialHeaders: credentialHeaderNames(config.auth),

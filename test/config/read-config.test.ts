@@ -60,7 +60,7 @@ describe('readConfig with a real file setting every key', () => {
       port: 9090,
       host: '127.0.0.1',
       path: '/data/sparql',
-      corsOrigins: ['https://app.example.org', 'http://localhost:3000'],
+      cors: { origins: ['https://app.example.org', 'http://localhost:3000'], credentials: true },
       planCache: { maxEntries: 500, maxBytes: 1048576 },
       baseIri: 'https://data.example.org/base/',
       maxQueryDepth: 32,
@@ -166,7 +166,7 @@ describe('parseConfig defaults', () => {
       port: 8080,
       host: '0.0.0.0',
       path: '/sparql',
-      corsOrigins: undefined,
+      cors: { origins: undefined, credentials: false },
       planCache: { maxEntries: 1000, maxBytes: 16 * 1024 * 1024 },
       baseIri: 'http://localhost/',
       maxQueryDepth: 64,
@@ -197,7 +197,7 @@ describe('parseConfig placeholders', () => {
         upstream: 'http://${HOST}:7878/query',
         host: '${HOST}',
         auth: { trustedHeaders: { agent: 'X-${HOST}', agentPrefix: 'https://${HOST}/' } },
-        corsOrigins: ['https://${HOST}.example'],
+        cors: { origins: ['https://${HOST}.example'] },
       },
       { configFile: undefined, env },
     );
@@ -205,7 +205,7 @@ describe('parseConfig placeholders', () => {
     assert.equal(config.host, 'store');
     assert.equal(config.auth.trustedHeaders?.agent, 'x-store');
     assert.equal(config.auth.trustedHeaders?.agentPrefix, 'https://store/');
-    assert.deepEqual(config.corsOrigins, ['https://store.example']);
+    assert.deepEqual(config.cors.origins, ['https://store.example']);
   });
 
   it('keeps $${ as a literal ${ and a lone $ as it is', () => {
@@ -367,12 +367,23 @@ describe('parseConfig rejects', () => {
     rejects({ host: 'local host' }, [/^config host:/]);
     rejects({ host: '[::1]' }, [/^config host:/]);
     assert.equal(parseConfig({ host: '::1' }, fileContext).host, '::1');
-    rejects({ corsOrigins: 'https://app.example.org' }, [/^config corsOrigins: expected an array/]);
-    rejects({ corsOrigins: ['https://app.example.org/'] }, [/^config corsOrigins\[0\]: not a serialized http\(s\) origin \(write origins as scheme:\/\/host\[:port\]/]);
-    rejects({ corsOrigins: ['*'] }, [/^config corsOrigins\[0\]: not a serialized/]);
-    rejects({ corsOrigins: ['https://App.example.org'] }, [/^config corsOrigins\[0\]:/]);
-    rejects({ corsOrigins: ['ftp://files.example.org'] }, [/^config corsOrigins\[0\]:/]);
-    assert.deepEqual(parseConfig({ corsOrigins: [] }, fileContext).corsOrigins, []);
+    rejects({ cors: { origins: 'https://app.example.org' } }, [/^config cors.origins: expected an array/]);
+    rejects({ cors: { origins: ['https://app.example.org/'] } }, [/^config cors.origins\[0\]: not a serialized http\(s\) origin \(write origins as scheme:\/\/host\[:port\]/]);
+    rejects({ cors: { origins: ['*'] } }, [/^config cors.origins\[0\]: not a serialized/]);
+    rejects({ cors: { origins: ['https://App.example.org'] } }, [/^config cors.origins\[0\]:/]);
+    rejects({ cors: { origins: ['ftp://files.example.org'] } }, [/^config cors.origins\[0\]:/]);
+    rejects({ cors: { origin: ['https://app.example.org'] } }, [/^config cors.origin: unknown key \(did you mean cors.origins\?\)/]);
+    rejects({ cors: { credentials: 'yes', origins: ['https://app.example.org'] } }, [/^config cors.credentials: expected true or false/]);
+    assert.deepEqual(parseConfig({ cors: { origins: [] } }, fileContext).cors.origins, []);
+    assert.deepEqual(parseConfig({ cors: { origins: '*' } }, fileContext).cors, { origins: undefined, credentials: false });
+  });
+
+  it('credentials only with an explicit origin list; the old corsOrigins key names its replacement', () => {
+    rejects({ cors: { credentials: true } }, [/^config cors.credentials: true needs an explicit origin list \(list the origins in cors.origins/]);
+    rejects({ cors: { origins: '*', credentials: true } }, [/^config cors.credentials: true needs an explicit origin list/]);
+    rejects({ corsOrigins: ['https://app.example.org'] }, [/^config corsOrigins: replaced by cors.origins \(write "cors": \{ "origins": \[...\] \} instead\)$/]);
+    const config = parseConfig({ cors: { origins: ['https://app.example.org'], credentials: true } }, fileContext);
+    assert.deepEqual(config.cors, { origins: ['https://app.example.org'], credentials: true });
     rejects({ baseIri: 'relative/' }, [/^config baseIri: not an absolute IRI/]);
     rejects({ baseIri: 'http://x/ y' }, [/^config baseIri: not an absolute IRI/]);
     rejects({ baseIri: 'http://x/#frag' }, [/^config baseIri: must not have a #fragment/]);

@@ -12,7 +12,7 @@ const CONSTRUCT = 'CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o } LIMIT 1';
 
 let t: TestGuard;
 before(async () => {
-  t = await startTestGuard({ explain: true, corsOrigins: ['https://app.example', 'https://other.example'] });
+  t = await startTestGuard({ explain: true, cors: { origins: ['https://app.example', 'https://other.example'] } });
 });
 after(async () => {
   await t.close();
@@ -176,6 +176,32 @@ describe('request log', () => {
     assert.equal(line.status, 200);
     assert.equal(typeof line.durationMs, 'number');
     assert.doesNotMatch(JSON.stringify(t.logs), new RegExp(`${marker}|${KEYS.beta}`));
+  });
+
+  it('names the caller on refusals too: an update refused for a valid key logs its agent, a bad key logs none', async () => {
+    const agentOf = async (init: RequestInit): Promise<unknown> => {
+      const before = t.logs.length;
+      const response = await fetch(t.endpoint, init);
+      await response.arrayBuffer();
+      const line = t.logs.slice(before).find((entry) => entry.path === '/sparql');
+      return [response.status, line?.agent];
+    };
+    const update = 'INSERT DATA { <urn:a> <urn:b> <urn:c> }';
+    const beta = 'http://example.org/agents/beta-user';
+    assert.deepEqual(
+      await agentOf({ method: 'POST', headers: { authorization: `Bearer ${KEYS.beta}`, 'content-type': 'application/sparql-update' }, body: update }),
+      [403, beta],
+    );
+    assert.deepEqual(
+      await agentOf({ method: 'POST', headers: { 'x-api-key': KEYS.beta, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ update }) }),
+      [403, beta],
+    );
+    assert.deepEqual(await agentOf({ headers: { authorization: `Bearer ${KEYS.beta}` } }), [400, beta], 'a missing query');
+    assert.deepEqual(
+      await agentOf({ method: 'POST', headers: { authorization: 'Bearer not-a-key', 'content-type': 'application/sparql-update' }, body: update }),
+      [403, null],
+      'invalid credentials identify nobody',
+    );
   });
 });
 
