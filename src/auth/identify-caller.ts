@@ -1,51 +1,88 @@
-// Turns the credential headers of a request into a Caller, or refuses with 401 (DESIGN section 4).
+// Turns the credential headers of a request (API key, Basic, JWT, trusted headers) into a Caller, or refuses with 401 (DESIGN section 4).
 
 import type { GuardConfig } from '../config/read-config.js';
 import { GuardError } from '../guard-error.js';
 import { ANONYMOUS_AGENT, type Caller } from './caller.js';
 import { findAgentIriProblem } from './find-agent-iri-problem.js';
+import { createJwtVerifier, looksLikeJwt } from './create-jwt-verifier.js';
 import { hashApiKey } from './hash-api-key.js';
 
 /** Request headers as node gives them: lower-case names, an array for a repeated header. */
 export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
-/** RFC 6750 section 3: a 401 names the scheme the client should use. */
-const CHALLENGE = Object.freeze({ 'WWW-Authenticate': 'Bearer' });
+/** The realm named in challenges (RFC 9110 section 11.5). */
+const REALM = 'sparql-guard';
 
 const ANONYMOUS: Caller = Object.freeze({ agent: ANONYMOUS_AGENT, groups: Object.freeze([]), authenticated: false });
 
 /** `<scheme> <credentials>` of an Authorization header (RFC 9110 section 11.4). */
 const AUTHORIZATION = /^(\S+)(?:\s+(.*))?$/s;
 
+/** RFC 4648 section 4: the base64 alphabet with padding; Basic credentials use it (RFC 7617 section 2). */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** What identifyCaller returns: a Caller at once, or a promise when a JWT must be verified. */
+export type CallerOrPromise = Caller | Promise<Caller>;
+
 /**
- * Compiles the auth settings once into a function from request headers to the Caller:
- * an API key (`Authorization: Bearer <key>` or `X-API-Key: <key>`) looked up by its SHA-256
- * digest, else the trusted headers when configured, else the anonymous caller. It throws
- * GuardError 401 with `WWW-Authenticate: Bearer` for an unknown key, two different keys,
- * empty or repeated credential headers, an agent header that does not make an agent IRI,
- * and a groups header without an agent header. Messages never echo keys or header values.
+ * The `WWW-Authenticate` value of every 401 (RFC 9110 section 11.6.1): the schemes the
+ * configuration accepts, Bearer (API keys or JWTs) and Basic (API keys); Bearer alone when
+ * nothing is configured, since a 401 must name at least one scheme.
  */
-export function createCallerIdentifier(auth: GuardConfig['auth']): (headers: RequestHeaders) => Caller {
+export function authChallenge(auth: GuardConfig['auth']): string {
+  const challenges = [`Bearer realm="${REALM}"`];
+  if (auth.apiKeys.length > 0) challenges.push(`Basic realm="${REALM}", charset="UTF-8"`);
+  return challenges.join(', ');
+}
+
+/**
+ * Compiles the auth settings once into a function from request headers to the Caller, by
+ * the credential order of docs/design.md ("Which credential wins"):
+ *
+ * 1. The caller-held credentials: `Authorization: Bearer <JWT>` (when `auth.jwt` is set and
+ *    the value has the shape of a signed JWT), `Authorization: Bearer <key>`,
+ *    `Authorization: Basic <user:key>` (the user name is ignored) and `X-API-Key: <key>`.
+ *    With X-API-Key beside an Authorization credential, both must carry the same API key;
+ *    a JWT beside X-API-Key is a conflict. Any conflict is a 401.
+ * 2. When a caller-held credential is present it alone decides; trusted headers are ignored.
+ * 3. Otherwise the trusted headers when configured, else the anonymous caller.
+ *
+ * It throws GuardError 401 with the challenge of authChallenge for an unknown key, a token
+ * that does not verify, conflicting, empty or repeated credential headers, an agent header
+ * that does not make an agent IRI, and a groups header without an agent header (503 when the
+ * issuer's keys cannot be fetched). Messages never echo keys, tokens or header values.
+ */
+export function createCallerIdentifier(auth: GuardConfig['auth']): (headers: RequestHeaders) => CallerOrPromise {
+  const challenge = Object.freeze({ 'WWW-Authenticate': authChallenge(auth) });
+  const refuse = (message: string): never => {
+    throw new GuardError(401, message, challenge);
+  };
+  const withChallenge = (error: unknown): never => {
+    if (error instanceof GuardError && error.status === 401) throw new GuardError(401, error.message, challenge);
+    throw error;
+  };
   // Keyed by digest, so the secret itself is never compared: no timing leak on the key.
   const callersByDigest = new Map<string, Caller>();
   for (const entry of auth.apiKeys) {
     const caller: Caller = { agent: entry.agent, groups: Object.freeze([...new Set(entry.groups)]), authenticated: true };
     callersByDigest.set(entry.sha256.toLowerCase(), Object.freeze(caller));
   }
+  const jwt = auth.jwt === undefined ? undefined : createJwtVerifier(auth.jwt);
   const trusted = auth.trustedHeaders && {
     agent: auth.trustedHeaders.agent.toLowerCase(),
     groups: auth.trustedHeaders.groups?.toLowerCase(),
     agentPrefix: auth.trustedHeaders.agentPrefix,
   };
 
-  return function identifyCaller(headers: RequestHeaders): Caller {
-    const key = readApiKey(headers);
-    // An API key wins over trusted headers: the key is the stronger, caller-held proof.
-    if (key !== undefined) return callersByDigest.get(hashApiKey(key)) ?? refuse('unknown API key');
+  return function identifyCaller(headers: RequestHeaders): CallerOrPromise {
+    const credential = readCredential(headers, jwt !== undefined, refuse);
+    if (credential?.kind === 'jwt') return jwt!.verify(credential.value).catch(withChallenge);
+    // A caller-held credential wins over trusted headers: it is the stronger, caller-held proof.
+    if (credential !== undefined) return callersByDigest.get(hashApiKey(credential.value)) ?? refuse('unknown API key');
     if (trusted === undefined) return ANONYMOUS;
 
-    const agentValue = readSingle(headers[trusted.agent], 'the trusted agent header');
-    const groupsValue = trusted.groups === undefined ? undefined : readSingle(headers[trusted.groups], 'the trusted groups header');
+    const agentValue = readSingle(headers[trusted.agent], 'the trusted agent header', refuse);
+    const groupsValue = trusted.groups === undefined ? undefined : readSingle(headers[trusted.groups], 'the trusted groups header', refuse);
     if (agentValue === undefined) {
       if (groupsValue !== undefined) refuse('the trusted groups header arrived without the trusted agent header');
       return ANONYMOUS;
@@ -72,45 +109,61 @@ export function credentialHeaderNames(auth: GuardConfig['auth']): readonly strin
   return Object.freeze([...new Set(names)]);
 }
 
-function refuse(message: string): never {
-  throw new GuardError(401, message, CHALLENGE);
-}
+type Refuse = (message: string) => never;
+
+/** A caller-held credential: an API key (from Bearer, Basic or X-API-Key) or a JWT. */
+type Credential = { readonly kind: 'apiKey' | 'jwt'; readonly value: string };
 
 /**
  * One header's value, trimmed (leading and trailing whitespace is not part of a field value,
  * RFC 9110 section 5.5); undefined when absent. A header given twice is ambiguous: 401.
  */
-function readSingle(value: string | string[] | undefined, label: string): string | undefined {
+function readSingle(value: string | string[] | undefined, label: string, refuse: Refuse): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'string') return value.trim();
   if (value.length === 1 && value[0] !== undefined) return value[0].trim();
   return refuse(`${label} was given more than once`);
 }
 
-/** The API key of the request, if it presents one; both headers must then agree. */
-function readApiKey(headers: RequestHeaders): string | undefined {
-  const fromAuthorization = readBearerKey(readSingle(headers.authorization, 'the Authorization header'));
-  const fromHeader = readSingle(headers['x-api-key'], 'the X-API-Key header');
+/** The caller-held credential of the request, if any (rule 1 of createCallerIdentifier). */
+function readCredential(headers: RequestHeaders, jwtAccepted: boolean, refuse: Refuse): Credential | undefined {
+  const fromAuthorization = readAuthorization(readSingle(headers.authorization, 'the Authorization header', refuse), jwtAccepted, refuse);
+  const fromHeader = readSingle(headers['x-api-key'], 'the X-API-Key header', refuse);
   if (fromHeader === '') refuse('the X-API-Key header is empty');
-  if (fromAuthorization !== undefined && fromHeader !== undefined && fromAuthorization !== fromHeader) {
+  if (fromHeader === undefined) return fromAuthorization;
+  if (fromAuthorization?.kind === 'jwt') refuse('the Authorization header carries a JWT and the X-API-Key header an API key; send one credential');
+  if (fromAuthorization !== undefined && fromAuthorization.value !== fromHeader) {
     refuse('the Authorization and X-API-Key headers carry different API keys');
   }
-  return fromAuthorization ?? fromHeader;
+  return { kind: 'apiKey', value: fromHeader };
 }
 
 /**
- * The key of `Bearer <key>` (scheme case-insensitive, RFC 9110 section 11.1). Another scheme
- * (Basic, Digest, ...) is not an API key and is ignored. An empty header or a Bearer without
- * a key is an empty credential: 401.
+ * The credential of `Bearer <key or JWT>` or `Basic <base64 of user:key>` (schemes
+ * case-insensitive, RFC 9110 section 11.1). Another scheme (Digest, Negotiate, ...) carries
+ * nothing the guard reads and is ignored. An empty header, a scheme without credentials or
+ * undecodable Basic credentials: 401.
  */
-function readBearerKey(authorization: string | undefined): string | undefined {
+function readAuthorization(authorization: string | undefined, jwtAccepted: boolean, refuse: Refuse): Credential | undefined {
   if (authorization === undefined) return undefined;
   const match = AUTHORIZATION.exec(authorization);
   if (match === null) return refuse('the Authorization header is empty');
-  if (match[1]?.toLowerCase() !== 'bearer') return undefined;
-  const key = (match[2] ?? '').trim();
-  if (key === '') refuse('the Authorization header has the Bearer scheme but no key');
-  return key;
+  const scheme = match[1]?.toLowerCase();
+  const value = (match[2] ?? '').trim();
+  if (scheme === 'bearer') {
+    if (value === '') refuse('the Authorization header has the Bearer scheme but no key');
+    return { kind: jwtAccepted && looksLikeJwt(value) ? 'jwt' : 'apiKey', value };
+  }
+  if (scheme !== 'basic') return undefined;
+  if (value === '') refuse('the Authorization header has the Basic scheme but no credentials');
+  if (!BASE64.test(value)) refuse('the Basic credentials are not base64');
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  // RFC 7617 section 2: user-id ":" password; the user-id holds no colon, the password may.
+  const colon = decoded.indexOf(':');
+  if (colon < 0) refuse('the Basic credentials have no colon between user name and API key');
+  const key = decoded.slice(colon + 1);
+  if (key === '') refuse('the Basic credentials carry no API key (put the key in the password)');
+  return { kind: 'apiKey', value: key };
 }
 
 /** Groups header: comma-separated, items trimmed, empty items dropped, duplicates removed. */

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ANONYMOUS_AGENT, type Caller } from '../auth/caller.js';
 import { findAgentIriProblem } from '../auth/find-agent-iri-problem.js';
-import { createCallerIdentifier, credentialHeaderNames } from '../auth/identify-caller.js';
+import { authChallenge, createCallerIdentifier, credentialHeaderNames, type CallerOrPromise, type RequestHeaders } from '../auth/identify-caller.js';
 import { GuardError } from '../guard-error.js';
 import { loadPolicySet } from '../policy/load-policy-set.js';
 import { policySetSources } from '../policy/policy-set-sources.js';
@@ -74,10 +74,10 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
   if (query === undefined || query.trim() === '') return usageError('give the query with --query, --query-file or on stdin');
 
   const config = readCommandConfig(env, values.config);
-  const policies = createPolicyHolder();
+  const policies = createPolicyHolder(authChallenge(config.auth));
   policies.replace(await loadPolicySet(policySetSources(config)));
   const planner = createPlanner({ baseIri: config.baseIri, maxQueryDepth: config.maxQueryDepth, planCache: config.planCache, allowedFunctions: config.allowedFunctions });
-  const identifyCaller = values.agent === undefined ? createCallerIdentifier(config.auth) : constantCaller(values.agent, values.group ?? []);
+  const identifyCaller: (headers: RequestHeaders) => CallerOrPromise = values.agent === undefined ? createCallerIdentifier(config.auth) : constantCaller(values.agent, values.group ?? []);
 
   const app = createApp(
     { path: config.path, explain: true, cors: { origins: undefined, credentials: false } },

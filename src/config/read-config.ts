@@ -2,6 +2,8 @@
 
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { createPublicKey } from 'node:crypto';
+import { ASYMMETRIC_ALGORITHMS, type JwtSettings } from '../auth/create-jwt-verifier.js';
 import { findAgentIriProblem } from '../auth/find-agent-iri-problem.js';
 import { findDeniedNamespace } from '../sparql/check-function-calls.js';
 import { ConfigError } from './config-error.js';
@@ -28,6 +30,8 @@ export interface GuardConfig {
     readonly trustedHeaders:
       | { readonly agent: string; readonly groups: string | undefined; readonly agentPrefix: string }
       | undefined;
+    /** JWT bearer tokens; undefined = not accepted (a JWT-shaped bearer value is then an API key). */
+    readonly jwt: JwtSettings | undefined;
   };
   readonly watchPolicies: boolean;
   readonly explain: boolean;
@@ -68,7 +72,13 @@ const TOP_KEYS = [
   'upstream', 'upstreamHeaders', 'policies', 'rules', 'auth', 'watchPolicies', 'explain', 'timeoutMs', 'port',
   'host', 'path', 'cors', 'planCache', 'baseIri', 'maxQueryDepth', 'allowedFunctions', 'workers', 'embedded',
 ] as const;
-const AUTH_KEYS = ['apiKeys', 'trustedHeaders'] as const;
+const AUTH_KEYS = ['apiKeys', 'trustedHeaders', 'jwt'] as const;
+const JWT_KEYS = [
+  'issuer', 'audience', 'jwksUri', 'jwks', 'publicKey', 'algorithms', 'clockToleranceSeconds', 'agentClaim', 'agentPrefix',
+  'groupsClaim', 'jwksRefreshCooldownMs', 'cacheMaxEntries',
+] as const;
+/** JWK members that only a private or secret key has (RFC 7518 section 6): never in a verifier's key set. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 const API_KEY_KEYS = ['agent', 'groups', 'sha256'] as const;
 const TRUSTED_HEADERS_KEYS = ['agent', 'groups', 'agentPrefix'] as const;
 const PLAN_CACHE_KEYS = ['maxEntries', 'maxBytes'] as const;
@@ -363,9 +373,121 @@ function readUpstreamHeaders(value: unknown, text: ReadText): Readonly<Record<st
 // ---- auth ------------------------------------------------------------------------------------
 
 function readAuth(value: unknown, text: ReadText): GuardConfig['auth'] {
-  if (value === undefined) return { apiKeys: [], trustedHeaders: undefined };
+  if (value === undefined) return { apiKeys: [], trustedHeaders: undefined, jwt: undefined };
   const auth = readObject(value, 'auth', AUTH_KEYS);
-  return { apiKeys: readApiKeys(auth.apiKeys, text), trustedHeaders: readTrustedHeaders(auth.trustedHeaders, text) };
+  return {
+    apiKeys: readApiKeys(auth.apiKeys, text),
+    trustedHeaders: readTrustedHeaders(auth.trustedHeaders, text),
+    jwt: readJwt(auth.jwt, text),
+  };
+}
+
+function readJwt(value: unknown, text: ReadText): JwtSettings | undefined {
+  if (value === undefined) return undefined;
+  const jwt = readObject(value, 'auth.jwt', JWT_KEYS);
+  if (jwt.issuer === undefined) fail('auth.jwt.issuer', 'missing', 'give the iss value of the tokens, e.g. https://idp.example.org/realms/main');
+  const issuer = text(jwt.issuer, 'auth.jwt.issuer');
+  if (issuer === '') fail('auth.jwt.issuer', 'empty', 'give the iss value of the tokens, e.g. https://idp.example.org/realms/main');
+  if (jwt.audience === undefined) fail('auth.jwt.audience', 'missing', 'give the aud value the issuer puts in tokens for this service, e.g. "sparql"');
+  const audienceList = typeof jwt.audience === 'string' ? [jwt.audience] : readArray(jwt.audience, 'auth.jwt.audience', 'write a string or an array of strings');
+  const audience = audienceList.map((item, index) => text(item, typeof jwt.audience === 'string' ? 'auth.jwt.audience' : `auth.jwt.audience[${index}]`));
+  if (audience.length === 0 || audience.includes('')) fail('auth.jwt.audience', 'empty', 'give the aud value the issuer puts in tokens for this service, e.g. "sparql"');
+
+  const given = (['jwksUri', 'jwks', 'publicKey'] as const).filter((key) => jwt[key] !== undefined);
+  if (given.length !== 1) {
+    fail('auth.jwt', given.length === 0 ? 'no key source' : `both ${given.join(' and ')}`, 'give exactly one of jwksUri (the issuer\'s JWKS URL), jwks (an inline key set) or publicKey (a PEM public key)');
+  }
+  let keys: JwtSettings['keys'];
+  if (jwt.jwksUri !== undefined) keys = { kind: 'jwksUri', uri: readJwksUri(text(jwt.jwksUri, 'auth.jwt.jwksUri')) };
+  else if (jwt.jwks !== undefined) keys = { kind: 'jwks', jwks: readInlineJwks(jwt.jwks) };
+  else keys = { kind: 'publicKey', pem: readPublicKeyPem(text(jwt.publicKey, 'auth.jwt.publicKey')) };
+
+  const algorithms = jwt.algorithms === undefined ? ASYMMETRIC_ALGORITHMS : readAlgorithms(jwt.algorithms, text);
+  const agentClaim = jwt.agentClaim === undefined ? 'sub' : text(jwt.agentClaim, 'auth.jwt.agentClaim');
+  if (agentClaim === '') fail('auth.jwt.agentClaim', 'empty', 'name the claim that gives the agent, e.g. sub or webid');
+  const agentPrefix = jwt.agentPrefix === undefined ? '' : text(jwt.agentPrefix, 'auth.jwt.agentPrefix');
+  const prefixProblem = agentPrefix === '' ? undefined : findAgentIriProblem(`${agentPrefix}a`);
+  if (prefixProblem !== undefined) {
+    fail('auth.jwt.agentPrefix', `the prefix and a claim value together ${prefixProblem}`, 'give the start of an absolute IRI, e.g. https://idp.example.org/users/ (or "" when the claim holds whole IRIs)');
+  }
+  return {
+    issuer,
+    audience: [...new Set(audience)],
+    keys,
+    algorithms,
+    clockToleranceSeconds: readInteger(jwt.clockToleranceSeconds, 'auth.jwt.clockToleranceSeconds', 30, 0, 300, 'seconds'),
+    agentClaim,
+    agentPrefix,
+    groupsClaim: readGroupsClaim(jwt.groupsClaim, text),
+    jwksRefreshCooldownMs: readInteger(jwt.jwksRefreshCooldownMs, 'auth.jwt.jwksRefreshCooldownMs', 30_000, 1000, 86_400_000, 'milliseconds'),
+    cacheMaxEntries: readInteger(jwt.cacheMaxEntries, 'auth.jwt.cacheMaxEntries', 10_000, 0, 1_000_000, 'tokens; 0 verifies every request'),
+  };
+}
+
+function readJwksUri(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    fail('auth.jwt.jwksUri', 'not an absolute http(s) URL', 'give the jwks_uri of the issuer\'s discovery document, e.g. https://idp.example.org/realms/main/protocol/openid-connect/certs');
+  }
+  if (url.username !== '' || url.password !== '') fail('auth.jwt.jwksUri', 'must not carry a user or password', 'a JWKS is public; remove them');
+  return url.href;
+}
+
+function readInlineJwks(value: unknown): { keys: readonly Record<string, unknown>[] } {
+  const fix = 'write { "keys": [ { "kty": "RSA", "kid": ..., "n": ..., "e": ... } ] } with public keys only';
+  const jwks = readObject(value, 'auth.jwt.jwks', ['keys']);
+  const keys = readArray(jwks.keys, 'auth.jwt.jwks.keys', fix);
+  if (keys.length === 0) fail('auth.jwt.jwks.keys', 'empty', fix);
+  keys.forEach((key, index) => {
+    const path = `auth.jwt.jwks.keys[${index}]`;
+    if (typeof key !== 'object' || key === null || Array.isArray(key)) fail(path, `expected an object, found ${typeName(key)}`, fix);
+    const kty = (key as Record<string, unknown>).kty;
+    if (kty !== 'RSA' && kty !== 'EC' && kty !== 'OKP') fail(`${path}.kty`, 'expected RSA, EC or OKP (symmetric oct keys are refused)', fix);
+    const secret = PRIVATE_JWK_MEMBERS.find((member) => Object.hasOwn(key, member));
+    if (secret !== undefined) fail(`${path}.${secret}`, 'a private key member', 'give the public key only; never put a private key in the configuration');
+  });
+  return { keys: keys as Record<string, unknown>[] };
+}
+
+function readPublicKeyPem(value: string): string {
+  const fix = 'give a PEM public key (-----BEGIN PUBLIC KEY----- ...), e.g. "${JWT_PUBLIC_KEY}"';
+  if (!value.includes('-----BEGIN PUBLIC KEY-----')) fail('auth.jwt.publicKey', 'not a PEM public key', fix);
+  try {
+    if (createPublicKey(value).type !== 'public') throw new Error('not public');
+  } catch {
+    fail('auth.jwt.publicKey', 'cannot be read as a public key', fix);
+  }
+  return value;
+}
+
+function readAlgorithms(value: unknown, text: ReadText): readonly string[] {
+  const fix = `write some of ${ASYMMETRIC_ALGORITHMS.join(', ')}`;
+  const list = readArray(value, 'auth.jwt.algorithms', fix).map((item, index) => {
+    const path = `auth.jwt.algorithms[${index}]`;
+    const algorithm = text(item, path);
+    if (algorithm.toLowerCase() === 'none') fail(path, 'unsigned tokens (none) are never accepted', fix);
+    if (/^HS/i.test(algorithm)) fail(path, 'HMAC algorithms are refused (a public key must never serve as a shared secret)', fix);
+    if (!ASYMMETRIC_ALGORITHMS.includes(algorithm)) fail(path, 'not a known asymmetric JWS algorithm', fix);
+    return algorithm;
+  });
+  if (list.length === 0) fail('auth.jwt.algorithms', 'empty', fix);
+  return [...new Set(list)];
+}
+
+/** A dotted path (`realm_access.roles`), or an array of member names when a name holds a dot. */
+function readGroupsClaim(value: unknown, text: ReadText): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  const fix = 'write a dotted path such as "realm_access.roles", or an array of member names such as ["https://example.org/claims", "groups"]';
+  const path = typeof value === 'string'
+    ? text(value, 'auth.jwt.groupsClaim').split('.')
+    : readArray(value, 'auth.jwt.groupsClaim', fix).map((item, index) => text(item, `auth.jwt.groupsClaim[${index}]`));
+  if (path.length === 0 || path.includes('')) fail('auth.jwt.groupsClaim', 'empty member name', fix);
+  return path;
 }
 
 function readApiKeys(value: unknown, text: ReadText): GuardConfig['auth']['apiKeys'] {

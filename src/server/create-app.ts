@@ -2,7 +2,7 @@
 
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/caller.js';
-import type { RequestHeaders } from '../auth/identify-caller.js';
+import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js';
 import { GuardError } from '../guard-error.js';
 import { composeCacheControl, PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { chooseAccept } from '../http/choose-accept.js';
@@ -28,8 +28,11 @@ export interface AppOptions {
 
 /** The pipeline steps and services the routes call, one per concept. */
 export interface GuardServices {
-  /** Headers -> Caller, or GuardError 401. It is given the `credentialHeaders` only, every copy of each. */
-  readonly identifyCaller: (headers: RequestHeaders) => Caller;
+  /**
+   * Headers -> Caller (a promise when a JWT is verified), or GuardError 401 (503 when the
+   * issuer's keys cannot be fetched). It is given the `credentialHeaders` only, every copy of each.
+   */
+  readonly identifyCaller: (headers: RequestHeaders) => CallerOrPromise;
   /** Lower-case names of the headers that carry credentials (for Vary, and all identifyCaller reads). */
   readonly credentialHeaders: readonly string[];
   /** Caller -> Grant under the policy set in force, or GuardError 401/403/503. */
@@ -111,43 +114,43 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   });
 
   /** Identifies the caller (GuardError 401 for bad credentials) and records its agent for the log. */
-  const identify = (request: FastifyRequest): Caller => {
-    const caller = services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders));
+  const identify = async (request: FastifyRequest): Promise<Caller> => {
+    const caller = await services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders));
     request.agent = caller.agent;
     return caller;
   };
   /** The agent of valid credentials, or undefined: for the log of a request refused before identification. */
-  const identifyQuietly = (request: FastifyRequest): string | undefined => {
+  const identifyQuietly = async (request: FastifyRequest): Promise<string | undefined> => {
     try {
-      return services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders)).agent;
+      return (await services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders))).agent;
     } catch {
       return undefined;
     }
   };
 
   /** The pipeline up to the plan: read -> identify -> grant -> plan (STYLE habit 1). */
-  const planRequest = (request: FastifyRequest): { caller: Caller; grant: Grant; plan: Plan } => {
+  const planRequest = async (request: FastifyRequest): Promise<{ caller: Caller; grant: Grant; plan: Plan }> => {
     let queryRequest: QueryRequest;
     try {
       queryRequest = readQueryRequest(rawQueryRequest(request));
     } catch (error) {
       // The refusal stands as it is; the log still names a caller whose credentials are valid.
-      request.agent = identifyQuietly(request);
+      request.agent = await identifyQuietly(request);
       throw error;
     }
-    const caller = identify(request);
+    const caller = await identify(request);
     const grant = services.grant(caller);
     const plan = services.plan(queryRequest, grant);
     return { caller, grant, plan };
   };
 
   const query = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { plan } = planRequest(request);
+    const { plan } = await planRequest(request);
     return forward(plan, request, reply, services);
   };
 
   const explain = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { caller, grant, plan } = planRequest(request);
+    const { caller, grant, plan } = await planRequest(request);
     reply.header('content-type', 'application/json; charset=utf-8');
     return {
       agent: caller.agent,

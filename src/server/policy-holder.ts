@@ -18,7 +18,11 @@ export interface PolicyHolder {
   grant(caller: Caller): Grant;
 }
 
-export function createPolicyHolder(): PolicyHolder {
+/**
+ * `challenge` is the `WWW-Authenticate` value of the 401 that refuses an anonymous caller
+ * (authChallenge of the auth settings; Bearer by default).
+ */
+export function createPolicyHolder(challenge = 'Bearer'): PolicyHolder {
   let set: PolicySet | undefined;
   // Grants of the callers identification hands out as shared frozen objects (API-key
   // callers, the anonymous caller), computed once per policy set: a per-caller object
@@ -41,7 +45,7 @@ export function createPolicyHolder(): PolicyHolder {
       }
       if (!caller.authenticated) {
         throw new GuardError(401, 'no policy grants anonymous access: send credentials', {
-          'www-authenticate': 'Bearer',
+          'www-authenticate': challenge,
         });
       }
       throw new GuardError(403, 'no policy applies to this caller');

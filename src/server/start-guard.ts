@@ -1,7 +1,7 @@
 // Starts the whole service from a configuration: store, policies, pipeline, listener.
 
 import type { AddressInfo } from 'node:net';
-import { createCallerIdentifier, credentialHeaderNames } from '../auth/identify-caller.js';
+import { authChallenge, createCallerIdentifier, credentialHeaderNames } from '../auth/identify-caller.js';
 import type { GuardConfig } from '../config/read-config.js';
 import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedded/start-embedded-store.js';
 import { loadPolicySet, type PolicySetSources } from '../policy/load-policy-set.js';
@@ -105,7 +105,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     maxQueryDepth: config.maxQueryDepth,
     planCache: config.planCache, allowedFunctions: config.allowedFunctions,
   });
-  const policies = createPolicyHolder();
+  const policies = createPolicyHolder(authChallenge(config.auth));
   const readiness = createReadiness();
   const app = createApp(
     { path: config.path, explain: config.explain, cors: config.cors },

@@ -11,25 +11,36 @@ import { GuardError } from '../../src/guard-error.js';
 const ALICE_KEY = 'sg_alice-test-key';
 const BOB_KEY = 'sg_bob-test-key';
 const config = readConfig({ GUARD_CONFIG: 'test/fixtures/auth/keys-and-headers.json' });
-const identify = createCallerIdentifier(config.auth);
-const keysOnly = createCallerIdentifier(parseConfig({ auth: { apiKeys: config.auth.apiKeys } }, { configFile: undefined, env: {} }).auth);
+
+/** The identifier of `auth`, asserting that it answers at once (only a JWT makes it wait). */
+function syncIdentifier(auth: Parameters<typeof createCallerIdentifier>[0]): (headers: RequestHeaders) => Caller {
+  const identifyCaller = createCallerIdentifier(auth);
+  return (headers) => {
+    const caller = identifyCaller(headers);
+    assert.ok(!(caller instanceof Promise), 'answered at once');
+    return caller;
+  };
+}
+
+const identify = syncIdentifier(config.auth);
+const keysOnly = syncIdentifier(parseConfig({ auth: { apiKeys: config.auth.apiKeys } }, { configFile: undefined, env: {} }).auth);
 
 const anonymous: Caller = { agent: ANONYMOUS_AGENT, groups: [], authenticated: false };
 const alice: Caller = { agent: 'https://example.org/agents/alice', groups: ['staff', 'editors'], authenticated: true };
 const bob: Caller = { agent: 'https://example.org/agents/bob', groups: [], authenticated: true };
 
-/** Expects a 401 with the Bearer challenge, a one-line message matching `pattern`, echoing no header value. */
+/** Expects a 401 with the challenge of the configured schemes (Bearer, and Basic when keys are configured), a one-line message matching `pattern`, echoing no header value. */
 function refused(headers: RequestHeaders, pattern: RegExp, identifyCaller = identify): void {
   assert.throws(
     () => identifyCaller(headers),
     (error: unknown) => {
       assert.ok(error instanceof GuardError, `expected GuardError, got ${String(error)}`);
       assert.equal(error.status, 401);
-      assert.deepEqual(error.headers, { 'WWW-Authenticate': 'Bearer' });
+      assert.match(error.headers['WWW-Authenticate'] ?? '', /^Bearer realm="sparql-guard"(, Basic realm="sparql-guard", charset="UTF-8")?$/);
       assert.match(error.message, pattern);
       assert.doesNotMatch(error.message, /[\r\n]/);
       for (const value of Object.values(headers).flat()) {
-        const secret = (value ?? '').replace(/^\s*bearer\b/i, '').trim();
+        const secret = (value ?? '').replace(/^\s*(bearer|basic)\b/i, '').trim();
         if (secret.length > 2) assert.ok(!error.message.includes(secret), 'message echoes a header value');
       }
       return true;
@@ -82,17 +93,23 @@ describe('API keys', () => {
   });
 
   it('refuses any key when none are configured', () => {
-    const noKeys = createCallerIdentifier({ apiKeys: [], trustedHeaders: undefined });
+    const noKeys = syncIdentifier({ apiKeys: [], trustedHeaders: undefined, jwt: undefined });
     refused({ authorization: `Bearer ${ALICE_KEY}` }, /^unknown API key$/, noKeys);
   });
 
-  it('ignores Authorization with another scheme', () => {
-    assert.deepEqual(identify({ authorization: 'Basic YWxpY2U6c2VjcmV0' }), anonymous);
+  it('ignores Authorization with a scheme other than Bearer and Basic', () => {
+    assert.deepEqual(identify({ authorization: 'Digest username="alice"' }), anonymous);
     assert.deepEqual(identify({ authorization: 'Bearerx abc' }), anonymous);
-    assert.deepEqual(identify({ authorization: 'Basic YWxpY2U6c2VjcmV0', 'x-api-key': BOB_KEY }), bob);
-    assert.deepEqual(identify({ authorization: 'Basic YWxpY2U6c2VjcmV0', 'x-remote-user': 'carol' }).agent, 'https://idp.example.org/users/carol');
+    assert.deepEqual(identify({ authorization: 'Negotiate YWxpY2U6c2VjcmV0', 'x-api-key': BOB_KEY }), bob);
+    assert.deepEqual(identify({ authorization: 'Negotiate YWxpY2U6c2VjcmV0', 'x-remote-user': 'carol' }).agent, 'https://idp.example.org/users/carol');
   });
 
+  it('names Bearer, and Basic only when keys are configured, in the challenge', () => {
+    assert.throws(() => identify({ 'x-api-key': 'sg_nope' }), (error: GuardError) =>
+      error.headers['WWW-Authenticate'] === 'Bearer realm="sparql-guard", Basic realm="sparql-guard", charset="UTF-8"');
+    const headersOnly = syncIdentifier(parseConfig({ auth: { trustedHeaders: { agent: 'X-Agent' } } }, { configFile: undefined, env: {} }).auth);
+    assert.throws(() => headersOnly({ 'x-api-key': 'sg_nope' }), (error: GuardError) => error.headers['WWW-Authenticate'] === 'Bearer realm="sparql-guard"');
+  });
   it('refuses empty credentials', () => {
     refused({ 'x-api-key': '' }, /^the X-API-Key header is empty$/);
     refused({ 'x-api-key': '   ' }, /^the X-API-Key header is empty$/);
@@ -120,6 +137,37 @@ describe('API keys', () => {
   });
 });
 
+describe('HTTP Basic carrying an API key', () => {
+  const basic = (text: string) => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;
+
+  it('takes the password as the key and ignores the user name', () => {
+    assert.deepEqual(identify({ authorization: basic(`:${ALICE_KEY}`) }), alice);
+    assert.deepEqual(identify({ authorization: basic(`anyone:${ALICE_KEY}`) }), alice);
+    assert.deepEqual(identify({ authorization: `basic ${Buffer.from(`bob:${BOB_KEY}`).toString('base64')}` }), bob);
+    // The user name cannot pose as another caller: the key alone decides.
+    assert.deepEqual(identify({ authorization: basic(`alice:${BOB_KEY}`) }), bob);
+  });
+
+  it('is the same credential as the key in X-API-Key or Bearer', () => {
+    assert.equal(identify({ authorization: basic(`u:${ALICE_KEY}`) }), identify({ authorization: `Bearer ${ALICE_KEY}` }));
+    assert.deepEqual(identify({ authorization: basic(`u:${BOB_KEY}`), 'x-api-key': BOB_KEY }), bob);
+    refused({ authorization: basic(`u:${ALICE_KEY}`), 'x-api-key': BOB_KEY }, /^the Authorization and X-API-Key headers carry different API keys$/);
+  });
+
+  it('wins over trusted headers', () => {
+    assert.deepEqual(identify({ authorization: basic(`u:${BOB_KEY}`), 'x-remote-user': 'carol' }), bob);
+  });
+
+  it('refuses unknown, missing or undecodable credentials', () => {
+    refused({ authorization: basic('alice:secret') }, /^unknown API key$/);
+    refused({ authorization: basic(`${ALICE_KEY}`) }, /^the Basic credentials have no colon between user name and API key$/);
+    refused({ authorization: basic('alice:') }, /^the Basic credentials carry no API key/);
+    refused({ authorization: 'Basic' }, /^the Authorization header has the Basic scheme but no credentials$/);
+    refused({ authorization: 'Basic not*base64!' }, /^the Basic credentials are not base64$/);
+    refused({ authorization: 'Basic YWxpY2U6c2VjcmV0=' }, /^the Basic credentials are not base64$/);
+  });
+});
+
 describe('trusted headers', () => {
   it('form the agent from agentPrefix and the header value, with trimmed, deduplicated groups', () => {
     assert.deepEqual(identify({ 'x-remote-user': 'carol', 'x-remote-groups': ' staff, ,admins,staff ,, ' }), {
@@ -144,7 +192,7 @@ describe('trusted headers', () => {
     for (const value of ['car ol', 'carol<', 'a>b', 'a"b', 'a{b', 'a}b', 'a|b', 'a^b', 'a`b', 'a\\b', 'a\tb', 'a\u0001b', 'a\u007fb', 'a\u0085b']) {
       refused({ 'x-remote-user': value }, /^the trusted agent header does not make a valid agent IRI: it holds whitespace, a control character/);
     }
-    const noPrefix = createCallerIdentifier(parseConfig({ auth: { trustedHeaders: { agent: 'X-Agent' } } }, { configFile: undefined, env: {} }).auth);
+    const noPrefix = syncIdentifier(parseConfig({ auth: { trustedHeaders: { agent: 'X-Agent' } } }, { configFile: undefined, env: {} }).auth);
     assert.deepEqual(noPrefix({ 'x-agent': 'mailto:carol@example.org' }).agent, 'mailto:carol@example.org');
     refused({ 'x-agent': 'carol' }, /^the trusted agent header does not make a valid agent IRI: it is not an absolute IRI/, noPrefix);
     refused({ 'x-agent': 'https://w3id.org/sparql-guard#Anonymous' }, /it lies in the reserved namespace/, noPrefix);
@@ -171,7 +219,7 @@ describe('trusted headers', () => {
   });
 
   it('ignore a groups header when only the agent header is configured', () => {
-    const agentOnly = createCallerIdentifier(parseConfig({ auth: { trustedHeaders: { agent: 'X-Remote-User', agentPrefix: 'urn:user:' } } }, { configFile: undefined, env: {} }).auth);
+    const agentOnly = syncIdentifier(parseConfig({ auth: { trustedHeaders: { agent: 'X-Remote-User', agentPrefix: 'urn:user:' } } }, { configFile: undefined, env: {} }).auth);
     assert.deepEqual(agentOnly({ 'x-remote-user': 'carol', 'x-remote-groups': 'admins' }), { agent: 'urn:user:carol', groups: [], authenticated: true });
     assert.deepEqual(agentOnly({ 'x-remote-groups': 'admins' }), anonymous);
   });
@@ -180,9 +228,9 @@ describe('trusted headers', () => {
 describe('credentialHeaderNames', () => {
   it('lists the API key headers and the configured trusted headers, lower-cased', () => {
     assert.deepEqual(credentialHeaderNames(config.auth), ['authorization', 'x-api-key', 'x-remote-user', 'x-remote-groups']);
-    assert.deepEqual(credentialHeaderNames({ apiKeys: [], trustedHeaders: undefined }), ['authorization', 'x-api-key']);
+    assert.deepEqual(credentialHeaderNames({ apiKeys: [], trustedHeaders: undefined, jwt: undefined }), ['authorization', 'x-api-key']);
     assert.deepEqual(
-      credentialHeaderNames({ apiKeys: [], trustedHeaders: { agent: 'X-User', groups: undefined, agentPrefix: '' } }),
+      credentialHeaderNames({ apiKeys: [], trustedHeaders: { agent: 'X-User', groups: undefined, agentPrefix: '' }, jwt: undefined }),
       ['authorization', 'x-api-key', 'x-user'],
     );
   });

@@ -53,6 +53,18 @@ describe('readConfig with a real file setting every key', () => {
           { agent: 'https://example.org/agents/bob', groups: [], sha256: fullEnv.BOB_KEY_SHA256 },
         ],
         trustedHeaders: { agent: 'x-remote-user', groups: 'x-remote-groups', agentPrefix: 'https://idp.example.org/users/' },
+        jwt: {
+          issuer: 'https://idp.example.org/realms/main',
+          audience: ['sparql', 'account'],
+          keys: { kind: 'jwksUri', uri: 'https://idp.example.org/realms/main/protocol/openid-connect/certs' },
+          algorithms: ['RS256', 'ES256'],
+          clockToleranceSeconds: 10,
+          agentClaim: 'preferred_username',
+          agentPrefix: 'https://idp.example.org/users/',
+          groupsClaim: ['realm_access', 'roles'],
+          jwksRefreshCooldownMs: 60000,
+          cacheMaxEntries: 5000,
+        },
       },
       watchPolicies: true,
       explain: true,
@@ -159,7 +171,7 @@ describe('parseConfig defaults', () => {
       upstreamHeaders: {},
       policies: [],
       rules: [],
-      auth: { apiKeys: [], trustedHeaders: undefined },
+      auth: { apiKeys: [], trustedHeaders: undefined, jwt: undefined },
       watchPolicies: false,
       explain: false,
       timeoutMs: 60000,
@@ -333,6 +345,49 @@ describe('parseConfig rejects', () => {
     rejects({ auth: { apiKeys: [{ ...good, groups: 'staff' }] } }, [/^config auth\.apiKeys\[0\]\.groups: expected an array/]);
     rejects({ auth: { apiKeys: [{ ...good, groups: ['staff', ' staff'] }] } }, [/^config auth\.apiKeys\[0\]\.groups\[1\]: a group name must be non-empty, without surrounding spaces/]);
     rejects({ auth: { apiKeys: [{ ...good, groups: [''] }] } }, [/^config auth\.apiKeys\[0\]\.groups\[0\]: a group name must be non-empty/]);
+  });
+
+  it('bad JWT settings: missing issuer, audience or key source, two key sources, none or HMAC, private keys', () => {
+    const base = { issuer: 'https://idp.example.org', audience: 'sparql', jwksUri: 'https://idp.example.org/certs' };
+    rejects({ auth: { jwt: { ...base, issuer: undefined } } }, [/^config auth\.jwt\.issuer: missing \(give the iss value/]);
+    rejects({ auth: { jwt: { ...base, audience: undefined } } }, [/^config auth\.jwt\.audience: missing/]);
+    rejects({ auth: { jwt: { ...base, audience: [] } } }, [/^config auth\.jwt\.audience: empty/]);
+    rejects({ auth: { jwt: { ...base, jwksUri: undefined } } }, [/^config auth\.jwt: no key source \(give exactly one of jwksUri/]);
+    rejects({ auth: { jwt: { ...base, jwks: { keys: [{ kty: 'RSA', n: 'x', e: 'AQAB' }] } } } }, [/^config auth\.jwt: both jwksUri and jwks/]);
+    rejects({ auth: { jwt: { ...base, jwksUri: 'ftp://idp/certs' } } }, [/^config auth\.jwt\.jwksUri: not an absolute http\(s\) URL/]);
+    rejects({ auth: { jwt: { ...base, jwksUri: 'https://u:p@idp/certs' } } }, [/^config auth\.jwt\.jwksUri: must not carry a user or password/]);
+    rejects({ auth: { jwt: { ...base, algorithms: ['none'] } } }, [/^config auth\.jwt\.algorithms\[0\]: unsigned tokens \(none\) are never accepted/]);
+    rejects({ auth: { jwt: { ...base, algorithms: ['RS256', 'HS256'] } } }, [/^config auth\.jwt\.algorithms\[1\]: HMAC algorithms are refused/]);
+    rejects({ auth: { jwt: { ...base, algorithms: ['XY1'] } } }, [/^config auth\.jwt\.algorithms\[0\]: not a known asymmetric JWS algorithm/]);
+    rejects({ auth: { jwt: { ...base, algorithms: [] } } }, [/^config auth\.jwt\.algorithms: empty/]);
+    const inline = (key: Record<string, unknown>) => ({ auth: { jwt: { ...base, jwksUri: undefined, jwks: { keys: [key] } } } });
+    rejects(inline({ kty: 'oct', k: 'c2VjcmV0' }), [/^config auth\.jwt\.jwks\.keys\[0\]\.kty: expected RSA, EC or OKP \(symmetric oct keys are refused/]);
+    rejects(inline({ kty: 'EC', crv: 'P-256', x: 'a', y: 'b', d: 'c' }), [/^config auth\.jwt\.jwks\.keys\[0\]\.d: a private key member/]);
+    rejects({ auth: { jwt: { ...base, jwksUri: undefined, publicKey: 'not a key' } } }, [/^config auth\.jwt\.publicKey: not a PEM public key/]);
+    rejects({ auth: { jwt: { ...base, jwksUri: undefined, publicKey: '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----' } } }, [/^config auth\.jwt\.publicKey: cannot be read as a public key/]);
+    rejects({ auth: { jwt: { ...base, agentPrefix: 'users/' } } }, [/^config auth\.jwt\.agentPrefix: the prefix and a claim value together is not an absolute IRI/]);
+    rejects({ auth: { jwt: { ...base, groupsClaim: 'realm_access..roles' } } }, [/^config auth\.jwt\.groupsClaim: empty member name/]);
+    rejects({ auth: { jwt: { ...base, clockToleranceSeconds: 3600 } } }, [/^config auth\.jwt\.clockToleranceSeconds: expected a whole number from 0 to 300/]);
+    rejects({ auth: { jwt: { ...base, jwksRefreshCooldownMs: 10 } } }, [/^config auth\.jwt\.jwksRefreshCooldownMs: expected a whole number from 1000/]);
+    rejects({ auth: { jwt: { ...base, secret: 'x' } } }, [/^config auth\.jwt\.secret: unknown key/]);
+  });
+
+  it('JWT defaults: the asymmetric algorithms, sub as agent, no groups, 30 s tolerance and cooldown', () => {
+    const config = parseConfig({ auth: { jwt: { issuer: 'https://idp', audience: 'sparql', jwksUri: 'https://idp/certs' } } }, fileContext);
+    assert.deepEqual(config.auth.jwt, {
+      issuer: 'https://idp',
+      audience: ['sparql'],
+      keys: { kind: 'jwksUri', uri: 'https://idp/certs' },
+      algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'],
+      clockToleranceSeconds: 30,
+      agentClaim: 'sub',
+      agentPrefix: '',
+      groupsClaim: undefined,
+      jwksRefreshCooldownMs: 30000,
+      cacheMaxEntries: 10000,
+    });
+    const dotted = parseConfig({ auth: { jwt: { issuer: 'https://idp', audience: 'a', jwksUri: 'https://idp/c', groupsClaim: ['https://example.org/claims', 'groups'] } } }, fileContext);
+    assert.deepEqual(dotted.auth.jwt?.groupsClaim, ['https://example.org/claims', 'groups']);
   });
 
   it('bad trusted headers', () => {
