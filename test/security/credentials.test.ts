@@ -17,7 +17,10 @@ const attacks: Attack[] = [
   { name: 'Bearer without a key', query: BITS_QUERY, headers: { authorization: 'Bearer ' }, expect: { status: 401 } },
   { name: 'same key twice (Bearer and X-API-Key) is one identity', caller: 'reader', query: BITS_QUERY, headers: { 'x-api-key': reader }, expect: { bits: [2, 8] } },
   { name: 'trusted headers are ignored when not configured', query: BITS_QUERY, headers: { 'x-agent': 'http://example.org/agents/keeper', 'x-groups': 'team-a', 'x-forwarded-user': 'keeper' }, expect: { bits: [2] } },
-  { name: 'Basic credentials are not an API key', query: BITS_QUERY, headers: { authorization: `Basic ${Buffer.from(`keeper:${keeper}`).toString('base64')}` }, expect: { bits: [2] } },
+  { name: 'Basic credentials carry the API key as password', caller: 'keeper', query: BITS_QUERY, headers: { authorization: `Basic ${Buffer.from(`anyone:${keeper}`).toString('base64')}` }, expect: { bits: [2, 4, 8, 16, 32] } },
+  { name: 'Basic with the reader key and the keeper as user name is the reader', caller: 'reader', query: BITS_QUERY, headers: { authorization: `Basic ${Buffer.from(`keeper:${reader}`).toString('base64')}` }, expect: { bits: [2, 8] } },
+  { name: 'Basic reader and X-API-Key keeper', query: BITS_QUERY, headers: { authorization: `Basic ${Buffer.from(`u:${reader}`).toString('base64')}`, 'x-api-key': keeper }, expect: { status: 401 } },
+  { name: 'Basic with the key as user name and no password', query: BITS_QUERY, headers: { authorization: `Basic ${Buffer.from(`${keeper}:`).toString('base64')}` }, expect: { status: 401 } },
   { name: 'a key in a cookie is ignored', query: BITS_QUERY, headers: { cookie: `api_key=${keeper}` }, expect: { bits: [2] } },
   { name: 'a key as a query parameter is ignored', query: BITS_QUERY, params: { api_key: [keeper], key: [keeper] }, expect: { bits: [2] } },
 ];
