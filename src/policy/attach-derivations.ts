@@ -9,7 +9,8 @@ import { describe, type PolicyDocument } from './read-policy-files.js';
 
 /**
  * Turns the derived `guard:appliesTo` / `guard:grantsGraph` triples into one
- * record per declared policy, in order of listing. Fails closed on anything
+ * record per declared policy, in order of listing; its principals and graphs
+ * come in the order its Turtle states them, then derived ones sorted. Fails closed on anything
  * derived that the Turtle itself could not say: a subject that is not a
  * declared policy, a graph that is not a usable IRI, a principal that is
  * neither an IRI nor a plain string.
@@ -18,52 +19,85 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
   const byIri = new Map<string, { file: string; principals: Map<string, Principal>; graphs: Set<string> }>();
   for (const policy of document.policies) byIri.set(policy.iri, { file: policy.file, principals: new Map(), graphs: new Set() });
 
+  // Engines derive in different orders: the error reported is that of the first bad triple in
+  // term order, and the lists are sorted, so the result does not depend on the engine.
+  let failure: { key: string; error: Error } | undefined;
   for (const { subject, predicate, object } of derived) {
     const target = subject.termType === 'NamedNode' ? byIri.get(subject.value) : undefined;
     const name = predicate.value === guard.appliesTo ? 'guard:appliesTo' : 'guard:grantsGraph';
+    const key = `${subject.id}\u0000${predicate.value}\u0000${object.id}`;
+    if (failure !== undefined && failure.key <= key) continue;
     if (target === undefined) {
-      throw policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`);
+      failure = { key, error: policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`) };
+      continue;
     }
     const { file } = target;
-    const fail = (reason: string): never => {
-      throw policyLoadError(`the rules derived ${name} ${describe(object)}: ${reason}`, file, subject.value);
-    };
-    if (predicate.value === guard.grantsGraph) {
-      if (object.termType !== 'NamedNode') fail('a graph must be an IRI');
-      if (isReservedIri(object.value)) fail('the IRI is reserved by the rewriter (urn:x-sparql-guard:)');
-      const problem = iriSpliceProblem(object.value);
-      if (problem !== undefined) fail(`the IRI ${problem}`);
+    const problem = predicate.value === guard.grantsGraph ? graphProblem(object) : principalOf(object);
+    if (typeof problem === 'string') {
+      failure = { key, error: policyLoadError(`the rules derived ${name} ${describe(object)}: ${problem}`, file, subject.value) };
+    } else if (problem === undefined) {
       target.graphs.add(object.value);
-    } else if (predicate.value === guard.appliesTo) {
-      const principal = toPrincipal(object, fail);
-      target.principals.set(principalKey(principal), principal);
+    } else {
+      target.principals.set(principalKey(problem), problem);
     }
   }
+  if (failure !== undefined) throw failure.error;
 
+  const stated = statedOrder(document);
   return document.policies.map((policy) => {
     const found = byIri.get(policy.iri);
+    const rank = stated.get(policy.iri);
+    const byRank = (a: string, b: string) => (rank?.get(a) ?? Infinity) - (rank?.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0);
+    const principals = [...(found?.principals.entries() ?? [])].sort(([a], [b]) => byRank(a, b));
     return {
       iri: policy.iri,
       file: policy.file,
       order: policy.order,
       hidePaths: policy.hidePaths,
-      graphs: [...(found?.graphs ?? [])],
-      principals: [...(found?.principals.values() ?? [])],
+      graphs: [...(found?.graphs ?? [])].sort((a, b) => byRank(`<${a}>`, `<${b}>`)),
+      principals: principals.map(([, principal]) => principal),
     };
   });
 }
 
-function toPrincipal(object: Quad['object'], fail: (reason: string) => never): Principal {
+/** Per policy, the position of each graph and principal its own Turtle states: those come first, as written. */
+function statedOrder(document: PolicyDocument): Map<string, Map<string, number>> {
+  const ranks = new Map<string, Map<string, number>>();
+  for (const policy of document.policies) ranks.set(policy.iri, new Map());
+  for (const { subject, predicate, object } of document.quads) {
+    const rank = ranks.get(subject.value);
+    if (rank === undefined || subject.termType !== 'NamedNode') continue;
+    let key: string | undefined;
+    if (predicate.value === guard.readGraph && object.termType === 'NamedNode') key = `<${object.value}>`;
+    else if (predicate.value === guard.agent || predicate.value === guard.group) {
+      const principal = principalOf(object);
+      if (typeof principal !== 'string') key = principalKey(principal);
+    }
+    if (key !== undefined && !rank.has(key)) rank.set(key, rank.size);
+  }
+  return ranks;
+}
+
+/** Why a derived graph cannot be granted, or undefined when it can. */
+function graphProblem(object: Quad['object']): string | undefined {
+  if (object.termType !== 'NamedNode') return 'a graph must be an IRI';
+  if (isReservedIri(object.value)) return 'the IRI is reserved by the rewriter (urn:x-sparql-guard:)';
+  const problem = iriSpliceProblem(object.value);
+  return problem === undefined ? undefined : `the IRI ${problem}`;
+}
+
+/** The principal a derived object names, or why it names none. */
+function principalOf(object: Quad['object']): Principal | string {
   if (object.termType === 'NamedNode') {
     if (object.value === guard.Everyone) return { kind: 'everyone' };
     if (object.value === guard.AuthenticatedAgent) return { kind: 'authenticated' };
-    if (isReservedIri(object.value)) return fail('the IRI is reserved by the rewriter (urn:x-sparql-guard:)');
+    if (isReservedIri(object.value)) return 'the IRI is reserved by the rewriter (urn:x-sparql-guard:)';
     return { kind: 'agent', agent: object.value };
   }
   if (object.termType === 'Literal' && object.datatype.value === XSD_STRING && object.language === '' && object.value !== '') {
     return { kind: 'group', group: object.value };
   }
-  return fail('a principal must be an agent IRI or a non-empty plain string (group name)');
+  return 'a principal must be an agent IRI or a non-empty plain string (group name)';
 }
 
 /** A key unique per principal, readable in an operator's listing. */

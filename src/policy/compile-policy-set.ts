@@ -2,6 +2,7 @@
 
 import { principalKey } from './attach-derivations.js';
 import { composeGrant } from './compose-grant.js';
+import type { EngineRun, RuleFileRun } from './reason-over-policies.js';
 import type { CompiledPolicy, PolicySet, PrincipalEntry } from './policy-set.js';
 
 /** What a load cost, for logs and the benchmark. */
@@ -17,6 +18,12 @@ export interface LoadStats {
   readonly otherMs: number;
   /** Building the table on the calling thread, milliseconds. */
   readonly compileMs: number;
+  /** Per rule file, the engine that ran it (and why EYE, when EYE). */
+  readonly ruleRuns: readonly RuleFileRun[];
+  /** Per engine that ran: its files, time and input. */
+  readonly stages: readonly EngineRun[];
+  /** Lines about rules that cannot fire, derive what is ignored or refused, or cost the square of the policies. */
+  readonly warnings: readonly string[];
 }
 
 /**

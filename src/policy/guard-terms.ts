@@ -32,3 +32,12 @@ export function isReservedIri(iri: string): boolean {
 }
 
 const RESERVED_PREFIX = 'urn:x-sparql-guard:';
+
+/**
+ * The IRI a blank node of the policy data stands for while the rules run (EYE skolemises
+ * its input too). The prefix is reserved, so a blank node that reaches a derived graph or
+ * principal is refused by validation rather than granted.
+ */
+export function skolemIri(label: string): string {
+  return `${RESERVED_PREFIX}bnode:${label}`;
+}

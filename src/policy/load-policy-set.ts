@@ -5,6 +5,7 @@ import { compilePolicySet, type LoadStats } from './compile-policy-set.js';
 import { PolicyLoadError } from './policy-load-error.js';
 import type { PolicySet } from './policy-set.js';
 import type { WorkerJob, WorkerReply } from './policy-worker.js';
+import type { EngineChoice } from './reason-over-policies.js';
 
 /** Absolute paths of the files one load reads. */
 export interface PolicySetSources {
@@ -23,17 +24,21 @@ export interface LoadedPolicySet {
 const LOAD_TIMEOUT_MS = 60_000;
 
 /**
- * Reads and validates the policy files, runs the rules in EYE on a worker
- * thread, and compiles the result. Throws PolicyLoadError with a one-line
+ * Reads and validates the policy files, runs the rules (N3.Reasoner or EYE,
+ * per rule file) on a worker thread, and compiles the result. Throws PolicyLoadError with a one-line
  * message naming file, policy and reason.
  */
 export async function loadPolicySet(sources: PolicySetSources): Promise<PolicySet> {
   return (await loadPolicySetWithStats(sources)).set;
 }
 
-/** `loadPolicySet` that also reports where the time went (for reload logs and bench/). */
-export async function loadPolicySetWithStats(sources: PolicySetSources): Promise<LoadedPolicySet> {
-  const reply = await inWorker({ id: 0, policyFiles: [...sources.policyFiles], ruleFiles: [...sources.ruleFiles] });
+/**
+ * `loadPolicySet` that also reports where the time went and which engine ran each rule
+ * file (for `check`, reload logs and bench/). `engine: 'eye'` runs every rule file in
+ * EYE: the reference that the differential test compares the chosen engines against.
+ */
+export async function loadPolicySetWithStats(sources: PolicySetSources, options: { readonly engine?: EngineChoice } = {}): Promise<LoadedPolicySet> {
+  const reply = await inWorker({ id: 0, policyFiles: [...sources.policyFiles], ruleFiles: [...sources.ruleFiles], engine: options.engine ?? 'auto' });
   if (!reply.ok) throw new PolicyLoadError(reply.message, reply.file, reply.policy);
   const started = performance.now();
   const set = compilePolicySet(reply.policies);
@@ -44,6 +49,9 @@ export async function loadPolicySetWithStats(sources: PolicySetSources): Promise
     eyeMs: reply.eyeMs,
     otherMs: reply.otherMs,
     compileMs: performance.now() - started,
+    ruleRuns: reply.ruleRuns,
+    stages: reply.stages,
+    warnings: reply.warnings,
   };
   return { set, stats: Object.freeze(stats) };
 }

@@ -1,17 +1,20 @@
-// Worker thread entry: reads the policy files and runs EYE off the main thread, so the proxy keeps serving during a (re)load.
+// Worker thread entry: reads the policy files and runs the rules off the main thread, so the proxy keeps serving during a (re)load.
 
 import { parentPort } from 'node:worker_threads';
 import { attachDerivations } from './attach-derivations.js';
 import { PolicyLoadError } from './policy-load-error.js';
 import type { CompiledPolicy } from './policy-set.js';
 import { readPolicyFiles } from './read-policy-files.js';
-import { reasonOverPolicies, warmEye } from './reason-over-policies.js';
+import { shippedRuleFiles } from './shipped-rule-files.js';
+import { warnAboutRules } from './warn-about-rules.js';
+import { reasonOverPolicies, warmEye, type EngineChoice, type EngineRun, type RuleFileRun } from './reason-over-policies.js';
 
 /** A load request from `loadPolicySet`. */
 export interface WorkerJob {
   readonly id: number;
   readonly policyFiles: readonly string[];
   readonly ruleFiles: readonly string[];
+  readonly engine: EngineChoice;
 }
 
 /** The answer: the policies with their derived principals and graphs, or the one-line failure. */
@@ -24,6 +27,9 @@ export type WorkerReply =
       readonly readMs: number;
       readonly eyeMs: number;
       readonly otherMs: number;
+      readonly ruleRuns: readonly RuleFileRun[];
+      readonly stages: readonly EngineRun[];
+      readonly warnings: readonly string[];
     }
   | { readonly id: number; readonly ok: false; readonly message: string; readonly file?: string; readonly policy?: string };
 
@@ -44,7 +50,7 @@ async function run(job: WorkerJob): Promise<WorkerReply> {
     const started = performance.now();
     const document = await readPolicyFiles(job.policyFiles);
     const readMs = performance.now() - started;
-    const reasoning = await reasonOverPolicies(document.quads, job.ruleFiles);
+    const reasoning = await reasonOverPolicies(document.quads, job.ruleFiles, job.engine);
     const attachStarted = performance.now();
     const policies = attachDerivations(document, reasoning.derived);
     return {
@@ -55,6 +61,9 @@ async function run(job: WorkerJob): Promise<WorkerReply> {
       readMs,
       eyeMs: reasoning.eyeMs,
       otherMs: reasoning.otherMs + performance.now() - attachStarted,
+      ruleRuns: reasoning.files,
+      stages: reasoning.stages,
+      warnings: warnAboutRules(document.quads, reasoning.readings, job.ruleFiles, new Set(shippedRuleFiles())),
     };
   } catch (error) {
     if (error instanceof PolicyLoadError) {

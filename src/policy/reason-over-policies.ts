@@ -1,23 +1,53 @@
-// Runs the N3 rules over the policy triples in EYE and returns the derived targeting triples.
+// Runs the N3 rules over the policy triples, in N3.Reasoner or EYE per rule file, and returns the derived targeting triples.
 
 import { readFile } from 'node:fs/promises';
 import { queryOnce, SwiplEye } from 'eyereasoner';
 import { DataFactory, Parser, type Quad } from 'n3';
+import { classifyRules, derivedPredicates, premisePredicates, type HornRule, type RuleReading } from './classify-rules.js';
 import { guard } from './guard-terms.js';
 import { policyLoadError } from './policy-load-error.js';
+import { runN3Reasoner } from './run-n3-reasoner.js';
 import { writeN3p } from './write-n3p.js';
 
-/** What one EYE run produced and what it cost. */
+/** The engine that ran a rule file: its copy rules applied directly, N3.Reasoner, or EYE. */
+export type Engine = 'copy' | 'n3' | 'eye';
+
+/** Which engine ran one rule file, and why it was not N3.Reasoner when it was EYE. */
+export interface RuleFileRun {
+  readonly file: string;
+  readonly engine: Engine;
+  /** For EYE: the construct outside N3.Reasoner's fragment, or the EYE file whose conclusions it reads. */
+  readonly reason?: string;
+}
+
+/** One engine's run over the files it was given. */
+export interface EngineRun {
+  readonly engine: Engine;
+  readonly files: readonly string[];
+  readonly ms: number;
+  readonly inputTriples: number;
+}
+
+/** What the rules produced and what it cost. */
 export interface Reasoning {
-  /** Every derived `guard:appliesTo` and `guard:grantsGraph` triple (duplicates possible). */
+  /** Every `guard:appliesTo` and `guard:grantsGraph` triple the rules entail, stated ones included (duplicates possible). */
   readonly derived: readonly Quad[];
-  /** Triples handed to EYE after dropping those no rule can read. */
+  /** Triples handed to EYE after dropping those no rule can read (0 when EYE did not run). */
   readonly inputTriples: number;
   /** Wall time inside EYE (load, reasoning, output), milliseconds. */
   readonly eyeMs: number;
-  /** Wall time of the rest (reading rules, writing N3P, parsing the output), milliseconds. */
+  /** Wall time of the rest (reading rules, the copy rules or N3.Reasoner, N3P, parsing the output), milliseconds. */
   readonly otherMs: number;
+  /** Per rule file, in the order given: the engine that ran it. */
+  readonly files: readonly RuleFileRun[];
+  /** Per engine that ran, in order: its files and time. */
+  readonly stages: readonly EngineRun[];
+  /** The classification of each rule file, for the warnings of `check`. */
+  readonly readings: readonly RuleReading[];
 }
+
+/** `eye` runs every rule file in EYE (the reference the differential test compares against); `auto` picks per file. */
+export type EngineChoice = 'auto' | 'eye';
 
 /** The question put to EYE: only the derived vocabulary, nothing else (EYE `--query`). */
 const QUERY = `@prefix guard: <https://w3id.org/sparql-guard#>.
@@ -47,40 +77,122 @@ function createEye(): Promise<Eye> {
   return SwiplEye({ print: () => undefined, printErr: (line: string) => errors.push(line) }).then((module) => ({ module, errors }));
 }
 
+const TARGET_PREDICATES = new Set<string>([guard.appliesTo, guard.grantsGraph]);
+
 /**
- * Runs the rule files over the policy triples and returns what they derive. A
- * file made only of copy rules (`{ ?s p ?o } => { ?s q ?o }`, as the shipped
- * rules are) is applied here directly: that is all EYE would do with it, and
- * EYE in WebAssembly needs about 1.5 s just to load the triples of 10,000
- * policies. Any other rule file goes to EYE with the copy rules, the copied
- * triples and the triples its rules mention, so the result is EYE's. A rule file
- * that EYE cannot read, or any error EYE reports, fails the load: fail closed.
+ * Runs the rule files over the policy triples and returns what they entail,
+ * as EYE would running all of them together (docs/design.md, "Two engines").
+ * Each file is classified by reading it (classifyRules): a file inside
+ * N3.Reasoner's fragment runs there, or as plain copies when it holds only copy
+ * rules (the shipped rules), unless an EYE file's conclusions feed it; every
+ * other file runs in EYE, after N3.Reasoner, with N3.Reasoner's results as
+ * facts. A rule file that cannot be read, or any error EYE reports, fails the
+ * load: fail closed.
  */
-export async function reasonOverPolicies(quads: readonly Quad[], ruleFiles: readonly string[]): Promise<Reasoning> {
+export async function reasonOverPolicies(quads: readonly Quad[], ruleFiles: readonly string[], choice: EngineChoice = 'auto'): Promise<Reasoning> {
   const started = performance.now();
-  const rules = await Promise.all(ruleFiles.map(readRuleFile));
-  const copyRules = rules.map(readCopyRules);
-  const copied = applyCopyRules(quads, copyRules.flatMap((list) => list ?? []));
-  const eyeRules = rules.filter((_, index) => copyRules[index] === undefined);
-  if (eyeRules.length === 0) {
-    const derived = copied.filter((quad) => quad.predicate.value === guard.appliesTo || quad.predicate.value === guard.grantsGraph);
-    return { derived, inputTriples: 0, eyeMs: 0, otherMs: performance.now() - started };
+  const texts = await Promise.all(ruleFiles.map(readRuleFile));
+  const readings = texts.map(classifyRules);
+  const inEye = planEngines(readings, choice);
+
+  const files: RuleFileRun[] = ruleFiles.map((file, index) => {
+    const why = inEye[index];
+    if (why !== undefined) return { file, engine: 'eye', reason: why };
+    const reading = readings[index];
+    const copies = reading?.fragment === true && reading.facts.length === 0 ? readCopyRules(reading.rules) : undefined;
+    return { file, engine: copies === undefined ? 'n3' : 'copy' };
+  });
+  const stages: EngineRun[] = [];
+
+  // Stage 1: the fragment files no EYE file feeds, to their closure.
+  const first = files.flatMap((run, index) => (run.engine === 'eye' ? [] : [index]));
+  const eyeIndexes = files.flatMap((run, index) => (run.engine === 'eye' ? [index] : []));
+  const eyeTexts = eyeIndexes.map((index) => texts[index] ?? '');
+  const eyeNeeds = eyeIndexes.length === 0 ? new Set<string>() : predicatesUsed(eyeTexts);
+  let closure: readonly Quad[] = quads;
+  if (first.length > 0) {
+    const stageStarted = performance.now();
+    const fragment = first.map((index) => readings[index]).filter((reading) => reading?.fragment === true);
+    const rules = fragment.flatMap((reading) => reading.rules);
+    const facts = fragment.flatMap((reading) => reading.facts);
+    const copies = first.every((index) => files[index]?.engine === 'copy') ? readCopyRules(rules) : undefined;
+    let inputTriples: number;
+    if (copies !== undefined) {
+      closure = [...quads, ...applyCopyRules(quads, copies)];
+      inputTriples = quads.length;
+    } else {
+      const reads = premisePredicates({ fragment: true, rules, facts });
+      // Only what these rules or the EYE files read, and the targets themselves, go in.
+      const keep = ({ predicate }: Quad) =>
+        reads === 'any' || eyeNeeds === 'all' || reads.has(predicate.value) || eyeNeeds.has(predicate.value) || TARGET_PREDICATES.has(predicate.value);
+      const input = quads.filter(keep);
+      inputTriples = input.length;
+      closure = runN3Reasoner(input, rules, facts);
+    }
+    stages.push({ engine: copies === undefined ? 'n3' : 'copy', files: first.map((index) => ruleFiles[index] ?? ''), ms: performance.now() - stageStarted, inputTriples });
+  }
+  if (eyeIndexes.length === 0) {
+    const derived = closure.filter((quad) => TARGET_PREDICATES.has(quad.predicate.value));
+    return { derived, inputTriples: 0, eyeMs: 0, otherMs: performance.now() - started, files, stages, readings };
   }
 
-  // The copy rules go to EYE as well, for triples that the other rules derive; the
-  // triples they read are already copied, so only what the other rules mention goes in.
-  const needed = predicatesUsed(eyeRules);
-  const input = [...(needed === 'all' ? quads : quads.filter((quad) => needed.has(quad.predicate.value))), ...copied];
-  const data = writeN3p(input);
+  // Stage 2: EYE with its files, over the policy triples and what stage 1 derived.
+  const eyeFiles = eyeIndexes.map((index) => ruleFiles[index] ?? '');
+  const input = eyeNeeds === 'all' ? closure : closure.filter((quad) => eyeNeeds.has(quad.predicate.value) || TARGET_PREDICATES.has(quad.predicate.value));
+  const { derived, eyeMs } = await runEye(input, eyeTexts, eyeFiles);
+  stages.push({ engine: 'eye', files: eyeFiles, ms: eyeMs, inputTriples: input.length });
+  return { derived, inputTriples: input.length, eyeMs, otherMs: performance.now() - started - eyeMs, files, stages, readings };
+}
 
+/**
+ * Per rule file, undefined when it runs outside EYE, else the reason it runs in EYE:
+ * outside the fragment, or reading (directly or through other fragment files) a
+ * predicate that an EYE file derives or states, which only a joint run sees.
+ */
+function planEngines(readings: readonly RuleReading[], choice: EngineChoice): (string | undefined)[] {
+  const plan = readings.map((reading) => (choice === 'eye' ? 'every file in EYE (reference run)' : reading.fragment ? undefined : reading.reason));
+  /** Predicates EYE files derive or state; `any` once one derives a variable predicate or could not be read. */
+  const fed = { any: false, predicates: new Set<string>() };
+  const feed = (reading: RuleReading) => {
+    const derives = derivedPredicates(reading);
+    if (derives === 'any' || reading.facts === undefined) {
+      fed.any = true;
+      return;
+    }
+    for (const predicate of derives) fed.predicates.add(predicate);
+    for (const fact of reading.facts) fed.predicates.add(fact.predicate.value);
+  };
+  readings.forEach((reading, index) => plan[index] !== undefined && feed(reading));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [index, reading] of readings.entries()) {
+      if (plan[index] !== undefined) continue;
+      const reads = premisePredicates(reading);
+      const why =
+        fed.any || (reads === 'any' && fed.predicates.size > 0)
+          ? 'it may read what a rule in EYE derives'
+          : reads === 'any'
+            ? undefined
+            : [...reads].filter((predicate) => fed.predicates.has(predicate)).map((predicate) => `it reads <${predicate}>, which a rule in EYE derives`)[0];
+      if (why === undefined) continue;
+      plan[index] = why;
+      feed(reading);
+      changed = true;
+    }
+  }
+  return plan;
+}
+
+async function runEye(input: readonly Quad[], texts: readonly string[], files: readonly string[]): Promise<{ derived: Quad[]; eyeMs: number }> {
+  const data = writeN3p(input);
   const eye = await (nextEye ?? createEye());
   nextEye = undefined;
   const { module, errors } = eye;
   module.FS.writeFile('data.n3p', data);
-  rules.forEach((text, index) => module.FS.writeFile(`rule-${index}.n3`, text));
+  texts.forEach((text, index) => module.FS.writeFile(`rule-${index}.n3`, text));
   module.FS.writeFile('query.n3', QUERY);
   const args = ['--nope', '--quiet', '--no-qnames', '--no-distinct-output', '--output', 'out.n3', '--n3p', 'data.n3p'];
-  args.push(...rules.map((_, index) => `rule-${index}.n3`), '--query', 'query.n3');
+  args.push(...texts.map((_, index) => `rule-${index}.n3`), '--query', 'query.n3');
 
   const eyeStarted = performance.now();
   let output = '';
@@ -91,15 +203,12 @@ export async function reasonOverPolicies(quads: readonly Quad[], ruleFiles: read
     errors.push(error instanceof Error ? error.message : String(error));
   }
   const eyeMs = performance.now() - eyeStarted;
-  if (errors.length > 0) throw eyeFailure(errors, ruleFiles);
-
-  let derived: Quad[];
+  if (errors.length > 0) throw eyeFailure(errors, files);
   try {
-    derived = new Parser({ format: 'text/n3' }).parse(output);
+    return { derived: new Parser({ format: 'text/n3' }).parse(output), eyeMs };
   } catch (error) {
-    throw policyLoadError(`the rules derived output that is not plain triples (${(error as Error).message})`, ruleFiles.join(', '));
+    throw policyLoadError(`the rules derived output that is not plain triples (${(error as Error).message})`, files.join(', '));
   }
-  return { derived, inputTriples: input.length, eyeMs, otherMs: performance.now() - started - eyeMs };
 }
 
 /** A rule that copies every `?s from ?o` triple as `?s to ?o`. */
@@ -108,33 +217,16 @@ interface CopyRule {
   readonly to: string;
 }
 
-const LOG_IMPLIES = 'http://www.w3.org/2000/10/swap/log#implies';
-
 /**
- * The copy rules of a rule file, or undefined when the file holds anything else
- * (a fact, a rule with more than one triple on a side, a constant, a variable
- * predicate, a built-in...). N3.js turns `<=` into `=>` with the sides swapped.
+ * The rules as copy rules (`{ ?s p ?o } => { ?s q ?o }`, as the shipped rules are), or
+ * undefined when any rule is more than that: those are applied directly, which is all any
+ * engine would do with them.
  */
-function readCopyRules(text: string): CopyRule[] | undefined {
-  let quads: Quad[];
-  try {
-    quads = new Parser({ format: 'text/n3' }).parse(text);
-  } catch {
-    return undefined;
-  }
-  const byFormula = new Map<string, Quad[]>();
-  const implications: Quad[] = [];
-  for (const quad of quads) {
-    if (quad.graph.termType === 'DefaultGraph') implications.push(quad);
-    else byFormula.set(quad.graph.value, [...(byFormula.get(quad.graph.value) ?? []), quad]);
-  }
+function readCopyRules(rules: readonly HornRule[]): CopyRule[] | undefined {
   const copies: CopyRule[] = [];
-  for (const { subject, predicate, object } of implications) {
-    if (predicate.value !== LOG_IMPLIES || subject.termType !== 'BlankNode' || object.termType !== 'BlankNode') return undefined;
-    const [body, ...moreBody] = byFormula.get(subject.value) ?? [];
-    const [head, ...moreHead] = byFormula.get(object.value) ?? [];
-    byFormula.delete(subject.value);
-    byFormula.delete(object.value);
+  for (const { premise, conclusion } of rules) {
+    const [body, ...moreBody] = premise;
+    const [head, ...moreHead] = conclusion;
     if (body === undefined || head === undefined || moreBody.length > 0 || moreHead.length > 0) return undefined;
     const variables = [body.subject, body.object, head.subject, head.object];
     if (variables.some((term) => term.termType !== 'Variable')) return undefined;
@@ -142,8 +234,7 @@ function readCopyRules(text: string): CopyRule[] | undefined {
     if (body.predicate.termType !== 'NamedNode' || head.predicate.termType !== 'NamedNode') return undefined;
     copies.push({ from: body.predicate.value, to: head.predicate.value });
   }
-  // A formula that is no rule's side (a quoted graph in a fact) is more than copying.
-  return byFormula.size === 0 ? copies : undefined;
+  return copies;
 }
 
 /** Applies copy rules until nothing new comes out (a chain p -> q -> r copies p to r). */

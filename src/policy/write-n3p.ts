@@ -1,6 +1,7 @@
 // Writes triples as EYE's N3P intermediate (Prolog facts), which EYE loads several times faster than N3 text.
 
 import type { Quad, Term } from 'n3';
+import { skolemIri } from './guard-terms.js';
 
 /**
  * EYE parses N3 text in Prolog inside WebAssembly: about 10 s for the triples
@@ -27,9 +28,7 @@ function term(value: Term): string {
     case 'NamedNode':
       return atom(`<${value.value}>`);
     case 'BlankNode':
-      // EYE skolemises blank nodes of its input to IRIs too; this prefix is reserved, so a blank node
-      // that reaches a derived graph or principal is refused by validation rather than granted.
-      return atom(`<urn:x-sparql-guard:bnode:${value.value}>`);
+      return atom(`<${skolemIri(value.value)}>`);
     case 'Literal': {
       // EYE keeps a literal's lexical form N3-escaped inside the atom (as `--intermediate` shows).
       const lexical = atom(escapeN3(value.value));

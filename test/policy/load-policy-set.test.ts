@@ -138,7 +138,7 @@ describe('loadPolicySet: rule files', () => {
   });
 
   it('refuses a rule set that EYE stops on (inference fuse)', async () => {
-    await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'inference-fuse.n3')]), /policy-targets\.n3, .*inference-fuse\.n3: rule file fails in EYE: inference_fuse \(a rule concluded false\)$/);
+    await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'inference-fuse.n3')]), /\/inference-fuse\.n3: rule file fails in EYE: inference_fuse \(a rule concluded false\)$/);
   });
 
   it('refuses a derived graph that is not an IRI', async () => {

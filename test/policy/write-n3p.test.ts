@@ -36,7 +36,7 @@ describe('writeN3p', () => {
   it('feeds EYE every triple, literals of any datatype and blank nodes included, when a rule reads any predicate', async () => {
     const quads = new Parser().parse(`<${EX}p> <${EX}note> "x"@en, 42, [ <${EX}x> "b" ]. <${EX}p> <${EX}agent> <${EX}a>.`);
     const rules = resolve('test/fixtures/policy/rules/variable-predicate.n3');
-    const reasoning = await reasonOverPolicies(quads, [rules]);
+    const reasoning = await reasonOverPolicies(quads, [rules], 'eye');
     assert.equal(reasoning.inputTriples, quads.length);
   });
 });
