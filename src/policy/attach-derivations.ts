@@ -1,7 +1,7 @@
 // Validates what the rules derived and attaches it to the declared policies.
 
-import type { Quad } from 'n3';
-import { guard, isReservedIri, XSD_STRING } from './guard-terms.js';
+import { DataFactory, type BlankNode, type Quad } from 'n3';
+import { guard, isReservedIri, isSkolemIri, XSD_STRING } from './guard-terms.js';
 import { iriSpliceProblem } from './iri-splice-problem.js';
 import { policyLoadError } from './policy-load-error.js';
 import type { CompiledPolicy, Principal } from './policy-set.js';
@@ -22,7 +22,10 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
   // Engines derive in different orders: the error reported is that of the first bad triple in
   // term order, and the lists are sorted, so the result does not depend on the engine.
   let failure: { key: string; error: Error } | undefined;
-  for (const { subject, predicate, object } of derived) {
+  for (const quad of derived) {
+    const { predicate } = quad;
+    const subject = unskolemize(quad.subject);
+    const object = unskolemize(quad.object);
     const target = subject.termType === 'NamedNode' ? byIri.get(subject.value) : undefined;
     const name = predicate.value === guard.appliesTo ? 'guard:appliesTo' : 'guard:grantsGraph';
     const key = `${subject.id}\u0000${predicate.value}\u0000${object.id}`;
@@ -78,8 +81,13 @@ function statedOrder(document: PolicyDocument): Map<string, Map<string, number>>
   return ranks;
 }
 
+/** A blank node of the data comes back from the engines as a reserved IRI (skolemIri): name it as the data did. */
+function unskolemize<T extends Quad['subject'] | Quad['object']>(term: T): T | BlankNode {
+  return term.termType === 'NamedNode' && isSkolemIri(term.value) ? DataFactory.blankNode(term.value) : term;
+}
+
 /** Why a derived graph cannot be granted, or undefined when it can. */
-function graphProblem(object: Quad['object']): string | undefined {
+function graphProblem(object: Quad['object'] | BlankNode): string | undefined {
   if (object.termType !== 'NamedNode') return 'a graph must be an IRI';
   if (isReservedIri(object.value)) return 'the IRI is reserved by the rewriter (urn:x-sparql-guard:)';
   const problem = iriSpliceProblem(object.value);
@@ -87,7 +95,7 @@ function graphProblem(object: Quad['object']): string | undefined {
 }
 
 /** The principal a derived object names, or why it names none. */
-function principalOf(object: Quad['object']): Principal | string {
+function principalOf(object: Quad['object'] | BlankNode): Principal | string {
   if (object.termType === 'NamedNode') {
     if (object.value === guard.Everyone) return { kind: 'everyone' };
     if (object.value === guard.AuthenticatedAgent) return { kind: 'authenticated' };

@@ -41,3 +41,8 @@ const RESERVED_PREFIX = 'urn:x-sparql-guard:';
 export function skolemIri(label: string): string {
   return `${RESERVED_PREFIX}bnode:${label}`;
 }
+
+/** Whether an IRI is one skolemIri made: the derived term was a blank node of the data. */
+export function isSkolemIri(iri: string): boolean {
+  return iri.startsWith(`${RESERVED_PREFIX}bnode:`);
+}

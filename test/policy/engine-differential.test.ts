@@ -1,0 +1,134 @@
+// Differential test: the engines chosen per rule file (N3.Reasoner, copy rules, EYE) compile the same policy table, and refuse the same loads, as EYE running every rule file.
+
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { principalKey } from '../../src/policy/attach-derivations.js';
+import { loadPolicySetWithStats, type LoadedPolicySet } from '../../src/policy/load-policy-set.js';
+import type { Engine } from '../../src/policy/reason-over-policies.js';
+import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+import { generatePolicySet, organisationShape, type PolicySetShape } from '../helpers/generate-policy-set.js';
+
+const example = (name: string) => resolve('policies/examples', name);
+const rule = (name: string) => resolve('rules/examples', name);
+const fixture = (...parts: string[]) => resolve('test/fixtures/policy', ...parts);
+const EXAMPLE_RULES = [rule('group-hierarchy.n3'), rule('group-membership.n3'), rule('graph-collections.n3')];
+
+/** The whole compiled table, as plain data: what grantFor reads, in order. */
+function table({ set }: LoadedPolicySet) {
+  return set.policies.map((policy) => ({
+    iri: policy.iri,
+    order: policy.order,
+    principals: policy.principals.map(principalKey),
+    graphs: policy.graphs,
+    hidePaths: policy.hidePaths,
+  }));
+}
+
+type Outcome = { ok: true; table: ReturnType<typeof table>; engines: Engine[] } | { ok: false; message: string };
+
+async function outcome(policyFiles: string[], ruleFiles: string[], engine: 'auto' | 'eye'): Promise<Outcome> {
+  try {
+    const loaded = await loadPolicySetWithStats({ policyFiles, ruleFiles: [...shippedRuleFiles(), ...ruleFiles] }, { engine });
+    return { ok: true, table: table(loaded), engines: loaded.stats.stages.map((stage) => stage.engine) };
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
+}
+
+/** Loads with the chosen engines and with EYE alone; asserts the same table or the same error line, and returns the engines chosen. */
+async function same(policyFiles: string[], ruleFiles: string[]): Promise<Outcome> {
+  const chosen = await outcome(policyFiles, ruleFiles, 'auto');
+  const eye = await outcome(policyFiles, ruleFiles, 'eye');
+  if (eye.ok) assert.deepEqual(eye.engines, ['eye'], 'the reference run is EYE alone');
+  if (chosen.ok && eye.ok) assert.deepEqual(chosen.table, eye.table);
+  else assert.deepEqual(chosen.ok ? 'loaded' : chosen.message, eye.ok ? 'loaded' : eye.message);
+  return chosen;
+}
+
+describe('N3.Reasoner and EYE compile the same policy table', () => {
+  let folder = '';
+  before(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'sparql-guard-differential-'));
+  });
+  after(async () => {
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('for the shipped examples, each alone and all together, without EYE', async () => {
+    const cases: [string[], string[]][] = [
+      [[example('group-hierarchy.ttl')], [rule('group-hierarchy.n3'), example('group-hierarchy.n3')]],
+      [[example('group-hierarchy.ttl')], [rule('group-hierarchy.n3'), example('group-hierarchy.n3'), fixture('rules', 'group-cycle.n3')]],
+      [[example('group-membership.ttl')], [rule('group-membership.n3')]],
+      [[example('graph-collections.ttl')], [rule('graph-collections.n3')]],
+      [
+        [example('group-membership.ttl'), example('group-hierarchy.ttl'), example('graph-collections.ttl'), fixture('trainee-member.ttl')],
+        [...EXAMPLE_RULES, example('group-hierarchy.n3')],
+      ],
+      [[resolve('policies/demo.ttl')], []],
+    ];
+    for (const [policyFiles, ruleFiles] of cases) {
+      const chosen = await same(policyFiles, ruleFiles);
+      assert.ok(chosen.ok && !chosen.engines.includes('eye'), `${ruleFiles.join(', ')}: ${JSON.stringify(chosen)}`);
+    }
+  });
+
+  for (const [n, seed, cycles] of [
+    [10, 1, 1],
+    [60, 2, 2],
+    [200, 3, 3],
+    [500, 4, 0],
+  ] as const) {
+    it(`for a generated organisation of ${n} policies (seed ${seed}, ${cycles} cycle(s) in the hierarchy)`, async () => {
+      const shape: PolicySetShape = { ...organisationShape(n, seed), groups: Math.max(2, Math.round(n / 8)), cycles, memberShare: 0.3 };
+      const { policyTurtle, hierarchyN3 } = generatePolicySet(shape);
+      const policies = join(folder, `org-${n}.ttl`);
+      const hierarchy = join(folder, `org-${n}.n3`);
+      await writeFile(policies, policyTurtle);
+      await writeFile(hierarchy, hierarchyN3);
+      const chosen = await same([policies], [...EXAMPLE_RULES, hierarchy]);
+      assert.ok(chosen.ok, JSON.stringify(chosen));
+      assert.deepEqual(chosen.engines, ['n3']);
+      // The rules did derive: some policy applies beyond its own group and agent.
+      assert.ok(chosen.table.some((policy) => policy.principals.length > 2));
+    });
+  }
+
+  it('when a premise constant is produced only by a later rule variable (N3.Reasoner alone misses it)', async () => {
+    const chosen = await same([fixture('differential', 'open-to.ttl')], [fixture('differential', 'open-to-grants.n3'), fixture('differential', 'open-to-applies.n3')]);
+    assert.ok(chosen.ok);
+    assert.deepEqual(chosen.engines, ['n3']);
+    assert.deepEqual(chosen.table.find((policy) => policy.iri === 'https://example.org/open')?.graphs, ['https://example.org/open-graph', 'https://example.org/everyone-extra']);
+  });
+
+  it('for guard:appliesTo stated in the Turtle, with the shipped rules alone', async () => {
+    const chosen = await same([fixture('differential', 'stated-applies.ttl')], []);
+    assert.ok(chosen.ok);
+    assert.deepEqual(chosen.engines, ['copy']);
+    assert.deepEqual(chosen.table[0]?.principals, ['group "a"', 'group "b"']);
+  });
+
+  it('when an EYE rule file feeds a fragment file (both then run in EYE, after the copy rules)', async () => {
+    const chosen = await same([fixture('copy-rules.ttl')], [fixture('rules', 'team-lead-agent.n3'), fixture('rules', 'typed-policies.n3'), fixture('rules', 'grants-copy.n3')]);
+    assert.ok(chosen.ok, JSON.stringify(chosen));
+  });
+});
+
+describe('N3.Reasoner and EYE refuse the same loads with the same line', () => {
+  const cases: [string, string[], string[]][] = [
+    ['a derived graph that is not an IRI', [fixture('targeting.ttl')], [fixture('rules', 'derives-literal-graph.n3')]],
+    ['a derived graph the rewriter reserves', [fixture('targeting.ttl')], [fixture('rules', 'derives-reserved-graph.n3')]],
+    ['a derived graph with dot segments', [fixture('targeting.ttl')], [fixture('rules', 'derives-dot-segment-graph.n3')]],
+    ['a derivation about a resource that is not a declared policy', [fixture('targeting.ttl')], [fixture('rules', 'derives-for-non-policy.n3')]],
+    ['a derived graph that is a blank node of the data', [fixture('differential', 'blank-collection-graph.ttl')], [rule('graph-collections.n3')]],
+    ['a stated guard:appliesTo about a resource that is not a policy', [fixture('differential', 'stated-for-non-policy.ttl')], []],
+  ];
+  for (const [name, policyFiles, ruleFiles] of cases) {
+    it(name, async () => {
+      const chosen = await same(policyFiles, ruleFiles);
+      assert.equal(chosen.ok, false, `${name} must not load`);
+    });
+  }
+});
