@@ -22,22 +22,32 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
   // Engines derive in different orders: the error reported is that of the first bad triple in
   // term order, and the lists are sorted, so the result does not depend on the engine.
   let failure: { key: string; error: Error } | undefined;
+  const fail = (subject: Quad['subject'] | BlankNode, predicate: Quad['predicate'], object: Quad['object'] | BlankNode, error: () => Error) => {
+    const key = `${subject.id}\u0000${predicate.value}\u0000${object.id}`;
+    if (failure === undefined || key < failure.key) failure = { key, error: error() };
+  };
+  // The same graph comes back for many policies (collections): judge each IRI once.
+  const graphProblems = new Map<string, string | undefined>();
   for (const quad of derived) {
     const { predicate } = quad;
     const subject = unskolemize(quad.subject);
     const object = unskolemize(quad.object);
     const target = subject.termType === 'NamedNode' ? byIri.get(subject.value) : undefined;
     const name = predicate.value === guard.appliesTo ? 'guard:appliesTo' : 'guard:grantsGraph';
-    const key = `${subject.id}\u0000${predicate.value}\u0000${object.id}`;
-    if (failure !== undefined && failure.key <= key) continue;
     if (target === undefined) {
-      failure = { key, error: policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`) };
+      fail(subject, predicate, object, () => policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`));
       continue;
     }
-    const { file } = target;
-    const problem = predicate.value === guard.grantsGraph ? graphProblem(object) : principalOf(object);
+    let problem: Principal | string | undefined;
+    if (predicate.value === guard.grantsGraph) {
+      if (object.termType === 'NamedNode') {
+        problem = graphProblems.get(object.value);
+        if (problem === undefined && !graphProblems.has(object.value)) graphProblems.set(object.value, (problem = graphProblem(object)));
+      } else problem = graphProblem(object);
+    } else problem = principalOf(object);
     if (typeof problem === 'string') {
-      failure = { key, error: policyLoadError(`the rules derived ${name} ${describe(object)}: ${problem}`, file, subject.value) };
+      const reason = problem;
+      fail(subject, predicate, object, () => policyLoadError(`the rules derived ${name} ${describe(object)}: ${reason}`, target.file, subject.value));
     } else if (problem === undefined) {
       target.graphs.add(object.value);
     } else {
@@ -50,17 +60,23 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
   return document.policies.map((policy) => {
     const found = byIri.get(policy.iri);
     const rank = stated.get(policy.iri);
-    const byRank = (a: string, b: string) => (rank?.get(a) ?? Infinity) - (rank?.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0);
-    const principals = [...(found?.principals.entries() ?? [])].sort(([a], [b]) => byRank(a, b));
     return {
       iri: policy.iri,
       file: policy.file,
       order: policy.order,
       hidePaths: policy.hidePaths,
-      graphs: [...(found?.graphs ?? [])].sort((a, b) => byRank(`<${a}>`, `<${b}>`)),
-      principals: principals.map(([, principal]) => principal),
+      graphs: inStatedOrder([...(found?.graphs ?? [])].map((graph) => [`<${graph}>`, graph] as const), rank),
+      principals: inStatedOrder([...(found?.principals.entries() ?? [])], rank),
     };
   });
+}
+
+/** The values in the order their keys are stated (rank), then the rest by key. */
+function inStatedOrder<T>(entries: (readonly [string, T])[], rank: ReadonlyMap<string, number> | undefined): T[] {
+  if (entries.length < 2) return entries.map(([, value]) => value);
+  const ranked = entries.map(([key, value]) => ({ key, value, rank: rank?.get(key) ?? Infinity }));
+  ranked.sort((a, b) => a.rank - b.rank || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return ranked.map((entry) => entry.value);
 }
 
 /** Per policy, the position of each graph and principal its own Turtle states: those come first, as written. */

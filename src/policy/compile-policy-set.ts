@@ -3,7 +3,7 @@
 import { principalKey } from './attach-derivations.js';
 import { composeGrant } from './compose-grant.js';
 import type { EngineRun, RuleFileRun } from './reason-over-policies.js';
-import type { CompiledPolicy, PolicySet, PrincipalEntry } from './policy-set.js';
+import type { CompiledPolicy, PolicySet, Principal, PrincipalEntry } from './policy-set.js';
 
 /** What a load cost, for logs and the benchmark. */
 export interface LoadStats {
@@ -29,23 +29,24 @@ export interface LoadStats {
 /**
  * Indexes `policies` (in order of listing) by principal and precomputes the
  * grants of the callers that only Everyone / AuthenticatedAgent match, the
- * common case. Everything returned is frozen.
+ * common case. Everything returned is frozen, `policies` in place: hand it
+ * objects no one else holds.
  */
 export function compilePolicySet(policies: readonly CompiledPolicy[]): PolicySet {
-  const frozen = policies.map((policy) =>
-    Object.freeze({
-      ...policy,
-      graphs: Object.freeze([...policy.graphs]),
-      hidePaths: Object.freeze([...policy.hidePaths]),
-      principals: Object.freeze(policy.principals.map((principal) => Object.freeze({ ...principal }))),
-    }),
-  );
+  // The policies come fresh from the worker (a structured clone), so they are frozen in place:
+  // copying half a million principals would cost more than the rest of the table.
+  const frozen = policies.map((policy) => {
+    for (const principal of policy.principals) Object.freeze(principal);
+    Object.freeze(policy.principals);
+    Object.freeze(policy.graphs);
+    Object.freeze(policy.hidePaths);
+    return Object.freeze(policy);
+  });
 
   const everyone: CompiledPolicy[] = [];
   const authenticated: CompiledPolicy[] = [];
   const agents = new Map<string, CompiledPolicy[]>();
   const groups = new Map<string, CompiledPolicy[]>();
-  const entries = new Map<string, { entry: PrincipalEntry; policies: CompiledPolicy[] }>();
   const push = <K>(map: Map<K, CompiledPolicy[]>, key: K, policy: CompiledPolicy) => {
     const list = map.get(key);
     if (list === undefined) map.set(key, [policy]);
@@ -58,32 +59,22 @@ export function compilePolicySet(policies: readonly CompiledPolicy[]): PolicySet
       else if (principal.kind === 'authenticated') authenticated.push(policy);
       else if (principal.kind === 'agent') push(agents, principal.agent, policy);
       else push(groups, principal.group, policy);
-
-      const label = principalKey(principal);
-      const known = entries.get(label);
-      if (known === undefined) {
-        const list = [policy];
-        entries.set(label, { entry: { principal, label, policies: list, graphs: [] }, policies: list });
-      } else known.policies.push(policy);
     }
   }
 
-  const principals = [...entries.values()].map(({ entry, policies: list }) =>
-    Object.freeze({
-      ...entry,
-      policies: Object.freeze(list),
-      graphs: Object.freeze([...new Set(list.flatMap((policy) => policy.graphs))].sort()),
-    }),
-  );
   const freezeLists = (map: Map<string, CompiledPolicy[]>) => {
     for (const list of map.values()) Object.freeze(list);
     return map;
   };
   const everyoneAndAuthenticated = mergeInOrder([everyone, authenticated]);
+  // The listing per principal serves operator tools only: built when first read, not at every reload.
+  let principals: readonly PrincipalEntry[] | undefined;
 
   return Object.freeze({
     policies: Object.freeze(frozen),
-    principals: Object.freeze(principals),
+    get principals() {
+      return (principals ??= listPrincipals(frozen));
+    },
     lookup: Object.freeze({
       everyone: Object.freeze(everyone),
       authenticated: Object.freeze(authenticated),
@@ -93,6 +84,25 @@ export function compilePolicySet(policies: readonly CompiledPolicy[]): PolicySet
       authenticatedGrant: everyoneAndAuthenticated.length > 0 ? composeGrant(everyoneAndAuthenticated) : undefined,
     }),
   });
+}
+
+/** Every principal with its policies, in order of its first policy, and the union of their graphs. */
+function listPrincipals(policies: readonly CompiledPolicy[]): readonly PrincipalEntry[] {
+  const entries = new Map<string, { principal: Principal; label: string; policies: CompiledPolicy[] }>();
+  for (const policy of policies) {
+    for (const principal of policy.principals) {
+      const label = principalKey(principal);
+      const known = entries.get(label);
+      if (known === undefined) entries.set(label, { principal, label, policies: [policy] });
+      else known.policies.push(policy);
+    }
+  }
+  const listed = [...entries.values()].map(({ principal, label, policies: list }) => {
+    const union = new Set<string>();
+    for (const policy of list) for (const graph of policy.graphs) union.add(graph);
+    return Object.freeze({ principal, label, policies: Object.freeze(list), graphs: Object.freeze([...union].sort()) });
+  });
+  return Object.freeze(listed);
 }
 
 /** Merges lists that are each in order of listing into one, in order and without duplicates. */

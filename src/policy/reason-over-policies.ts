@@ -127,7 +127,12 @@ export async function reasonOverPolicies(quads: readonly Quad[], ruleFiles: read
         reads === 'any' || eyeNeeds === 'all' || reads.has(predicate.value) || eyeNeeds.has(predicate.value) || TARGET_PREDICATES.has(predicate.value);
       const input = quads.filter(keep);
       inputTriples = input.length;
-      closure = runN3Reasoner(input, rules, facts);
+      const store = runN3Reasoner(input, rules, facts);
+      // Without EYE after it, only the targets are read out (the closure may be a million triples).
+      closure =
+        eyeIndexes.length === 0
+          ? [...store.getQuads(null, guard.appliesTo, null, null), ...store.getQuads(null, guard.grantsGraph, null, null)]
+          : store.getQuads(null, null, null, null);
     }
     stages.push({ engine: copies === undefined ? 'n3' : 'copy', files: first.map((index) => ruleFiles[index] ?? ''), ms: performance.now() - stageStarted, inputTriples });
   }

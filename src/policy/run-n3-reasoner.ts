@@ -5,8 +5,8 @@ import type { HornRule } from './classify-rules.js';
 import { skolemIri } from './guard-terms.js';
 
 /**
- * Every triple of `quads` and `facts` plus every triple the rules derive from them,
- * to the fixpoint. Blank nodes of the input become the same reserved IRIs that
+ * A store of every triple of `quads` and `facts` plus every triple the rules derive
+ * from them, to the fixpoint. Blank nodes of the input become the same reserved IRIs that
  * writeN3p hands EYE, so both engines derive, and refuse, the same terms.
  *
  * N3.Reasoner (n3 2.13) links a rule's conclusion to another rule's premise only
@@ -14,7 +14,7 @@ import { skolemIri } from './guard-terms.js';
  * only a conclusion variable can produce is missed after the first pass. When
  * the rules have such a pair, reasoning repeats until nothing new comes out.
  */
-export function runN3Reasoner(quads: readonly Quad[], rules: readonly HornRule[], facts: readonly Quad[]): Quad[] {
+export function runN3Reasoner(quads: readonly Quad[], rules: readonly HornRule[], facts: readonly Quad[]): Store {
   const store = new Store();
   store.addQuads(quads.map(skolemize));
   store.addQuads([...facts]);
@@ -26,7 +26,7 @@ export function runN3Reasoner(quads: readonly Quad[], rules: readonly HornRule[]
     reasoner.reason(input);
     if (!repeat) break;
   }
-  return store.getQuads(null, null, null, null);
+  return store;
 }
 
 function skolemize(quad: Quad): Quad {
