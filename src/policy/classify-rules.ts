@@ -115,7 +115,8 @@ function isPlainTerm(term: Term): boolean {
   return term.datatype.value === XSD_STRING || term.datatype.value === RDF_LANG_STRING;
 }
 
-function isBuiltIn(iri: string): boolean {
+/** Whether EYE evaluates the predicate itself (a built-in) rather than matching triples. */
+export function isBuiltIn(iri: string): boolean {
   return iri === OWL_SAME_AS || BUILT_IN_NAMESPACES.some((namespace) => iri.startsWith(namespace));
 }
 

@@ -1,7 +1,7 @@
 // Reads the operator's rules against the policy data and says which ones will not do what they seem to (warnings of `check`).
 
 import type { Quad, Term } from 'n3';
-import type { HornRule, RuleReading } from './classify-rules.js';
+import { isBuiltIn, type HornRule, type RuleReading } from './classify-rules.js';
 import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from './guard-terms.js';
 import { iriSpliceProblem } from './iri-splice-problem.js';
 
@@ -45,7 +45,7 @@ export function warnAboutRules(quads: readonly Quad[], readings: readonly RuleRe
     if (skip.has(file)) return;
     (reading.rules ?? []).forEach((rule, ruleIndex) => {
       const where = `${file}: rule ${ruleIndex + 1} (${summarise(rule)})`;
-      const missing = rule.premise.find(({ predicate }) => predicate.termType === 'NamedNode' && !stated.has(predicate.value) && !derived.has(predicate.value) && !derivesAny);
+      const missing = rule.premise.find(({ predicate }) => predicate.termType === 'NamedNode' && !isBuiltIn(predicate.value) && !stated.has(predicate.value) && !derived.has(predicate.value) && !derivesAny);
       if (missing !== undefined) warnings.push(`${where} cannot fire: no triple, fact or rule has <${missing.predicate.value}>`);
       for (const { predicate, object } of rule.conclusion) {
         if (predicate.termType === 'NamedNode' && !readsAny && !read.has(predicate.value)) {

@@ -145,6 +145,32 @@ describe('sparql-guard check', () => {
     assert.match(key.stderr, /^sparql-guard: [^\n]*polices[^\n]*\n$/);
   });
 
+  it('prints the engine and time of each rule file, and warnings about the operator rules', () => {
+    const rules = [
+      resolve('rules/examples/group-hierarchy.n3'),
+      resolve('policies/examples/group-hierarchy.n3'),
+      resolve('test/fixtures/policy/rules/warnings.n3'),
+      resolve('test/fixtures/policy/rules/eye-only.n3'),
+    ];
+    const result = run(['check', '--config', config('engines.json', { policies: [POLICIES], rules })]);
+    assert.equal(result.status, 0, result.stderr);
+    const [hierarchy, , warnings, eyeOnly] = rules;
+    assert.match(result.stdout, new RegExp(`^rules: N3\\.Reasoner ran ${hierarchy}$`, 'm'));
+    assert.match(result.stdout, new RegExp(`^rules: N3\\.Reasoner ran ${warnings}$`, 'm'));
+    assert.match(result.stdout, /^rules: N3\.Reasoner took \d+ ms over \d+ triples for 4 file\(s\)$/m);
+    assert.match(result.stdout, new RegExp(`^rules: EYE ran ${eyeOnly} \\(the built-in <http://www\\.w3\\.org/2000/10/swap/log#rawType>\\)$`, 'm'));
+    assert.match(result.stdout, /^rules: EYE took \d+ ms over \d+ triples for 1 file\(s\)$/m);
+    assert.match(result.stdout, /^warning: .*warnings\.n3: rule 1 .* cannot fire: no triple, fact or rule has <https:\/\/example\.org\/neverStated>$/m);
+    assert.match(result.stdout, /^warning: .*warnings\.n3: rule 2 .* derives <https:\/\/example\.org\/tag>, which no rule reads/m);
+    assert.match(result.stdout, /^warning: .*warnings\.n3: rule 3 .* costs the square of the policies/m);
+    assert.doesNotMatch(result.stdout, /^warning: .*(group-hierarchy|eye-only)\.n3/m, 'sound rules earn no warning');
+    // What EYE derived is in the listing: its file did run.
+    assert.match(result.stdout, /^group "beta"\n  policies: [^\n]*\n  graphs: +<http:\/\/example\.org\/graphs\/b> <http:\/\/example\.org\/graphs\/eye-derived>$/m);
+    const json = JSON.parse(run(['check', '--json', '--config', config('engines.json', { policies: [POLICIES], rules })]).stdout) as { engines: { engine: string }[]; warnings: string[] };
+    assert.deepEqual(json.engines.map((entry) => entry.engine), ['N3.Reasoner', 'EYE']);
+    assert.equal(json.warnings.length, 3);
+  });
+
   it('applies the same fail-closed rule as serve: GUARD_UPSTREAM without GUARD_CONFIG is an error', () => {
     const result = run(['check'], { env: { GUARD_UPSTREAM: 'http://127.0.0.1:1/sparql' } });
     assert.equal(result.status, 1);

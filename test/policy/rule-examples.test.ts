@@ -1,18 +1,27 @@
-// The operator-rule examples shipped in rules/examples/ and policies/examples/, run through the real EYE.
+// The operator-rule examples shipped in rules/examples/ and policies/examples/, run through the real loader with the engines it picks and with EYE alone.
 
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Caller } from '../../src/auth/caller.js';
 import { grantFor } from '../../src/policy/grant-for.js';
-import { loadPolicySet } from '../../src/policy/load-policy-set.js';
+import { loadPolicySetWithStats } from '../../src/policy/load-policy-set.js';
+import type { PolicySet } from '../../src/policy/policy-set.js';
 import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
 
 const EX = 'https://example.org/';
 const user = (agent: string, ...groups: string[]): Caller => ({ agent, groups, authenticated: true });
 const example = (name: string) => resolve('policies/examples', name);
 const rule = (name: string) => resolve('rules/examples', name);
-const load = (policyFiles: string[], ruleFiles: string[]) => loadPolicySet({ policyFiles, ruleFiles: [...shippedRuleFiles(), ...ruleFiles] });
+const view = (set: PolicySet) => set.policies.map((policy) => [policy.iri, policy.principals, policy.graphs, policy.hidePaths]);
+/** Loads with the engines the loader picks and with every file in EYE; both tables must be equal. */
+async function load(policyFiles: string[], ruleFiles: string[]): Promise<PolicySet> {
+  const sources = { policyFiles, ruleFiles: [...shippedRuleFiles(), ...ruleFiles] };
+  const chosen = await loadPolicySetWithStats(sources);
+  const eye = await loadPolicySetWithStats(sources, { engine: 'eye' });
+  assert.deepEqual(view(chosen.set), view(eye.set));
+  return chosen.set;
+}
 const names = (set: Awaited<ReturnType<typeof load>>, caller: Caller) => grantFor(set, caller)?.policies.map((iri) => iri.slice(EX.length));
 
 describe('operator rule examples', () => {
