@@ -24,6 +24,8 @@ export interface LoadStats {
   readonly stages: readonly EngineRun[];
   /** Lines about rules that cannot fire, derive what is ignored or refused, or cost the square of the policies. */
   readonly warnings: readonly string[];
+  /** Size of the worker thread's V8 heap when the load finished, bytes. */
+  readonly workerHeapBytes: number;
 }
 
 /**

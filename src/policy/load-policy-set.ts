@@ -52,6 +52,7 @@ export async function loadPolicySetWithStats(sources: PolicySetSources, options:
     ruleRuns: reply.ruleRuns,
     stages: reply.stages,
     warnings: reply.warnings,
+    workerHeapBytes: reply.workerHeapBytes,
   };
   return { set, stats: Object.freeze(stats) };
 }

@@ -1,5 +1,6 @@
 // Worker thread entry: reads the policy files and runs the rules off the main thread, so the proxy keeps serving during a (re)load.
 
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { attachDerivations } from './attach-derivations.js';
 import { PolicyLoadError } from './policy-load-error.js';
@@ -30,6 +31,7 @@ export type WorkerReply =
       readonly ruleRuns: readonly RuleFileRun[];
       readonly stages: readonly EngineRun[];
       readonly warnings: readonly string[];
+      readonly workerHeapBytes: number;
     }
   | { readonly id: number; readonly ok: false; readonly message: string; readonly file?: string; readonly policy?: string };
 
@@ -64,6 +66,8 @@ async function run(job: WorkerJob): Promise<WorkerReply> {
       ruleRuns: reasoning.files,
       stages: reasoning.stages,
       warnings: warnAboutRules(document.quads, reasoning.readings, job.ruleFiles, new Set(shippedRuleFiles())),
+      // The worker's heap as the load leaves it (the reasoner's store is still there to collect).
+      workerHeapBytes: getHeapStatistics().total_heap_size,
     };
   } catch (error) {
     if (error instanceof PolicyLoadError) {

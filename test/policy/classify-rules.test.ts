@@ -10,7 +10,7 @@ const PREFIXES = '@prefix guard: <https://w3id.org/sparql-guard#>. @prefix ex: <
 
 describe('classifyRules', () => {
   it('puts the shipped copy rules and every example rule file inside the fragment', () => {
-    for (const file of ['rules/policy-targets.n3', 'rules/examples/group-hierarchy.n3', 'rules/examples/group-membership.n3', 'rules/examples/graph-collections.n3', 'policies/examples/group-hierarchy.n3']) {
+    for (const file of ['rules/policy-targets.n3', 'rules/examples/group-hierarchy.n3', 'rules/examples/group-membership.n3', 'rules/examples/graph-collections.n3', 'rules/examples/attribute-access.n3', 'rules/examples/delegation.n3', 'policies/examples/group-hierarchy.n3']) {
       const reading = classifyRules(readFileSync(resolve(file), 'utf8'));
       assert.equal(reading.fragment, true, `${file}: ${reading.fragment ? '' : reading.reason}`);
     }

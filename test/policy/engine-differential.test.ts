@@ -110,9 +110,20 @@ describe('N3.Reasoner and EYE compile the same policy table', () => {
     assert.deepEqual(chosen.table[0]?.principals, ['group "a"', 'group "b"']);
   });
 
-  it('when an EYE rule file feeds a fragment file (both then run in EYE, after the copy rules)', async () => {
-    const chosen = await same([fixture('copy-rules.ttl')], [fixture('rules', 'team-lead-agent.n3'), fixture('rules', 'typed-policies.n3'), fixture('rules', 'grants-copy.n3')]);
+  it('when an EYE rule file feeds the fragment files (those then run in EYE too)', async () => {
+    const ruleFiles = [fixture('rules', 'team-lead-agent-eye.n3'), fixture('rules', 'typed-policies.n3'), fixture('rules', 'grants-copy.n3')];
+    const chosen = await same([fixture('copy-rules.ttl')], ruleFiles);
     assert.ok(chosen.ok, JSON.stringify(chosen));
+    assert.deepEqual(chosen.engines, ['n3', 'eye']);
+    // The lead EYE derives is an agent of the policy: the copy rules ran after EYE's rule, in EYE.
+    const viaTeam = chosen.table.find((policy) => policy.iri === 'https://example.org/via-team');
+    assert.ok(viaTeam?.principals.includes('<https://example.org/carol>'), JSON.stringify(viaTeam));
+    const loaded = await loadPolicySetWithStats({ policyFiles: [fixture('copy-rules.ttl')], ruleFiles: [...shippedRuleFiles(), ...ruleFiles] });
+    const engineOf = (file: string) => loaded.stats.ruleRuns.find((run) => run.file === file)?.engine;
+    assert.equal(engineOf(shippedRuleFiles()[0] ?? ''), 'eye');
+    assert.equal(engineOf(fixture('rules', 'team-lead-agent-eye.n3')), 'eye');
+    // typed-policies reads rdf:type, which no EYE file derives: it stays in N3.Reasoner.
+    assert.equal(engineOf(fixture('rules', 'typed-policies.n3')), 'n3');
   });
 });
 

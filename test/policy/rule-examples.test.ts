@@ -60,4 +60,28 @@ describe('operator rule examples', () => {
     assert.deepEqual([...(grant?.graphs ?? [])].sort(), [`${EX}graphs/trial-1`, `${EX}graphs/trial-2`]);
     assert.deepEqual([...(grant?.hiddenByGraph.get(`${EX}graphs/trial-1`) ?? [])], [`${EX}ns#labNotes`]);
   });
+  it('attribute-based access: department and clearance select the policy, owner department and classification the graphs', async () => {
+    const set = await load([example('attribute-access.ttl')], [rule('attribute-access.n3')]);
+    const graphs = (caller: Caller) => [...(grantFor(set, caller)?.graphs ?? [])].sort();
+    assert.deepEqual(names(set, user(`${EX}agents/ann`)), ['policies/finance-secret']);
+    assert.deepEqual(graphs(user(`${EX}agents/ann`)), [`${EX}graphs/budget`, `${EX}graphs/ledger`]);
+    // A lower clearance reads only what its level covers.
+    assert.deepEqual(names(set, user(`${EX}agents/bob`)), ['policies/finance-internal']);
+    assert.deepEqual(graphs(user(`${EX}agents/bob`)), [`${EX}graphs/budget`]);
+    // The right clearance in another department reads no finance graph.
+    assert.equal(grantFor(set, user(`${EX}agents/cat`)), undefined);
+    // An agent the data does not describe gets nothing, whatever it claims about itself but groups.
+    assert.equal(grantFor(set, user(`${EX}agents/mallory`)), undefined);
+  });
+
+  it('delegation: an owner passes its own graphs to a delegate, never what it reads otherwise, and never along a chain', async () => {
+    const set = await load([example('delegation.ttl')], [rule('delegation.n3')]);
+    const graphs = (caller: Caller) => [...(grantFor(set, caller)?.graphs ?? [])].sort();
+    assert.deepEqual(graphs(user(`${EX}agents/alice`, 'staff')), [`${EX}graphs/drafts`, `${EX}graphs/wiki`]);
+    // bob reads alice's drafts (delegated) and his own notes, not the wiki alice reads as staff.
+    assert.deepEqual(graphs(user(`${EX}agents/bob`)), [`${EX}graphs/drafts`, `${EX}graphs/notes`]);
+    // carol is bob's delegate: bob's notes only; alice's drafts do not pass along the chain.
+    assert.deepEqual(graphs(user(`${EX}agents/carol`)), [`${EX}graphs/notes`]);
+    assert.deepEqual(names(set, user(`${EX}agents/carol`)), ['policies/bob-own']);
+  });
 });
