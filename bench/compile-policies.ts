@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadStats } from '../src/policy/compile-policy-set.js';
 import { grantFor } from '../src/policy/grant-for.js';
@@ -61,7 +61,8 @@ interface Row {
   heapMb: number;
 }
 
-const EXAMPLE_RULES = ['group-hierarchy.n3', 'group-membership.n3', 'graph-collections.n3'].map((name) => fileURLToPath(new URL(`../../rules/examples/${name}`, import.meta.url)));
+/** The example rule files, next to the shipped ones (found the same way, from any build folder). */
+const EXAMPLE_RULES = ['group-hierarchy.n3', 'group-membership.n3', 'graph-collections.n3'].map((name) => join(dirname(shippedRuleFiles()[0] ?? ''), 'examples', name));
 
 /** Derived appliesTo and grantsGraph triples kept in the table. */
 const derivedCount = (set: PolicySet) => set.policies.reduce((sum, policy) => sum + policy.principals.length + policy.graphs.length, 0);
