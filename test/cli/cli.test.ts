@@ -165,7 +165,7 @@ describe('sparql-guard check', () => {
     assert.match(result.stdout, /^warning: .*warnings\.n3: rule 3 .* costs the square of the policies/m);
     assert.doesNotMatch(result.stdout, /^warning: .*(group-hierarchy|eye-only)\.n3/m, 'sound rules earn no warning');
     // What EYE derived is in the listing: its file did run.
-    assert.match(result.stdout, /^group "beta"\n  policies: [^\n]*\n  graphs: +<http:\/\/example\.org\/graphs\/b> <http:\/\/example\.org\/graphs\/eye-derived>$/m);
+    assert.match(result.stdout, /^group "beta"\n {2}policies: [^\n]*\n {2}graphs: +<http:\/\/example\.org\/graphs\/b> <http:\/\/example\.org\/graphs\/eye-derived>$/m);
     const json = JSON.parse(run(['check', '--json', '--config', config('engines.json', { policies: [POLICIES], rules })]).stdout) as { engines: { engine: string }[]; warnings: string[] };
     assert.deepEqual(json.engines.map((entry) => entry.engine), ['N3.Reasoner', 'EYE']);
     assert.equal(json.warnings.length, 3);
