@@ -19,6 +19,9 @@ export interface HiddenText {
 /** Characters an IRIREF may not hold (SPARQL 1.1 [139]): such an IRI cannot be written into a query. */
 const NOT_IN_IRI = /[<>"{}|^`\\\u0000-\u0020]/;
 
+/** The refusal of a path that can match zero steps with blank nodes at both ends, while something is hidden. */
+export const BLANK_ZERO_LENGTH = 'a zero-length path between blank nodes cannot be checked for hidden paths (name a variable at one end)';
+
 /**
  * DESIGN section 5: effective default = requested default (or all granted)
  * ∩ granted, the same for named; both FROM and FROM NAMED always present, an
@@ -32,7 +35,9 @@ const NOT_IN_IRI = /[<>"{}|^`\\\u0000-\u0020]/;
  * the hidden sets of the graphs of its effective dataset (default and named).
  * A query naming one of them in predicate position is refused (403, without
  * saying which); otherwise the hidden IRIs fill the filter and negated-set
- * slots. With nothing hidden those slots write nothing.
+ * slots, and the zero-length slots keep paths of length zero on nodes of
+ * visible triples; a zero-length path between two blank nodes is refused
+ * (403). With nothing hidden those slots write nothing.
  */
 export function applyGrant(prepared: PreparedQuery, grant: Grant): Plan {
   const granted = grant.graphs;
@@ -47,6 +52,7 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant): Plan {
       for (const iri of prepared.namedPredicates) {
         if (paths.has(iri)) throw new GuardError(403, 'the query uses a hidden path');
       }
+      if (prepared.blankZeroLength) throw new GuardError(403, BLANK_ZERO_LENGTH);
       if (prepared.hasHiddenSlots) hidden = hiddenTextOf(paths);
     }
   }
@@ -92,11 +98,23 @@ export function fillTemplate(
       if (part.kind === 'negated-set') out += part.plain;
     } else if (part.kind === 'hidden-filter') {
       for (const variable of part.variables) out += ` FILTER(${variable} NOT IN (${hidden.list}))`;
+    } else if (part.kind === 'zero-length') {
+      for (const end of part.ends) out += zeroLengthFilter(part, end, hidden.list);
     } else {
       out += '!(' + part.members + (part.forward ? hidden.forward : '') + (part.inverse ? hidden.inverse : '') + ')';
     }
   }
   return out;
+}
+
+/** The filter a ZeroLengthSlot writes for one end: it must be a node of a visible triple of the active graph. */
+export function zeroLengthFilter(
+  slot: { readonly subject: string; readonly predicate: string; readonly object: string },
+  end: string,
+  list: string,
+): string {
+  const { subject, predicate, object } = slot;
+  return ` FILTER EXISTS { { ${end} ${predicate} ${object} } UNION { ${subject} ${predicate} ${end} } FILTER(${predicate} NOT IN (${list})) }`;
 }
 
 /** Writes sorted hidden IRIs the three ways; refuses one that cannot be written as an IRIREF. */

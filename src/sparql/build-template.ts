@@ -2,13 +2,13 @@
 
 import sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
-import { fillTemplate, hiddenText, type HiddenText } from './apply-grant.js';
+import { fillTemplate, hiddenText, zeroLengthFilter, type HiddenText } from './apply-grant.js';
 import { EMPTY_GRAPH } from './empty-graph.js';
 import { findTransitiveGraphs } from './find-transitive-graphs.js';
 import { inScopeVariables } from './in-scope-variables.js';
 import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';
 import { parseQuery } from './parse-query.js';
-import type { GraphSlot, GraphVariableSlot, HiddenFilterSlot, NegatedSetSlot, TemplatePart } from './prepared-query.js';
+import type { GraphSlot, GraphVariableSlot, HiddenFilterSlot, NegatedSetSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
 
 /** A query's template and what request time needs to know about hidden predicates. */
 export interface Template {
@@ -17,6 +17,8 @@ export interface Template {
   readonly namedPredicates: string[];
   /** True when parts hold a slot for hidden predicates. */
   readonly hasHiddenSlots: boolean;
+  /** True when a path that can match zero steps has blank nodes at both ends. */
+  readonly blankZeroLength: boolean;
 }
 
 /** The root query object, with the fields the template step rewrites. */
@@ -61,7 +63,7 @@ interface PathNode {
   readonly items: readonly unknown[];
 }
 
-type LeafSlot = HiddenFilterSlot | NegatedSetSlot;
+type LeafSlot = HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot;
 
 /** A GRAPH element met while generating: `GRAPH <iri>` or an expanded `GRAPH ?var`, and its removed text. */
 interface PendingGraph {
@@ -89,10 +91,13 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   // sparqljs parses `CONSTRUCT {} WHERE {}` without a template and would write it as CONSTRUCT WHERE.
   if (root.queryType === 'CONSTRUCT' && root.template === undefined) root.template = [];
   const marks = markHiddenPaths(root as unknown as Record<string, unknown>);
+  const fresh = freshVariables(root);
   const transitive = findTransitiveGraphs(root);
 
   const graphSlots: PendingGraph[] = [];
   const leafSlots: LeafSlot[] = [];
+  /** Per BGP, the ends of its zero-length slot as written. */
+  const endTexts = new Map<object, readonly string[]>();
   const generator = new sparqljs.Generator({ indent: '  ', newline: '\n' }).createGenerator() as GeneratorInstance;
   const plain = Object.getPrototypeOf(generator) as GeneratorInstance;
   // Full IRIs only: sparqljs builds its prefix regex from unescaped IRIs.
@@ -118,10 +123,20 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   // The filter goes right after the BGP, inside the same braces: the BGP's own group.
   generator.bgp = function (this: GeneratorInstance, pattern: object): string {
     const generated = plain.bgp.call(this, pattern);
+    let out = generated;
     const variables = marks.filters.get(pattern);
-    if (variables === undefined) return generated;
-    leafSlots.push({ kind: 'hidden-filter', variables: variables.map((name) => '?' + name) });
-    return generated + `${marker}L${leafSlots.length - 1}${marker}`;
+    if (variables !== undefined) {
+      leafSlots.push({ kind: 'hidden-filter', variables: variables.map((name) => '?' + name) });
+      out += `${marker}L${leafSlots.length - 1}${marker}`;
+    }
+    const ends = marks.zeroLength.get(pattern);
+    if (ends !== undefined) {
+      const written = ends.map((end) => plain.toEntity.call(this, end));
+      endTexts.set(pattern, written);
+      leafSlots.push({ kind: 'zero-length', ends: written, ...fresh });
+      out += `${marker}L${leafSlots.length - 1}${marker}`;
+    }
+    return out;
   };
   generator.toEntity = function (this: GeneratorInstance, value: unknown): string {
     const path = value as Partial<PathNode> | null;
@@ -141,8 +156,31 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
 
   const generated = generator.toQuery(root);
   const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots, requestedNamed);
-  verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? marks : undefined, transitive);
-  return { parts, namedPredicates: [...marks.named].sort(), hasHiddenSlots: leafSlots.length > 0 };
+  verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? { marks, fresh, endTexts } : undefined, transitive);
+  return { parts, namedPredicates: [...marks.named].sort(), hasHiddenSlots: leafSlots.length > 0, blankZeroLength: marks.zeroLengthBlank };
+}
+
+/** The fresh variables of zero-length filters (`?…`): names no variable of the query has. */
+interface FreshVariables {
+  readonly subject: string;
+  readonly predicate: string;
+  readonly object: string;
+}
+
+function freshVariables(root: unknown): FreshVariables {
+  const taken = new Set<string>();
+  JSON.stringify(root, (_key, value: unknown) => {
+    const term = value as { termType?: unknown; value?: unknown } | null;
+    if (term !== null && typeof term === 'object' && term.termType === 'Variable' && typeof term.value === 'string') taken.add(term.value);
+    return value;
+  });
+  const fresh = (base: string): string => {
+    let name = base;
+    for (let i = 1; taken.has(name); i++) name = `${base}${i}`;
+    taken.add(name);
+    return '?' + name;
+  };
+  return { subject: fresh('visible_s'), predicate: fresh('visible_p'), object: fresh('visible_o') };
 }
 
 /** The members of a negated property set: `!a` has one, `!(a|^b)` an alternative of them (§9.1, [95]-[96]). */
@@ -228,9 +266,10 @@ function verifyTemplate(
   parts: readonly TemplatePart[],
   root: LooseQuery,
   hasGraphSlots: boolean,
-  marks: HiddenPathMarks | undefined,
+  hidden: { readonly marks: HiddenPathMarks; readonly fresh: FreshVariables; readonly endTexts: ReadonlyMap<object, readonly string[]> } | undefined,
   transitive: ReadonlySet<object>,
 ): void {
+  const marks = hidden?.marks;
   const dataset = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
   const unsafe = (): GuardError => new GuardError(400, 'query cannot be rewritten safely');
   const sample: HiddenText | undefined = marks === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
@@ -253,7 +292,7 @@ function verifyTemplate(
   const expected = transitive.size === 0 ? root : withGraphExpansion(root, transitive);
   const same =
     canonical(kept) === canonical(expected) &&
-    (marks === undefined || canonical(keptHidden) === canonical(withHiddenSample(expected, marks)));
+    (hidden === undefined || canonical(keptHidden) === canonical(withHiddenSample(expected, hidden.marks, hidden.fresh, hidden.endTexts)));
   root.from = { default: [], named: [] };
   if (!same) throw unsafe();
 }
@@ -291,22 +330,30 @@ function withGraphExpansion(root: LooseQuery, transitive: ReadonlySet<object>): 
  * standing as a UNION branch or EXISTS argument becomes a group holding both),
  * and the sample added to every negated property set in the directions it has.
  */
-function withHiddenSample(root: unknown, marks: HiddenPathMarks): unknown {
+function withHiddenSample(root: unknown, marks: HiddenPathMarks, fresh: FreshVariables, endTexts: ReadonlyMap<object, readonly string[]>): unknown {
   const sample = { termType: 'NamedNode', value: HIDDEN_SAMPLE };
-  const filtersAfter = (variables: readonly string[]) =>
-    variables.map((name) => ({
+  const list = hiddenText([HIDDEN_SAMPLE]).list;
+  const filtersAfter = (item: object): unknown[] | undefined => {
+    const variables = marks.filters.get(item);
+    const ends = endTexts.get(item);
+    if (variables === undefined && ends === undefined) return undefined;
+    const notIn = (variables ?? []).map((name) => ({
       type: 'filter',
       expression: { type: 'operation', operator: 'notin', args: [{ termType: 'Variable', value: name }, [sample]] },
     }));
+    // The EXISTS pattern as the parser reads the text the slot writes.
+    const exists = (ends ?? []).map((end) => (parseQuery(`ASK { ${zeroLengthFilter(fresh, end, list)} }`) as { where?: unknown[] }).where?.[0]);
+    return [...notIn, ...exists];
+  };
   const copy = (node: unknown, bareIsGroup: boolean): unknown => {
     if (typeof node !== 'object' || node === null) return node;
     if (Array.isArray(node)) {
       const out: unknown[] = [];
       for (const item of node) {
-        const variables = typeof item === 'object' && item !== null ? marks.filters.get(item) : undefined;
-        if (variables === undefined) out.push(copy(item, false));
-        else if (bareIsGroup) out.push({ type: 'group', patterns: [copy(item, false), ...filtersAfter(variables)] });
-        else out.push(copy(item, false), ...filtersAfter(variables));
+        const filters = typeof item === 'object' && item !== null ? filtersAfter(item) : undefined;
+        if (filters === undefined) out.push(copy(item, false));
+        else if (bareIsGroup) out.push({ type: 'group', patterns: [copy(item, false), ...filters] });
+        else out.push(copy(item, false), ...filters);
       }
       return out;
     }

@@ -10,12 +10,23 @@ export interface HiddenPathMarks {
    * per group, on the first BGP of the group that uses it as a predicate.
    */
   readonly filters: ReadonlyMap<object, readonly string[]>;
+  /**
+   * Per basic graph pattern (by identity), the terms that must be nodes of a
+   * visible triple (ZeroLengthSlot): one end of each path that can match
+   * zero steps, the constant one if any, else the variable.
+   */
+  readonly zeroLength: ReadonlyMap<object, readonly ZeroLengthEnd[]>;
+  /** True when some path that can match zero steps has only blank nodes at its ends (refused while something is hidden). */
+  readonly zeroLengthBlank: boolean;
 }
 
 interface Term {
   readonly termType: string;
   readonly value: string;
 }
+
+/** A variable or constant term at the end of a path that can match zero steps. */
+export type ZeroLengthEnd = Term;
 
 interface PathNode {
   readonly type: 'path';
@@ -30,6 +41,42 @@ interface Triple {
 }
 
 /**
+ * For a triple pattern whose path can match zero steps (SPARQL 1.1 §18.4,
+ * ZeroLengthPath): the end to check, 'blank' when both ends are blank nodes,
+ * undefined for a path of one step or more. A constant end is checked too:
+ * stores disagree on whether a constant that is no node of the graph matches
+ * itself (§18.4 says it does, Oxigraph finds nothing), so on Oxigraph a
+ * constant end would tell a node of hidden triples only from an absent one.
+ * Checked, it matches itself only when a visible triple holds it, on every
+ * store. The constant is preferred: with zero steps the variable equals it.
+ */
+function zeroLengthEnd(triple: Triple): ZeroLengthEnd | 'blank' | undefined {
+  if ('termType' in triple.predicate || !canMatchZeroSteps(triple.predicate)) return undefined;
+  const ends = [triple.subject, triple.object] as readonly Term[];
+  const constant = ends.find((end) => end.termType !== 'Variable' && end.termType !== 'BlankNode');
+  return constant ?? ends.find((end) => end.termType === 'Variable') ?? 'blank';
+}
+
+/** True when `path` can match a path of length zero: `*`, `?`, and sequences, alternatives, inverses and `+` of such (§9.1). */
+export function canMatchZeroSteps(path: Term | PathNode): boolean {
+  if ('termType' in path) return false;
+  switch (path.pathType) {
+    case '*':
+    case '?':
+      return true;
+    case '/':
+      return path.items.every(canMatchZeroSteps);
+    case '|':
+      return path.items.some(canMatchZeroSteps);
+    case '^':
+    case '+':
+      return path.items.some(canMatchZeroSteps);
+    default:
+      return false; // `!`: a negated set is one step
+  }
+}
+
+/**
  * Walks a parsed (and normalised: every IRI absolute) query. A FILTER scopes
  * over its whole group (SPARQL 1.1 §18.2.2), so a filter placed right after a
  * BGP constrains exactly the solutions of the group that BGP belongs to:
@@ -40,6 +87,8 @@ interface Triple {
 export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks {
   const named = new Set<string>();
   const filters = new Map<object, string[]>();
+  const zeroLength = new Map<object, ZeroLengthEnd[]>();
+  let zeroLengthBlank = false;
 
   const collectPath = (predicate: Term | PathNode): void => {
     if ('termType' in predicate) {
@@ -52,6 +101,7 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
   /** One group: its BGPs get the filters, everything else is walked for nested groups. */
   const visitGroup = (patterns: readonly unknown[]): void => {
     const seen = new Set<string>();
+    const seenEnds = new Set<string>();
     for (const pattern of patterns) {
       const record = pattern as Record<string, unknown> | null;
       if (record === null || typeof record !== 'object' || record['type'] !== 'bgp') {
@@ -59,6 +109,7 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
         continue;
       }
       const variables: string[] = [];
+      const ends: ZeroLengthEnd[] = [];
       for (const triple of record['triples'] as readonly Triple[]) {
         const predicate = triple.predicate;
         if ('termType' in predicate && predicate.termType === 'Variable') {
@@ -66,9 +117,18 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
             seen.add(predicate.value);
             variables.push(predicate.value);
           }
-        } else collectPath(predicate);
+        } else {
+          collectPath(predicate);
+          const end = zeroLengthEnd(triple);
+          if (end === 'blank') zeroLengthBlank = true;
+          else if (end !== undefined && !seenEnds.has(end.termType + ' ' + end.value)) {
+            seenEnds.add(end.termType + ' ' + end.value);
+            ends.push(end);
+          }
+        }
       }
       if (variables.length > 0) filters.set(record, variables);
+      if (ends.length > 0) zeroLength.set(record, ends);
     }
   };
 
@@ -110,5 +170,5 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
   };
 
   visitQuery(root);
-  return { named, filters };
+  return { named, filters, zeroLength, zeroLengthBlank };
 }

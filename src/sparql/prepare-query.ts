@@ -93,7 +93,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     // DESCRIBE leaves as the CONSTRUCT of rewriteDescribe; what its WHERE names still counts.
     const describeNames = form === 'describe' ? markHiddenPaths(tree as unknown as Record<string, unknown>).named : undefined;
     const root = (form === 'describe' ? rewriteDescribe(tree as sparqljs.DescribeQuery) : tree) as unknown as LooseQuery;
-    const { parts, namedPredicates, hasHiddenSlots } = buildTemplate(root, text, requestedNamed);
+    const { parts, namedPredicates, hasHiddenSlots, blankZeroLength } = buildTemplate(root, text, requestedNamed);
     const named = withNormalisedForms(describeNames === undefined ? namedPredicates : [...namedPredicates, ...describeNames]);
     // IRI() and URI() resolve against the query's base (§17.4.2.8); every other IRI is absolute already.
     if (typeof parts[0] === 'string') parts[0] = `BASE <${base}>\n` + parts[0];
@@ -106,6 +106,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       parts,
       namedPredicates: named,
       hasHiddenSlots,
+      blankZeroLength,
       sizeBytes:
         256 +
         sizeOf(parts) +
@@ -213,6 +214,7 @@ function sizeOf(parts: readonly TemplatePart[]): number {
     else if (part.kind === 'graph') bytes += 64 + 2 * (part.iri.length + part.removed.length) + sizeOf(part.kept);
     else if (part.kind === 'graph-variable') bytes += 64 + 2 * (part.variable.length + part.removed.length) + sizeOf(part.body);
     else if (part.kind === 'hidden-filter') bytes += 48 + 2 * part.variables.join('').length;
+    else if (part.kind === 'zero-length') bytes += 96 + 2 * part.ends.join('').length;
     else bytes += 64 + 2 * (part.plain.length + part.members.length);
   }
   return bytes;

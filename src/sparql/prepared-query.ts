@@ -8,7 +8,7 @@ import type { QueryForm, Plan } from './plan.js';
  * elements (named, or variable around a `*` / `+` path), and the two places
  * hidden predicates go (DESIGN section 3).
  */
-export type TemplatePart = string | DatasetSlot | GraphSlot | GraphVariableSlot | HiddenFilterSlot | NegatedSetSlot;
+export type TemplatePart = string | DatasetSlot | GraphSlot | GraphVariableSlot | HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot;
 
 /** Where FROM / FROM NAMED go: between the query form and WHERE. */
 export interface DatasetSlot {
@@ -77,6 +77,28 @@ export interface NegatedSetSlot {
   readonly inverse: boolean;
 }
 
+/**
+ * Right after a basic graph pattern holding a property path that can match
+ * zero steps (`p*`, `p?`, sequences and alternatives of them): a path of
+ * length zero binds its ends to any node of the active graph (SPARQL 1.1
+ * §18.4), objects of hidden triples included. Per end `e` (one per such
+ * path: its constant end, else a variable end), `FILTER EXISTS { { e ?p ?o }
+ * UNION { ?s ?p e } FILTER(?p NOT IN (<h1>, <h2>)) }` in the BGP's own group
+ * keeps only nodes of some visible triple of the active graph: exactly the
+ * nodes the redacted graph has. Every path of one step or more already ends
+ * at such nodes, so nothing else is lost. Nothing at all when the caller's
+ * hidden set is empty.
+ */
+export interface ZeroLengthSlot {
+  readonly kind: 'zero-length';
+  /** One end of each such path as written (`?x`, `<c>`, `"c"`), once per group. */
+  readonly ends: readonly string[];
+  /** Fresh variables (`?…`) for the EXISTS pattern: no variable of the query has their names. */
+  readonly subject: string;
+  readonly predicate: string;
+  readonly object: string;
+}
+
 /** A parsed, checked and serialised query, valid for every caller. */
 export interface PreparedQuery {
   readonly form: QueryForm;
@@ -92,8 +114,14 @@ export interface PreparedQuery {
    * one of them hidden for the caller refuses the query (403).
    */
   readonly namedPredicates: readonly string[];
-  /** True when parts hold a HiddenFilterSlot or NegatedSetSlot. */
+  /** True when parts hold a HiddenFilterSlot, NegatedSetSlot or ZeroLengthSlot. */
   readonly hasHiddenSlots: boolean;
+  /**
+   * True when a path that can match zero steps has blank nodes at both ends
+   * (`[] p* []`): no filter can name them, so the query is refused (403)
+   * while the caller's hidden set is not empty.
+   */
+  readonly blankZeroLength: boolean;
   /** Approximate memory held, in bytes, for the plan cache's bound. */
   readonly sizeBytes: number;
 }
