@@ -1,0 +1,327 @@
+// The redaction oracle: asks a guard with hidden paths every query of a corpus and compares each answer with a redacted embedded Oxigraph's.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import oxigraph from 'oxigraph';
+import sparqljs from 'sparqljs';
+import { rewriteDescribe } from '../../src/sparql/rewrite-describe.js';
+import { W3C_SUITE, mulberry32, readW3cTests } from '../w3c/w3c-evaluation.js';
+
+/** The data a corpus is aimed at: its namespace, predicate local names, nodes and graphs. */
+export interface OracleVocabulary {
+  readonly namespace: string;
+  /** Predicate local names, hidden ones included. */
+  readonly locals: readonly string[];
+  /** Subjects and objects as written in a query: variables, `[]`, `ex:` names, literals. */
+  readonly nodes: readonly string[];
+  readonly graphs: readonly string[];
+}
+
+/** One query and where it comes from (attack, golden, tests, w3c, w3c-mutated, generated). */
+export interface OracleQuery {
+  readonly source: string;
+  readonly query: string;
+}
+
+/** Paths that reach the data every way SPARQL 1.1 §9.1 allows, zero-length ones included. */
+function randomPath(pick: <T>(items: readonly T[]) => T, vocabulary: OracleVocabulary): string {
+  const iri = (): string => (pick([0, 1, 2]) === 0 ? 'a' : `ex:${pick(vocabulary.locals)}`);
+  const shapes = [
+    () => '?p',
+    () => '?q',
+    iri,
+    () => `${iri()}*`,
+    () => `${iri()}?`,
+    () => `${iri()}+`,
+    () => `^${iri()}`,
+    () => `!${iri()}`,
+    () => `!(${iri()}|^${iri()})`,
+    () => `(!${iri()})*`,
+    () => `(!^${iri()})?`,
+    () => `${iri()}/${iri()}`,
+    () => `(${iri()}|${iri()}*)`,
+    () => `(${iri()}?/^${iri()}*)`,
+    () => `^(${iri()}*)`,
+  ];
+  return pick(shapes)();
+}
+
+/** A random query over the vocabulary: every query form, nested groups, datasets. */
+export function randomQuery(random: () => number, vocabulary: OracleVocabulary): string {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const triple = (): string => `${pick(vocabulary.nodes)} ${randomPath(pick, vocabulary)} ${pick(vocabulary.nodes)} .`;
+  const element = (): string =>
+    pick([
+      triple,
+      triple,
+      () => `OPTIONAL { ${triple()} }`,
+      () => `GRAPH ?g { ${triple()} }`,
+      () => `GRAPH <${pick(vocabulary.graphs)}> { ${triple()} }`,
+      () => `FILTER EXISTS { ${triple()} }`,
+      () => `FILTER NOT EXISTS { ${triple()} }`,
+      () => `MINUS { ${triple()} }`,
+      () => `{ ${triple()} } UNION { ${triple()} }`,
+      () => `{ SELECT ?a ?b WHERE { ${triple()} } }`,
+      () => 'FILTER(isNumeric(?b))',
+      () => `VALUES ?a { ${vocabulary.nodes.filter((node) => /^(?:ex:|<|\d)/.test(node)).join(' ')} }`,
+    ])();
+  const body = Array.from({ length: 1 + Math.floor(random() * 3) }, element).join(' ');
+  const where = `WHERE { ${triple()} ${body} }`;
+  const [first = '', second = first] = vocabulary.graphs;
+  const dataset = pick(['', '', '', `FROM <${first}> `, `FROM <${second}> FROM NAMED <${first}> `, `FROM <${first}> FROM <${second}> FROM NAMED <${second}> `]);
+  const form = pick([
+    `SELECT * ${dataset}${where}`,
+    `SELECT DISTINCT ?a ?b ${dataset}${where}`,
+    `SELECT (COUNT(*) AS ?n) (SUM(?b) AS ?s) ${dataset}${where}`,
+    `SELECT ?a (COUNT(?b) AS ?n) ${dataset}${where} GROUP BY ?a`,
+    `ASK ${dataset}${where}`,
+    `CONSTRUCT { ?a <urn:x:r> ?b } ${dataset}${where}`,
+    `DESCRIBE ?a ${dataset}${where}`,
+  ]);
+  return `PREFIX ex: <${vocabulary.namespace}>\n${form}`;
+}
+
+/** Maps a query's prefixes onto the vocabulary's namespace and its local names onto the vocabulary's, by the seed. */
+export function mutate(query: string, random: () => number, vocabulary: OracleVocabulary): string {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const names = new Map<string, string>();
+  return query
+    .replace(/PREFIX\s+([A-Za-z]*):\s*<[^>]*>/gi, `PREFIX $1: <${vocabulary.namespace}>`)
+    .replace(/(^|[\s({;,/|^!])([A-Za-z]*):([A-Za-z][\w-]*)/g, (_match, before: string, prefix: string, local: string) => {
+      if (!names.has(local)) names.set(local, pick(vocabulary.locals));
+      return `${before}${prefix}:${names.get(local)}`;
+    });
+}
+
+/** Query texts written out in the project's test sources (no template placeholders). */
+function queriesInSources(folders: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const folder of folders) {
+    for (const file of readdirSync(folder).filter((name) => name.endsWith('.ts')).sort()) {
+      const text = readFileSync(join(folder, file), 'utf8');
+      for (const match of text.matchAll(/[`'](\s*(?:PREFIX|SELECT|ASK|CONSTRUCT|DESCRIBE|BASE)\b[^`']*)[`']/g)) {
+        const query = match[1] ?? '';
+        if (!query.includes('${') && query.includes('{')) found.push(query.replace(/\\n/g, '\n'));
+      }
+    }
+  }
+  return found;
+}
+
+/** The golden fixtures' queries (written against http://example.org/ns# and the g/people, g/hr graphs). */
+function goldenQueries(): string[] {
+  const folder = 'test/fixtures/sparql/golden';
+  return readdirSync(folder)
+    .sort()
+    .flatMap((file) => {
+      const match = /--- query\n([\s\S]*?)\n---/.exec(readFileSync(join(folder, file), 'utf8'));
+      return match?.[1] === undefined ? [] : [match[1]];
+    });
+}
+
+/**
+ * Every query the project holds, in a fixed order: `attacks`, the golden fixtures, the query texts
+ * of test/security and test/integration, the W3C syntax and evaluation queries, the W3C queries
+ * mutated onto the vocabulary, and `generated` random queries (bench shapes belong in `attacks`).
+ */
+export function oracleCorpus(seed: number, vocabulary: OracleVocabulary, attacks: readonly string[], generated: number): OracleQuery[] {
+  const random = mulberry32(seed);
+  const w3cFiles = [...new Set(readW3cTests().flatMap((test) => (test.query?.endsWith('.rq') ? [test.query] : [])))].sort();
+  const w3c = w3cFiles.map((file) => readFileSync(join(W3C_SUITE ?? '', file), 'utf8'));
+  return [
+    ...attacks.map((query) => ({ source: 'attack', query })),
+    ...goldenQueries().map((query) => ({ source: 'golden', query })),
+    ...queriesInSources(['test/security', 'test/integration']).map((query) => ({ source: 'tests', query })),
+    ...w3c.map((query) => ({ source: 'w3c', query })),
+    ...w3c.map((query) => ({ source: 'w3c-mutated', query: mutate(query, random, vocabulary) })),
+    ...Array.from({ length: generated }, () => ({ source: 'generated', query: randomQuery(random, vocabulary) })),
+  ];
+}
+
+/** Answers that differ between two evaluations of the same query for reasons other than the data. */
+const NONDETERMINISTIC = /\b(?:RAND|UUID|STRUUID|NOW|BNODE|SAMPLE|GROUP_CONCAT|LIMIT|OFFSET)\b/i;
+
+/** An embedded store holding `data` (TriG) minus the triples whose predicate `hiddenIn` their graph lists. */
+export function redactedStore(data: string, hiddenIn: (graph: string) => ReadonlySet<string>): oxigraph.Store {
+  const store = new oxigraph.Store();
+  store.load(data, { format: 'application/trig' });
+  for (const quad of store.match(null, null, null, null)) {
+    if (quad.graph.termType === 'NamedNode' && hiddenIn(quad.graph.value).has(quad.predicate.value)) store.delete(quad);
+  }
+  return store;
+}
+
+/** A canonical answer: sorted solution lines (JSON) or sorted triples (N-Triples), blank node labels dropped. */
+export function canonical(text: string, graph: boolean): string[] {
+  if (graph) {
+    return text
+      .split('\n')
+      .map((line) => line.trim().replace(/_:[^\s]+/g, '_:'))
+      .filter((line) => line !== '')
+      .sort();
+  }
+  const json = JSON.parse(text) as { boolean?: boolean; results?: { bindings: Record<string, Record<string, string>>[] } };
+  if (json.boolean !== undefined) return [String(json.boolean)];
+  return (json.results?.bindings ?? [])
+    .map((row) =>
+      Object.keys(row)
+        .sort()
+        .map((name) => {
+          const term = row[name] ?? {};
+          return `${name}=${term['type'] === 'bnode' ? '_:' : JSON.stringify([term['type'], term['value'], term['xml:lang'], term['datatype']])}`;
+        })
+        .join(' '),
+    )
+    .sort();
+}
+
+/** True when every item of `small` occurs in `big` at least as often. */
+function submultiset(small: readonly string[], big: readonly string[]): boolean {
+  const counts = new Map<string, number>();
+  for (const item of big) counts.set(item, (counts.get(item) ?? 0) + 1);
+  for (const item of small) {
+    const left = counts.get(item) ?? 0;
+    if (left === 0) return false;
+    counts.set(item, left - 1);
+  }
+  return true;
+}
+
+/** How one query ended: compared equal, equal to the union-rule answer, refused, invalid, not compared, or a failure. */
+export type Verdict = 'equal' | 'union-rule' | 'refused' | 'invalid' | 'skipped' | 'store-deviates' | 'leak' | 'over-filtered';
+
+/** What {@link runOracle} needs: the guard, the caller, and the reference data. */
+export interface OracleRun {
+  readonly endpoint: string;
+  /** The API key of the caller with hidden paths. */
+  readonly key: string;
+  /** With `fullKey`, a caller granted the same graphs with nothing hidden: a query whose answer for it differs from the unredacted embedded store's is a store deviation, not compared. */
+  readonly fullKey?: string;
+  /** The data (TriG text) the store behind the guard holds. */
+  readonly data: string;
+  /** The caller's granted graphs, sorted. */
+  readonly granted: readonly string[];
+  /** Its hidden set per granted graph. */
+  readonly hidden: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly queries: readonly OracleQuery[];
+}
+
+/** The counts per verdict and the failures (leaks and over-filtering), each with its query. */
+export interface OracleResult {
+  readonly counts: Record<Verdict, number>;
+  readonly failures: string[];
+}
+
+const BASE = 'http://localhost/';
+
+/**
+ * Asks every query through the guard and compares the answer with the redacted store's for the
+ * caller's effective dataset (requested ∩ granted, or all granted, as the guard computes it).
+ * A difference that equals the answer of a store redacted by the query's union hidden set (the
+ * guard's documented rule, docs/design.md) counts as union-rule; any other difference is a
+ * failure: a leak when the guard's answer holds something the redacted one lacks, else
+ * over-filtering.
+ */
+export async function runOracle(run: OracleRun): Promise<OracleResult> {
+  const parser = new sparqljs.Parser({ baseIRI: BASE });
+  const generator = new sparqljs.Generator();
+  const exact = redactedStore(run.data, (graph) => run.hidden.get(graph) ?? new Set());
+  const full = run.fullKey === undefined ? undefined : redactedStore(run.data, () => new Set());
+  const byUnion = new Map<string, oxigraph.Store>();
+  const counts: Record<Verdict, number> = { equal: 0, 'union-rule': 0, refused: 0, invalid: 0, skipped: 0, 'store-deviates': 0, leak: 0, 'over-filtered': 0 };
+  const failures: string[] = [];
+  const ask = async (key: string, query: string): Promise<{ status: number; body: string }> => {
+    const response = await fetch(run.endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/sparql-results+json, application/n-triples;q=0.9',
+        authorization: `Bearer ${key}`,
+      },
+      body: new URLSearchParams({ query }),
+    });
+    return { status: response.status, body: await response.text() };
+  };
+  for (const { source, query } of run.queries) {
+    let tree: sparqljs.SparqlQuery | undefined;
+    try {
+      tree = parser.parse(query);
+    } catch {
+      tree = undefined; // codepoint escapes, which the guard decodes and this parser does not
+    }
+    const { status, body } = await ask(run.key, query);
+    if (status === 403) {
+      counts.refused++;
+      continue;
+    }
+    if (status === 400) {
+      counts.invalid++;
+      continue;
+    }
+    if (tree === undefined || tree.type !== 'query' || NONDETERMINISTIC.test(query) || status !== 200) {
+      // A store error (5xx) is no answer to compare: lab stores refuse some paths themselves.
+      counts.skipped++;
+      continue;
+    }
+    const from = tree.from;
+    const given = from !== undefined && (from.default.length > 0 || from.named.length > 0);
+    const effective = (requested: readonly { value: string }[] | undefined): string[] => {
+      const graphs = given ? (requested ?? []).map((term) => term.value).filter((graph) => run.granted.includes(graph)) : run.granted;
+      return graphs.length === 0 ? ['urn:x-oracle:empty'] : [...new Set(graphs)];
+    };
+    const defaults = effective(from?.default);
+    const named = effective(from?.named);
+    const union = new Set([...defaults, ...named].flatMap((graph) => [...(run.hidden.get(graph) ?? [])]));
+    const unionKey = [...union].sort().join(' ');
+    let unionStore = byUnion.get(unionKey);
+    if (unionStore === undefined) {
+      unionStore = redactedStore(run.data, () => union);
+      byUnion.set(unionKey, unionStore);
+    }
+    const graph = tree.queryType === 'CONSTRUCT' || tree.queryType === 'DESCRIBE';
+    // DESCRIBE means the guard's documented CONSTRUCT (docs/design.md), on the redacted data too.
+    const asked = tree.queryType === 'DESCRIBE' ? generator.stringify(rewriteDescribe(tree as sparqljs.DescribeQuery) as unknown as sparqljs.SparqlQuery) : query;
+    const options = {
+      base_iri: BASE,
+      default_graph: defaults.map((iri) => oxigraph.namedNode(iri)),
+      named_graphs: named.map((iri) => oxigraph.namedNode(iri)),
+      results_format: graph ? 'application/n-triples' : 'application/sparql-results+json',
+    };
+    const same = (a: readonly string[], b: readonly string[]): boolean => JSON.stringify(a) === JSON.stringify(b);
+    const reference = (store: oxigraph.Store): string[] | undefined => {
+      try {
+        return canonical(store.query(asked, options) as string, graph);
+      } catch {
+        return undefined; // text a lab store takes and Oxigraph does not: nothing to compare with
+      }
+    };
+    const expected = reference(exact);
+    if (expected === undefined) {
+      counts.skipped++;
+      continue;
+    }
+    if (full !== undefined && run.fullKey !== undefined) {
+      const unhidden = await ask(run.fullKey, query);
+      const unredacted = reference(full);
+      if (unhidden.status !== 200 || unredacted === undefined || !same(canonical(unhidden.body, graph), unredacted)) {
+        counts['store-deviates']++;
+        continue;
+      }
+    }
+    const answer = canonical(body, graph);
+    if (same(answer, expected)) counts.equal++;
+    else if (same(answer, reference(unionStore) ?? [])) counts['union-rule']++;
+    else {
+      const verdict = submultiset(answer, expected) ? 'over-filtered' : 'leak';
+      counts[verdict]++;
+      failures.push(`${verdict} (${source}): ${query}\n  guard: ${answer.slice(0, 6).join(' | ')}\n  redacted: ${expected.slice(0, 6).join(' | ')}`);
+    }
+  }
+  return { counts, failures };
+}
+
+/** A deterministic sample of about `size` queries; attacks always. */
+export function sampleOf(queries: readonly OracleQuery[], size: number, seed: number): OracleQuery[] {
+  const random = mulberry32(seed);
+  return queries.filter((item) => item.source === 'attack' || random() < size / queries.length);
+}
