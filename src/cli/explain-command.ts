@@ -80,7 +80,7 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
   const identifyCaller: (headers: RequestHeaders) => CallerOrPromise = values.agent === undefined ? createCallerIdentifier(config.auth) : constantCaller(values.agent, values.group ?? []);
 
   const app = createApp(
-    { path: config.path, explain: true, cors: { origins: undefined, credentials: false } },
+    { path: config.path, explain: true, cors: { origins: undefined, credentials: false }, ui: false },
     {
       identifyCaller,
       credentialHeaders: credentialHeaderNames(config.auth),

@@ -47,6 +47,8 @@ export interface GuardConfig {
     /** Access-Control-Allow-Credentials for the listed origins; only with an explicit `origins` list. */
     readonly credentials: boolean;
   };
+  /** Serve the query page at GET {path} for browsers (text/html, no query string). */
+  readonly ui: boolean;
   readonly planCache: { readonly maxEntries: number; readonly maxBytes: number };
   /** Absolute IRI without fragment, against which relative IRIs in queries resolve. */
   readonly baseIri: string;
@@ -70,7 +72,7 @@ const MAX_WORKERS = 64;
 
 const TOP_KEYS = [
   'upstream', 'upstreamHeaders', 'policies', 'rules', 'auth', 'watchPolicies', 'explain', 'timeoutMs', 'port',
-  'host', 'path', 'cors', 'planCache', 'baseIri', 'maxQueryDepth', 'allowedFunctions', 'workers', 'embedded',
+  'host', 'path', 'cors', 'ui', 'planCache', 'baseIri', 'maxQueryDepth', 'allowedFunctions', 'workers', 'embedded',
 ] as const;
 const AUTH_KEYS = ['apiKeys', 'trustedHeaders', 'jwt'] as const;
 const JWT_KEYS = [
@@ -172,6 +174,7 @@ export function parseConfig(json: unknown, context: ConfigContext): GuardConfig 
     host: readHost(root.host, text),
     path: readEndpointPath(root.path, text),
     cors: readCors(root.cors, text),
+    ui: readBoolean(root.ui, 'ui', true),
     planCache: readPlanCache(root.planCache),
     baseIri: readBaseIri(root.baseIri, text),
     maxQueryDepth: readInteger(root.maxQueryDepth, 'maxQueryDepth', 64, 1, 256, 'levels of nesting'),

@@ -6,7 +6,10 @@ import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js
 import { GuardError } from '../guard-error.js';
 import { composeCacheControl, PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { chooseAccept } from '../http/choose-accept.js';
+import { chooseEndpointView, type EndpointView } from '../http/choose-endpoint-view.js';
 import { createCorsHeaders } from '../http/cors.js';
+import { describeService } from '../http/describe-service.js';
+import { serveQueryPage } from '../http/serve-query-page.js';
 import type { QueryRequest } from '../http/query-request.js';
 import { readQueryRequest } from '../http/read-query-request.js';
 import { renderError } from '../http/render-error.js';
@@ -24,6 +27,8 @@ export interface AppOptions {
   readonly explain: boolean;
   /** Config `cors`: allowed origins (undefined = any) and whether credentials are allowed. */
   readonly cors: { readonly origins: readonly string[] | undefined; readonly credentials: boolean };
+  /** Config `ui`: serve the query page at GET {path} to browsers, and redirect / there. */
+  readonly ui: boolean;
 }
 
 /** The pipeline steps and services the routes call, one per concept. */
@@ -144,7 +149,31 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     return { caller, grant, plan };
   };
 
+  // GET {path} with no query string is the endpoint itself (SPARQL 1.1 Service Description,
+  // section 2): the page for a browser, the description for a client that names RDF.
+  const queryPage = options.ui ? serveQueryPage(app, options.path) : undefined;
+  const endpointViews: readonly EndpointView[] = ['text/turtle', 'application/n-triples', 'application/ld+json', ...(options.ui ? ['text/html' as const] : [])];
+  const endpointViewOf = (request: FastifyRequest): EndpointView | undefined =>
+    request.method === 'GET' && request.url === options.path
+      ? chooseEndpointView(headerValue(request.headers.accept), endpointViews)
+      : undefined;
+
+  /** The service description in the caller's name: identify -> grant -> describe (same 401 / 403 as a query). */
+  const describe = async (request: FastifyRequest, reply: FastifyReply, view: Exclude<EndpointView, 'text/html'>) => {
+    const caller = await identify(request);
+    const grant = services.grant(caller);
+    // Turtle and JSON-LD name the endpoint by the document's own URL (right behind any proxy);
+    // N-Triples has no relative IRIs, so it is built from the Host header.
+    const endpoint = view === 'application/n-triples' ? absoluteEndpoint(request, options.path) : '';
+    const graphs = [...grant.graphs].sort();
+    reply.header('content-type', `${view}; charset=utf-8`);
+    return describeService({ endpoint, agent: caller.agent, groups: caller.groups, graphs }, view);
+  };
+
   const query = async (request: FastifyRequest, reply: FastifyReply) => {
+    const view = endpointViewOf(request);
+    if (view === 'text/html' && queryPage !== undefined) return queryPage(reply);
+    if (view !== undefined && view !== 'text/html') return describe(request, reply, view);
     const { plan } = await planRequest(request);
     return forward(plan, request, reply, services);
   };
@@ -172,6 +201,10 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   if (options.explain) {
     app.route({ method: ['GET', 'POST'], url: explainPath, handler: explain });
     app.route({ method: 'OPTIONS', url: explainPath, handler: preflight });
+  }
+  if (options.ui) {
+    allowByPath.set('/', 'GET');
+    app.get('/', async (_request, reply) => reply.redirect(options.path, 302));
   }
   // Liveness (SPEC "GET /healthz"): the process itself, never the store, so that a store
   // outage does not make an orchestrator restart every guard.
@@ -269,6 +302,15 @@ function rawQueryRequest(request: FastifyRequest) {
     contentType: headerValue(request.headers['content-type']),
     body: Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined,
   };
+}
+
+/** `http://{Host}{path}`; a Host that is not a host name (and port) is refused rather than echoed. */
+function absoluteEndpoint(request: FastifyRequest, path: string): string {
+  const host = headerValue(request.headers.host) ?? '';
+  if (!/^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/.test(host)) {
+    throw new GuardError(400, 'the Host header is not a host name: ask for text/turtle or application/ld+json instead');
+  }
+  return `${request.protocol}://${host}${path}`;
 }
 
 function pathOf(url: string): string {

@@ -108,7 +108,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const policies = createPolicyHolder(authChallenge(config.auth));
   const readiness = createReadiness();
   const app = createApp(
-    { path: config.path, explain: config.explain, cors: config.cors },
+    { path: config.path, explain: config.explain, cors: config.cors, ui: config.ui },
     {
       identifyCaller: createCallerIdentifier(config.auth),
       credentialHeaders: credentialHeaderNames(config.auth),

@@ -73,6 +73,7 @@ describe('readConfig with a real file setting every key', () => {
       host: '127.0.0.1',
       path: '/data/sparql',
       cors: { origins: ['https://app.example.org', 'http://localhost:3000'], credentials: true },
+      ui: false,
       planCache: { maxEntries: 500, maxBytes: 1048576 },
       baseIri: 'https://data.example.org/base/',
       maxQueryDepth: 32,
@@ -179,6 +180,7 @@ describe('parseConfig defaults', () => {
       host: '0.0.0.0',
       path: '/sparql',
       cors: { origins: undefined, credentials: false },
+      ui: true,
       planCache: { maxEntries: 1000, maxBytes: 16 * 1024 * 1024 },
       baseIri: 'http://localhost/',
       maxQueryDepth: 64,
@@ -431,6 +433,7 @@ describe('parseConfig rejects', () => {
     rejects({ cors: { credentials: 'yes', origins: ['https://app.example.org'] } }, [/^config cors.credentials: expected true or false/]);
     assert.deepEqual(parseConfig({ cors: { origins: [] } }, fileContext).cors.origins, []);
     assert.deepEqual(parseConfig({ cors: { origins: '*' } }, fileContext).cors, { origins: undefined, credentials: false });
+    rejects({ ui: 'on' }, [/^config ui: expected true or false/]);
   });
 
   it('credentials only with an explicit origin list; the old corsOrigins key names its replacement', () => {

@@ -1,0 +1,105 @@
+// The SPARQL 1.1 Service Description of the endpoint, as one caller sees it (W3C SPARQL 1.1 Service Description).
+
+import { GUARD } from '../policy/guard-terms.js';
+import type { EndpointView } from './choose-endpoint-view.js';
+
+const SD = 'http://www.w3.org/ns/sparql-service-description#';
+const FORMATS = 'http://www.w3.org/ns/formats/';
+const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+
+/**
+ * Answer formats the guard asks the store for when a client names them; the store decides in
+ * the end (its status and Content-Type come back unchanged).
+ */
+const RESULT_FORMATS = [
+  'SPARQL_Results_JSON', 'SPARQL_Results_XML', 'SPARQL_Results_CSV', 'SPARQL_Results_TSV',
+  'Turtle', 'N-Triples', 'RDF_XML',
+].map((name) => `${FORMATS}${name}`);
+
+/** What the description says: the endpoint and the caller's own access, never a policy IRI. */
+export interface ServiceFacts {
+  /** The endpoint IRI; '' is the document's own URL (Turtle and JSON-LD resolve it, N-Triples cannot). */
+  readonly endpoint: string;
+  readonly agent: string;
+  readonly groups: readonly string[];
+  /** The graphs the caller's grant lets it read. */
+  readonly graphs: readonly string[];
+}
+
+type Term = { readonly iri: string } | { readonly blank: string } | { readonly literal: string };
+type Triple = readonly [Term, string, Term];
+
+/**
+ * Serializes the description in `view` (an RDF media type). The caller's dataset is
+ * `sd:defaultDataset`: its default graph is the merge of the granted graphs (hence
+ * `sd:UnionDefaultGraph`), its named graphs are the granted graphs, and nothing else. The caller
+ * is `guard:caller`, with `guard:agent` and `guard:group`.
+ */
+export function describeService(facts: ServiceFacts, view: Exclude<EndpointView, 'text/html'>): string {
+  const triples = triplesOf(facts);
+  if (view === 'application/ld+json') return `${JSON.stringify(jsonLdOf(facts), null, 2)}\n`;
+  return triples.map(([subject, predicate, object]) => `${termText(subject)} <${predicate}> ${termText(object)} .\n`).join('');
+}
+
+function triplesOf(facts: ServiceFacts): Triple[] {
+  const service = { iri: facts.endpoint };
+  const dataset = { blank: 'dataset' };
+  const defaultGraph = { blank: 'default' };
+  const caller = { blank: 'caller' };
+  const triples: Triple[] = [
+    [service, RDF_TYPE, { iri: `${SD}Service` }],
+    [service, `${SD}endpoint`, service],
+    [service, `${SD}supportedLanguage`, { iri: `${SD}SPARQL11Query` }],
+    [service, `${SD}feature`, { iri: `${SD}UnionDefaultGraph` }],
+    ...RESULT_FORMATS.map((format): Triple => [service, `${SD}resultFormat`, { iri: format }]),
+    [service, `${SD}defaultDataset`, dataset],
+    [dataset, RDF_TYPE, { iri: `${SD}Dataset` }],
+    [dataset, `${SD}defaultGraph`, defaultGraph],
+    [defaultGraph, RDF_TYPE, { iri: `${SD}Graph` }],
+  ];
+  facts.graphs.forEach((graph, index) => {
+    const named = { blank: `graph${index}` };
+    triples.push([dataset, `${SD}namedGraph`, named], [named, RDF_TYPE, { iri: `${SD}NamedGraph` }], [named, `${SD}name`, { iri: graph }]);
+  });
+  triples.push([service, `${GUARD}caller`, caller], [caller, `${GUARD}agent`, { iri: facts.agent }]);
+  for (const group of facts.groups) triples.push([caller, `${GUARD}group`, { literal: group }]);
+  return triples;
+}
+
+/** The same statements as JSON-LD 1.1, compacted by hand against one context. */
+function jsonLdOf(facts: ServiceFacts): Record<string, unknown> {
+  return {
+    '@context': { sd: SD, guard: GUARD, formats: FORMATS },
+    '@id': facts.endpoint,
+    '@type': 'sd:Service',
+    'sd:endpoint': { '@id': facts.endpoint },
+    'sd:supportedLanguage': { '@id': 'sd:SPARQL11Query' },
+    'sd:feature': { '@id': 'sd:UnionDefaultGraph' },
+    'sd:resultFormat': RESULT_FORMATS.map((format) => ({ '@id': format })),
+    'sd:defaultDataset': {
+      '@type': 'sd:Dataset',
+      'sd:defaultGraph': { '@type': 'sd:Graph' },
+      'sd:namedGraph': facts.graphs.map((graph) => ({ '@type': 'sd:NamedGraph', 'sd:name': { '@id': graph } })),
+    },
+    'guard:caller': {
+      'guard:agent': { '@id': facts.agent },
+      'guard:group': facts.groups.map((group) => ({ '@value': group })),
+    },
+  };
+}
+
+function termText(term: Term): string {
+  if ('iri' in term) return `<${escapeIri(term.iri)}>`;
+  if ('blank' in term) return `_:${term.blank}`;
+  return `"${escapeString(term.literal)}"`;
+}
+
+/** N-Triples IRIREF: characters outside it are written as UCHAR escapes (they cannot occur in policy IRIs, but a group can). */
+function escapeIri(iri: string): string {
+  return iri.replace(/[\u0000-\u0020<>"{}|^`\\]/gu, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`);
+}
+
+/** N-Triples STRING_LITERAL_QUOTE escapes (ECHAR). */
+function escapeString(text: string): string {
+  return text.replace(/[\\"\n\r]/g, (char) => ({ '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r' })[char]!);
+}
