@@ -25,6 +25,8 @@
     },
     yasqe: { value: 'SELECT * WHERE {\n  ?s ?p ?o\n} LIMIT 10' },
   });
+  // For scripts that embed or test the page.
+  window.yasgui = yasgui;
   // Tabs persisted from an earlier visit keep their endpoint: point them all at this one.
   Object.keys(yasgui._tabs || {}).forEach(function (id) {
     var tab = yasgui.getTab(id);

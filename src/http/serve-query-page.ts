@@ -10,12 +10,14 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
  * The page's Content Security Policy: scripts, styles, fonts and images from the guard only,
  * requests to the guard only, no frames, no forms posted elsewhere, no plugins. YASGUI and
  * CodeMirror set element styles from script (allowed: CSSOM is not governed by style-src),
- * and its bundled CSS inlines icons as data: URLs.
+ * and its bundled CSS inlines icons as data: URLs. The one `<style>` element YASGUI writes (the
+ * table column resizer's fixed rules) is allowed by its hash, not by 'unsafe-inline'; the
+ * browser test fails if another YASGUI version writes another.
  */
 export const QUERY_PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self'",
+  "style-src 'self' 'sha256-zCK2EVMoPc04mRF/g5CotUvxbJPWS+8V0b+s9ptqQIk='",
   "img-src 'self' data:",
   "font-src 'self' data:",
   "connect-src 'self'",

@@ -1,0 +1,189 @@
+// The query page and cross-origin calls in a real browser: Debian's Chromium driven by playwright-core, one launch.
+
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+
+// The functions given to page.evaluate run in the browser, whose globals the Node types lack.
+declare const window: unknown, document: { querySelector(selector: string): { textContent: string | null } | null };
+declare const sessionStorage: Storage, localStorage: Storage;
+interface Storage { readonly length: number; getItem(key: string): string | null }
+
+/** Debian's package (`apt-get install chromium`); the tests never download a browser. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = resolve('test-output/screenshots');
+const DEMO = JSON.parse(readFileSync('policies/demo.json', 'utf8')) as { auth: unknown };
+const ALICE_KEY = 'sg_demo_alice_hr_7c1e5a93f04b2d68';
+const ALICE = 'https://example.org/agents/alice';
+
+let app: Server;
+let appPort: number;
+let withCredentials: TestGuard;
+let byDefault: TestGuard;
+let context: BrowserContext;
+let profile: string;
+/** Requests the browser tried to send anywhere but the loopback servers of this test. */
+const external: string[] = [];
+/** Console errors and CSP violations of every page. */
+const problems: string[] = [];
+
+/** The demo (policies, keys, data) as `npm start` serves it, with extra settings. */
+const demoGuard = (extra: Record<string, unknown>) =>
+  startTestGuard({
+    policies: [resolve('policies/demo.ttl')],
+    auth: DEMO.auth,
+    embedded: { data: [resolve('policies/demo.trig')] },
+    ...extra,
+  });
+
+before(async () => {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
+  // A page of another origin (another port), for the cross-origin calls.
+  app = createServer((_request, response) => {
+    response.setHeader('content-type', 'text/html; charset=utf-8');
+    response.end('<!doctype html><title>another app</title><p>another origin</p>');
+  });
+  await new Promise<void>((done) => app.listen(0, '127.0.0.1', done));
+  appPort = (app.address() as AddressInfo).port;
+  [withCredentials, byDefault] = await Promise.all([
+    demoGuard({ cors: { origins: [`http://127.0.0.1:${appPort}`], credentials: true } }),
+    demoGuard({}),
+  ]);
+  profile = mkdtempSync(join(tmpdir(), 'sparql-guard-chromium-'));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+    viewport: { width: 1280, height: 900 },
+  });
+  // Offline: anything but the loopback servers is refused and recorded.
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.hostname === '127.0.0.1' || url.hostname === 'localhost') return route.continue();
+    external.push(url.href);
+    return route.abort();
+  });
+  context.on('page', (page) => watch(page));
+});
+
+after(async () => {
+  await context?.close();
+  await Promise.all([withCredentials?.close(), byDefault?.close()]);
+  await new Promise<void>((done) => (app ? app.close(() => done()) : done()));
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+function watch(page: Page): void {
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+}
+
+async function openPage(guard: TestGuard): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(guard.endpoint);
+  return page;
+}
+
+async function runQuery(page: Page, query: string): Promise<void> {
+  await page.evaluate((text) => {
+    const yasgui = (window as unknown as { yasgui: { getTab(): { getYasqe(): { setValue(v: string): void; query(): Promise<unknown> } } } }).yasgui;
+    yasgui.getTab().getYasqe().setValue(text);
+  }, query);
+  await page.click('.yasqe_queryButton');
+}
+
+describe('query page in Chromium', () => {
+  it('loads from the guard alone, shows what the caller may see, runs a query with the demo key, shows refusals', async () => {
+    const page = await openPage(withCredentials);
+    assert.match(await page.title(), /sparql-guard/);
+    // Anonymous: the public graph only.
+    await page.waitForSelector('#access-facts:not([hidden])');
+    assert.equal(await page.textContent('#agent'), 'https://w3id.org/sparql-guard#Anonymous');
+    assert.deepEqual(await page.$$eval('#graphs li', (items) => items.map((item) => item.textContent)), ['https://example.org/graphs/public']);
+
+    // The demo key: alice, group hr, her three graphs.
+    await page.fill('#key', ALICE_KEY);
+    await page.click('#credentials button[type=submit]');
+    await page.waitForFunction((agent) => document.querySelector('#agent')?.textContent === agent, ALICE);
+    assert.equal(await page.textContent('#groups'), 'hr');
+    assert.deepEqual(await page.$$eval('#graphs li', (items) => items.map((item) => item.textContent)), [
+      'https://example.org/graphs/hr', 'https://example.org/graphs/people', 'https://example.org/graphs/public',
+    ]);
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('sparql-guard-key')), ALICE_KEY);
+    assert.equal(await page.evaluate(() => localStorage.length === 0 || !JSON.stringify(localStorage).includes('sg_demo_alice')), true, 'the key never goes to local storage');
+
+    await runQuery(page, 'SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g');
+    await page.waitForSelector('.yasr table tbody tr >> text=graphs/hr', { timeout: 30_000 });
+    const cells = await page.$$eval('.yasr table tbody tr', (rows) => rows.map((row) => row.textContent ?? ''));
+    assert.equal(cells.length, 3, cells.join(' | '));
+    await page.screenshot({ path: join(SCREENSHOTS, 'query-page-rows.png'), fullPage: true });
+
+    await runQuery(page, 'INSERT DATA { <urn:a> <urn:b> <urn:c> }');
+    await page.waitForSelector('.yasr >> text=updates are not allowed', { timeout: 30_000 });
+    await page.screenshot({ path: join(SCREENSHOTS, 'query-page-refusal.png'), fullPage: true });
+
+    // A wrong key: the page says why, in the guard's words.
+    await page.fill('#key', 'not-a-key');
+    await page.click('#credentials button[type=submit]');
+    await page.waitForSelector('#access-status.refused');
+    assert.match((await page.textContent('#access-status')) ?? '', /^401: /);
+
+    assert.deepEqual(external, [], 'no request left the machine');
+    // The bad key's 401 and the update's 403 are logged by Chromium as failed loads; nothing else.
+    const unexpected = problems.filter((text) => !/status of 40[13]/.test(text));
+    assert.deepEqual(unexpected, [], 'no script error and no Content Security Policy violation');
+    await page.close();
+  });
+
+  it('a page on another origin calls the guard with credentials only where configured', async () => {
+    const call = async (pageOrigin: string) => {
+      const page = await context.newPage();
+      await page.goto(`${pageOrigin}/`);
+      const outcome = await page.evaluate(
+        async ({ guards, key }) => {
+          const results: Record<string, string> = {};
+          for (const [name, endpoint] of Object.entries(guards)) {
+            for (const credentials of ['include', 'omit'] as const) {
+              try {
+                const response = await fetch(`${endpoint}?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { GRAPH <https://example.org/graphs/hr> { ?s ?p ?o } }')}`, {
+                  credentials,
+                  headers: { authorization: `Bearer ${key}`, 'x-requested-with': 'XMLHttpRequest', accept: 'application/sparql-results+json' },
+                });
+                const json = (await response.json()) as { results: { bindings: { n: { value: string } }[] } };
+                results[`${name} ${credentials}`] = `${response.status} n=${json.results.bindings[0]?.n.value}`;
+              } catch (error) {
+                results[`${name} ${credentials}`] = `failed: ${(error as Error).name}`;
+              }
+            }
+          }
+          return results;
+        },
+        { guards: { credentials: withCredentials.endpoint, default: byDefault.endpoint }, key: ALICE_KEY },
+      );
+      await page.close();
+      return outcome;
+    };
+    const listed = await call(`http://127.0.0.1:${appPort}`);
+    assert.match(listed['credentials include']!, /^200 n=[1-9]/);
+    assert.match(listed['credentials omit']!, /^200 n=[1-9]/);
+    assert.equal(listed['default include'], 'failed: TypeError', 'no credentials allowed by default');
+    assert.match(listed['default omit']!, /^200 n=[1-9]/);
+    // localhost is another origin than 127.0.0.1: not in the list.
+    const unlisted = await call(`http://localhost:${appPort}`);
+    assert.equal(unlisted['credentials include'], 'failed: TypeError');
+    assert.equal(unlisted['credentials omit'], 'failed: TypeError');
+    assert.match(unlisted['default omit']!, /^200 n=[1-9]/);
+  });
+});
