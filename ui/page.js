@@ -1,4 +1,5 @@
 // The query page: YASGUI pointed at this endpoint, the caller's key in session storage, and what the caller may see.
+/* global window, document, fetch, URL */
 (function () {
   'use strict';
   var endpoint = new URL(document.body.getAttribute('data-endpoint'), window.location.href).href;
@@ -6,7 +7,7 @@
   var keyInput = document.getElementById('key');
 
   function key() {
-    try { return window.sessionStorage.getItem(STORAGE) || ''; } catch (e) { return ''; }
+    try { return window.sessionStorage.getItem(STORAGE) || ''; } catch { return ''; }
   }
   function authorization() {
     var value = key();
@@ -109,11 +110,11 @@
   keyInput.value = key();
   document.getElementById('credentials').addEventListener('submit', function (event) {
     event.preventDefault();
-    try { window.sessionStorage.setItem(STORAGE, keyInput.value.trim()); } catch (e) { /* storage off: nothing kept */ }
+    try { window.sessionStorage.setItem(STORAGE, keyInput.value.trim()); } catch { /* storage off: nothing kept */ }
     showAccess();
   });
   document.getElementById('forget').addEventListener('click', function () {
-    try { window.sessionStorage.removeItem(STORAGE); } catch (e) { /* nothing kept */ }
+    try { window.sessionStorage.removeItem(STORAGE); } catch { /* nothing kept */ }
     keyInput.value = '';
     showAccess();
   });

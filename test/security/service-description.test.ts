@@ -54,8 +54,11 @@ describe('service description', () => {
     assert.deepEqual(objects(quads, `${SD}name`).sort(), [`${G}a`, `${G}b`, `${G}secret`]);
     const jsonld = await describeAs(t, 'application/ld+json', { 'x-api-key': KEYS.keeper });
     assert.match(jsonld.response.headers.get('content-type') ?? '', /^application\/ld\+json/);
-    const json = JSON.parse(jsonld.text) as Record<string, any>;
-    assert.deepEqual(json['sd:defaultDataset']['sd:namedGraph'].map((g: any) => g['sd:name']['@id']), [`${G}a`, `${G}b`, `${G}secret`]);
+    const json = JSON.parse(jsonld.text) as {
+      'sd:defaultDataset': { 'sd:namedGraph': { 'sd:name': { '@id': string } }[] };
+      'guard:caller': { 'guard:agent': { '@id': string } };
+    };
+    assert.deepEqual(json['sd:defaultDataset']['sd:namedGraph'].map((graph) => graph['sd:name']['@id']), [`${G}a`, `${G}b`, `${G}secret`]);
     assert.equal(json['guard:caller']['guard:agent']['@id'], 'http://example.org/agents/keeper');
   });
 
