@@ -59,21 +59,30 @@ async function serve(): Promise<number> {
   if (cluster.isPrimary && config.workers > 1) return serveCluster(config, env, logToStdout);
 
   // Signals are taken before the (slow) start, so none of them can end the process by default:
-  // SIGTERM / SIGINT (and, in a worker, the primary going away) shut down gracefully, SIGHUP reloads.
+  // SIGTERM / SIGINT shut down gracefully, SIGHUP reloads.
   const log = workerLog(logToStdout);
   let guard: RunningGuard | undefined;
   let reloadAfterStart = false;
-  let requestStop: (signal: NodeJS.Signals | 'disconnect') => void = () => {};
-  const stopRequested = new Promise<NodeJS.Signals | 'disconnect'>((resolve) => (requestStop = resolve));
+  let requestStop: (signal: NodeJS.Signals) => void = () => {};
+  const stopRequested = new Promise<NodeJS.Signals>((resolve) => (requestStop = resolve));
+  let shuttingDown = false;
+  void stopRequested.then(() => (shuttingDown = true));
   process.on('SIGHUP', () => {
     if (guard === undefined) reloadAfterStart = true;
     else void guard.reload();
   });
   process.once('SIGTERM', requestStop);
   process.once('SIGINT', requestStop);
-  if (cluster.isWorker) process.once('disconnect', () => requestStop('disconnect'));
+  // node's cluster ends a worker at once when the primary goes away (its own 'disconnect'
+  // listener calls process.exit): this one runs first, so the line goes out as it exits.
+  if (cluster.isWorker) {
+    process.prependOnceListener('disconnect', () => {
+      if (cluster.worker?.exitedAfterDisconnect === true || shuttingDown) return;
+      log({ event: 'primary-gone', message: 'the primary process disappeared: this worker exits' });
+    });
+  }
 
-  const started = startGuard(config, log);
+  const started = startGuard(config, log, { listenWhenLoaded: cluster.isWorker });
   const first = await Promise.race([started, stopRequested]);
   if (typeof first === 'string') {
     // Stopped while starting: wait for the start to settle, then close what it opened.

@@ -60,7 +60,7 @@ describe('README errors table', () => {
 
   it('lists the statuses the guard answers with, and each one is reachable', async () => {
     const documented = firstColumn('Errors').map(Number);
-    assert.deepEqual(documented, [400, 401, 403, 404, 405, 413, 415, 502, 503]);
+    assert.deepEqual(documented, [400, 401, 403, 404, 405, 408, 413, 415, 431, 502, 503]);
     const q = encodeURIComponent('SELECT * WHERE { ?s ?p ?o }');
     const observed = new Map<number, Response>([
       [400, await fetch(t.endpoint)],
@@ -70,12 +70,14 @@ describe('README errors table', () => {
       [405, await fetch(t.endpoint, { method: 'PUT' })],
       [413, await fetch(t.endpoint, { method: 'POST', headers: { 'content-type': 'application/sparql-query' }, body: 'x'.repeat(2 ** 20 + 1) })],
       [415, await fetch(t.endpoint, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' })],
+      [431, await fetch(t.endpoint, { headers: { 'x-padding': 'x'.repeat(20_000) } })],
       [502, await fetch(`${unreachable.endpoint}?query=${q}`)],
     ]);
     for (const [status, response] of observed) {
       assert.equal(response.status, status);
       assert.match(await response.text(), /^[^\n]+\n$/);
     }
-    // 503 (before the first policy set is loaded) is proven in test/server/policy-holder.test.ts.
+    // 503 (before the first policy set is loaded) is proven in test/server/policy-holder.test.ts;
+    // 408 (a client too slow to send its request) in test/reliability/slow-clients.test.ts.
   });
 });

@@ -58,6 +58,24 @@ export interface GuardConfig {
   readonly workers: number;
   /** Absolute paths of data files for the embedded store; [] = the demo data. */
   readonly embedded: { readonly data: readonly string[] };
+  /** Bounds on what a client controls (docs/design.md, "Hostile clients"). */
+  readonly http: {
+    /** Time to receive a request's whole header section. */
+    readonly headersTimeoutMs: number;
+    /** Time to receive a whole request, headers and body. */
+    readonly requestTimeoutMs: number;
+    /** Longest silence of a connection while a request arrives, and of an idle keep-alive connection. */
+    readonly idleTimeoutMs: number;
+    /** Open client connections past which new ones are refused with 503. */
+    readonly maxConnections: number;
+  };
+  /** The SIGTERM sequence: drain (still serving, /readyz 503), then a bounded grace. */
+  readonly shutdown: {
+    /** How long the guard keeps serving after SIGTERM, with /readyz at 503, before it stops accepting. */
+    readonly drainMs: number;
+    /** How long requests in flight may then take before their connections are cut. */
+    readonly graceMs: number;
+  };
 }
 
 /** Where the configuration came from: the file (for relative paths) and the environment. */
@@ -73,6 +91,7 @@ const MAX_WORKERS = 64;
 const TOP_KEYS = [
   'upstream', 'upstreamHeaders', 'policies', 'rules', 'auth', 'watchPolicies', 'explain', 'timeoutMs', 'port',
   'host', 'path', 'cors', 'ui', 'planCache', 'baseIri', 'maxQueryDepth', 'allowedFunctions', 'workers', 'embedded',
+  'http', 'shutdown',
 ] as const;
 const AUTH_KEYS = ['apiKeys', 'trustedHeaders', 'jwt'] as const;
 const JWT_KEYS = [
@@ -86,6 +105,8 @@ const TRUSTED_HEADERS_KEYS = ['agent', 'groups', 'agentPrefix'] as const;
 const PLAN_CACHE_KEYS = ['maxEntries', 'maxBytes'] as const;
 const EMBEDDED_KEYS = ['data'] as const;
 const CORS_KEYS = ['origins', 'credentials'] as const;
+const HTTP_KEYS = ['headersTimeoutMs', 'requestTimeoutMs', 'idleTimeoutMs', 'maxConnections'] as const;
+const SHUTDOWN_KEYS = ['drainMs', 'graceMs'] as const;
 
 /** RFC 9110 section 5.1: a field name is a token. */
 const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -181,6 +202,8 @@ export function parseConfig(json: unknown, context: ConfigContext): GuardConfig 
     allowedFunctions: readAllowedFunctions(root.allowedFunctions, text),
     workers: override(readInteger(root.workers, 'workers', 1, 1, MAX_WORKERS, 'processes'), readWorkersOverride(env)),
     embedded: readEmbedded(root.embedded, paths),
+    http: readHttp(root.http),
+    shutdown: readShutdown(root.shutdown),
   };
   return deepFreeze(config);
 }
@@ -617,6 +640,35 @@ function readPlanCache(value: unknown): GuardConfig['planCache'] {
   return {
     maxEntries: readInteger(planCache.maxEntries, 'planCache.maxEntries', 1000, 1, 10_000_000, 'plans'),
     maxBytes: readInteger(planCache.maxBytes, 'planCache.maxBytes', 16 * 1024 * 1024, 1024, Number.MAX_SAFE_INTEGER, 'bytes'),
+  };
+}
+
+/**
+ * Defaults an operator of a public endpoint would pick: a client gets 10 s for its headers
+ * and 30 s for its whole request, may stay silent 10 s, and 400 connections stay open at
+ * most; each may hold a store connection too, so twice that plus files stays under the usual
+ * open-file limit of 1024.
+ */
+function readHttp(value: unknown): GuardConfig['http'] {
+  const http = value === undefined ? {} : readObject(value, 'http', HTTP_KEYS);
+  const headersTimeoutMs = readInteger(http.headersTimeoutMs, 'http.headersTimeoutMs', 10_000, 100, MAX_TIMER_MS, 'milliseconds');
+  const requestTimeoutMs = readInteger(http.requestTimeoutMs, 'http.requestTimeoutMs', 30_000, 100, MAX_TIMER_MS, 'milliseconds');
+  if (requestTimeoutMs < headersTimeoutMs) {
+    fail('http.requestTimeoutMs', 'is shorter than http.headersTimeoutMs', 'the whole request includes its headers: give it at least as long');
+  }
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    idleTimeoutMs: readInteger(http.idleTimeoutMs, 'http.idleTimeoutMs', 10_000, 100, MAX_TIMER_MS, 'milliseconds'),
+    maxConnections: readInteger(http.maxConnections, 'http.maxConnections', 400, 1, 1_000_000, 'connections'),
+  };
+}
+
+function readShutdown(value: unknown): GuardConfig['shutdown'] {
+  const shutdown = value === undefined ? {} : readObject(value, 'shutdown', SHUTDOWN_KEYS);
+  return {
+    drainMs: readInteger(shutdown.drainMs, 'shutdown.drainMs', 3_000, 0, 600_000, 'milliseconds'),
+    graceMs: readInteger(shutdown.graceMs, 'shutdown.graceMs', 10_000, 0, 600_000, 'milliseconds'),
   };
 }
 

@@ -1,6 +1,8 @@
 // Builds the fastify application: routes, the query pipeline, CORS, errors and the request log.
 
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Caller } from '../auth/caller.js';
 import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js';
 import { GuardError } from '../guard-error.js';
@@ -16,10 +18,29 @@ import { renderError } from '../http/render-error.js';
 import { translateHttpError } from '../http/translate-http-error.js';
 import type { Grant } from '../policy/grant.js';
 import type { Plan } from '../sparql/plan.js';
-import type { Upstream } from '../upstream/create-upstream.js';
+import { UpstreamError, type Upstream } from '../upstream/create-upstream.js';
 
 /** Request body limit of SPEC "Limits": larger bodies get 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Bounds on what a client controls (GuardConfig `http`, and `timeoutMs` for a slow reader). */
+export interface ClientLimits {
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly maxConnections: number;
+  /** Longest time a streamed answer may wait for the client to read more. */
+  readonly sendIdleMs: number;
+}
+
+/** Limits of a guard configured with defaults (GuardConfig `http`, `timeoutMs`). */
+export const DEFAULT_CLIENT_LIMITS: ClientLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  idleTimeoutMs: 10_000,
+  maxConnections: 400,
+  sendIdleMs: 60_000,
+};
 
 /** The settings of the HTTP surface (a subset of GuardConfig). */
 export interface AppOptions {
@@ -29,7 +50,16 @@ export interface AppOptions {
   readonly cors: { readonly origins: readonly string[] | undefined; readonly credentials: boolean };
   /** Config `ui`: serve the query page at GET {path} to browsers, and redirect / there. */
   readonly ui: boolean;
+  /** Default DEFAULT_CLIENT_LIMITS. */
+  readonly limits?: ClientLimits;
 }
+
+/**
+ * How a request ended, in its log line: answered to the end; the client went away first; the
+ * store cut the answer; a time bound ran out (the client's or the store's); the shutdown's
+ * grace ran out.
+ */
+export type RequestOutcome = 'completed' | 'client-closed' | 'upstream-cut' | 'timeout' | 'shutdown-cut';
 
 /** The pipeline steps and services the routes call, one per concept. */
 export interface GuardServices {
@@ -64,18 +94,91 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Agent IRI once identified, for the request log. */
     agent: string | undefined;
+    /** Why the request ended early, when the guard knows better than "the client went away". */
+    outcome: RequestOutcome | undefined;
+    /** The one-line message of a 5xx the guard answered or a cut it made, for the request log. */
+    failure: string | undefined;
+  }
+  interface FastifyInstance {
+    /** Cuts every connection, logging the requests still under way as `shutdown-cut`. */
+    cutAllConnections(): void;
   }
 }
+
+/** Connections open beyond `maxConnections` that are still accepted, to be answered 503 and closed. */
+const REFUSAL_ROOM = 64;
 
 const ALLOW_QUERY = 'GET, POST, OPTIONS';
 
 /** Creates the application (not listening); `listen` is the caller's business. */
 export function createApp(options: AppOptions, services: GuardServices): FastifyInstance {
+  const limits = options.limits ?? DEFAULT_CLIENT_LIMITS;
+  /** The request under way on each connection, and how a connection ended when the guard ended it. */
+  const current = new WeakMap<Socket, FastifyRequest>();
+  const answers = new WeakMap<FastifyRequest, FastifyReply>();
+  const endedBy = new WeakMap<Socket, { outcome: RequestOutcome; status: number; failure: string }>();
+  let cutting = false;
+
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
     exposeHeadRoutes: false,
-    return503OnClosing: true,
+    // During the shutdown, requests on connections still open are answered (with
+    // `Connection: close`), not refused with fastify's JSON 503.
+    return503OnClosing: false,
+    // Socket silence while a request arrives and between keep-alive requests; the forwarding
+    // lifts it while the store works and sets `sendIdleMs` while the answer streams.
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // node checks headersTimeout and requestTimeout every connectionsCheckingInterval (30 s by default).
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs) },
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+      // Errors of node's HTTP parser and its time bounds (SPEC "Errors": one line of text/plain).
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      const [status, message] = clientErrorAnswer(error.code, limits);
+      endConnection(socket, status === 408 ? 'timeout' : 'completed', status, message);
+    },
+  });
+
+  /**
+   * Ends a connection the guard gives up on: answers `status` with `message` as one line when
+   * no answer has started on it, then destroys it. The request under way is logged with
+   * `outcome` by its close listener; a connection without one gets its own line here.
+   */
+  const endConnection = (socket: Socket, outcome: RequestOutcome, status: number, message: string): void => {
+    const request = current.get(socket);
+    const response = request === undefined ? undefined : answers.get(request)?.raw;
+    const answerStarted = response?.headersSent === true;
+    if (socket.writable && !answerStarted) socket.write(rawErrorResponse(status, message));
+    if (request === undefined) {
+      services.log({ method: null, path: null, agent: null, status, outcome, bytes: socket.bytesWritten, error: message });
+    } else {
+      endedBy.set(socket, { outcome, status: answerStarted ? response!.statusCode : status, failure: message });
+    }
+    socket.destroy();
+  };
+
+  // A connection silent for longer than its bound: a slow body, a client that stopped reading.
+  app.server.on('timeout', (socket: Socket) => {
+    const request = current.get(socket);
+    if (request === undefined) return void socket.destroy(); // idle between requests
+    endConnection(socket, 'timeout', 408, `the connection was silent for more than ${socket.timeout ?? limits.idleTimeoutMs} ms`);
+  });
+
+  // Connections past maxConnections get one 503 and are closed; past REFUSAL_ROOM more, node drops them.
+  let openConnections = 0;
+  const overLimit = new WeakSet<Socket>();
+  app.server.maxConnections = limits.maxConnections + REFUSAL_ROOM;
+  app.server.on('connection', (socket: Socket) => {
+    openConnections += 1;
+    if (openConnections > limits.maxConnections) overLimit.add(socket);
+    socket.once('close', () => (openConnections -= 1));
+  });
+
+  app.decorate('cutAllConnections', () => {
+    cutting = true;
+    app.server.closeAllConnections();
   });
   const cors = createCorsHeaders({
     ...options.cors,
@@ -92,6 +195,8 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   if (options.explain) allowByPath.set(explainPath, ALLOW_QUERY);
 
   app.decorateRequest('agent', undefined);
+  app.decorateRequest('outcome', undefined);
+  app.decorateRequest('failure', undefined);
 
   // Every body reaches readQueryRequest as raw bytes, so that it, not fastify, decides
   // between 403 (update), 415 and 400, in the order DESIGN section 5 requires.
@@ -99,23 +204,52 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   // Hooks in callback style: an async hook costs a promise per request and hook.
+  // Every request gets exactly one log line, written when its response closes, however it ended.
+  app.addHook('onRequest', (request, reply, done) => {
+    const socket = request.raw.socket;
+    const bytesBefore = socket.bytesWritten;
+    const started = performance.now();
+    current.set(socket, request);
+    answers.set(request, reply);
+    reply.raw.once('close', () => {
+      if (current.get(socket) === request) current.delete(socket);
+      const ended = endedBy.get(socket);
+      const finished = reply.raw.writableFinished;
+      const outcome: RequestOutcome = finished
+        ? 'completed'
+        : cutting
+          ? 'shutdown-cut'
+          : (ended?.outcome ?? request.outcome ?? 'client-closed');
+      const failure = ended?.failure ?? request.failure;
+      services.log({
+        method: request.method,
+        path: pathOf(request.url),
+        agent: request.agent ?? null,
+        status: finished || ended === undefined ? reply.statusCode : ended.status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        outcome,
+        bytes: socket.bytesWritten - bytesBefore,
+        ...(failure !== undefined && { error: failure }),
+      });
+      // The next request on this keep-alive connection starts with the idle bound again.
+      if (!socket.destroyed) socket.setTimeout(limits.idleTimeoutMs);
+    });
+    if (overLimit.has(socket)) {
+      reply.header('connection', 'close');
+      void renderError(reply, new GuardError(503, `too many open connections (limit ${limits.maxConnections}): try again later`));
+      return;
+    }
+    done();
+  });
+
   app.addHook('onSend', (request, reply, payload, done) => {
+    // Once the shutdown began, every answer closes its connection, so clients reconnect elsewhere.
+    if (services.draining?.() === true) reply.header('connection', 'close');
     reply.headers(cors.response(headerValue(request.headers.origin)));
     reply.header('vary', vary);
     // Answers from the store got composeCacheControl already; every other answer is the guard's.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', PRIVATE_NO_STORE);
     done(null, payload);
-  });
-
-  app.addHook('onResponse', (request, reply, done) => {
-    services.log({
-      method: request.method,
-      path: pathOf(request.url),
-      agent: request.agent ?? null,
-      status: reply.statusCode,
-      durationMs: Math.round(reply.elapsedTime * 100) / 100,
-    });
-    done();
   });
 
   /** Identifies the caller (GuardError 401 for bad credentials) and records its agent for the log. */
@@ -175,7 +309,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     if (view === 'text/html' && queryPage !== undefined) return queryPage(reply);
     if (view !== undefined && view !== 'text/html') return describe(request, reply, view);
     const { plan } = await planRequest(request);
-    return forward(plan, request, reply, services);
+    return forward(plan, request, reply, services, limits.sendIdleMs);
   };
 
   const explain = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -235,6 +369,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
       services.log({ event: 'internal-error', path: pathOf(request.url), error: errorKind(error) });
       return renderError(reply, new GuardError(500, 'internal error'));
     }
+    if (guardError.status >= 500) request.failure = guardError.message;
     return renderError(reply, guardError);
   });
 
@@ -242,8 +377,11 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
 }
 
 /** Sends the plan upstream and streams the store's answer back (SPEC response items 1-3). */
-async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply, services: GuardServices) {
+async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply, services: GuardServices, sendIdleMs: number) {
   const abort = new AbortController();
+  const socket = request.raw.socket;
+  // The store's time is bounded by timeoutMs upstream; the client's connection may be silent meanwhile.
+  socket.setTimeout(0);
   // A client that goes away aborts the upstream request (DESIGN section 6).
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
@@ -251,6 +389,8 @@ async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply,
   const accept = chooseAccept(headerValue(request.headers.accept), plan.defaultAccept);
   await services.admitQuery?.(abort.signal);
   const answer = await services.upstream.send(plan.query, accept, abort.signal);
+  // From here the client must keep reading: a reader silent for sendIdleMs is cut.
+  if (!socket.destroyed) socket.setTimeout(sendIdleMs);
   reply.code(answer.status);
   reply.header('cache-control', composeCacheControl(answer.cacheControl));
   if (answer.contentType !== undefined) {
@@ -263,12 +403,34 @@ async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply,
   }
   answer.body.once('error', (error) => {
     if (abort.signal.aborted) return;
-    services.log({ event: 'upstream-body-failed', path: pathOf(request.url), error: errorKind(error) });
+    const kind = error instanceof UpstreamError ? error.kind : 'failed';
+    request.outcome = kind === 'timeout' ? 'timeout' : kind === 'aborted' ? 'client-closed' : 'upstream-cut';
+    request.failure = errorKind(error);
   });
   // The store's length passes on, so a fixed-size answer is not re-framed as chunks; the body
   // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing).
   if (answer.contentLength !== undefined) reply.header('content-length', String(answer.contentLength));
   return reply.send(answer.body);
+}
+
+/** Status and one-line message for an error of node's HTTP parser or its time bounds, by code. */
+function clientErrorAnswer(code: string | undefined, limits: ClientLimits): [number, string] {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, `the request did not arrive within ${limits.requestTimeoutMs} ms`];
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'request header section too large'];
+  if (code === 'HPE_UNEXPECTED_CONTENT_LENGTH' || code === 'HPE_INVALID_CONTENT_LENGTH') {
+    return [400, 'malformed HTTP request: invalid or repeated Content-Length'];
+  }
+  return [400, 'malformed HTTP request'];
+}
+
+/** A complete error response written straight to a socket (no response object exists for it). */
+function rawErrorResponse(status: number, message: string): string {
+  const body = `${message}\n`;
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
+    `content-type: text/plain; charset=utf-8\r\ncache-control: ${PRIVATE_NO_STORE}\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  );
 }
 
 /** A probe's answer: 200 `ok`, or 503 with the reason as one line. */

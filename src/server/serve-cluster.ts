@@ -2,7 +2,7 @@
 
 import cluster, { type Worker } from 'node:cluster';
 import type { GuardConfig } from '../config/read-config.js';
-import { SHUTDOWN_GRACE_MS, startConfiguredEmbeddedStore, type LogLine } from './start-guard.js';
+import { startConfiguredEmbeddedStore, type LogLine } from './start-guard.js';
 
 /** What a worker tells the primary over the cluster channel. */
 export interface WorkerReport {
@@ -81,8 +81,9 @@ export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, 
         (worker) =>
           new Promise<void>((resolve) => {
             if (worker.isDead()) return resolve();
-            // The worker finishes its requests in flight for up to SHUTDOWN_GRACE_MS on its own.
-            const kill = setTimeout(() => worker.process.kill('SIGKILL'), SHUTDOWN_GRACE_MS + KILL_AFTER_GRACE_MS);
+            // The worker drains, then finishes its requests in flight within the grace on its own.
+            const { drainMs, graceMs } = config.shutdown;
+            const kill = setTimeout(() => worker.process.kill('SIGKILL'), drainMs + graceMs + KILL_AFTER_GRACE_MS);
             worker.once('exit', () => {
               clearTimeout(kill);
               resolve();

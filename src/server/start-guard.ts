@@ -33,18 +33,15 @@ export interface RunningGuard {
    */
   reload(): Promise<boolean>;
   /**
-   * Graceful shutdown: stops accepting connections, lets requests in flight finish for up to
-   * `graceMs` (default SHUTDOWN_GRACE_MS), then cuts the connections still open, and closes
-   * the store connections (and the embedded store). Calling it again returns the same promise.
+   * Graceful shutdown (docs/design.md, "Shutdown"): /readyz turns 503 at once and every answer
+   * closes its connection; idle keep-alive connections close; the guard keeps serving for
+   * `drainMs`, then stops accepting, lets requests in flight finish for up to `graceMs`, cuts
+   * the connections still open, and closes the store connections (and the embedded store).
+   * It resolves as soon as nothing is in flight. Defaults: the config's `shutdown`. Calling it
+   * again returns the same promise.
    */
-  close(graceMs?: number): Promise<void>;
+  close(timing?: Partial<GuardConfig['shutdown']>): Promise<void>;
 }
-
-/**
- * How long a shutdown waits for requests in flight. Below the 30 s that process managers
- * (Kubernetes, systemd, Docker) usually allow before SIGKILL, so the guard exits on its own.
- */
-export const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Bound of the start-up and /healthz dataset checks: a slow store must not hold the start back long. */
 const DATASET_CHECK_TIMEOUT_MS = 3000;
@@ -85,12 +82,23 @@ export async function startConfiguredEmbeddedStore(config: GuardConfig, log: Log
   return embedded;
 }
 
+/** Options of {@link startGuard}. */
+export interface StartOptions {
+  /**
+   * Listen only once the first policy set is loaded. A cluster worker does: its listener
+   * joins the shared port, and a worker listening early would take connections it can only
+   * answer 503. A lone process listens first so that /healthz answers 503 meanwhile.
+   */
+  readonly listenWhenLoaded?: boolean;
+}
+
 /**
  * Starts the guard: the embedded store when no upstream is configured, the listener
- * (so /healthz answers 503 meanwhile), then the first policy set. A policy set that
- * fails to load at start rejects with its one-line error, after closing everything.
+ * (so /healthz answers 503 meanwhile; after the policies with `listenWhenLoaded`), then the
+ * first policy set. A policy set that fails to load at start rejects with its one-line
+ * error, after closing everything.
  */
-export async function startGuard(config: GuardConfig, log: LogLine = logToStdout): Promise<RunningGuard> {
+export async function startGuard(config: GuardConfig, log: LogLine = logToStdout, start: StartOptions = {}): Promise<RunningGuard> {
   const embedded = await startConfiguredEmbeddedStore(config, log);
   const upstreamUrl = config.upstream ?? embedded!.queryUrl;
   const upstream = createUpstream({ url: upstreamUrl, headers: config.upstreamHeaders, timeoutMs: config.timeoutMs });
@@ -108,7 +116,13 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const policies = createPolicyHolder(authChallenge(config.auth));
   const readiness = createReadiness();
   const app = createApp(
-    { path: config.path, explain: config.explain, cors: config.cors, ui: config.ui },
+    {
+      path: config.path,
+      explain: config.explain,
+      cors: config.cors,
+      ui: config.ui,
+      limits: { ...config.http, sendIdleMs: config.timeoutMs },
+    },
     {
       identifyCaller: createCallerIdentifier(config.auth),
       credentialHeaders: credentialHeaderNames(config.auth),
@@ -125,27 +139,37 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
 
   let watcher: PolicyWatch | undefined;
   let closing: Promise<void> | undefined;
-  const shutDown = async (graceMs: number): Promise<void> => {
+  const shutDown = async ({ drainMs, graceMs }: GuardConfig['shutdown']): Promise<void> => {
+    // From now on /readyz is 503 and every answer says `Connection: close` (createApp's onSend).
     readiness.startDraining();
     watcher?.close();
-    // app.close() stops accepting, closes idle keep-alive connections and answers requests
-    // arriving on busy ones with 503 (return503OnClosing); it resolves when the last response
-    // has ended. A response that outlives the grace period (a huge or stalled stream) is cut:
-    // its client sees a truncated body, and forward() aborts the upstream request.
-    const cut = setTimeout(() => app.server.closeAllConnections(), graceMs);
+    datasetGate.close();
+    if (app.server.listening) {
+      app.server.closeIdleConnections();
+      // Keep serving while load balancers notice /readyz; new connections are still answered.
+      if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
+    }
+    // app.close() stops accepting and closes idle connections; a busy one closes after its
+    // answer. It resolves when the last connection has closed. A response that outlives the
+    // grace period (a huge or stalled stream) is cut, and logged `shutdown-cut`: its client
+    // sees a truncated body, and forward() aborts the upstream request.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+    const cut = setTimeout(() => app.cutAllConnections(), graceMs);
     try {
       await app.close();
     } finally {
+      clearInterval(idle);
       clearTimeout(cut);
     }
     await upstream.close();
     await embedded?.stop();
   };
-  const close = (graceMs: number = SHUTDOWN_GRACE_MS): Promise<void> => (closing ??= shutDown(graceMs));
+  const close = (timing: Partial<GuardConfig['shutdown']> = {}): Promise<void> =>
+    (closing ??= shutDown({ ...config.shutdown, ...timing }));
 
   const sources = policySetSources(config);
   try {
-    await app.listen({ port: config.port, host: config.host });
+    if (start.listenWhenLoaded !== true) await app.listen({ port: config.port, host: config.host });
     const [first, support] = await Promise.all([loadPolicySet(sources), datasetGate.start()]);
     if (support.kind === 'ignored') {
       throw new Error(`${support.reason}; refusing to serve ${upstreamUrl}: make the store honour dataset clauses (no union default graph)`);
@@ -153,8 +177,10 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     if (support.kind === 'unverified') log({ event: 'upstream-dataset-check', verdict: 'unverified', reason: support.error.message });
     policies.replace(first);
     log({ event: 'policies-loaded', policies: first.policies.length });
+    if (start.listenWhenLoaded === true) await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    await close();
+    // It never served a query: nothing for a load balancer to drain.
+    await close({ drainMs: 0 });
     throw error;
   }
 

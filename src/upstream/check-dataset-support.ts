@@ -2,7 +2,7 @@
 
 import { GuardError } from '../guard-error.js';
 import { EMPTY_GRAPH } from '../sparql/create-planner.js';
-import type { Upstream } from './create-upstream.js';
+import { UpstreamError, type Upstream } from './create-upstream.js';
 
 /** What one check found out about the store. */
 export type DatasetSupport =
@@ -70,7 +70,11 @@ async function ask(upstream: Upstream, query: string, signal: AbortSignal): Prom
 
 /** The gate between the planner and the store. */
 export interface DatasetGate {
-  /** Runs the first check, bounded by `checkTimeoutMs`; the verdict as found. */
+  /**
+   * Runs the first check, bounded by `checkTimeoutMs`; the verdict as found. Unless the store
+   * ignores dataset clauses (the start is refused), background rechecks follow while the
+   * verdict is not "honoured".
+   */
   start(): Promise<DatasetSupport>;
   /**
    * Resolves when queries may go to the store. Throws GuardError 503 while the store is known
@@ -78,8 +82,10 @@ export interface DatasetGate {
    * unverified store is checked again (with the request's signal) before every query.
    */
   admit(signal: AbortSignal): Promise<void>;
-  /** For /healthz: why no query is forwarded, or undefined; checks again when the verdict is old. */
+  /** For /readyz: why no query is forwarded, or undefined; checks again when the verdict is old. */
   problem(): Promise<string | undefined>;
+  /** Stops the background rechecks (a check under way ends by its own bound). */
+  close(): void;
 }
 
 /** Options of {@link createDatasetGate}. */
@@ -90,6 +96,13 @@ export interface DatasetGateOptions {
   readonly recheckMs: number;
   /** One structured line when the verdict changes. */
   readonly log: (entry: Readonly<Record<string, unknown>>) => void;
+  /**
+   * First pause before a background recheck while the verdict is not "honoured"; it doubles
+   * after each check that changes nothing, up to `maxRetryMs`. Default 500 ms.
+   */
+  readonly retryMs?: number;
+  /** Longest pause between background rechecks. Default 5000 ms. */
+  readonly maxRetryMs?: number;
 }
 
 /**
@@ -105,6 +118,29 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
   };
   let checkedAt = 0;
   let running: Promise<DatasetSupport> | undefined;
+  const firstRetryMs = options.retryMs ?? 500;
+  const maxRetryMs = options.maxRetryMs ?? 5000;
+  let retryMs = firstRetryMs;
+  let retry: NodeJS.Timeout | undefined;
+  // No background check before the first verdict is in the start's hands (a refused store stops the start).
+  let closed = true;
+
+  // While the verdict is not "honoured", check again in the background with backoff, so
+  // /readyz follows the store within seconds even when no query arrives (a drained instance
+  // behind a load balancer only gets probes).
+  const scheduleRetry = (): void => {
+    if (closed || retry !== undefined) return;
+    if (verdict.kind === 'honoured') {
+      retryMs = firstRetryMs;
+      return;
+    }
+    retry = setTimeout(() => {
+      retry = undefined;
+      retryMs = Math.min(retryMs * 2, maxRetryMs);
+      void bounded();
+    }, retryMs);
+    retry.unref();
+  };
 
   const run = (signal: AbortSignal): Promise<DatasetSupport> => {
     running ??= checkDatasetSupport(upstream, signal)
@@ -118,13 +154,30 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
       })
       .finally(() => {
         running = undefined;
+        scheduleRetry();
       });
     return running;
   };
-  const bounded = (): Promise<DatasetSupport> => run(AbortSignal.timeout(options.checkTimeoutMs));
+  // The bound is an UpstreamError, so a store that never answers is reported as exactly that.
+  const bounded = (): Promise<DatasetSupport> => {
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new UpstreamError('timeout', `upstream did not answer the dataset check within ${options.checkTimeoutMs} ms`)),
+      options.checkTimeoutMs,
+    );
+    return run(controller.signal).finally(() => clearTimeout(timer));
+  };
 
   return {
-    start: bounded,
+    async start() {
+      const found = await bounded();
+      // A store refused at start stops the guard; otherwise the background checks begin.
+      if (found.kind !== 'ignored') {
+        closed = false;
+        scheduleRetry();
+      }
+      return found;
+    },
     async admit(signal) {
       if (verdict.kind === 'honoured') {
         if (Date.now() - checkedAt >= options.recheckMs && running === undefined) void bounded();
@@ -144,14 +197,20 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
       if (verdict.kind === 'honoured') return undefined;
       return verdict.kind === 'ignored' ? verdict.reason : `upstream not verified: ${verdict.error.message}`;
     },
+    close() {
+      closed = true;
+      clearTimeout(retry);
+      retry = undefined;
+    },
   };
 }
 
 /** `promise`, or a 502 as soon as `signal` aborts (the work behind the promise goes on). */
 function abandonable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new GuardError(502, 'upstream request aborted by the client'));
+  const gone = () => new UpstreamError('aborted', 'the client went away during the dataset check');
+  if (signal.aborted) return Promise.reject(gone());
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new GuardError(502, 'upstream request aborted by the client'));
+    const onAbort = () => reject(gone());
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });

@@ -53,7 +53,34 @@ export interface Upstream {
 }
 
 /** What went wrong, in the words the guard uses; the caller's status (502) is decided here. */
-type Failure = 'unreachable' | 'headers-timeout' | 'body-timeout' | 'cut' | 'aborted' | 'failed';
+type Failure = 'unreachable' | 'headers-timeout' | 'body-timeout' | 'reset' | 'cut' | 'aborted' | 'failed';
+
+/**
+ * The kind of an upstream failure, for logs and counters: the store refused or could not be
+ * reached, sent nothing in time, reset the connection before answering, cut an answer under
+ * way; `aborted` when the guard's caller went away, `failed` for anything else.
+ */
+export type UpstreamFailureKind = 'refused' | 'timeout' | 'reset' | 'cut' | 'aborted' | 'failed';
+
+const KIND_OF_FAILURE: Readonly<Record<Failure, UpstreamFailureKind>> = {
+  unreachable: 'refused',
+  'headers-timeout': 'timeout',
+  'body-timeout': 'timeout',
+  reset: 'reset',
+  cut: 'cut',
+  aborted: 'aborted',
+  failed: 'failed',
+};
+
+/** A failure of the store (always 502): a GuardError whose `kind` says what happened. */
+export class UpstreamError extends GuardError {
+  constructor(
+    readonly kind: UpstreamFailureKind,
+    message: string,
+  ) {
+    super(502, message);
+  }
+}
 
 /**
  * Foreign errors translated by `code` where they enter (undici codes, then the system's).
@@ -132,6 +159,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       unreachable: 'upstream unreachable',
       'headers-timeout': `upstream did not answer within ${timeoutMs} ms`,
       'body-timeout': `upstream went silent for more than ${timeoutMs} ms`,
+      reset: 'upstream reset the connection before answering',
       cut: 'upstream closed the connection',
       aborted: 'upstream request aborted by the client',
       failed: 'upstream request failed',
@@ -139,7 +167,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   };
 
   function send(queryText: string, accept: string, signal: AbortSignal): Promise<UpstreamResponse> {
-    if (signal.aborted) return Promise.reject(new GuardError(502, shared.messages.aborted));
+    if (signal.aborted) return Promise.reject(abortError(shared, signal));
     const exchange = new Exchange(shared, signal);
     pool.dispatch(
       {
@@ -175,7 +203,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   cacheControl: string | undefined;
   contentLength: number | undefined;
   private resolve!: (response: UpstreamResponse) => void;
-  private reject!: (error: GuardError) => void;
+  private reject!: (error: UpstreamError) => void;
   private controller: Dispatcher.DispatchController | undefined;
   private readonly deadline: NodeJS.Timeout;
   private headersReceived = false;
@@ -184,7 +212,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   private pendingBytes = 0;
   private complete = false;
   /** A failure after the headers, before the body stream was asked for: it gets it when made. */
-  private failure: GuardError | undefined;
+  private failure: UpstreamError | undefined;
   private stream: UpstreamBody | undefined;
   /** The exchange is over for the guard: failed, or the body was taken, read or destroyed. */
   private settled = false;
@@ -233,7 +261,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   /** Ends the exchange for the guard's own reason: before the headers a rejection, after them a body error. */
   fail(failure: Failure): void {
     if (this.settled) return;
-    const error = new GuardError(502, this.shared.messages[failure]);
+    const error = failure === 'aborted' ? abortError(this.shared, this.signal) : new UpstreamError(KIND_OF_FAILURE[failure], this.shared.messages[failure]);
     if (this.stream !== undefined) return void this.stream.destroy(error);
     this.settle();
     this.controller?.abort(ENDED_BY_GUARD);
@@ -384,11 +412,22 @@ function encodeQueryForm(text: string): Buffer {
   return out.subarray(0, n);
 }
 
-/** A foreign error as a Failure; before any byte of an answer, a reset is as good as a refusal. */
+/**
+ * The error of an exchange ended by its signal: the signal's own reason when that is an
+ * UpstreamError (a bounded check that timed out says so), else the caller went away.
+ */
+function abortError(shared: Shared, signal: AbortSignal): UpstreamError {
+  return signal.reason instanceof UpstreamError ? signal.reason : new UpstreamError('aborted', shared.messages.aborted);
+}
+
+/**
+ * A foreign error as a Failure. Before any byte of an answer, a refused connection is
+ * `unreachable`, and a connection the store closed or reset is `reset`.
+ */
 function translate(error: unknown, beforeHeaders: boolean): Failure {
   const code = (error as { code?: unknown } | null)?.code;
   const failure: Failure = (typeof code === 'string' && FAILURE_BY_CODE[code]) || 'failed';
-  return beforeHeaders && failure === 'cut' ? 'unreachable' : failure;
+  return beforeHeaders && failure === 'cut' ? 'reset' : failure;
 }
 
 /** undici gives repeated headers as arrays; HTTP allows joining them with commas (RFC 9110 5.3). */

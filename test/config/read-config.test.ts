@@ -80,6 +80,8 @@ describe('readConfig with a real file setting every key', () => {
       allowedFunctions: ['http://example.org/functions#', 'http://example.org/geo/distance'],
       workers: 4,
       embedded: { data: [resolve(fixtures, 'data/demo.trig'), '/srv/data/extra.ttl'] },
+      http: { headersTimeoutMs: 5000, requestTimeoutMs: 20000, idleTimeoutMs: 4000, maxConnections: 300 },
+      shutdown: { drainMs: 1000, graceMs: 8000 },
     };
     assert.deepEqual(config, expected);
   });
@@ -187,6 +189,8 @@ describe('parseConfig defaults', () => {
       allowedFunctions: [],
       workers: 1,
       embedded: { data: [] },
+      http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 10_000, maxConnections: 400 },
+      shutdown: { drainMs: 3000, graceMs: 10_000 },
     });
   });
 

@@ -50,6 +50,8 @@ export async function startTestGuard(config: Record<string, unknown> = {}): Prom
       policies: [INTEGRATION_POLICIES],
       auth: { apiKeys: INTEGRATION_API_KEYS },
       embedded: { data: [INTEGRATION_DATA] },
+      // No load balancer to wait for: close() goes straight to the grace.
+      shutdown: { drainMs: 0 },
       ...config,
     }),
   );

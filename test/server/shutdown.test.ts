@@ -111,7 +111,7 @@ describe('RunningGuard.close()', () => {
     try {
       const inFlight = query(t.endpoint);
       await store.arrived();
-      await t.guard.close(200);
+      await t.guard.close({ drainMs: 0, graceMs: 200 });
       const answer = await inFlight;
       assert.equal(answer.status, 200);
       assert.equal(answer.complete, false, 'the stalled answer is cut, not completed');

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import type { Readable } from 'node:stream';
 import { GuardError } from '../../src/guard-error.js';
-import { createUpstream, type Upstream } from '../../src/upstream/create-upstream.js';
+import { createUpstream, UpstreamError, type Upstream } from '../../src/upstream/create-upstream.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -200,6 +200,7 @@ describe('createUpstream: faults', () => {
         assert.ok(e instanceof GuardError);
         assert.equal(e.status, 502);
         assert.equal(e.message, 'upstream unreachable');
+        assert.ok(e instanceof UpstreamError && e.kind === 'refused');
         return true;
       },
     );
@@ -212,11 +213,11 @@ describe('createUpstream: faults', () => {
     );
   });
 
-  test('a connection reset before the headers gives 502 upstream unreachable', async () => {
+  test('a connection reset before the headers gives 502 naming the reset, not an unreachable store', async () => {
     const base = await serve((req) => req.socket.destroy());
     await assert.rejects(
       upstream(base).send('ASK {}', 'text/csv', new AbortController().signal),
-      (e: unknown) => e instanceof GuardError && e.status === 502 && e.message === 'upstream unreachable',
+      (e: unknown) => e instanceof UpstreamError && e.status === 502 && e.kind === 'reset' && e.message === 'upstream reset the connection before answering',
     );
   });
 
@@ -230,6 +231,7 @@ describe('createUpstream: faults', () => {
     await assert.rejects(readAll(res.body), (e: unknown) => {
       assert.ok(e instanceof GuardError);
       assert.equal(e.message, 'upstream closed the connection');
+      assert.ok(e instanceof UpstreamError && e.kind === 'cut');
       return true;
     });
   });

@@ -1,0 +1,103 @@
+// Every 502 / 503 of the guard names its true cause, and readiness follows the store without traffic.
+
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+import { startFaultyStore, type FaultyStore } from './start-faulty-store.js';
+
+const QUERY = encodeURIComponent('SELECT * WHERE { ?s ?p ?o }');
+
+/** A loopback port that nothing listens on (bound, then released). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('the cause in each 502 / 503', () => {
+  const open: { close(): Promise<void> }[] = [];
+  after(async () => {
+    for (const item of open.reverse()) await item.close();
+  });
+  const guardFor = async (config: Record<string, unknown>): Promise<TestGuard> => {
+    const t = await startTestGuard(config);
+    open.push(t);
+    return t;
+  };
+  const storeIn = async (mode: FaultyStore['mode']): Promise<FaultyStore> => {
+    const store = await startFaultyStore();
+    store.mode = mode;
+    open.push(store);
+    return store;
+  };
+  const answer = async (t: TestGuard) => {
+    const response = await fetch(`${t.endpoint}?query=${QUERY}`);
+    return { status: response.status, body: await response.text() };
+  };
+  const loggedError = (t: TestGuard) => t.logs.filter((line) => line.outcome !== undefined).at(-1)?.error;
+
+  it('store unreachable: 502 upstream unreachable', async () => {
+    const t = await guardFor({ upstream: `http://127.0.0.1:${await freePort()}/sparql`, timeoutMs: 2000 });
+    assert.deepEqual(await answer(t), { status: 502, body: 'upstream unreachable\n' });
+  });
+
+  it('no answer within timeoutMs: 502 naming the bound, not a client abort', async () => {
+    const store = await storeIn('silent');
+    const t = await guardFor({ upstream: store.url, timeoutMs: 500 });
+    assert.deepEqual(await answer(t), { status: 502, body: 'upstream did not answer within 500 ms\n' });
+    assert.equal(loggedError(t), 'upstream did not answer within 500 ms');
+  });
+
+  it('a store that takes the connection and never answers the dataset check: 502 naming the check, not a client abort', async () => {
+    const store = await storeIn('answer');
+    store.silentChecks = true;
+    const t = await guardFor({ upstream: store.url, timeoutMs: 500 });
+    const { status, body } = await answer(t);
+    assert.equal(status, 502);
+    assert.equal(body, 'upstream did not answer the dataset check within 500 ms\n');
+    assert.doesNotMatch(body, /aborted by the client/);
+  });
+
+  it('connection reset before the answer: 502 naming the reset', async () => {
+    const store = await storeIn('reset');
+    const t = await guardFor({ upstream: store.url, timeoutMs: 2000 });
+    assert.deepEqual(await answer(t), { status: 502, body: 'upstream reset the connection before answering\n' });
+  });
+
+  it('an answer cut by the store: a truncated stream logged upstream-cut with the reason', async () => {
+    const store = await storeIn('cut');
+    const t = await guardFor({ upstream: store.url, timeoutMs: 2000 });
+    const response = await fetch(`${t.endpoint}?query=${QUERY}`);
+    assert.equal(response.status, 200);
+    await assert.rejects(response.text());
+    await waitUntil(() => t.logs.some((line) => line.outcome === 'upstream-cut'));
+    assert.equal(t.logs.find((line) => line.outcome === 'upstream-cut')?.error, 'upstream closed the connection');
+  });
+
+  it('readiness follows a store that comes back within seconds, with only probes arriving', { timeout: 20_000 }, async () => {
+    const port = await freePort();
+    const t = await guardFor({ upstream: `http://127.0.0.1:${port}/sparql`, timeoutMs: 1000 });
+    const before = await fetch(`${t.guard.url}/readyz`);
+    assert.equal(before.status, 503);
+    assert.match(await before.text(), /^upstream not verified: upstream unreachable\n$/);
+    const store = await startFaultyStore(port);
+    open.push(store);
+    const cameBack = performance.now();
+    // No query and no probe: the background recheck alone turns the verdict.
+    await waitUntil(() => t.logs.some((line) => line.event === 'upstream-dataset-check' && line.verdict === 'honoured'), 10_000);
+    const after = await fetch(`${t.guard.url}/readyz`);
+    assert.equal(after.status, 200);
+    assert.ok(performance.now() - cameBack < 8000);
+  });
+});
+
+async function waitUntil(check: () => boolean, limitMs = 5000): Promise<void> {
+  const end = performance.now() + limitMs;
+  while (!check()) {
+    if (performance.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

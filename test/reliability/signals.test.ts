@@ -1,0 +1,161 @@
+// SIGTERM, SIGKILL of a worker and the loss of the primary, sent to the real bin under load.
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { INTEGRATION_POLICIES } from '../helpers/start-test-guard.js';
+import { listeningUrl, makeFolder, spawnGuard } from '../reload/spawn-guard.js';
+import { startFaultyStore, type FaultyStore } from './start-faulty-store.js';
+
+const QUERY = encodeURIComponent('SELECT * WHERE { ?s ?p ?o }');
+
+/** One GET on `agent` (false: a new connection); status, Connection header, or the error code. */
+function get(url: string, agent: Agent | false): Promise<{ status: number; connection: string | undefined; error?: string }> {
+  return new Promise((resolve) => {
+    const outgoing = request(url, { agent }, (answer) => {
+      answer.resume();
+      answer.on('close', () =>
+        resolve({ status: answer.statusCode ?? 0, connection: answer.headers.connection, ...(!answer.complete && { error: 'cut' }) }),
+      );
+    });
+    outgoing.on('error', (error: Error & { code?: string }) => resolve({ status: 0, connection: undefined, error: error.code ?? 'error' }));
+    // A request that gets nothing at all in 10 s counts as failed, so the test stays bounded.
+    outgoing.setTimeout(10_000, () => {
+      resolve({ status: 0, connection: undefined, error: 'no-answer' });
+      outgoing.destroy();
+    });
+    outgoing.end();
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntil(check: () => boolean, limitMs: number): Promise<number> {
+  const started = performance.now();
+  while (!check()) {
+    if (performance.now() - started > limitMs) throw new Error(`condition not met within ${limitMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return performance.now() - started;
+}
+
+/** Process ids of the children of `pid` (the cluster's workers). */
+function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+}
+
+describe('signals against the real bin', () => {
+  let store: FaultyStore;
+  const folder = makeFolder();
+  before(async () => {
+    store = await startFaultyStore();
+  });
+  after(async () => {
+    await store.close();
+    folder.remove();
+  });
+
+  it('SIGTERM: /readyz 503 at once, answers say Connection: close, an idle keep-alive client does not hold the exit', { timeout: 30_000 }, async () => {
+    const guard = spawnGuard(folder.folder, { upstream: store.url, policies: [INTEGRATION_POLICIES], shutdown: { drainMs: 600, graceMs: 10_000 } });
+    try {
+      const url = await listeningUrl(guard);
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      assert.equal((await get(`${url}/sparql?query=${QUERY}`, agent)).connection, 'keep-alive');
+      const signalled = performance.now();
+      guard.child.kill('SIGTERM');
+      await guard.waitFor((line) => line.event === 'shutdown');
+      const ready = await fetch(`${url}/readyz`);
+      assert.equal(ready.status, 503);
+      assert.equal(await ready.text(), 'draining: the guard is shutting down\n');
+      const during = await get(`${url}/sparql?query=${QUERY}`, false);
+      assert.equal(during.status, 200, 'still serving during the drain');
+      assert.equal(during.connection, 'close');
+      assert.equal(await guard.exited(), 0);
+      const tookMs = performance.now() - signalled;
+      assert.ok(tookMs < 5000, `exited ${Math.round(tookMs)} ms after SIGTERM (drain 600 ms, grace 10 s)`);
+      agent.destroy();
+    } finally {
+      await guard.stop();
+    }
+  });
+
+  it('SIGTERM with a stream outliving the grace: the stream is cut and logged shutdown-cut, exit right after the grace', { timeout: 30_000 }, async () => {
+    const guard = spawnGuard(folder.folder, { upstream: store.url, policies: [INTEGRATION_POLICIES], shutdown: { drainMs: 0, graceMs: 500 } });
+    try {
+      const url = await listeningUrl(guard);
+      store.mode = 'drip';
+      const streaming = get(`${url}/sparql?query=${QUERY}`, false);
+      await waitUntil(() => store.received >= 3, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const signalled = performance.now();
+      guard.child.kill('SIGTERM');
+      assert.equal(await guard.exited(), 0);
+      assert.ok(performance.now() - signalled < 4000);
+      assert.ok((await streaming).error !== undefined, 'the client saw its stream cut');
+      // stdout may still be in the pipe when the exit is reported.
+      const isRequest = (entry: Record<string, unknown>) => entry.method === 'GET' && entry.path === '/sparql';
+      await waitUntil(() => guard.lines.some(isRequest), 5000);
+      const line = guard.lines.find(isRequest);
+      assert.equal(line?.outcome, 'shutdown-cut');
+      assert.ok(typeof line.durationMs === 'number' && line.durationMs > 100);
+    } finally {
+      store.mode = 'answer';
+      await guard.stop();
+    }
+  });
+
+  it('workers: 2, a worker killed with SIGKILL under load (a new connection per request): no 503', { timeout: 90_000 }, async () => {
+    const guard = spawnGuard(folder.folder, { upstream: store.url, policies: [INTEGRATION_POLICIES], workers: 2, shutdown: { drainMs: 0 } });
+    try {
+      const url = await listeningUrl(guard);
+      const statuses = new Map<string, number>();
+      let stop = false;
+      const client = async () => {
+        while (!stop) {
+          const { status, error } = await get(`${url}/sparql?query=${QUERY}`, false);
+          const key = error ?? String(status);
+          statuses.set(key, (statuses.get(key) ?? 0) + 1);
+        }
+      };
+      const clients = Array.from({ length: 4 }, client);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const [victim] = childrenOf(guard.child.pid!);
+      assert.ok(victim !== undefined, 'a worker process');
+      process.kill(victim, 'SIGKILL');
+      await guard.waitFor((line) => line.event === 'worker-exited');
+      // The replacement forks after 1 s, loads its policies and only then listens.
+      await waitUntil(() => childrenOf(guard.child.pid!).length === 2, 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      stop = true;
+      await Promise.all(clients);
+      assert.equal(statuses.get('503') ?? 0, 0, `statuses ${JSON.stringify([...statuses])}`);
+      assert.ok((statuses.get('200') ?? 0) > 20);
+    } finally {
+      await guard.stop();
+    }
+  });
+
+  it('workers log one line and exit when the primary disappears', { timeout: 60_000 }, async () => {
+    const guard = spawnGuard(folder.folder, { upstream: store.url, policies: [INTEGRATION_POLICIES], workers: 2, shutdown: { drainMs: 0 } });
+    await listeningUrl(guard);
+    const workers = childrenOf(guard.child.pid!);
+    assert.equal(workers.length, 2);
+    guard.child.kill('SIGKILL');
+    await guard.exited();
+    await waitUntil(() => workers.every((pid) => !isAlive(pid)), 10_000);
+    // The primary's stdout pipe is shared with the workers: their lines still arrive.
+    await waitUntil(() => guard.lines.filter((line) => line.event === 'primary-gone').length === 2, 5000);
+  });
+});
