@@ -16,6 +16,8 @@ export interface HiddenText {
   readonly inverse: string;
 }
 
+const NO_CONSTANTS: readonly string[] = [];
+
 /** Characters an IRIREF may not hold (SPARQL 1.1 [139]): such an IRI cannot be written into a query. */
 const NOT_IN_IRI = /[<>"{}|^`\\\u0000-\u0020]/;
 
@@ -39,7 +41,7 @@ export const BLANK_ZERO_LENGTH = 'a zero-length path between blank nodes cannot 
  * visible triples; a zero-length path between two blank nodes is refused
  * (403). With nothing hidden those slots write nothing.
  */
-export function applyGrant(prepared: PreparedQuery, grant: Grant): Plan {
+export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: readonly string[] = NO_CONSTANTS): Plan {
   const granted = grant.graphs;
   const all = prepared.requestedDefault === null || prepared.requestedNamed === null ? sortedGraphs(grant) : undefined;
   const defaults = prepared.requestedDefault ?? all ?? [];
@@ -57,7 +59,7 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant): Plan {
     }
   }
   return {
-    query: fillTemplate(prepared.parts, dataset, granted, named, hidden),
+    query: fillTemplate(prepared.parts, dataset, granted, named, hidden, constants),
     form: prepared.form,
     defaultAccept: prepared.defaultAccept,
   };
@@ -68,7 +70,8 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant): Plan {
  * requested and granted; true or false: all kept or all removed, for checks),
  * `named` lists the candidate named graphs a `GRAPH ?var` slot expands over
  * (the requested ones, or all granted; those `keep` keeps are written),
- * `hidden` fills the hidden-path slots (undefined: nothing hidden).
+ * `hidden` fills the hidden-path slots (undefined: nothing hidden),
+ * `constants` the constant slots (the request's constants as generated).
  */
 export function fillTemplate(
   parts: readonly TemplatePart[],
@@ -76,18 +79,24 @@ export function fillTemplate(
   keep: ReadonlySet<string> | boolean,
   named: readonly string[],
   hidden: HiddenText | undefined,
+  constants: readonly string[] = NO_CONSTANTS,
 ): string {
   let out = '';
   for (const part of parts) {
     if (typeof part === 'string') out += part;
+    else if (part.kind === 'constant') {
+      const constant = constants[part.index];
+      if (constant === undefined) throw new GuardError(500, 'a constant slot has no value');
+      out += constant;
+    }
     else if (part.kind === 'dataset') out += dataset;
     else if (part.kind === 'graph') {
       // An effective named graph is requested (or all are) and granted.
       const kept = typeof keep === 'boolean' ? keep : part.requested && keep.has(part.iri);
-      out += kept ? fillTemplate(part.kept, dataset, keep, named, hidden) : part.removed;
+      out += kept ? fillTemplate(part.kept, dataset, keep, named, hidden, constants) : part.removed;
     } else if (part.kind === 'graph-variable') {
       // The body does not depend on the graph: written once, repeated per branch.
-      const body = fillTemplate(part.body, dataset, keep, named, hidden);
+      const body = fillTemplate(part.body, dataset, keep, named, hidden, constants);
       let branches = '';
       for (const graph of named) {
         if (typeof keep === 'boolean' ? !keep : !keep.has(graph)) continue;

@@ -9,6 +9,8 @@ import { compileFunctionAllowList } from './check-function-calls.js';
 import type { Plan } from './plan.js';
 import { prepareQuery, type PrepareSettings } from './prepare-query.js';
 import type { PreparedQuery } from './prepared-query.js';
+import { cutConstantSlots, writeSentinelText, type CutResult } from './cut-constant-slots.js';
+import { lexQueryShape, type QueryShape } from './lex-query-shape.js';
 import { hasScheme } from './resolve-iri.js';
 
 export { EMPTY_GRAPH } from './prepare-query.js';
@@ -40,16 +42,42 @@ export interface Planner {
 /** How a request becomes a PreparedQuery; replaceable only so tests can count cache misses. */
 export type Prepare = (request: QueryRequest, settings: PrepareSettings) => PreparedQuery;
 
-/** What the cache holds per key: the prepared query, or the refusal it led to. */
-type CacheEntry = PreparedQuery | GuardError;
+/** A refusal, or a plan for one exact text (the fallback path), cached as today. */
+type ExactEntry = PreparedQuery | GuardError;
+
+/** What the cache knows of one query shape (the key of lexQueryShape plus the protocol dataset). */
+interface ShapeInfo {
+  readonly kind: 'shape';
+  /** 'exact': every query of this shape is planned by its exact text (its sentinel text was refused or could not be cut). */
+  readonly mode: 'slots' | 'exact';
+  /** Constants whose values stay in the key (second level): the planner checks or rewrites them. */
+  readonly sensitive: readonly number[];
+  /** Variants of this shape held in the cache, for the per-shape bound. */
+  variants: number;
+}
+
+/** One filled-in variant of a shape: its template with constant slots, or 'exact' (plan by exact text). */
+interface ShapeVariant {
+  readonly kind: 'variant';
+  readonly shape: ShapeInfo;
+  readonly prepared: PreparedQuery | 'exact';
+}
+
+type CacheEntry = { readonly kind: 'exact'; readonly entry: ExactEntry } | ShapeInfo | ShapeVariant;
+
+const NO_CONSTANT: ReadonlySet<number> = new Set();
 
 /**
- * Creates a planner. Parse, checks and serialisation run once per distinct
- * (query text, protocol default graphs, protocol named graphs); a cache hit
- * only intersects graph sets, unites hidden-predicate sets and joins strings.
- * The key holds nothing about the caller, so a plan serves every caller;
- * refusals are cached as well (a hidden-path 403 depends on the caller and is
- * decided per request).
+ * Creates a planner. Parse, checks and serialisation run once per query
+ * shape (lexQueryShape: the text with its constants cut out, plus the
+ * protocol dataset) and per combination of the values of the shape's
+ * sensitive constants; a hit lexes the text once, fills the template's
+ * constant slots with this request's constants, intersects graph sets and
+ * joins strings, and never parses (docs/design.md#plan-cache). Text the lexer
+ * cannot classify, and shapes whose sentinel text is refused, are planned by
+ * their exact text as before. The key holds nothing about the caller, so a
+ * plan serves every caller; refusals are cached by exact text (a hidden-path
+ * 403 depends on the caller and is decided per request).
  */
 export function createPlanner(options: PlannerOptions, prepare: Prepare = prepareQuery): Planner {
   const { baseIri, maxQueryDepth, planCache } = options;
@@ -71,7 +99,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     allowedFunctions: compileFunctionAllowList(options.allowedFunctions ?? []),
   };
 
-  const prepareOrRefuse = (request: QueryRequest): CacheEntry => {
+  const prepareOrRefuse = (request: QueryRequest): ExactEntry => {
     try {
       return prepare(request, settings);
     } catch (error) {
@@ -80,38 +108,150 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     }
   };
 
-  const cache =
-    planCache.maxEntries === 0
-      ? undefined
-      : new LRUCache<string, CacheEntry>({
-          max: planCache.maxEntries,
-          maxSize: planCache.maxBytes,
-          sizeCalculation: (entry, key) => 2 * key.length + (entry instanceof GuardError ? 256 : entry.sizeBytes),
-        });
+  if (planCache.maxEntries === 0) {
+    return {
+      plan(request: QueryRequest, grant: Grant): Plan {
+        const entry = prepareOrRefuse(request);
+        if (entry instanceof GuardError) throw entry;
+        return applyGrant(entry, grant);
+      },
+    };
+  }
+
+  /** One shape may hold at most this many variants, so it cannot push every other plan out. */
+  const variantsPerShape = Math.max(1, Math.ceil(planCache.maxEntries / 10));
+  const cache = new LRUCache<string, CacheEntry>({
+    max: planCache.maxEntries,
+    maxSize: planCache.maxBytes,
+    sizeCalculation: (entry, key) => 2 * key.length + entrySize(entry),
+    dispose: (entry) => {
+      if (entry.kind === 'variant') entry.shape.variants--;
+    },
+  });
+
+  const planExact = (request: QueryRequest, grant: Grant): Plan => {
+    const key = 'E' + datasetKey(request) + request.query;
+    const cached = cache.get(key);
+    let entry: ExactEntry;
+    if (cached?.kind === 'exact') entry = cached.entry;
+    else {
+      entry = prepareOrRefuse(request);
+      cache.set(key, { kind: 'exact', entry }); // too large for maxBytes: lru-cache leaves it out
+    }
+    if (entry instanceof GuardError) throw entry;
+    return applyGrant(entry, grant);
+  };
+
+  /** Prepares the shape's text with `kept` constants as written and the others as sentinels, and cuts it. */
+  const prepareSlots = (request: QueryRequest, shape: QueryShape, kept: ReadonlySet<number>): CutResult | undefined => {
+    const sentinels = writeSentinelText(shape, kept);
+    if (sentinels === undefined) return undefined;
+    const prepared = prepareOrRefuse({ ...request, query: sentinels.text });
+    if (prepared instanceof GuardError) return undefined;
+    return cutConstantSlots(prepared, shape, kept, sentinels);
+  };
 
   return {
     plan(request: QueryRequest, grant: Grant): Plan {
-      let entry: CacheEntry | undefined;
-      if (cache === undefined) entry = prepareOrRefuse(request);
-      else {
-        const key = cacheKey(request);
-        entry = cache.get(key);
-        if (entry === undefined) {
-          entry = prepareOrRefuse(request);
-          cache.set(key, entry); // too large for maxBytes: lru-cache leaves it out
-        }
+      const shape = lexQueryShape(request.query, baseIri);
+      if (shape === undefined) return planExact(request, grant);
+      const shapeKey = 'K' + datasetKey(request) + shape.key;
+      const found = cache.get(shapeKey);
+      // A shape without sensitive constants is one entry: its template.
+      if (found?.kind === 'variant') {
+        return found.prepared === 'exact' ? planExact(request, grant) : applyGrant(found.prepared, grant, shape.fill);
       }
-      if (entry instanceof GuardError) throw entry;
-      return applyGrant(entry, grant);
+      let info = found?.kind === 'shape' ? found : undefined;
+      if (info === undefined) {
+        const learned = learnShape(request, shape, shapeKey);
+        if (learned.prepared !== undefined) return applyGrant(learned.prepared, grant, shape.fill);
+        info = learned.info;
+      }
+      if (info.mode === 'exact') return planExact(request, grant);
+      const variantKey = 'S' + shapeKey + variantSuffix(shape, info.sensitive);
+      const cached = cache.get(variantKey);
+      if (cached?.kind === 'variant') {
+        if (cached.prepared === 'exact') return planExact(request, grant);
+        return applyGrant(cached.prepared, grant, shape.fill);
+      }
+      const cut = prepareSlots(request, shape, new Set(info.sensitive));
+      // A variant whose sentinels land elsewhere than the shape's first one did is planned by its exact text.
+      const prepared = cut !== undefined && 'prepared' in cut ? cut.prepared : 'exact';
+      if (info.variants < variantsPerShape) {
+        info.variants++;
+        cache.set(variantKey, { kind: 'variant', shape: info, prepared });
+      }
+      if (prepared === 'exact') return planExact(request, grant);
+      return applyGrant(prepared, grant, shape.fill);
     },
   };
+
+  /**
+   * First sight of a shape: finds its sensitive constants and caches what it
+   * learned. The constants in verb positions are most likely the sensitive
+   * ones: prepared as written with the others as sentinels, the guess holds
+   * when each is a named predicate and no sentinel landed in a checked place
+   * (one prepare). Otherwise every constant is a sentinel, to learn which ones
+   * the planner looks at; the caller then prepares the variant.
+   * Returns the template when one prepare settled it.
+   */
+  function learnShape(request: QueryRequest, shape: QueryShape, shapeKey: string): { info: ShapeInfo; prepared?: PreparedQuery } {
+    if (shape.verbs.length > 0) {
+      const guessed = new Set(shape.verbs);
+      const cut = prepareSlots(request, shape, guessed);
+      if (cut !== undefined && 'prepared' in cut) {
+        const { prepared } = cut;
+        if ([...guessed].every((k) => prepared.namedPredicates.includes((shape.fill[k] ?? '').slice(1, -1)))) {
+          const info: ShapeInfo = { kind: 'shape', mode: 'slots', sensitive: [...guessed].sort((a, b) => a - b), variants: 1 };
+          cache.set(shapeKey, info);
+          cache.set('S' + shapeKey + variantSuffix(shape, info.sensitive), { kind: 'variant', shape: info, prepared });
+          return { info, prepared };
+        }
+      }
+    }
+    const first = prepareSlots(request, shape, NO_CONSTANT);
+    if (first === undefined) {
+      const info: ShapeInfo = { kind: 'shape', mode: 'exact', sensitive: [], variants: 0 };
+      cache.set(shapeKey, info);
+      return { info };
+    }
+    if ('prepared' in first) {
+      const info: ShapeInfo = { kind: 'shape', mode: 'slots', sensitive: [], variants: 1 };
+      cache.set(shapeKey, { kind: 'variant', shape: info, prepared: first.prepared });
+      return { info, prepared: first.prepared };
+    }
+    const info: ShapeInfo = { kind: 'shape', mode: 'slots', sensitive: first.sensitive, variants: 0 };
+    cache.set(shapeKey, info);
+    return { info };
+  }
+}
+
+/** The values of the sensitive constants, each length-prefixed so the key is unambiguous. */
+function variantSuffix(shape: QueryShape, sensitive: readonly number[]): string {
+  let suffix = '';
+  for (const k of sensitive) {
+    const raw = shape.raw[k] ?? '';
+    suffix += '\u0002' + raw.length + ':' + raw;
+  }
+  return suffix;
+}
+
+function entrySize(entry: CacheEntry): number {
+  switch (entry.kind) {
+    case 'exact':
+      return entry.entry instanceof GuardError ? 256 : entry.entry.sizeBytes;
+    case 'shape':
+      return 64 + 8 * entry.sensitive.length;
+    default:
+      return 64 + (entry.prepared === 'exact' ? 0 : entry.prepared.sizeBytes);
+  }
 }
 
 /**
- * An unambiguous key: the protocol graph lists as JSON (a self-delimiting
- * value) followed by the query text. No caller data, no secrets.
+ * The protocol graph lists as JSON (a self-delimiting value), put before the
+ * query text or shape in every key. No caller data, no secrets.
  */
-function cacheKey(request: QueryRequest): string {
-  if (request.defaultGraphs.length === 0 && request.namedGraphs.length === 0) return '[[],[]]' + request.query;
-  return JSON.stringify([request.defaultGraphs, request.namedGraphs]) + request.query;
+function datasetKey(request: QueryRequest): string {
+  if (request.defaultGraphs.length === 0 && request.namedGraphs.length === 0) return '[[],[]]';
+  return JSON.stringify([request.defaultGraphs, request.namedGraphs]);
 }

@@ -210,7 +210,7 @@ function sizeOf(parts: readonly TemplatePart[]): number {
   let bytes = 0;
   for (const part of parts) {
     if (typeof part === 'string') bytes += 2 * part.length + 16;
-    else if (part.kind === 'dataset') bytes += 16;
+    else if (part.kind === 'dataset' || part.kind === 'constant') bytes += 16;
     else if (part.kind === 'graph') bytes += 64 + 2 * (part.iri.length + part.removed.length) + sizeOf(part.kept);
     else if (part.kind === 'graph-variable') bytes += 64 + 2 * (part.variable.length + part.removed.length) + sizeOf(part.body);
     else if (part.kind === 'hidden-filter') bytes += 48 + 2 * part.variables.join('').length;

@@ -8,7 +8,19 @@ import type { QueryForm, Plan } from './plan.js';
  * elements (named, or variable around a `*` / `+` path), and the two places
  * hidden predicates go (DESIGN section 3).
  */
-export type TemplatePart = string | DatasetSlot | GraphSlot | GraphVariableSlot | HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot;
+export type TemplatePart = string | DatasetSlot | GraphSlot | GraphVariableSlot | HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot | ConstantSlot;
+
+/**
+ * A constant of the query (a literal or an IRI the planner neither checks nor
+ * rewrites), filled per request with that request's own constant as the
+ * generator writes it (lexQueryShape), so one template serves every query of
+ * the same shape (docs/design.md#plan-cache).
+ */
+export interface ConstantSlot {
+  readonly kind: 'constant';
+  /** The constant's number in text order (QueryShape.fill). */
+  readonly index: number;
+}
 
 /** Where FROM / FROM NAMED go: between the query form and WHERE. */
 export interface DatasetSlot {

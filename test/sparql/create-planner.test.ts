@@ -47,9 +47,10 @@ test('a cache hit does not prepare (so does not parse) again; refusals are cache
   assert.equal(prepared, 1);
   planner.plan(request(QUERY, [P1]), grantOf(P1)); // another protocol dataset is another key
   assert.equal(prepared, 2);
+  // A refused shape is learned once (its sentinel text), then each text is planned and refused by its exact key.
   assert.throws(() => planner.plan(request('SELECT * { SERVICE <http://x/> {} }'), grantOf(P1)), refusal(403));
   assert.throws(() => planner.plan(request('SELECT * { SERVICE <http://x/> {} }'), grantOf(P1)), refusal(403));
-  assert.equal(prepared, 3);
+  assert.equal(prepared, 4);
 });
 
 test('without a cache every plan prepares', () => {
@@ -63,7 +64,7 @@ test('without a cache every plan prepares', () => {
 test('the cache keeps at most maxEntries plans', () => {
   let prepared = 0;
   const planner = createPlanner(options(2), (req, settings) => (prepared++, prepareQuery(req, settings)));
-  const queries = ['ASK { ?a ?b 1 }', 'ASK { ?a ?b 2 }', 'ASK { ?a ?b 3 }'];
+  const queries = ['ASK { ?a ?b 1 }', 'ASK { ?a ?c 1 }', 'ASK { ?a ?d 1 }']; // three shapes
   for (const q of queries) planner.plan(request(q), grantOf(P1));
   planner.plan(request(queries[0] ?? ''), grantOf(P1)); // evicted as least recently used
   assert.equal(prepared, 4);
@@ -74,11 +75,11 @@ test('the cache keeps at most maxEntries plans', () => {
 test('the cache keeps at most maxBytes of plans', () => {
   let prepared = 0;
   const planner = createPlanner(options(1000, 4000), (req, settings) => (prepared++, prepareQuery(req, settings)));
-  const big = (n: number) => `ASK { ?s ?p "${String(n).repeat(600)}" }`; // > 1200 bytes each
+  const big = (n: number) => `ASK { ?s ?p${String(n).repeat(600)} 1 }`; // > 2400 bytes each (key and template)
   for (let i = 1; i <= 4; i++) planner.plan(request(big(i)), grantOf(P1));
   planner.plan(request(big(1)), grantOf(P1)); // could not stay within 4000 bytes
   assert.equal(prepared, 5);
-  const huge = `ASK { ?s ?p "${'x'.repeat(5000)}" }`; // larger than the whole cache: never stored
+  const huge = `ASK { ?s ?p${'x'.repeat(5000)} 1 }`; // larger than the whole cache: never stored
   planner.plan(request(huge), grantOf(P1));
   planner.plan(request(huge), grantOf(P1));
   assert.equal(prepared, 7);

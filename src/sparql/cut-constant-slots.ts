@@ -1,0 +1,161 @@
+// Stands each constant of a query shape in by a sentinel, and cuts the prepared template at the sentinels into constant slots.
+
+import type { ConstantSlot, PreparedQuery, TemplatePart } from './prepared-query.js';
+import type { QueryShape } from './lex-query-shape.js';
+
+/** Private-use characters that may delimit string and IRI sentinels; the first one absent from the text is used. */
+const MARK_CANDIDATES = ['\uF8FF', '\uF8FE', '\uF8FD', '\uF8FC'];
+/** Digit runs that may start numeric sentinels; the first one absent from the text is used. */
+const DIGIT_CANDIDATES = ['7493021856', '6180339887', '2718281828', '1414213562'];
+/** Four digits number a numeric sentinel, so at most this many constants are cut. */
+const MAX_SLOTS = 10_000;
+const SENTINEL_IRI = 'urn:x-sparql-guard:constant:';
+
+/** The text to prepare for a shape, and how its sentinels are written. */
+export interface SentinelText {
+  readonly text: string;
+  readonly mark: string;
+  readonly digits: string;
+}
+
+/**
+ * The shape's text with every constant not in `kept` replaced by a sentinel
+ * of its class (a string, an IRI, an unsigned INTEGER, DECIMAL or DOUBLE),
+ * the kept ones written as the query wrote them. Undefined when no sentinel
+ * spelling is free or there are too many constants.
+ */
+export function writeSentinelText(shape: QueryShape, kept: ReadonlySet<number>): SentinelText | undefined {
+  if (shape.raw.length >= MAX_SLOTS) return undefined;
+  let written = shape.code.join('');
+  for (let k = 0; k < shape.raw.length; k++) if (kept.has(k)) written += shape.raw[k];
+  const mark = MARK_CANDIDATES.find((candidate) => !written.includes(candidate));
+  const digits = DIGIT_CANDIDATES.find((candidate) => !written.includes(candidate));
+  if (mark === undefined || digits === undefined) return undefined;
+  let text = shape.code[0] ?? '';
+  for (let o = 0; o < shape.refs.length; o++) {
+    const k = shape.refs[o] ?? 0;
+    text += kept.has(k) ? shape.raw[k] : sentinel(shape.classes[k] ?? '', k, mark, digits);
+    text += shape.code[o + 1] ?? '';
+  }
+  return { text, mark, digits };
+}
+
+function sentinel(cls: string, k: number, mark: string, digits: string): string {
+  const number = digits + String(k).padStart(4, '0');
+  switch (cls) {
+    case 'S':
+      return `"${mark}s${k}${mark}"`;
+    case 'I':
+      return `<${SENTINEL_IRI}${mark}i${k}${mark}>`;
+    case 'D':
+      return number + '.5';
+    case 'E':
+      return number + 'e0';
+    default:
+      return number;
+  }
+}
+
+/** The outcome of cutting: the template with constant slots, or the constants that must stay in the key. */
+export type CutResult =
+  | { readonly prepared: PreparedQuery }
+  | { readonly sensitive: readonly number[] };
+
+/**
+ * Cuts the template prepared from `sentinels` at each free constant's
+ * sentinel. A constant is free only if its sentinel stands, in the form its
+ * class generates, in generated text (once or more: DESCRIBE repeats its
+ * targets, merged triples write a shared subject once) and nowhere else: a
+ * sentinel found in a named predicate, a GRAPH name, a requested graph or
+ * inside any per-request slot (hidden-path sets, removed GRAPH text) is a
+ * constant the planner checks or rewrites, so it is reported as sensitive
+ * (its value must be in the key). Undefined when the sentinels cannot be
+ * accounted for at all.
+ */
+export function cutConstantSlots(
+  prepared: PreparedQuery,
+  shape: QueryShape,
+  kept: ReadonlySet<number>,
+  sentinels: SentinelText,
+): CutResult | undefined {
+  const { mark, digits } = sentinels;
+  const pattern = new RegExp(
+    `<${SENTINEL_IRI}${mark}i(\\d+)${mark}>|${mark}s(\\d+)${mark}|${digits}(\\d{4})(\\.5|e0)?`,
+    'g',
+  );
+  /** Outside generated text a sentinel may stand without its brackets or quotes. */
+  const loose = new RegExp(`${mark}[si](\\d+)${mark}|${digits}(\\d{4})`, 'g');
+  const count = new Array<number>(shape.raw.length).fill(0);
+  const sensitive = new Set<number>();
+  let broken = false;
+  const classOf = (match: RegExpExecArray): [number, string] | undefined => {
+    if (match[1] !== undefined) return [Number(match[1]), 'I'];
+    if (match[2] !== undefined) return [Number(match[2]), 'S'];
+    const suffix = match[4];
+    return [Number(match[3]), suffix === '.5' ? 'D' : suffix === 'e0' ? 'E' : 'N'];
+  };
+  /** Sentinels found outside generated text make their constants sensitive. */
+  const scanOutside = (value: unknown): void => {
+    const json = JSON.stringify(value) ?? '';
+    if (!json.includes(mark) && !json.includes(digits)) return;
+    for (const match of json.matchAll(loose)) {
+      const k = Number(match[1] ?? match[2]);
+      if (kept.has(k) || k >= shape.raw.length) broken = true;
+      else sensitive.add(k);
+    }
+    const rest = json.replace(loose, '');
+    if (rest.includes(mark) || rest.includes(digits)) broken = true;
+  };
+  const cut = (parts: readonly TemplatePart[]): TemplatePart[] => {
+    const out: TemplatePart[] = [];
+    for (const part of parts) {
+      if (typeof part === 'string') {
+        if (!part.includes(mark) && !part.includes(digits)) {
+          out.push(part);
+          continue;
+        }
+        let last = 0;
+        for (const match of part.matchAll(pattern)) {
+          const found = classOf(match);
+          const at = match.index;
+          if (found === undefined || kept.has(found[0]) || shape.classes[found[0]] !== found[1]) {
+            broken = true;
+            continue;
+          }
+          const [k] = found;
+          const end = at + match[0].length;
+          // A numeric sentinel must stand alone: no digit runs on after it.
+          if (found[1] !== 'I' && found[1] !== 'S' && /[0-9.eE]/.test(part[end] ?? '')) broken = true;
+          count[k] = (count[k] ?? 0) + 1;
+          if (at > last) out.push(part.slice(last, at));
+          const slot: ConstantSlot = { kind: 'constant', index: k };
+          out.push(slot);
+          last = end;
+        }
+        if (last < part.length) out.push(part.slice(last));
+        const rest = part.replace(pattern, '');
+        if (rest.includes(mark) || rest.includes(digits)) broken = true;
+      } else if (part.kind === 'graph') {
+        const { kept: inner, ...others } = part;
+        scanOutside(others);
+        out.push({ ...part, kept: cut(inner) });
+      } else if (part.kind === 'graph-variable') {
+        const { body, ...others } = part;
+        scanOutside(others);
+        out.push({ ...part, body: cut(body) });
+      } else {
+        scanOutside(part);
+        out.push(part);
+      }
+    }
+    return out;
+  };
+  const parts = cut(prepared.parts);
+  scanOutside([prepared.namedPredicates, prepared.requestedDefault, prepared.requestedNamed]);
+  if (broken) return undefined;
+  for (let k = 0; k < shape.raw.length; k++) {
+    if (!kept.has(k) && (count[k] ?? 0) < 1) sensitive.add(k);
+  }
+  if (sensitive.size > 0) return { sensitive: [...sensitive].sort((a, b) => a - b) };
+  return { prepared: { ...prepared, parts } };
+}

@@ -1,0 +1,249 @@
+// The shape cache's oracle: a plan filled from another query of the same shape equals, byte for byte, the plan made without a cache; refusals too.
+
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { GuardError } from '../../src/guard-error.js';
+import type { Grant } from '../../src/policy/grant.js';
+import { createPlanner, type Planner } from '../../src/sparql/create-planner.js';
+import { lexQueryShape } from '../../src/sparql/lex-query-shape.js';
+import { prepareQuery as prepareQueryForTest } from '../../src/sparql/prepare-query.js';
+import { applyGrant } from '../../src/sparql/apply-grant.js';
+import { compileFunctionAllowList } from '../../src/sparql/check-function-calls.js';
+import type { Plan } from '../../src/sparql/plan.js';
+import type { PreparedQuery } from '../../src/sparql/prepared-query.js';
+import { W3C_SUITE, readW3cTests } from '../w3c/w3c-evaluation.js';
+
+/** One query the project holds, with the grants and settings it is planned under. */
+interface Source {
+  readonly name: string;
+  readonly query: string;
+  readonly grants: readonly Grant[];
+  readonly defaultGraphs: string[];
+  readonly namedGraphs: string[];
+  readonly allowedFunctions: readonly string[];
+}
+
+const HIDDEN = 'http://example.org/hidden';
+const GRAPHS = ['http://example.org/g/public1', 'http://example.org/g/public2', 'http://example/g', 'http://example.org/g'];
+/** Plain, hidden paths on the granted graphs (some the W3C queries name), nothing granted. */
+const GRANTS: readonly Grant[] = [
+  { policies: ['urn:test:plain'], graphs: new Set(GRAPHS), hiddenByGraph: new Map() },
+  {
+    policies: ['urn:test:hidden'],
+    graphs: new Set(GRAPHS),
+    hiddenByGraph: new Map(
+      GRAPHS.map((g) => [g, new Set([HIDDEN, 'http://example.org/ns#p', 'http://xmlns.com/foaf/0.1/name', 'http://example/q'])]),
+    ),
+  },
+  { policies: ['urn:test:none'], graphs: new Set(), hiddenByGraph: new Map() },
+];
+const W3C_ALLOWED_FUNCTIONS = ['http://example.org/ns#', 'http://example.org/name', 'http://example/function'];
+
+function goldenSources(): Source[] {
+  const folder = join('test', 'fixtures', 'sparql', 'golden');
+  return readdirSync(folder)
+    .filter((name) => name.endsWith('.txt'))
+    .sort()
+    .map((name) => {
+      const [head = '', ...sections] = readFileSync(join(folder, name), 'utf8').split(/^--- /m);
+      const graphs = new Set<string>();
+      const hiddenByGraph = new Map<string, Set<string>>();
+      const defaultGraphs: string[] = [];
+      const namedGraphs: string[] = [];
+      const allowedFunctions: string[] = [];
+      for (const line of head.split('\n')) {
+        const match = /^(grant|hidden|default|named|allow):\s?(.*)$/.exec(line);
+        if (match === null) continue;
+        const [, key, value = ''] = match;
+        const words = value.split(/\s+/).filter(Boolean);
+        if (key === 'grant') for (const iri of words) graphs.add(iri);
+        else if (key === 'allow') allowedFunctions.push(...words);
+        else if (key === 'hidden') hiddenByGraph.set(words[0] ?? '', new Set(words.slice(1)));
+        else (key === 'default' ? defaultGraphs : namedGraphs).push(value);
+      }
+      const querySection = sections.find((section) => section.startsWith('query\n')) ?? 'query\n';
+      const query = querySection.slice(6).replace(/\n$/, '');
+      const grant: Grant = { policies: ['urn:test:golden'], graphs, hiddenByGraph };
+      return { name: `golden ${name}`, query, grants: [grant, ...GRANTS], defaultGraphs, namedGraphs, allowedFunctions };
+    });
+}
+
+function w3cSources(): Source[] {
+  if (W3C_SUITE === undefined) return [];
+  const seen = new Set<string>();
+  const sources: Source[] = [];
+  for (const t of readW3cTests()) {
+    const file = t.query ?? '';
+    if (!file.endsWith('.rq') || seen.has(file)) continue;
+    seen.add(file);
+    const query = readFileSync(join(W3C_SUITE, file), 'utf8');
+    sources.push({ name: file, query, grants: GRANTS, defaultGraphs: [], namedGraphs: [], allowedFunctions: W3C_ALLOWED_FUNCTIONS });
+  }
+  return sources;
+}
+
+/** Query texts written in the security suites and the benches (string and template literals holding a query form). */
+function embeddedSources(): Source[] {
+  const files = [
+    ...readdirSync(join('test', 'security')).map((name) => join('test', 'security', name)),
+    ...readdirSync('bench').map((name) => join('bench', name)),
+  ].filter((path) => path.endsWith('.ts') && existsSync(path));
+  const sources: Source[] = [];
+  for (const path of files) {
+    const text = readFileSync(path, 'utf8');
+    for (const match of text.matchAll(/`((?:[^`\\]|\\.)*)`|'((?:[^'\\\n]|\\.)*)'/g)) {
+      const literal = (match[1] ?? match[2] ?? '').replace(/\\n/g, '\n');
+      if (!/\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b/.test(literal) || !/[{]/.test(literal)) continue;
+      sources.push({ name: `${path} literal`, query: literal, grants: GRANTS, defaultGraphs: [], namedGraphs: [], allowedFunctions: [] });
+    }
+  }
+  return sources;
+}
+
+/** A small seeded generator, so a failure reproduces. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** Replacement constants per class, the awkward ones included (escapes, quotes, dot segments, the hidden predicate). */
+const POOLS: Readonly<Record<string, readonly string[]>> = {
+  S: ['"x"', "'y'", '"""a\n"b"""', "'''c''d'''", '"q\\"\'\\\\\\n\\t"', '""', '"\u00e9\u2028\ud83d\ude00"'],
+  I: [`<${HIDDEN}>`, '<http://example.org/m/a>', '<rel/./x/../y>', '<#frag>', '<http://example.org/ns#p>', '<http://example/q>', '<urn:x-sparql-guard:empty>'],
+  N: ['0', '42', '007', '123456789012345678901234567890'],
+  D: ['.5', '0.0', '12.250'],
+  E: ['1e0', '1.5E+07', '.2e-3', '4E4'],
+};
+
+/** `query` with its constants replaced (one mutation of several), or undefined when it has none to replace. */
+function mutate(query: string, seed: number): string | undefined {
+  const shape = lexQueryShape(query, 'http://localhost/');
+  if (shape === undefined || shape.raw.length === 0) return undefined;
+  const next = random(seed);
+  let out = shape.code[0] ?? '';
+  for (let o = 0; o < shape.refs.length; o++) {
+    const k = shape.refs[o] ?? 0;
+    const cls = shape.classes[k] ?? 'S';
+    const pool = POOLS[cls] ?? [];
+    // Prefixed names keep their prefix half the time (the same token class, a different local part).
+    const raw = shape.raw[k] ?? '';
+    const pname = cls === 'I' && !raw.startsWith('<') && next() < 0.5 ? raw.replace(/:.*$/, ':m' + k) : undefined;
+    out += next() < 0.2 ? raw : pname ?? pool[Math.floor(next() * pool.length)] ?? raw;
+    out += shape.code[o + 1] ?? '';
+  }
+  return out;
+}
+
+function outcome(plan: () => Plan): string {
+  try {
+    return 'plan ' + plan().query;
+  } catch (error) {
+    if (error instanceof GuardError) return `refused ${error.status} ${error.message}`;
+    return `crash ${(error as Error).message}`;
+  }
+}
+
+/**
+ * What the planner with its cache off answers, for several grants: it prepares
+ * the exact text and applies the grant, so the text is prepared once here.
+ */
+function withoutCache(source: Source, query: string): string[] {
+  const settings = { baseIri: 'http://localhost/', maxQueryDepth: 64, allowedFunctions: compileFunctionAllowList(source.allowedFunctions) };
+  const request = { query, defaultGraphs: source.defaultGraphs, namedGraphs: source.namedGraphs };
+  let prepared: PreparedQuery | GuardError;
+  try {
+    prepared = prepareQueryForTest(request, settings);
+  } catch (error) {
+    if (!(error instanceof GuardError)) throw error;
+    prepared = error;
+  }
+  return source.grants.map((grant) =>
+    outcome(() => {
+      if (prepared instanceof GuardError) throw prepared;
+      return applyGrant(prepared, grant);
+    }),
+  );
+}
+
+let prepareCalls = 0;
+const planners = new Map<string, Planner>();
+function cachedPlannerFor(allowedFunctions: readonly string[]): Planner {
+  const key = JSON.stringify(allowedFunctions);
+  let planner = planners.get(key);
+  if (planner === undefined) {
+    const options = { baseIri: 'http://localhost/', maxQueryDepth: 64, allowedFunctions };
+    planner = createPlanner({ ...options, planCache: { maxEntries: 5000, maxBytes: 64 * 1024 * 1024 } }, (request, settings) => {
+      prepareCalls++;
+      return prepareQueryForTest(request, settings);
+    });
+    planners.set(key, planner);
+  }
+  return planner;
+}
+
+test('shape cache oracle: every query the project holds, and mutations of its constants, plan as without a cache', () => {
+  const sources = [...goldenSources(), ...w3cSources(), ...embeddedSources()];
+  assert.ok(sources.length > 100, `only ${sources.length} queries found`);
+  let compared = 0;
+  let filled = 0;
+  /** Mutated queries planned through the cache without any prepare: filled from another query's template. */
+  let fromTemplate = 0;
+  const mismatches: string[] = [];
+  sources.forEach((source, index) => {
+    const cached = cachedPlannerFor(source.allowedFunctions);
+    const variants = [source.query];
+    for (let m = 0; m < 2; m++) {
+      const mutated = mutate(source.query, index * 31 + m);
+      if (mutated !== undefined) variants.push(mutated);
+    }
+    // The original fills the shape first, then each mutation is planned from it.
+    for (const query of variants) {
+      const expectedByGrant = withoutCache(source, query);
+      source.grants.forEach((grant, g) => {
+        const expected = expectedByGrant[g] ?? '';
+        const request = { query, defaultGraphs: source.defaultGraphs, namedGraphs: source.namedGraphs };
+        const before = prepareCalls;
+        const actual = outcome(() => cached.plan(request, grant));
+        compared++;
+        if (query !== source.query && expected.startsWith('plan ')) {
+          filled++;
+          if (prepareCalls === before && g === 0) fromTemplate++;
+        }
+        if (actual !== expected && mismatches.length < 10) {
+          mismatches.push(`${source.name}\n--- query\n${query}\n--- without cache\n${expected}\n--- through the shape cache\n${actual}`);
+        }
+      });
+    }
+  });
+  assert.deepEqual(mismatches, [], mismatches.join('\n\n'));
+  assert.ok(filled > 300, `only ${filled} mutated queries planned`);
+  assert.ok(fromTemplate > 200, `only ${fromTemplate} mutated queries filled from another query's template`);
+  console.log(`# shape oracle: ${sources.length} queries, ${compared} comparisons, ${filled} mutated plans, ${fromTemplate} of them (first grant) filled from another query's template`);
+});
+
+test('shape cache: a hit never parses, and one shape with many sensitive variants cannot push other plans out', () => {
+  let prepares = 0;
+  const options = { baseIri: 'http://localhost/', maxQueryDepth: 64 };
+  const planner = createPlanner({ ...options, planCache: { maxEntries: 100, maxBytes: 1 << 24 } }, (request, settings) => {
+    prepares++;
+    return prepareQueryForTest(request, settings);
+  });
+  const grant = GRANTS[0] as Grant;
+  const plan = (query: string) => planner.plan({ query, defaultGraphs: [], namedGraphs: [] }, grant).query;
+  plan('SELECT * WHERE { <http://example.org/s1> <http://example.org/p> "a" }');
+  const before = prepares;
+  for (let i = 0; i < 50; i++) plan(`SELECT * WHERE { <http://example.org/s${i}> <http://example.org/p> "v${i}" . FILTER(?x > ${i}) }`);
+  plan('SELECT * WHERE { <http://example.org/s1> <http://example.org/p> "b" . FILTER(?x > 1) }');
+  const afterHits = prepares;
+  assert.ok(afterHits - before <= 2, `${afterHits - before} prepares for one shape with 51 constant variants`);
+  // 200 predicates (sensitive): at most a tenth of the entries, so the shape above stays cached.
+  for (let i = 0; i < 200; i++) plan(`SELECT * WHERE { ?s <http://example.org/q${i}> ?o }`);
+  const mark = prepares;
+  plan('SELECT * WHERE { <http://example.org/s7> <http://example.org/p> "c" . FILTER(?x > 9) }');
+  assert.equal(prepares, mark, 'the first shape was pushed out by the variants of another');
+});
