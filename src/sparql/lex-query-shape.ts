@@ -54,12 +54,14 @@ const PN_CHARS = PN_CHARS_U + '\\-0-9\\u00B7\\u0300-\\u036F\\u203F-\\u2040';
 const PLX = "%[0-9A-Fa-f]{2}|\\\\[_~.\\-!$&'()*+,;=/?#@%]";
 const PN_PREFIX = `[${PN_CHARS_BASE}](?:[${PN_CHARS}.]*[${PN_CHARS}])?`;
 const PN_LOCAL = `(?:[${PN_CHARS_U}:0-9]|${PLX})(?:(?:[${PN_CHARS}.:]|${PLX})*(?:[${PN_CHARS}:]|${PLX}))?`;
+/* eslint-disable no-misleading-character-class -- the ranges hold the combining marks U+0300-U+036F that [166] PN_CHARS lists, on purpose */
 /** PNAME_NS or PNAME_LN ([140], [141]): group 1 the prefix, group 2 the local part. */
 const PNAME = new RegExp(`(${PN_PREFIX})?:(${PN_LOCAL})?`, 'uy');
 /** VAR1 / VAR2 ([143], [144]). */
 const VAR = new RegExp(`[?$][${PN_CHARS_U}0-9][${PN_CHARS_U}0-9\\u00B7\\u0300-\\u036F\\u203F-\\u2040]*`, 'uy');
 /** BLANK_NODE_LABEL ([142]). */
 const BLANK_NODE_LABEL = new RegExp(`_:[${PN_CHARS_U}0-9](?:[${PN_CHARS}.]*[${PN_CHARS}])?`, 'uy');
+/* eslint-enable no-misleading-character-class */
 /** IRIREF ([139]); the text holds no codepoint escapes. */
 const IRIREF = /<([^<>"{}|^`\\\u0000-\u0020]*)>/y;
 /** DOUBLE, DECIMAL, INTEGER ([146]-[148]), longest first. */
