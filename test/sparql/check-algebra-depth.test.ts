@@ -101,8 +101,12 @@ test('the check runs once per prepared query: a refused wide query is not prepar
     (request, settings) => (prepared++, prepareQuery(request, settings)),
   );
   const query = `SELECT * { ${list(3000, (i) => `{ ?s <urn:x:p${i}> ?o }`, ' UNION ')} }`;
-  for (let i = 0; i < 3; i++) {
+  assert.throws(() => cached.plan({ query, defaultGraphs: [], namedGraphs: [] }, GRANT), tooComplex(256));
+  // First sight of the shape: the guessed and the all-sentinel texts, then the exact text; then never again.
+  const firstSight = prepared;
+  assert.ok(firstSight <= 3, `${firstSight} prepares`);
+  for (let i = 0; i < 2; i++) {
     assert.throws(() => cached.plan({ query, defaultGraphs: [], namedGraphs: [] }, GRANT), tooComplex(256));
   }
-  assert.equal(prepared, 1);
+  assert.equal(prepared, firstSight);
 });
