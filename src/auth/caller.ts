@@ -1,6 +1,6 @@
 // Who is asking: the result of identification.
 
-/** The agent IRI that DESIGN section 3 gives a caller without credentials. */
+/** The agent IRI that docs/design.md#vocabulary gives a caller without credentials. */
 export const ANONYMOUS_AGENT = 'https://w3id.org/sparql-guard#Anonymous';
 
 /** The identified caller of one request. */

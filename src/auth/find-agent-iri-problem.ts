@@ -1,4 +1,4 @@
-// Decides whether a string can stand as an agent IRI (DESIGN section 4).
+// Decides whether a string can stand as an agent IRI (docs/design.md#identity).
 
 /** The vocabulary namespace; its IRIs name principals of the guard itself, never a caller. */
 const GUARD_NAMESPACE = 'https://w3id.org/sparql-guard#';

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * The lower-case hexadecimal SHA-256 of `key` (UTF-8), as stored in `auth.apiKeys[].sha256`.
- * A fast hash is right here: keys are long random tokens, not passwords (DESIGN section 4).
+ * A fast hash is right here: keys are long random tokens, not passwords (docs/design.md#identity).
  */
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');

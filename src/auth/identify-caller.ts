@@ -1,4 +1,4 @@
-// Turns the credential headers of a request (API key, Basic, JWT, trusted headers) into a Caller, or refuses with 401 (DESIGN section 4).
+// Turns the credential headers of a request (API key, Basic, JWT, trusted headers) into a Caller, or refuses with 401 (docs/design.md#identity).
 
 import type { GuardConfig } from '../config/read-config.js';
 import { GuardError } from '../guard-error.js';

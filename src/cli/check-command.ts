@@ -86,7 +86,7 @@ function text(
   for (const entry of listing(set)) {
     lines.push(entry.principal, `  policies: ${entry.policies.join(' ')}`, `  graphs:   ${entry.graphs.join(' ') || '(none)'}`);
   }
-  // The listing is per principal; a caller's grant is a union of several of them (DESIGN section 3).
+  // The listing is per principal; a caller's grant is a union of several of them (docs/design.md#vocabulary).
   lines.push('a caller gets the union of Everyone, AuthenticatedAgent (when authenticated), its agent IRI and its groups');
   return `${lines.join('\n')}\n`;
 }

@@ -1,6 +1,6 @@
-// CORS headers: the guard answers cross-origin requests itself (SPEC "What the service does", item 6).
+// CORS headers: the guard answers cross-origin requests itself, so a reverse proxy in front only forwards (docs/design.md#http).
 
-/** Headers a browser may send on a query (DESIGN section 6). */
+/** Headers a browser may send on a query (docs/design.md#http). */
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'X-API-Key'];
 /** Sent by some browser clients (jQuery-style XHR wrappers) together with credentials. */
 const REQUESTED_WITH = 'X-Requested-With';

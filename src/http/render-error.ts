@@ -1,4 +1,4 @@
-// The one renderer of error responses: text/plain, one line (SPEC "Errors").
+// The one renderer of error responses: text/plain, one line (README.md#errors).
 
 import type { FastifyReply } from 'fastify';
 import type { GuardError } from '../guard-error.js';

@@ -2,7 +2,7 @@
 
 import { GuardError } from '../guard-error.js';
 
-/** fastify error code -> what the caller is told (STYLE habit 5: a table, matched by code). */
+/** fastify error code -> what the caller is told: a table, matched by code. */
 const BY_CODE: Readonly<Record<string, GuardError>> = {
   FST_ERR_CTP_BODY_TOO_LARGE: new GuardError(413, 'request body is larger than 1 MiB'),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: new GuardError(415, 'unsupported Content-Type'),

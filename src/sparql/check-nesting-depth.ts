@@ -5,7 +5,7 @@ import type { TextRegion } from './split-query-text.js';
 
 /**
  * Measures nesting as the depth of open brackets `{`, `(` and `[` in code
- * (outside IRIs, strings and comments). Every level DESIGN section 5 names
+ * (outside IRIs, strings and comments). Every level docs/design.md#rewriting names
  * needs one: groups, sub-selects and EXISTS open a `{`, parenthesised
  * expressions, function arguments and path groups a `(`, blank-node property
  * lists a `[`. Real stores crash on deep nesting (Oxigraph at a few hundred

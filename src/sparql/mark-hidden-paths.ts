@@ -1,6 +1,6 @@
 // Finds, once per prepared query, where hidden predicates could be reached: IRIs named as predicates and variable predicates per group.
 
-/** What the template step needs to close a query against hidden predicates (DESIGN section 3). */
+/** What the template step needs to close a query against hidden predicates (docs/design.md#vocabulary). */
 export interface HiddenPathMarks {
   /** IRIs in predicate position: triple patterns, every property path member, CONSTRUCT templates. */
   readonly named: ReadonlySet<string>;

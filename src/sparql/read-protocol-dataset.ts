@@ -9,7 +9,7 @@ const NOT_IN_IRI = /[\u0000-\u0020\u007f-\u009f<>"{}|^`\\]/;
 /**
  * SPARQL 1.1 Protocol 2.1.4: each value must be an absolute IRI. An empty or
  * invalid value is refused with 400 naming the parameter (stores disagree on
- * empty values, rig b06/b07, so the guard decides). Values stay byte for byte,
+ * empty values, so the guard decides). Values stay byte for byte,
  * as absolute IRIs in the query do: one with dot segments is another IRI, and
  * no policy may grant one (loadPolicySet), so it never reaches the store.
  * Duplicates keep their first position.

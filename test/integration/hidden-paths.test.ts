@@ -275,7 +275,7 @@ for (const s of scenarios) {
     });
 
     if (s.rig) {
-      it('DESCRIBE stays inside the dataset, also where the store would look outside it (rig d02-d05)', async () => {
+      it('DESCRIBE stays inside the dataset, also where the store would look outside it', async () => {
         // Anonymous callers read public1 only; res:item5 has triples in the secret and default graphs too.
         const queries = [
           'DESCRIBE <http://example.org/res/item5>',

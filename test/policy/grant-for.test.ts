@@ -65,7 +65,7 @@ describe('grantFor: targeting', () => {
   });
 });
 
-describe('grantFor: hidden paths (DESIGN section 3)', () => {
+describe('grantFor: hidden paths (docs/design.md#vocabulary)', () => {
   let set: PolicySet;
   before(async () => {
     set = await load('hide-paths.ttl');

@@ -18,27 +18,27 @@ const attacks: Attack[] = [
   { name: 'FROM <teamA> as anonymous', query: withDataset(`FROM <${GRAPHS.teamA}>`), expect: { bits: [] } },
   { name: 'FROM NAMED <secret>, GRAPH ?g', caller: 'reader', query: withDataset(`FROM NAMED <${GRAPHS.secret}>`, true), expect: { bits: [] } },
   { name: 'FROM NAMED <secret> FROM NAMED <teamA>, GRAPH ?g', caller: 'reader', query: withDataset(`FROM NAMED <${GRAPHS.secret}> FROM NAMED <${GRAPHS.teamA}>`, true), expect: { bits: [BITS.teamA] } },
-  // Virtuoso leaves GRAPH ?g unrestricted under FROM without FROM NAMED (rig a11).
+  // Virtuoso leaves GRAPH ?g unrestricted under FROM without FROM NAMED.
   { name: 'FROM <public1> only, then GRAPH ?g', caller: 'reader', query: withDataset(`FROM <${GRAPHS.public1}>`, true), expect: { bits: [] } },
   { name: 'FROM NAMED only, pattern in the default graph', caller: 'reader', query: withDataset(`FROM NAMED <${GRAPHS.public1}>`), expect: { bits: [] } },
   { name: "FROM Virtuoso's default graph name", caller: 'reader', query: withDataset(`FROM <${GRAPHS.virtuosoDefault}>`), expect: { bits: [] } },
   { name: 'FROM the reserved empty graph', caller: 'reader', query: withDataset('FROM <urn:x-sparql-guard:empty> FROM NAMED <urn:x-sparql-guard:empty>', true), expect: { bits: [] } },
-  { name: 'FROM inside a sub-select (Virtuoso applies it, rig a14)', caller: 'reader', query: `${P}SELECT ?b WHERE { { SELECT ?b FROM <${GRAPHS.secret}> WHERE { ex:fingerprint ex:graphBit ?b } } }`, expect: { status: 400 } },
+  { name: 'FROM inside a sub-select (Virtuoso applies it)', caller: 'reader', query: `${P}SELECT ?b WHERE { { SELECT ?b FROM <${GRAPHS.secret}> WHERE { ex:fingerprint ex:graphBit ?b } } }`, expect: { status: 400 } },
   { name: 'FROM NAMED inside a sub-select in EXISTS', caller: 'reader', query: `${P}ASK { FILTER EXISTS { SELECT ?b FROM NAMED <${GRAPHS.secret}> WHERE { GRAPH ?g { ?s ex:graphBit ?b } } } }`, expect: { status: 400 } },
   { name: 'protocol default-graph-uri=<secret> alone', caller: 'reader', query: DEFAULT_BITS, params: { 'default-graph-uri': [GRAPHS.secret] }, expect: { bits: [] } },
   { name: 'protocol named-graph-uri=<secret> alone', caller: 'reader', query: NAMED_BITS, params: { 'named-graph-uri': [GRAPHS.secret] }, expect: { bits: [] } },
   { name: 'protocol default-graph-uri=<secret> and <public1>', caller: 'reader', query: DEFAULT_BITS, params: { 'default-graph-uri': [GRAPHS.secret, GRAPHS.public1] }, expect: { bits: [BITS.public1] } },
-  // Virtuoso merges the protocol dataset with the query's own (rig b02, b03).
+  // Virtuoso merges the protocol dataset with the query's own.
   { name: 'protocol default-graph-uri=<public1> with query FROM <secret>', caller: 'reader', query: withDataset(`FROM <${GRAPHS.secret}>`), params: { 'default-graph-uri': [GRAPHS.public1] }, expect: { bits: [BITS.public1] } },
   { name: 'protocol default-graph-uri=<public1> with query FROM NAMED <secret>, GRAPH ?g', caller: 'reader', query: withDataset(`FROM NAMED <${GRAPHS.secret}>`, true), params: { 'default-graph-uri': [GRAPHS.public1] }, expect: { bits: [] } },
   { name: 'protocol named-graph-uri=<teamA> with query FROM NAMED <secret>', caller: 'reader', query: withDataset(`FROM NAMED <${GRAPHS.secret}>`, true), params: { 'named-graph-uri': [GRAPHS.teamA] }, expect: { bits: [BITS.teamA] } },
   { name: 'protocol named-graph-uri=<secret> with query FROM <teamA>', caller: 'reader', query: withDataset(`FROM <${GRAPHS.teamA}>`), params: { 'named-graph-uri': [GRAPHS.secret] }, expect: { bits: [] } },
   { name: 'protocol dataset in the URL of a direct POST, query FROM <secret>', caller: 'reader', method: 'direct', query: withDataset(`FROM <${GRAPHS.secret}>`), params: { 'default-graph-uri': [GRAPHS.teamA] }, expect: { bits: [BITS.teamA] } },
   { name: 'protocol dataset by GET, query FROM NAMED <secret>', caller: 'reader', method: 'get', query: withDataset(`FROM NAMED <${GRAPHS.secret}>`, true), params: { 'named-graph-uri': [GRAPHS.public1] }, expect: { bits: [BITS.public1] } },
-  // An empty value is ignored by Jena and Virtuoso (rig b06): the query's FROM <secret> would apply there.
+  // An empty value is ignored by Jena and Virtuoso: the query's FROM <secret> would apply there.
   { name: 'empty default-graph-uri with query FROM <secret>', caller: 'reader', query: withDataset(`FROM <${GRAPHS.secret}>`), params: { 'default-graph-uri': [''] }, expect: { status: 400 } },
   { name: 'default-graph-uri=urn:x-arq:UnionGraph', caller: 'reader', query: DEFAULT_BITS, params: { 'default-graph-uri': ['urn:x-arq:UnionGraph'] }, expect: { bits: [] } },
-  { name: 'unknown parameter union-default-graph is not forwarded (rig c09)', caller: 'reader', query: withDataset(`FROM <${GRAPHS.public1}>`), params: { 'union-default-graph': [''] }, expect: { bits: [BITS.public1] } },
+  { name: 'unknown parameter union-default-graph is not forwarded', caller: 'reader', query: withDataset(`FROM <${GRAPHS.public1}>`), params: { 'union-default-graph': [''] }, expect: { bits: [BITS.public1] } },
 ];
 
 describeOnEveryStore('dataset clauses', (guard, store) => {

@@ -1,4 +1,4 @@
-// Bypass class: DESCRIBE, whose description each store computes its own way (Jena's embedded ARQ reads the whole dataset, rig d02-d05); the planner sends it as a CONSTRUCT.
+// Bypass class: DESCRIBE, whose description each store computes its own way (Jena's embedded ARQ reads the whole dataset); the planner sends it as a CONSTRUCT.
 
 import { GRAPHS, describeOnEveryStore, itAttacks, type Attack } from '../helpers/rig-stores.js';
 
@@ -11,7 +11,7 @@ const attacks: Attack[] = [
   { name: 'DESCRIBE ... FROM <public1>', caller: 'reader', accept: TURTLE, query: `${P}DESCRIBE res:item2 FROM <${GRAPHS.public1}>`, expect: { ok: true }, mustContain: 'Item 2' },
   { name: 'DESCRIBE ?s FROM <public1> WHERE', caller: 'reader', accept: TURTLE, query: `${P}DESCRIBE ?s FROM <${GRAPHS.public1}> WHERE { ?s ex:value 4 }`, expect: { ok: true }, mustContain: 'Item 4' },
   { name: 'DESCRIBE ... FROM <secret>', caller: 'reader', accept: TURTLE, query: `${P}DESCRIBE res:item1 FROM <${GRAPHS.secret}>`, expect: { ok: true } },
-  { name: 'DESCRIBE ... FROM NAMED <public1> only (named graphs searched by Jena and Virtuoso, rig d03)', caller: 'reader', accept: TURTLE, query: `${P}DESCRIBE res:item1 FROM NAMED <${GRAPHS.public1}>`, expect: { ok: true } },
+  { name: 'DESCRIBE ... FROM NAMED <public1> only (named graphs searched by Jena and Virtuoso)', caller: 'reader', accept: TURTLE, query: `${P}DESCRIBE res:item1 FROM NAMED <${GRAPHS.public1}>`, expect: { ok: true } },
   { name: 'DESCRIBE a secret-only subject', caller: 'reader', accept: TURTLE, query: `${P}DESCRIBE sec:doc5`, expect: { ok: true } },
   { name: 'DESCRIBE a subject with secret blank-node closures', caller: 'reader', accept: 'application/n-triples', query: `${P}DESCRIBE res:item7`, expect: { ok: true }, mustContain: 'Item 7' },
   { name: 'DESCRIBE with protocol default-graph-uri=<public1> and FROM <secret>', caller: 'reader', accept: TURTLE, query: `${P}DESCRIBE res:item5 FROM <${GRAPHS.secret}>`, params: { 'default-graph-uri': [GRAPHS.public1] }, expect: { ok: true }, mustContain: 'Item 5' },

@@ -7,7 +7,7 @@ const bitsFrom = (dataset: string, named = false) =>
   `${P}SELECT DISTINCT ?b ${dataset} WHERE { ${named ? 'GRAPH ?g { ?f ex:graphBit ?b }' : '?f ex:graphBit ?b'} }`;
 
 const attacks: Attack[] = [
-  // Oxigraph and Jena decode \u inside IRIs (rig a19): the guard must compare the decoded IRI.
+  // Oxigraph and Jena decode \u inside IRIs: the guard must compare the decoded IRI.
   { name: '\\u escape in FROM', caller: 'reader', query: bitsFrom('FROM <http://example.org/g/\\u0073ecret>'), expect: { bits: [] } },
   { name: '\\U escape in FROM NAMED', caller: 'reader', query: bitsFrom('FROM NAMED <http://example.org/g/\\U00000073ecret>', true), expect: { bits: [] } },
   { name: '\\u escape in GRAPH', caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { GRAPH <http://example.org/g/\\u0073ecret> { ?f ex:graphBit ?b } }`, expect: { bits: [] } },

@@ -1,4 +1,4 @@
-// Bypass class: SERVICE in every position (Jena executes SERVICE to the store's own endpoint, rig c13).
+// Bypass class: SERVICE in every position (Jena executes SERVICE to the store's own endpoint).
 
 import { describeOnEveryStore, itAttacks, type Attack } from '../helpers/rig-stores.js';
 

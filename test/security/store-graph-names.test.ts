@@ -31,7 +31,7 @@ const attacks: Attack[] = SPECIAL_GRAPHS.flatMap((iri): Attack[] => [
   { name: `ASK GRAPH <${iri}> {}`, caller: 'reader', query: `ASK { GRAPH <${iri}> { } }`, expect: { ask: false } },
 ]);
 attacks.push({
-  name: 'Virtuoso system graphs stay out of GRAPH ?g (rig a20)',
+  name: 'Virtuoso system graphs stay out of GRAPH ?g',
   caller: 'reader',
   query: `SELECT DISTINCT ?b WHERE { GRAPH ?g { ?s ?p ?o } BIND(IF(STRSTARTS(STR(?g), "http://example.org/g/"), 2, 64) AS ?b) }`,
   expect: { bits: [2] },

@@ -33,12 +33,12 @@ const attacks: Attack[] = [
   { name: 'update= beside a query', caller: 'keeper', query: 'ASK {}', params: { update: [INSERT] }, expect: { status: 403 } },
   { name: 'update= in the URL of GET', caller: 'keeper', method: 'get', query: 'ASK {}', params: { update: [INSERT] }, expect: { status: 403 } },
   { name: 'application/sparql-update body', caller: 'keeper', method: 'direct', query: INSERT, headers: { 'content-type': UPDATE }, expect: { status: 403 } },
-  { name: 'application/sparql-update body holding a SELECT (Virtuoso runs it, rig e07)', caller: 'keeper', method: 'direct', query: 'SELECT * WHERE { ?s ?p ?o }', headers: { 'content-type': `${UPDATE}; charset=utf-8` }, expect: { status: 403 } },
+  { name: 'application/sparql-update body holding a SELECT (Virtuoso runs it)', caller: 'keeper', method: 'direct', query: 'SELECT * WHERE { ?s ?p ?o }', headers: { 'content-type': `${UPDATE}; charset=utf-8` }, expect: { status: 403 } },
   { name: 'APPLICATION/SPARQL-UPDATE in upper case', caller: 'keeper', method: 'direct', query: INSERT, headers: { 'content-type': UPDATE.toUpperCase() }, expect: { status: 403 } },
   { name: 'query then update in one request text', caller: 'keeper', query: `ASK {} ; ${INSERT}`, expect: { status: 400 } },
   { name: 'update then query in one request text', caller: 'keeper', query: `${INSERT} ; ASK {}`, expect: { status: 403 } },
-  { name: 'empty query= (Virtuoso treats it as an update, rig e18)', caller: 'keeper', query: '', expect: { status: 400 } },
-  { name: 'two query= parameters (Virtuoso runs the last, rig e16)', caller: 'keeper', query: 'ASK {}', params: { query: [INSERT] }, expect: { status: 400 } },
+  { name: 'empty query= (Virtuoso treats it as an update)', caller: 'keeper', query: '', expect: { status: 400 } },
+  { name: 'two query= parameters (Virtuoso runs the last)', caller: 'keeper', query: 'ASK {}', params: { query: [INSERT] }, expect: { status: 400 } },
 ];
 
 describeOnEveryStore('update smuggling', (guard, store) => {

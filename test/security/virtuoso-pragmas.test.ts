@@ -1,4 +1,4 @@
-// Bypass class: Virtuoso DEFINE pragmas, which add graphs to the dataset on Virtuoso (rig c10-c12), and store extension functions; not SPARQL 1.1.
+// Bypass class: Virtuoso DEFINE pragmas, which add graphs to the dataset on Virtuoso, and store extension functions; not SPARQL 1.1.
 
 import { GRAPHS, describeOnEveryStore, itAttacks, type Attack } from '../helpers/rig-stores.js';
 

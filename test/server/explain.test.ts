@@ -1,4 +1,4 @@
-// {path}/explain over HTTP: the fields of SPEC, policies in order of listing, the refusals of the query endpoint, 404 when off, never a query to the store.
+// {path}/explain over HTTP: the documented fields, policies in order of listing, the refusals of the query endpoint, 404 when off, never a query to the store.
 
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -45,7 +45,7 @@ const explainUrl = (query: string, params = '') => `${t.endpoint}/explain?query=
 const asBeta = { authorization: `Bearer ${KEYS.beta}` };
 
 describe('explain answers', () => {
-  it('has exactly the fields of SPEC, with policies as <iri> in order of listing', async () => {
+  it('has exactly the documented fields, with policies as <iri> in order of listing', async () => {
     const response = await fetch(explainUrl(SELECT), { headers: asBeta });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);

@@ -76,7 +76,7 @@ export interface EvaluationRig {
   readonly callers: number;
   run(test: W3cTest): Promise<Outcome>;
   /**
-   * Issue 5 item 4: the answer through the guard as caller `index` equals the answer of the store
+   * The answer through the guard as caller `index` equals the answer of the store
    * asked directly with a dataset of exactly the granted part of the test's dataset.
    */
   differential(test: W3cTest, index: number): Promise<{ readonly same: boolean; readonly note: string }>;
@@ -211,7 +211,7 @@ async function runOne(guard: TestGuard, test: W3cTest): Promise<Outcome> {
   }
   const graphForm = expected.kind === 'graph';
   const throughGuard = await ask(guard.endpoint, query, params, graphForm);
-  // Direct: the same query to the store itself, with the dataset of exactly the granted graphs (issue 5 item 4).
+  // Direct: the same query to the store itself, with the dataset of exactly the granted graphs.
   const direct = await ask(guard.guard.upstreamUrl, query, hasDataset ? {} : params, graphForm);
   const guardKey = canonical(throughGuard);
   const directKey = canonical(direct);
