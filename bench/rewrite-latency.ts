@@ -14,7 +14,7 @@ import { runScenario, scenarioArguments } from './fresh-process.js';
 const EX = 'https://bench.example.org/';
 const GRANTED = `${EX}graphs/granted`;
 const OTHER = `${EX}graphs/other`;
-/** Issue 4, target 3: a cache hit of the medium query plans in at most 10 us (p50). */
+/** Target: a cache hit of the medium query plans in at most 10 us (p50). */
 const HIT_P50_TARGET_US = 10;
 
 type Size = 'small' | 'medium' | 'large';

@@ -9,9 +9,9 @@ import type { CompiledPolicy, PolicySet } from './policy-set.js';
 /**
  * The grant of `caller`: the policies for Everyone, for AuthenticatedAgent
  * (authenticated callers only), for its agent IRI and for each of its groups,
- * merged in order of listing without duplicates (DESIGN section 3).
+ * merged in order of listing without duplicates (docs/design.md#vocabulary).
  * `undefined` when no policy applies; the caller of this function answers
- * 401 or 403 (DESIGN section 4). No reasoning happens here.
+ * 401 or 403 (docs/design.md#identity). No reasoning happens here.
  */
 export function grantFor(set: PolicySet, caller: Caller): Grant | undefined {
   const { lookup } = set;
