@@ -8,6 +8,15 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** One request description per request in turn; setupRequest may rewrite it each time. */
+    requests?: RequestSpec[];
+  }
+  interface RequestSpec {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?: (request: RequestSpec) => RequestSpec;
   }
   interface Result {
     requests: { average: number; total: number };

@@ -90,8 +90,9 @@ const KEYED_AFTER = new Set(['FROM', 'NAMED', 'GRAPH', 'SERVICE', 'SILENT', '^^'
  * it cannot classify (the planner then prepares the text as it is). Never
  * parses. Constants that are never slots (they stay in the key as written):
  * BASE and PREFIX declarations, IRIs after FROM, NAMED, GRAPH and SERVICE,
- * IRIs followed by `(` (function calls and aggregates), typed literals with
- * their datatype, language tags, booleans, and the integers of LIMIT and
+ * IRIs followed by `(` (function calls and aggregates), datatypes (and the
+ * whole literal for xsd:string and xsd:integer, which the generator writes
+ * differently), language tags, signs, booleans, and the integers of LIMIT and
  * OFFSET. Text with codepoint escapes is not cut (§19.2 decodes them before
  * any token exists). `baseIri` is the planner's base, for relative IRIs.
  */
@@ -273,8 +274,9 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
       const token = text.slice(i, end);
       i = end;
       const after = skip(i);
-      if (text.startsWith('^^', after)) {
-        emit(token); // typed literal: the datatype decides how it is written, so all of it is key
+      const typed = text.startsWith('^^', after);
+      if (typed && !slotsTypedLiteral(text, skip(after + 2), base, prefixes)) {
+        emit(token); // the datatype decides how it is written (xsd:integer bare, xsd:string plain): all of it is key
         step('term');
       } else {
         const quote = token.length >= 6 && token[1] === token[0] && token[2] === token[0] ? 3 : 1;
@@ -282,7 +284,7 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
         if (content === undefined) return undefined;
         constant('S', token, content.replace(GENERATOR_ESCAPED, (e) => GENERATOR_ESCAPES[e] ?? e));
         step('term');
-        if (text.charCodeAt(after) === 0x40) {
+        if (!typed && text.charCodeAt(after) === 0x40) {
           LANGTAG.lastIndex = after;
           const m = LANGTAG.exec(text);
           if (m === null) return undefined;
@@ -389,6 +391,29 @@ const VERB_DONE = 2;
 const OBJECT = 3;
 const AFTER_OBJECT = 4;
 const ITEMS = 5;
+
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
+
+/**
+ * True when the datatype IRI at `at` is one the generator writes as
+ * `"content"^^<datatype>` whatever the content: any but xsd:string (written
+ * as a plain literal) and xsd:integer (written bare when the content is
+ * digits). Then the content is a slot and the datatype stays in the key.
+ */
+function slotsTypedLiteral(text: string, at: number, base: string, prefixes: ReadonlyMap<string, string>): boolean {
+  let iri: string | undefined;
+  IRIREF.lastIndex = at;
+  const ref = IRIREF.exec(text);
+  if (ref !== null) iri = resolveIri(ref[1] ?? '', base);
+  else {
+    PNAME.lastIndex = at;
+    const pname = PNAME.exec(text);
+    const namespace = pname === null ? undefined : prefixes.get(pname[1] ?? '');
+    if (pname === null || namespace === undefined || (pname[2] ?? '').includes('\\')) return false;
+    iri = namespace + (pname[2] ?? '');
+  }
+  return hasScheme(iri) && iri !== XSD + 'string' && iri !== XSD + 'integer';
+}
 
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;

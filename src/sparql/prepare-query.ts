@@ -5,6 +5,7 @@ import { GuardError } from '../guard-error.js';
 import type { QueryRequest } from '../http/query-request.js';
 import { buildTemplate, type LooseQuery } from './build-template.js';
 import { checkAlgebraDepth } from './check-algebra-depth.js';
+import { checkBlankNodeScope } from './check-blank-node-scope.js';
 import { checkFunctionCalls, type FunctionAllowList } from './check-function-calls.js';
 import { checkNestingDepth } from './check-nesting-depth.js';
 import { decodeCodepointEscapes } from './decode-codepoint-escapes.js';
@@ -78,6 +79,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     // Before any other walker: wide but flat queries nest deep in the stores' algebra.
     checkAlgebraDepth(tree, settings.maxQueryDepth);
     inspectTree(tree, true);
+    checkBlankNodeScope(tree);
     checkFunctionCalls(tree, settings.allowedFunctions);
     joinHavingConstraints(tree);
 

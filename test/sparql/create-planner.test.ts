@@ -199,3 +199,18 @@ test('the BASE line is the query\'s last BASE, resolved, or the configured base'
   assert.match(planner.plan(request('SELECT * { ?s ?p ?o }'), grantOf(P1)).query, /^BASE <http:\/\/localhost\/>\nSELECT /);
   assert.match(planner.plan(request('BASE <http://a/b/> BASE <c/> SELECT * { ?s ?p ?o }'), grantOf(P1)).query, /^BASE <http:\/\/a\/b\/c\/>\nSELECT /);
 });
+
+test('a blank-node label in two basic graph patterns is a 400 (§4.1.4); FILTERs between triples do not split one', () => {
+  const planner = createPlanner(options(0));
+  for (const query of [
+    'SELECT * { _:a ?p ?v . OPTIONAL { _:a ?q 1 } }',
+    'SELECT * { { _:a ?p ?v } UNION { _:a ?q 1 } }',
+    'SELECT * { _:a ?p ?v . FILTER EXISTS { _:a ?q 1 } }',
+    'SELECT * { _:a ?p ?v { SELECT * { _:a ?q 1 } } }',
+  ]) {
+    assert.throws(() => planner.plan(request(query), grantOf(P1)), (error: unknown) => error instanceof GuardError && error.status === 400 && /blank node label/.test(error.message), query);
+  }
+  for (const query of ['SELECT * { _:a ?p ?v . FILTER(?v > 1) _:a ?q 1 }', 'SELECT * { _:a ?p ?v . [] ?q _:a }', 'CONSTRUCT { _:a <x:p> ?v } WHERE { _:a ?p ?v }']) {
+    new sparqljs.Parser().parse(planner.plan(request(query), grantOf(P1)).query);
+  }
+});

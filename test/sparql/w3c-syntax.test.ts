@@ -35,20 +35,8 @@ const closedPlanner = createPlanner({ ...options, allowedFunctions: [] });
 const grant = { policies: ['urn:test:p'], graphs: new Set(['http://example.org/g/public1', 'http://example.org/g/public2']), hiddenByGraph: new Map() };
 
 /** Known, decided exceptions: test id suffix -> why the guard's answer differs from the suite's. */
-const BNODE_SCOPE = 'sparqljs does not check that a blank-node label stays within one BGP (§4.1.4); the label cannot reach outside the dataset, so the guard forwards it and the store decides';
 const EMPTY_UPDATE = 'an update holding only comments or a prologue is an empty request: 400 (rule: empty is 400), there is no operation to refuse';
 const EXCEPTIONS: Readonly<Record<string, string>> = {
-  'syntax-sparql3/manifest#blabel-cross-graph-bad': BNODE_SCOPE,
-  'syntax-sparql3/manifest#blabel-cross-optional-bad': BNODE_SCOPE,
-  'syntax-sparql3/manifest#blabel-cross-union-bad': BNODE_SCOPE,
-  'syntax-sparql4/manifest#syn-bad-34': BNODE_SCOPE,
-  'syntax-sparql4/manifest#syn-bad-35': BNODE_SCOPE,
-  'syntax-sparql4/manifest#syn-bad-36': BNODE_SCOPE,
-  'syntax-sparql4/manifest#syn-bad-37': BNODE_SCOPE,
-  'syntax-sparql4/manifest#syn-bad-38': BNODE_SCOPE,
-  'syntax-sparql4/manifest#syn-bad-OPT-breaks-BGP': BNODE_SCOPE,
-  'syntax-sparql4/manifest#syn-bad-UNION-breaks-BGP': BNODE_SCOPE,
-  'syntax-sparql4/manifest#syn-bad-GRAPH-breaks-BGP': BNODE_SCOPE,
   'syntax-update-1/manifest#test_38': EMPTY_UPDATE,
   'syntax-update-1/manifest#test_39': EMPTY_UPDATE,
   'syntax-update-1/manifest#test_40': EMPTY_UPDATE,
@@ -89,7 +77,7 @@ test('W3C syntax suites', () => {
     const exception = Object.keys(EXCEPTIONS).find((suffix) => t.id.endsWith(suffix));
     if (exception !== undefined) {
       // A decided exception must still be the exception it describes (and never a crash).
-      assert.equal(got, EXCEPTIONS[exception] === BNODE_SCOPE ? 'planned' : '400', t.id);
+      assert.equal(got, '400', t.id);
       counts[`${label} decided exception`] = (counts[`${label} decided exception`] ?? 0) + 1;
     } else if (expected.includes(got)) counts[`${label} ok`] = (counts[`${label} ok`] ?? 0) + 1;
     else mismatches.push(`${t.id} (${file}): expected ${expected.join('|')}, got ${got}`);

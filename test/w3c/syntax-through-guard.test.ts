@@ -16,8 +16,6 @@ const read = (path: string) => readFileSync(join(W3C_SUITE ?? '', path), 'utf8')
 const POSITIVE = new Set(['PositiveSyntaxTest', 'PositiveSyntaxTest11']);
 const NEGATIVE = new Set(['NegativeSyntaxTest', 'NegativeSyntaxTest11']);
 
-/** Decided exceptions, shared with test/sparql/w3c-syntax.test.ts (same reasons). */
-const BNODE_SCOPE = ['blabel-cross-graph-bad', 'blabel-cross-optional-bad', 'blabel-cross-union-bad', 'syn-bad-34', 'syn-bad-35', 'syn-bad-36', 'syn-bad-37', 'syn-bad-38', 'syn-bad-OPT-breaks-BGP', 'syn-bad-UNION-breaks-BGP', 'syn-bad-GRAPH-breaks-BGP'];
 /**
  * Positives that call a made-up function IRI other than an XSD cast: 400 by default, as stores
  * run code under such IRIs; the guard under test allows them with allowedFunctions.
@@ -116,7 +114,7 @@ describe('W3C syntax suites through the guard', { skip: tests.length === 0 ? 'th
   it('every negative query is 400 and never reaches the store', async () => {
     const before = proxy.seen.length;
     const failures: string[] = [];
-    const negatives = tests.filter((t) => NEGATIVE.has(t.type) && t.query?.endsWith('.rq') && !BNODE_SCOPE.some((name) => t.id.endsWith(`#${name}`)));
+    const negatives = tests.filter((t) => NEGATIVE.has(t.type) && t.query?.endsWith('.rq'));
     for (const test of negatives) {
       const answer = await send(guard.endpoint, read(test.query ?? ''));
       if (answer.status !== 400) failures.push(`${test.id}: ${answer.status}`);

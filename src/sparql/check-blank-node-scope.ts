@@ -1,0 +1,70 @@
+// Refuses a blank-node label used in two basic graph patterns of one query (SPARQL 1.1 §4.1.4).
+
+import { GuardError } from '../guard-error.js';
+
+/**
+ * SPARQL 1.1 §4.1.4: "the same blank node label cannot be used in two
+ * different basic graph patterns in the same query" (W3C syntax tests
+ * syn-bad-34 to 38, blabel-cross-*-bad, *-breaks-BGP). sparqljs does not
+ * check it. Triples of one group separated only by FILTERs count as one basic
+ * graph pattern (§18.2.2: filters are collected from the group, the triples
+ * around them form one block); any other element, a nested group, each
+ * UNION branch, OPTIONAL, MINUS, GRAPH, a sub-query or EXISTS starts another.
+ * The CONSTRUCT template is not a pattern and is not looked at. Labels
+ * sparqljs makes for `[]` are fresh per use; only written labels (`_:x`,
+ * which sparqljs names `e_x`) are compared. Throws GuardError 400.
+ */
+export function checkBlankNodeScope(tree: unknown): void {
+  const owner = new Map<string, number>();
+  let scopes = 0;
+  const claim = (bgp: Record<string, unknown>, scope: number): void => {
+    for (const triple of (bgp['triples'] as unknown[] | undefined) ?? []) {
+      const { subject, object } = (triple ?? {}) as { subject?: unknown; object?: unknown };
+      for (const term of [subject, object]) {
+        const t = term as { termType?: unknown; value?: unknown } | undefined;
+        if (t?.termType !== 'BlankNode' || typeof t.value !== 'string' || !t.value.startsWith('e_')) continue;
+        const first = owner.get(t.value);
+        if (first === undefined) owner.set(t.value, scope);
+        else if (first !== scope) {
+          throw new GuardError(400, 'query is not valid SPARQL 1.1: a blank node label is used in two basic graph patterns');
+        }
+      }
+    }
+  };
+  /** A list of group elements: consecutive BGPs with only FILTERs between them share a scope. */
+  const visitElements = (elements: readonly unknown[], eachOwnScope: boolean): void => {
+    let scope = ++scopes;
+    for (const element of elements) {
+      const record = element as Record<string, unknown> | null;
+      if (typeof record !== 'object' || record === null) continue;
+      if (record['type'] === 'bgp') {
+        if (eachOwnScope) scope = ++scopes;
+        claim(record, scope);
+        continue;
+      }
+      visit(record);
+      if (record['type'] !== 'filter' || eachOwnScope) scope = ++scopes;
+    }
+  };
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    const record = node as Record<string, unknown>;
+    if (typeof record['termType'] === 'string') return;
+    // A BGP outside a list of group elements (an EXISTS argument): a pattern of its own.
+    if (record['type'] === 'bgp') {
+      claim(record, ++scopes);
+      return;
+    }
+    for (const key of Object.keys(record)) {
+      if (key === 'template') continue;
+      const value = record[key];
+      if ((key === 'where' || key === 'patterns') && Array.isArray(value)) visitElements(value, record['type'] === 'union');
+      else visit(value);
+    }
+  };
+  visit(tree);
+}
