@@ -113,7 +113,7 @@ function random(seed: number): () => number {
 
 /** Replacement constants per class, the awkward ones included (escapes, quotes, dot segments, the hidden predicate). */
 const POOLS: Readonly<Record<string, readonly string[]>> = {
-  S: ['"x"', "'y'", '"""a\n"b"""', "'''c''d'''", '"q\\"\'\\\\\\n\\t"', '""', '"\u00e9\u2028\ud83d\ude00"'],
+  S: ['"x"', "'y'", '"""a\n"b"""', "'''c''d'''", '"q\\"\'\\\\\\n\\t"', '""', '"\u00e9\u2028\ud83d\ude00"', '"12"', "'1.0'", '"true"', '"2008-02-29"'],
   I: [`<${HIDDEN}>`, '<http://example.org/m/a>', '<rel/./x/../y>', '<#frag>', '<http://example.org/ns#p>', '<http://example/q>', '<urn:x-sparql-guard:empty>'],
   N: ['0', '42', '007', '123456789012345678901234567890'],
   D: ['.5', '0.0', '12.250'],
@@ -246,4 +246,79 @@ test('shape cache: a hit never parses, and one shape with many sensitive variant
   const mark = prepares;
   plan('SELECT * WHERE { <http://example.org/s7> <http://example.org/p> "c" . FILTER(?x > 9) }');
   assert.equal(prepares, mark, 'the first shape was pushed out by the variants of another');
+});
+
+/** Typed literals in every position the planner writes one, each datatype the generator treats alike or apart. */
+const TYPED_QUERIES: readonly string[] = [
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s <http://example.org/p> "2008-01-01"^^xsd:date ; <http://example.org/q> "1.0"^^xsd:decimal }',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s ?p ?o FILTER(?o > "1.5"^^xsd:decimal && ?o != "true"^^xsd:boolean && ?o < "2"^^xsd:double) }',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s ?p "1"^^xsd:integer , "01"^^xsd:integer , "x"^^xsd:string , "2"^^xsd:int , "y"^^xsd:normalizedString }',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s ?p ?v } VALUES ?v { "2008-01-01"^^xsd:date "b"^^xsd:date UNDEF "c" 12 }',
+  'SELECT * WHERE { "a"^^<http://example.org/dt> <http://example.org/p> ?o . "a"^^<http://example.org/dt> <http://example.org/q> ?o2 . "b"^^<http://example.org/dt> <http://example.org/p> ?o3 }',
+  'SELECT * WHERE { "a"^^<http://example.org/dt> <http://example.org/p> ?o . "a"^^<http://example.org/dt2> <http://example.org/q> ?o2 . "a" <http://example.org/r> ?o3 }',
+  'SELECT * WHERE { "a"^^<http://example.org/dt> <http://example.org/hidden>* ?o . "b"^^<http://example.org/dt2> <http://example.org/m/a>? ?x }',
+  'SELECT * WHERE { "1"^^<http://example.org/dt> <http://example.org/hidden>* ?o . "1"^^<http://example.org/dt2> <http://example.org/hidden>* ?x }',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> CONSTRUCT { ?s <http://example.org/p> "t"^^xsd:date } WHERE { ?s ?p "w"^^xsd:date }',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> DESCRIBE ?s WHERE { ?s ?p "a"^^xsd:date }',
+  'BASE <http://www.w3.org/2001/XMLSchema> SELECT * WHERE { ?s ?p "1"^^<#integer> , "2"^^<#decimal> , "3"^^<#string> }',
+  'BASE <http://www.w3.org/2001/> PREFIX x: <XMLSchema#> SELECT * WHERE { ?s ?p "1"^^x:integer , "1"^^x:string , "1"^^x:boolean , "1" }',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s ?p ?o FILTER(xsd:date(?o) = "2008-01-01"^^xsd:date) BIND("P1D"^^xsd:duration AS ?d) }',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s ?p "a" ^^ # a comment\n xsd:date . ?s ?q "a"^^<http://www.w3.org/1999/02/22-rdf-syntax-ns#langString> }',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s <http://www.w3.org/2001/XMLSchema#date> "x"^^xsd:date }',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT ?s (COUNT(*) AS ?c) WHERE { ?s ?p ?o } GROUP BY ?s HAVING (COUNT(*) > "2"^^xsd:decimal) ORDER BY ("z"^^xsd:date) LIMIT 5 OFFSET 1',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { GRAPH <http://example.org/g/public1> { ?s ?p "a"^^xsd:date } GRAPH ?g { ?s ?q "b"^^xsd:date } }',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s ?v ?o . ?s <http://example.org/p> "a"^^xsd:date OPTIONAL { ?s ?w "b"^^xsd:gYear } FILTER NOT EXISTS { ?s ?u "c"^^xsd:date } }',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * WHERE { ?s ?p ?o FILTER(?o IN ("a"^^xsd:date, "a"^^xsd:dateTime, STRDT("a", xsd:date))) }',
+  'PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> ASK { ("a"^^xsd:date "b"^^xsd:date) <http://example.org/p> [ <http://example.org/q> "c"^^xsd:date ] }',
+];
+
+/** Contents for typed literals: ones the generator could write differently, escapes, and the sentinels' own spellings. */
+const TYPED_CONTENTS: readonly string[] = [
+  '"12"', '"-1"', "'1.0'", '"1e3"', '"true"', '""', '"a\\"b"', "'''x\ny'''", '"\uF8FF"', '"7493021856"', '"2008-02-29T00:00:00Z"',
+];
+
+test('shape cache oracle: typed literals (their content a slot, their datatype in the key) plan as without a cache', () => {
+  const source: Source = { name: 'typed', query: '', grants: GRANTS, defaultGraphs: [], namedGraphs: [], allowedFunctions: [] };
+  const cached = cachedPlannerFor([]);
+  let compared = 0;
+  let fromTemplate = 0;
+  const mismatches: string[] = [];
+  TYPED_QUERIES.forEach((query, index) => {
+    const shape = lexQueryShape(query, 'http://localhost/');
+    const variants = [query];
+    if (shape !== undefined) {
+      const next = random(1000 + index);
+      for (let m = 0; m < 6; m++) {
+        let out = shape.code[0] ?? '';
+        for (let o = 0; o < shape.refs.length; o++) {
+          const k = shape.refs[o] ?? 0;
+          out += shape.classes[k] === 'S' ? (TYPED_CONTENTS[Math.floor(next() * TYPED_CONTENTS.length)] ?? '') : (shape.raw[k] ?? '');
+          out += shape.code[o + 1] ?? '';
+        }
+        variants.push(out);
+      }
+    }
+    for (const variant of variants) {
+      const expected = withoutCache({ ...source, query: variant }, variant);
+      GRANTS.forEach((grant, g) => {
+        const before = prepareCalls;
+        const actual = outcome(() => cached.plan({ query: variant, defaultGraphs: [], namedGraphs: [] }, grant));
+        compared++;
+        if (variant !== query && g === 0 && prepareCalls === before && actual.startsWith('plan ')) fromTemplate++;
+        if (actual !== expected[g] && mismatches.length < 10) {
+          mismatches.push(`--- query\n${variant}\n--- without cache\n${expected[g]}\n--- through the shape cache\n${actual}`);
+        }
+      });
+    }
+  });
+  assert.deepEqual(mismatches, [], mismatches.join('\n\n'));
+  // The dates of one shape share its template: typed-literal content is a slot.
+  const key = (literal: string) => lexQueryShape(`PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * { ?s ?p ${literal} }`, 'http://localhost/')?.key;
+  assert.equal(key('"2008-01-01"^^xsd:date'), key('"2009-12-31"^^xsd:date'));
+  assert.notEqual(key('"2008-01-01"^^xsd:date'), key('"2008-01-01"^^xsd:dateTime'));
+  // xsd:integer and xsd:string are written apart by the generator (bare digits, a plain string): the whole literal is key.
+  assert.notEqual(key('"1"^^xsd:integer'), key('"x"^^xsd:integer'));
+  assert.notEqual(key('"1"^^xsd:string'), key('"x"^^xsd:string'));
+  assert.ok(fromTemplate > 40, `only ${fromTemplate} typed-literal variants filled from a template`);
+  console.log(`# typed-literal oracle: ${TYPED_QUERIES.length} queries, ${compared} comparisons, ${fromTemplate} variants (first grant) filled from a template`);
 });
