@@ -5,6 +5,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Requests per second over all connections (a fixed pace); default as fast as possible. */
+    overallRate?: number;
     method?: string;
     headers?: Record<string, string>;
     body?: string;

@@ -1,8 +1,7 @@
 // Benchmark (b): requests per second and latency under load, direct to a fast store vs a plain proxy vs sparql-guard (1 and 2 workers).
 
 import autocannon from 'autocannon';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpuSeconds } from './cpu-seconds.js';
 import { describeMachine } from './describe-machine.js';
 import { percentile } from './percentile.js';
 import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './start-bench-server.js';
@@ -50,30 +49,6 @@ interface Row {
   failures: number;
   /** CPU time of the front's processes (proxy, or guard primary and workers) per request; undefined for direct. */
   cpuUsPerRequest: number | undefined;
-}
-
-/** Linux's USER_HZ: /proc reports CPU time in these ticks. */
-const TICKS_PER_S = 100;
-
-/** CPU seconds (user + system) used so far by a process and its direct children, from /proc; undefined elsewhere. */
-function cpuSeconds(pid: number): number | undefined {
-  try {
-    let children: number[] = [];
-    try {
-      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter((n) => n > 0);
-    } catch {
-      // ps exits 1 when the process has no children.
-    }
-    let ticks = 0;
-    for (const id of [pid, ...children]) {
-      // Fields after the command name (which is in parentheses): utime and stime are the 12th and 13th.
-      const fields = readFileSync(`/proc/${id}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    }
-    return ticks / TICKS_PER_S;
-  } catch {
-    return undefined;
-  }
 }
 
 async function answerOf(url: string): Promise<{ status: number; type: string | null; body: string }> {

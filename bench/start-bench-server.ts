@@ -43,7 +43,7 @@ export async function startBenchServer(name: string, args: readonly string[] = [
  * lines written to a file (as a log collector would take them), and waits for the line
  * that says every worker listens with its policies loaded.
  */
-export async function startBenchGuard(upstream: string, workers: number): Promise<BenchServer> {
+export async function startBenchGuard(upstream: string, workers: number, options: { metrics?: boolean } = {}): Promise<BenchServer> {
   const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-bench-'));
   const graphs = Array.from({ length: 10 }, (_, i) => `<https://bench.example.org/graphs/g${i}>`).join(', ');
   writeFileSync(
@@ -60,6 +60,8 @@ export async function startBenchGuard(upstream: string, workers: number): Promis
       host: '127.0.0.1',
       port,
       workers,
+      // Prometheus metrics recorded for every request (the listener on a free port, not scraped while timed).
+      ...(options.metrics === true && { metrics: { port: 0, host: '127.0.0.1' } }),
     }),
   );
   const logFile = join(folder, 'guard.log');

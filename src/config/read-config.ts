@@ -76,6 +76,8 @@ export interface GuardConfig {
     /** How long requests in flight may then take before their connections are cut. */
     readonly graceMs: number;
   };
+  /** The Prometheus listener (GET /metrics); undefined = no metrics. `host` defaults to `host`. */
+  readonly metrics: { readonly port: number; readonly host: string } | undefined;
 }
 
 /** Where the configuration came from: the file (for relative paths) and the environment. */
@@ -91,7 +93,7 @@ const MAX_WORKERS = 64;
 const TOP_KEYS = [
   'upstream', 'upstreamHeaders', 'policies', 'rules', 'auth', 'watchPolicies', 'explain', 'timeoutMs', 'port',
   'host', 'path', 'cors', 'ui', 'planCache', 'baseIri', 'maxQueryDepth', 'allowedFunctions', 'workers', 'embedded',
-  'http', 'shutdown',
+  'http', 'shutdown', 'metrics',
 ] as const;
 const AUTH_KEYS = ['apiKeys', 'trustedHeaders', 'jwt'] as const;
 const JWT_KEYS = [
@@ -107,6 +109,7 @@ const EMBEDDED_KEYS = ['data'] as const;
 const CORS_KEYS = ['origins', 'credentials'] as const;
 const HTTP_KEYS = ['headersTimeoutMs', 'requestTimeoutMs', 'idleTimeoutMs', 'maxConnections'] as const;
 const SHUTDOWN_KEYS = ['drainMs', 'graceMs'] as const;
+const METRICS_KEYS = ['port', 'host'] as const;
 
 /** RFC 9110 section 5.1: a field name is a token. */
 const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -178,7 +181,7 @@ export function parseConfig(json: unknown, context: ConfigContext): GuardConfig 
   const paths = (value: unknown, path: string, what: string): readonly string[] =>
     readPaths(value, path, what, text, baseDir);
 
-  const config: GuardConfig = {
+  const config: Omit<GuardConfig, 'metrics'> = {
     configFile,
     upstream: override(
       root.upstream === undefined ? undefined : checkUpstream(text(root.upstream, 'upstream'), 'config upstream'),
@@ -205,7 +208,8 @@ export function parseConfig(json: unknown, context: ConfigContext): GuardConfig 
     http: readHttp(root.http),
     shutdown: readShutdown(root.shutdown),
   };
-  return deepFreeze(config);
+  // After port and host: the metrics listener defaults to the guard's host and must not take its port.
+  return deepFreeze({ ...config, metrics: readMetrics(root.metrics, config.port, config.host, text) });
 }
 
 /** Parses JSON text; a syntax error reports line and column, never the text around it. */
@@ -583,10 +587,10 @@ function readTrustedHeaderName(value: unknown, path: string, text: ReadText): st
 
 // ---- HTTP surface and rewriting ----------------------------------------------------------------
 
-function readHost(value: unknown, text: ReadText): string {
+function readHost(value: unknown, text: ReadText, path = 'host'): string {
   if (value === undefined) return '0.0.0.0';
-  const host = text(value, 'host');
-  if (!/^[A-Za-z0-9.:%_-]+$/.test(host)) fail('host', 'not a host name or IP address', 'write e.g. 0.0.0.0, 127.0.0.1 or ::');
+  const host = text(value, path);
+  if (!/^[A-Za-z0-9.:%_-]+$/.test(host)) fail(path, 'not a host name or IP address', 'write e.g. 0.0.0.0, 127.0.0.1 or ::');
   return host;
 }
 
@@ -670,6 +674,17 @@ function readShutdown(value: unknown): GuardConfig['shutdown'] {
     drainMs: readInteger(shutdown.drainMs, 'shutdown.drainMs', 3_000, 0, 600_000, 'milliseconds'),
     graceMs: readInteger(shutdown.graceMs, 'shutdown.graceMs', 10_000, 0, 600_000, 'milliseconds'),
   };
+}
+
+function readMetrics(value: unknown, port: number, host: string, text: ReadText): GuardConfig['metrics'] {
+  if (value === undefined) return undefined;
+  const metrics = readObject(value, 'metrics', METRICS_KEYS);
+  if (metrics.port === undefined) fail('metrics.port', 'missing', 'write the TCP port of the metrics listener, e.g. 9464');
+  const metricsPort = readInteger(metrics.port, 'metrics.port', 9464, 0, 65_535, 'a TCP port; 0 picks a free one');
+  if (metricsPort !== 0 && metricsPort === port) {
+    fail('metrics.port', `is the SPARQL port ${port}`, 'give the metrics their own port, e.g. 9464');
+  }
+  return { port: metricsPort, host: metrics.host === undefined ? host : readHost(metrics.host, text, 'metrics.host') };
 }
 
 function readBaseIri(value: unknown, text: ReadText): string {

@@ -16,9 +16,11 @@ import type { QueryRequest } from '../http/query-request.js';
 import { readQueryRequest } from '../http/read-query-request.js';
 import { renderError } from '../http/render-error.js';
 import { translateHttpError } from '../http/translate-http-error.js';
+import type { GuardMetrics, QueryOutcome } from '../metrics/create-metrics.js';
 import type { Grant } from '../policy/grant.js';
 import type { Plan } from '../sparql/plan.js';
 import { UpstreamError, type Upstream } from '../upstream/create-upstream.js';
+import { queryOutcomeOf } from './query-outcome-of.js';
 
 /** Request body limit of SPEC "Limits": larger bodies get 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -88,6 +90,8 @@ export interface GuardServices {
   readonly upstreamProblem?: () => Promise<string | undefined>;
   /** Writes one structured log line. */
   readonly log: (entry: Readonly<Record<string, unknown>>) => void;
+  /** Records requests and queries for Prometheus; absent when metrics are off. */
+  readonly metrics?: GuardMetrics;
 }
 
 declare module 'fastify' {
@@ -98,6 +102,8 @@ declare module 'fastify' {
     outcome: RequestOutcome | undefined;
     /** The one-line message of a 5xx the guard answered or a cut it made, for the request log. */
     failure: string | undefined;
+    /** How a request on the query path ended, for the metrics. */
+    queryOutcome: QueryOutcome | undefined;
   }
   interface FastifyInstance {
     /** Cuts every connection, logging the requests still under way as `shutdown-cut`. */
@@ -197,6 +203,21 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   app.decorateRequest('agent', undefined);
   app.decorateRequest('outcome', undefined);
   app.decorateRequest('failure', undefined);
+  app.decorateRequest('queryOutcome', undefined);
+
+  const metrics = services.metrics;
+  if (metrics !== undefined) {
+    // 'close' fires however the response ends (sent whole, cut, or the client gone), where
+    // onResponse only sees the finished ones, so the in-flight gauge always comes back down.
+    app.addHook('onRequest', (request, reply, done) => {
+      metrics.requestStarted();
+      reply.raw.once('close', () => {
+        metrics.requestEnded(request.method, request.routeOptions.url ?? '', reply.statusCode, reply.elapsedTime / 1000);
+        if (request.queryOutcome !== undefined) metrics.queryEnded(request.queryOutcome);
+      });
+      done();
+    });
+  }
 
   // Every body reaches readQueryRequest as raw bytes, so that it, not fastify, decides
   // between 403 (update), 415 and 400, in the order DESIGN section 5 requires.
@@ -364,6 +385,10 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
 
   app.setErrorHandler(async (error, request, reply) => {
     const guardError = error instanceof GuardError ? error : translateHttpError(error);
+    // A query, not the service description or the page served at the same path.
+    if (request.routeOptions.url === options.path && endpointViewOf(request) === undefined) {
+      request.queryOutcome = guardError === undefined ? 'internal_error' : queryOutcomeOf(guardError);
+    }
     if (guardError === undefined) {
       // A bug of ours: log what kind of failure it was, never request data.
       services.log({ event: 'internal-error', path: pathOf(request.url), error: errorKind(error) });
@@ -388,7 +413,12 @@ async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply,
   });
   const accept = chooseAccept(headerValue(request.headers.accept), plan.defaultAccept);
   await services.admitQuery?.(abort.signal);
+  const metrics = services.metrics;
+  metrics?.guardTime(reply.elapsedTime / 1000);
+  const sent = metrics === undefined ? 0 : performance.now();
   const answer = await services.upstream.send(plan.query, accept, abort.signal);
+  metrics?.upstreamTime((performance.now() - sent) / 1000);
+  request.queryOutcome = 'answered';
   // From here the client must keep reading: a reader silent for sendIdleMs is cut.
   if (!socket.destroyed) socket.setTimeout(sendIdleMs);
   reply.code(answer.status);

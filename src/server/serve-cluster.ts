@@ -2,6 +2,8 @@
 
 import cluster, { type Worker } from 'node:cluster';
 import type { GuardConfig } from '../config/read-config.js';
+import { createClusterScrape } from '../metrics/create-metrics.js';
+import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
 import { startConfiguredEmbeddedStore, type LogLine } from './start-guard.js';
 
 /** What a worker tells the primary over the cluster channel. */
@@ -44,6 +46,13 @@ export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, 
   // One store for all workers: they reach it through GUARD_UPSTREAM.
   const embedded = await startConfiguredEmbeddedStore(config, log);
   if (embedded !== undefined) workerEnv.GUARD_UPSTREAM = embedded.queryUrl;
+
+  // One scrape of the primary sums every worker's metrics (the workers do not listen for scrapes).
+  let metricsListener: MetricsListener | undefined;
+  if (config.metrics !== undefined) {
+    metricsListener = await serveMetrics({ ...config.metrics, ...createClusterScrape(), log });
+    log({ event: 'metrics-listening', url: `${metricsListener.url}/metrics` });
+  }
 
   let stopping = false;
   const ready = new Set<Worker>();
@@ -92,6 +101,7 @@ export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, 
           }),
       ),
     );
+    await metricsListener?.close();
     await embedded?.stop();
   };
 

@@ -1,9 +1,13 @@
 // Starts the whole service from a configuration: store, policies, pipeline, listener.
 
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { authChallenge, createCallerIdentifier, credentialHeaderNames } from '../auth/identify-caller.js';
 import type { GuardConfig } from '../config/read-config.js';
 import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedded/start-embedded-store.js';
+import { createMetrics, type GuardMetrics } from '../metrics/create-metrics.js';
+import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
+import { OWN_VERSION } from '../own-version.js';
 import { loadPolicySet, type PolicySetSources } from '../policy/load-policy-set.js';
 import { PolicyLoadError } from '../policy/policy-load-error.js';
 import { policySetSources } from '../policy/policy-set-sources.js';
@@ -20,6 +24,8 @@ import { watchPolicies, type PolicyWatch } from './watch-policies.js';
 export interface RunningGuard {
   /** Base URL the guard listens on, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
+  /** Base URL of the metrics listener (scrape at `${metricsUrl}/metrics`); undefined without one. */
+  readonly metricsUrl: string | undefined;
   /** The store's query URL (the embedded store's when no upstream is configured). */
   readonly upstreamUrl: string;
   readonly policies: PolicyHolder;
@@ -101,7 +107,14 @@ export interface StartOptions {
 export async function startGuard(config: GuardConfig, log: LogLine = logToStdout, start: StartOptions = {}): Promise<RunningGuard> {
   const embedded = await startConfiguredEmbeddedStore(config, log);
   const upstreamUrl = config.upstream ?? embedded!.queryUrl;
-  const upstream = createUpstream({ url: upstreamUrl, headers: config.upstreamHeaders, timeoutMs: config.timeoutMs });
+  // A cluster worker records metrics for the primary's scrape; it never listens for scrapes itself.
+  const metrics = config.metrics === undefined ? undefined : createMetrics(OWN_VERSION);
+  const upstream = createUpstream({
+    url: upstreamUrl,
+    headers: config.upstreamHeaders,
+    timeoutMs: config.timeoutMs,
+    ...(metrics !== undefined && { onFailure: (kind) => metrics.upstreamFailed(kind) }),
+  });
   // Issue 5: a store that ignores FROM / FROM NAMED must never get a query.
   const datasetGate = createDatasetGate(upstream, {
     checkTimeoutMs: Math.min(config.timeoutMs, DATASET_CHECK_TIMEOUT_MS),
@@ -134,8 +147,15 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       notReadyReason: () => (policies.current() === undefined ? 'policies are not loaded yet' : undefined),
       draining: () => readiness.draining,
       log,
+      ...(metrics !== undefined && { metrics }),
     },
   );
+  metrics?.watch({
+    planCache: () => planner.cacheStats(),
+    policies: () => policies.current()?.policies.length ?? 0,
+    datasetCheck: () => datasetGate.verdict(),
+  });
+  let metricsListener: MetricsListener | undefined;
 
   let watcher: PolicyWatch | undefined;
   let closing: Promise<void> | undefined;
@@ -161,6 +181,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       clearInterval(idle);
       clearTimeout(cut);
     }
+    await metricsListener?.close();
     await upstream.close();
     await embedded?.stop();
   };
@@ -170,12 +191,17 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const sources = policySetSources(config);
   try {
     if (start.listenWhenLoaded !== true) await app.listen({ port: config.port, host: config.host });
+    if (metrics !== undefined && config.metrics !== undefined && !cluster.isWorker) {
+      metricsListener = await serveMetrics({ ...config.metrics, scrape: metrics.scrape, contentType: metrics.contentType, log });
+      log({ event: 'metrics-listening', url: `${metricsListener.url}/metrics` });
+    }
     const [first, support] = await Promise.all([loadPolicySet(sources), datasetGate.start()]);
     if (support.kind === 'ignored') {
       throw new Error(`${support.reason}; refusing to serve ${upstreamUrl}: make the store honour dataset clauses (no union default graph)`);
     }
     if (support.kind === 'unverified') log({ event: 'upstream-dataset-check', verdict: 'unverified', reason: support.error.message });
     policies.replace(first);
+    metrics?.policiesLoaded('success', true);
     log({ event: 'policies-loaded', policies: first.policies.length });
     if (start.listenWhenLoaded === true) await app.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -184,7 +210,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     throw error;
   }
 
-  const reload = createReload(sources, policies, log);
+  const reload = createReload(sources, policies, log, metrics);
   if (config.watchPolicies) {
     watcher = watchPolicies({
       files: [...sources.policyFiles, ...sources.ruleFiles],
@@ -200,6 +226,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host}:${address.port}`,
+    metricsUrl: metricsListener?.url,
     upstreamUrl,
     policies,
     readiness,
@@ -214,7 +241,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
  * events costs at most two loads). Requests in flight keep the grant they computed
  * from the previous set; the swap is one assignment.
  */
-function createReload(sources: PolicySetSources, policies: PolicyHolder, log: LogLine): () => Promise<boolean> {
+function createReload(sources: PolicySetSources, policies: PolicyHolder, log: LogLine, metrics: GuardMetrics | undefined): () => Promise<boolean> {
   let running: Promise<boolean> | undefined;
   let queued: Promise<boolean> | undefined;
   const loadOnce = async (): Promise<boolean> => {
@@ -222,11 +249,13 @@ function createReload(sources: PolicySetSources, policies: PolicyHolder, log: Lo
     try {
       const next = await loadPolicySet(sources);
       policies.replace(next);
+      metrics?.policiesLoaded('success', false);
       log({ event: 'policies-reloaded', policies: next.policies.length, durationMs: Math.round(performance.now() - started) });
       return true;
     } catch (error) {
       const file = error instanceof PolicyLoadError ? error.file : undefined;
       const message = error instanceof Error ? error.message : String(error);
+      metrics?.policiesLoaded('failure', false);
       log({ event: 'policies-reload-failed', ...(file !== undefined && { file }), error: message });
       return false;
     }

@@ -37,6 +37,11 @@ export interface Planner {
    * 403 (update, SERVICE, a hidden path named) or 500 (a hidden path that is no valid IRI).
    */
   plan(request: QueryRequest, grant: Grant): Plan;
+  /**
+   * Plans served since the start without parsing anything (hits) and with a parse (misses),
+   * and what the cache holds now; all 0 when the cache is off.
+   */
+  cacheStats(): { hits: number; misses: number; entries: number; bytes: number };
 }
 
 /** How a request becomes a PreparedQuery; replaceable only so tests can count cache misses. */
@@ -99,7 +104,9 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     allowedFunctions: compileFunctionAllowList(options.allowedFunctions ?? []),
   };
 
+  let prepares = 0;
   const prepareOrRefuse = (request: QueryRequest): ExactEntry => {
+    prepares++;
     try {
       return prepare(request, settings);
     } catch (error) {
@@ -115,6 +122,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
         if (entry instanceof GuardError) throw entry;
         return applyGrant(entry, grant);
       },
+      cacheStats: () => ({ hits: 0, misses: 0, entries: 0, bytes: 0 }),
     };
   }
 
@@ -151,39 +159,53 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     return cutConstantSlots(prepared, shape, kept, sentinels);
   };
 
+  let hits = 0;
+  let misses = 0;
+  const planCached = (request: QueryRequest, grant: Grant): Plan => {
+    const shape = lexQueryShape(request.query, baseIri);
+    if (shape === undefined) return planExact(request, grant);
+    const shapeKey = 'K' + datasetKey(request) + shape.key;
+    const found = cache.get(shapeKey);
+    // A shape without sensitive constants is one entry: its template.
+    if (found?.kind === 'variant') {
+      return found.prepared === 'exact' ? planExact(request, grant) : applyGrant(found.prepared, grant, shape.fill);
+    }
+    let info = found?.kind === 'shape' ? found : undefined;
+    if (info === undefined) {
+      const learned = learnShape(request, shape, shapeKey);
+      if (learned.prepared !== undefined) return applyGrant(learned.prepared, grant, shape.fill);
+      info = learned.info;
+    }
+    if (info.mode === 'exact') return planExact(request, grant);
+    const variantKey = 'S' + shapeKey + variantSuffix(shape, info.sensitive);
+    const cached = cache.get(variantKey);
+    if (cached?.kind === 'variant') {
+      if (cached.prepared === 'exact') return planExact(request, grant);
+      return applyGrant(cached.prepared, grant, shape.fill);
+    }
+    const cut = prepareSlots(request, shape, new Set(info.sensitive));
+    // A variant whose sentinels land elsewhere than the shape's first one did is planned by its exact text.
+    const prepared = cut !== undefined && 'prepared' in cut ? cut.prepared : 'exact';
+    if (info.variants < variantsPerShape) {
+      info.variants++;
+      cache.set(variantKey, { kind: 'variant', shape: info, prepared });
+    }
+    if (prepared === 'exact') return planExact(request, grant);
+    return applyGrant(prepared, grant, shape.fill);
+  };
+
   return {
     plan(request: QueryRequest, grant: Grant): Plan {
-      const shape = lexQueryShape(request.query, baseIri);
-      if (shape === undefined) return planExact(request, grant);
-      const shapeKey = 'K' + datasetKey(request) + shape.key;
-      const found = cache.get(shapeKey);
-      // A shape without sensitive constants is one entry: its template.
-      if (found?.kind === 'variant') {
-        return found.prepared === 'exact' ? planExact(request, grant) : applyGrant(found.prepared, grant, shape.fill);
+      // A hit is a plan that parsed nothing; a refusal thrown from the cache is a hit too.
+      const before = prepares;
+      try {
+        return planCached(request, grant);
+      } finally {
+        if (prepares === before) hits++;
+        else misses++;
       }
-      let info = found?.kind === 'shape' ? found : undefined;
-      if (info === undefined) {
-        const learned = learnShape(request, shape, shapeKey);
-        if (learned.prepared !== undefined) return applyGrant(learned.prepared, grant, shape.fill);
-        info = learned.info;
-      }
-      if (info.mode === 'exact') return planExact(request, grant);
-      const variantKey = 'S' + shapeKey + variantSuffix(shape, info.sensitive);
-      const cached = cache.get(variantKey);
-      if (cached?.kind === 'variant') {
-        if (cached.prepared === 'exact') return planExact(request, grant);
-        return applyGrant(cached.prepared, grant, shape.fill);
-      }
-      const cut = prepareSlots(request, shape, new Set(info.sensitive));
-      // A variant whose sentinels land elsewhere than the shape's first one did is planned by its exact text.
-      const prepared = cut !== undefined && 'prepared' in cut ? cut.prepared : 'exact';
-      if (info.variants < variantsPerShape) {
-        info.variants++;
-        cache.set(variantKey, { kind: 'variant', shape: info, prepared });
-      }
-      if (prepared === 'exact') return planExact(request, grant);
-      return applyGrant(prepared, grant, shape.fill);
     },
+    cacheStats: () => ({ hits, misses, entries: cache.size, bytes: cache.calculatedSize }),
   };
 
   /**

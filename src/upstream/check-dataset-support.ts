@@ -86,6 +86,8 @@ export interface DatasetGate {
   problem(): Promise<string | undefined>;
   /** Stops the background rechecks (a check under way ends by its own bound). */
   close(): void;
+  /** The verdict in force, without checking. */
+  verdict(): DatasetSupport['kind'];
 }
 
 /** Options of {@link createDatasetGate}. */
@@ -190,6 +192,7 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
       if (found.kind === 'ignored') throw refusal(found.reason);
       if (found.kind === 'unverified') throw found.error;
     },
+    verdict: () => verdict.kind,
     async problem() {
       // A check already under way may have started before the store changed: wait, then judge its age.
       if (running !== undefined) await running;

@@ -1,11 +1,9 @@
 // Sends the guard's rewritten query to the one configured store and hands back its streamed answer.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { Pool, type Dispatcher } from 'undici';
 import { GuardError } from '../guard-error.js';
+import { OWN_VERSION } from '../own-version.js';
 
 /** How to reach the store. */
 export interface UpstreamOptions {
@@ -15,6 +13,8 @@ export interface UpstreamOptions {
   headers: Readonly<Record<string, string>>;
   /** Bounds the wait for the store's response headers and every idle gap in its body. */
   timeoutMs: number;
+  /** Told the kind of every failed exchange but the caller's own abort (for the metrics). */
+  onFailure?: (kind: Exclude<UpstreamFailureKind, 'aborted'>) => void;
 }
 
 /** The store's answer: status and the headers the guard passes on, body still streaming. */
@@ -107,8 +107,8 @@ const FAILURE_BY_CODE: Readonly<Record<string, Failure>> = {
   ABORT_ERR: 'aborted',
 };
 
-/** Package version for the User-Agent, read once from the nearest sparql-guard package.json. */
-const USER_AGENT = `sparql-guard/${findOwnVersion()}`;
+/** The User-Agent of every request to the store. */
+const USER_AGENT = `sparql-guard/${OWN_VERSION}`;
 
 /**
  * Bytes the body buffers before undici stops reading the socket (backpressure). 64 KiB, as
@@ -121,6 +121,7 @@ const BODY_HIGH_WATER_MARK = 64 * 1024;
 interface Shared {
   readonly timeoutMs: number;
   readonly messages: Readonly<Record<Failure, string>>;
+  readonly onFailure: ((kind: Exclude<UpstreamFailureKind, 'aborted'>) => void) | undefined;
 }
 
 /**
@@ -155,6 +156,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
 
   const shared: Shared = {
     timeoutMs,
+    onFailure: options.onFailure,
     messages: {
       unreachable: 'upstream unreachable',
       'headers-timeout': `upstream did not answer within ${timeoutMs} ms`,
@@ -262,6 +264,8 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   fail(failure: Failure): void {
     if (this.settled) return;
     const error = failure === 'aborted' ? abortError(this.shared, this.signal) : new UpstreamError(KIND_OF_FAILURE[failure], this.shared.messages[failure]);
+    // The caller going away is no failure of the store; a bounded check's own deadline is.
+    if (error.kind !== 'aborted') this.shared.onFailure?.(error.kind);
     if (this.stream !== undefined) return void this.stream.destroy(error);
     this.settle();
     this.controller?.abort(ENDED_BY_GUARD);
@@ -433,19 +437,4 @@ function translate(error: unknown, beforeHeaders: boolean): Failure {
 /** undici gives repeated headers as arrays; HTTP allows joining them with commas (RFC 9110 5.3). */
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/** Walks up from this file (src/ or dist/src/) to the package.json of sparql-guard. */
-function findOwnVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) {
-      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-      if (pkg.name === 'sparql-guard' && typeof pkg.version === 'string') return pkg.version;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) return '0.0.0';
-    dir = parent;
-  }
 }

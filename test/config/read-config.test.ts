@@ -82,6 +82,7 @@ describe('readConfig with a real file setting every key', () => {
       embedded: { data: [resolve(fixtures, 'data/demo.trig'), '/srv/data/extra.ttl'] },
       http: { headersTimeoutMs: 5000, requestTimeoutMs: 20000, idleTimeoutMs: 4000, maxConnections: 300 },
       shutdown: { drainMs: 1000, graceMs: 8000 },
+      metrics: { port: 9464, host: '0.0.0.0' },
     };
     assert.deepEqual(config, expected);
   });
@@ -191,7 +192,19 @@ describe('parseConfig defaults', () => {
       embedded: { data: [] },
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 10_000, maxConnections: 400 },
       shutdown: { drainMs: 3000, graceMs: 10_000 },
+      metrics: undefined,
     });
+  });
+
+  it('metrics: off unless configured; the host defaults to the guard host; never the SPARQL port', () => {
+    assert.deepEqual(parseConfig({ host: '127.0.0.1', metrics: { port: 9464 } }, fileContext).metrics, { port: 9464, host: '127.0.0.1' });
+    assert.deepEqual(parseConfig({ metrics: { port: 0, host: '::1' } }, fileContext).metrics, { port: 0, host: '::1' });
+    rejects({ metrics: {} }, [/^config metrics\.port: missing/]);
+    rejects({ port: 9000, metrics: { port: 9000 } }, [/^config metrics\.port: is the SPARQL port 9000/]);
+    rejects({ metrics: { port: 70000 } }, [/^config metrics\.port: expected a whole number from 0 to 65535/]);
+    rejects({ metrics: { port: 9464, path: '/m' } }, [/^config metrics\.path: unknown key/]);
+    rejects({ metrics: { port: 9464, host: 'a b' } }, [/^config metrics\.host: not a host name/]);
+    rejects({ metrics: true }, [/^config metrics: expected an object/]);
   });
 
   it('resolves paths against the configuration file folder', () => {

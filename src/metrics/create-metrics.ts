@@ -1,0 +1,249 @@
+// The guard's Prometheus metrics (prom-client): what the server records per request, and what is read at scrape time.
+
+import cluster from 'node:cluster';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { UpstreamFailureKind } from '../upstream/create-upstream.js';
+
+/** How a query on the query path ended: answered by the store, or the kind of refusal or failure. */
+export type QueryOutcome =
+  | 'answered'
+  | 'parse'
+  | 'bad_request'
+  | 'too_complex'
+  | 'function'
+  | 'unsafe_rewrite'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'update'
+  | 'service'
+  | 'hidden_path'
+  | 'too_large'
+  | 'unsupported_media_type'
+  | 'upstream_failed'
+  | 'store_ignores_from'
+  | 'not_ready'
+  | 'internal_error';
+
+/** Values read when Prometheus scrapes, from the parts that own them. */
+export interface ScrapedSources {
+  /** The plan cache's counters and size (zeros when the cache is off). */
+  readonly planCache: () => { readonly hits: number; readonly misses: number; readonly entries: number; readonly bytes: number };
+  /** Policies in the set in force (0 before the first load). */
+  readonly policies: () => number;
+  /** The latest verdict of the store's dataset check. */
+  readonly datasetCheck: () => 'honoured' | 'ignored' | 'unverified';
+}
+
+/** What the server records; every method is cheap and allocates no labels object of its own. */
+export interface GuardMetrics {
+  requestStarted(): void;
+  /** A response ended (sent whole, or cut): its route pattern ('' when none matched) and status. */
+  requestEnded(method: string, route: string, statusCode: number, seconds: number): void;
+  queryEnded(outcome: QueryOutcome): void;
+  /** The guard's own time before the query went to the store (read, identify, grant, plan, check). */
+  guardTime(seconds: number): void;
+  /** Time from sending the query to the store's response headers. */
+  upstreamTime(seconds: number): void;
+  upstreamFailed(kind: UpstreamFailureKind): void;
+  /** A load of the policy set ended; the first load at start is not counted as a reload. */
+  policiesLoaded(result: 'success' | 'failure', first: boolean): void;
+  /** Binds the values read at scrape time; called once the parts exist. */
+  watch(sources: ScrapedSources): void;
+  /** The text of a scrape, in the Prometheus text format. */
+  scrape(): Promise<string>;
+  /** Content-Type of `scrape`'s text. */
+  readonly contentType: string;
+}
+
+/** Latency buckets in seconds: 1 ms to 30 s (the guard's own time sits in the lowest ones). */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const VERDICTS = ['honoured', 'ignored', 'unverified'] as const;
+/** Methods kept as labels; any other is `other`, so a client cannot grow the label set. */
+const KNOWN_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'DELETE', 'PATCH']);
+
+/**
+ * Creates the metrics of one guard process in a registry of its own (tests run several guards
+ * in one process). In a cluster worker the registry is also the one that answers the primary's
+ * AggregatorRegistry, so a scrape of the primary sums every worker.
+ */
+export function createMetrics(version: string): GuardMetrics {
+  const registry: Registry = cluster.isWorker ? (new AggregatorRegistry() as unknown as Registry) : new Registry();
+  if (cluster.isWorker) AggregatorRegistry.setRegistries([registry]);
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route and status code.',
+    labelNames: ['method', 'route', 'status_code'],
+    registers,
+  });
+  const durations = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request to the end of its response, by method, route and status code.',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const queries = new Counter({
+    name: 'sparql_guard_queries_total',
+    help: 'Queries on the query path by outcome: answered by the store, or the kind of refusal.',
+    labelNames: ['outcome'],
+    registers,
+  });
+  const guardDuration = new Histogram({
+    name: 'sparql_guard_guard_duration_seconds',
+    help: "The guard's own time per forwarded query: reading, identification, grant, plan and the dataset gate.",
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const upstreamDuration = new Histogram({
+    name: 'sparql_guard_upstream_duration_seconds',
+    help: "Time from sending a query to the store until the store's response headers.",
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const upstreamFailures = new Counter({
+    name: 'sparql_guard_upstream_failures_total',
+    help: 'Requests to the store that failed, by kind: refused, timeout, reset, cut, failed.',
+    labelNames: ['kind'],
+    registers,
+  });
+  const reloads = new Counter({
+    name: 'sparql_guard_policy_reloads_total',
+    help: 'Policy reloads by result: success or failure (the previous set stays).',
+    labelNames: ['result'],
+    registers,
+  });
+  const lastReload = new Gauge({
+    name: 'sparql_guard_policy_last_load_success_timestamp_seconds',
+    help: 'Time of the last successful load of the policy set (at start or by a reload), in seconds since the Unix epoch.',
+    aggregator: 'min',
+    registers,
+  });
+  const inFlight = new Gauge({ name: 'sparql_guard_in_flight_requests', help: 'Requests being answered now.', registers });
+  new Gauge({
+    name: 'sparql_guard_build_info',
+    help: 'Always 1; the version of the running guard in a label.',
+    labelNames: ['version'],
+    aggregator: 'max',
+    registers,
+  }).set({ version }, 1);
+
+  let sources: ScrapedSources | undefined;
+  const planCacheSeen = { hits: 0, misses: 0 };
+  // Counters read from the planner at scrape time: each scrape adds what changed since the last.
+  const planHits = new Counter({
+    name: 'sparql_guard_plan_cache_hits_total',
+    help: 'Plan cache lookups that found a plan (or a cached refusal).',
+    registers,
+    collect() {
+      const hits = sources?.planCache().hits ?? 0;
+      this.inc(hits - planCacheSeen.hits);
+      planCacheSeen.hits = hits;
+    },
+  });
+  const planMisses = new Counter({
+    name: 'sparql_guard_plan_cache_misses_total',
+    help: 'Plan cache lookups that had to parse and prepare the query.',
+    registers,
+    collect() {
+      const misses = sources?.planCache().misses ?? 0;
+      this.inc(misses - planCacheSeen.misses);
+      planCacheSeen.misses = misses;
+    },
+  });
+  new Gauge({
+    name: 'sparql_guard_plan_cache_entries',
+    help: 'Plans (and refusals) held by the plan cache.',
+    registers,
+    collect() {
+      this.set(sources?.planCache().entries ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'sparql_guard_plan_cache_bytes',
+    help: 'Estimated size of the plan cache in bytes (bounded by planCache.maxBytes).',
+    registers,
+    collect() {
+      this.set(sources?.planCache().bytes ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'sparql_guard_policies',
+    help: 'Policies in the set in force (0 before the first load).',
+    aggregator: 'max',
+    registers,
+    collect() {
+      this.set(sources?.policies() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'sparql_guard_store_dataset_check',
+    help: "Verdict of the store's dataset check: 1 for the verdict in force (honoured, ignored, unverified), 0 for the others.",
+    labelNames: ['verdict'],
+    aggregator: 'max',
+    registers,
+    collect() {
+      const verdict = sources?.datasetCheck() ?? 'unverified';
+      for (const each of VERDICTS) this.set({ verdict: each }, each === verdict ? 1 : 0);
+    },
+  });
+  void planHits;
+  void planMisses;
+
+  // One labels object per (method, route, status): a request allocates none.
+  const labelsByKey = new Map<string, { method: string; route: string; status_code: string }>();
+  const labelsOf = (method: string, route: string, statusCode: number) => {
+    const key = `${method} ${route} ${statusCode}`;
+    let labels = labelsByKey.get(key);
+    if (labels === undefined) {
+      labels = { method: KNOWN_METHODS.has(method) ? method : 'other', route, status_code: String(statusCode) };
+      // Bounded: routes are the app's own patterns and methods are folded; statuses are few.
+      if (labelsByKey.size < 1000) labelsByKey.set(key, labels);
+    }
+    return labels;
+  };
+  const outcomeLabels = new Map<string, { outcome: string }>();
+  const kindLabels = new Map<string, { kind: string }>();
+
+  return {
+    requestStarted: () => inFlight.inc(),
+    requestEnded(method, route, statusCode, seconds) {
+      inFlight.dec();
+      const labels = labelsOf(method, route === '' ? 'unmatched' : route, statusCode);
+      requests.inc(labels);
+      durations.observe(labels, seconds);
+    },
+    queryEnded(outcome) {
+      let labels = outcomeLabels.get(outcome);
+      if (labels === undefined) outcomeLabels.set(outcome, (labels = { outcome }));
+      queries.inc(labels);
+    },
+    guardTime: (seconds) => guardDuration.observe(seconds),
+    upstreamTime: (seconds) => upstreamDuration.observe(seconds),
+    upstreamFailed(kind) {
+      let labels = kindLabels.get(kind);
+      if (labels === undefined) kindLabels.set(kind, (labels = { kind }));
+      upstreamFailures.inc(labels);
+    },
+    policiesLoaded(result, first) {
+      if (!first) reloads.inc({ result });
+      if (result === 'success') lastReload.set(Date.now() / 1000);
+    },
+    watch(next) {
+      sources = next;
+    },
+    scrape: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+}
+
+/**
+ * In the primary of a cluster: the scrape that asks every worker for its metrics and sums
+ * them (prom-client's AggregatorRegistry; each worker's registry answers it).
+ */
+export function createClusterScrape(): { scrape: () => Promise<string>; contentType: string } {
+  const aggregator = new AggregatorRegistry();
+  return { scrape: () => aggregator.clusterMetrics(), contentType: aggregator.contentType };
+}
