@@ -1,6 +1,6 @@
 // Watches the policy and rule files and calls back, debounced, when any of them changes.
 
-import { watch, type FSWatcher } from 'node:fs';
+import { realpathSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** A running watch; `close` stops it. */
@@ -25,8 +25,11 @@ const DEFAULT_DEBOUNCE_MS = 200;
 /**
  * Watches the folders that hold `files`, not the files themselves: an editor that
  * saves by writing a temporary file and renaming it over the original replaces the
- * inode, and a watch on the old inode would never fire again. Events for other
- * names in those folders are ignored.
+ * inode, and a watch on the old inode would never fire again. An event for another
+ * name in those folders counts only when a watched file now resolves to another real
+ * file: Kubernetes updates a mounted ConfigMap by renaming a new `..data` symlink over
+ * the old one, so `policies.ttl -> ..data/policies.ttl` never changes itself while its
+ * target does (docs/design.md, "Policies from a ConfigMap").
  */
 export function watchPolicies(options: WatchPoliciesOptions): PolicyWatch {
   const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
@@ -47,12 +50,31 @@ export function watchPolicies(options: WatchPoliciesOptions): PolicyWatch {
     timer.unref();
   };
 
+  // Where each watched file resolves now; a file that does not exist resolves to ''.
+  const targets = new Map<string, string>();
+  for (const file of options.files) targets.set(file, resolveTarget(file));
+  const retargeted = (folder: string, names: ReadonlySet<string>): string | undefined => {
+    let found: string | undefined;
+    for (const name of names) {
+      const file = join(folder, name);
+      const target = resolveTarget(file);
+      if (target !== targets.get(file)) found = file;
+      targets.set(file, target);
+    }
+    return found;
+  };
+
   const watchers: FSWatcher[] = [];
   for (const [folder, names] of namesByFolder) {
     const watcher = watch(folder, { persistent: false }, (_event, name) => {
       // Some platforms omit the name; then any change in the folder counts.
       if (name === null) return changed(folder);
-      if (names.has(name)) changed(join(folder, name));
+      if (names.has(name)) {
+        targets.set(join(folder, name), resolveTarget(join(folder, name)));
+        return changed(join(folder, name));
+      }
+      const file = retargeted(folder, names);
+      if (file !== undefined) changed(file);
     });
     watcher.on('error', (error) => {
       options.onError(folder, (error as NodeJS.ErrnoException).code ?? error.message);
@@ -67,4 +89,13 @@ export function watchPolicies(options: WatchPoliciesOptions): PolicyWatch {
       for (const watcher of watchers) watcher.close();
     },
   };
+}
+
+/** The real path `file` resolves to through every symlink, or '' when it does not exist now. */
+function resolveTarget(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return '';
+  }
 }
