@@ -6,8 +6,8 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const testRoot = fileURLToPath(new URL('.', import.meta.url));
-/** Folders run by their own scripts (`npm run test:stores`), not by `npm test`. */
-const excluded = new Set(process.argv.slice(2).includes('--stores') ? [] : ['stores']);
+/** Folders run by their own scripts (`npm run test:stores`, `npm run test:scale-out`), not by `npm test`. */
+const excluded = new Set(process.argv.slice(2).includes('--stores') ? [] : ['stores', 'scale-out']);
 const only = process.argv.slice(2).includes('--stores') ? 'stores' : undefined;
 
 function testFiles(folder: string): string[] {
