@@ -72,11 +72,18 @@ export function createMetrics(version: string): GuardMetrics {
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
+  // Counters bumped per request are plain numbers here, handed to prom-client at scrape time:
+  // a labelled inc costs a label check and a hash per call, a number costs nothing.
+  const requestCounts = new Map<string, Tally<'method' | 'route' | 'status_code'>>();
+  const queryCounts = new Map<string, Tally<'outcome'>>();
+  new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by method, route and status code.',
     labelNames: ['method', 'route', 'status_code'],
     registers,
+    collect() {
+      for (const tally of requestCounts.values()) report(this, tally);
+    },
   });
   const durations = new Histogram({
     name: 'http_request_duration_seconds',
@@ -85,11 +92,14 @@ export function createMetrics(version: string): GuardMetrics {
     buckets: DURATION_BUCKETS,
     registers,
   });
-  const queries = new Counter({
+  new Counter({
     name: 'sparql_guard_queries_total',
     help: 'Queries on the query path by outcome: answered by the store, or the kind of refusal.',
     labelNames: ['outcome'],
     registers,
+    collect() {
+      for (const tally of queryCounts.values()) report(this, tally);
+    },
   });
   const guardDuration = new Histogram({
     name: 'sparql_guard_guard_duration_seconds',
@@ -121,7 +131,15 @@ export function createMetrics(version: string): GuardMetrics {
     aggregator: 'min',
     registers,
   });
-  const inFlight = new Gauge({ name: 'sparql_guard_in_flight_requests', help: 'Requests being answered now.', registers });
+  let inFlight = 0;
+  new Gauge({
+    name: 'sparql_guard_in_flight_requests',
+    help: 'Requests being answered now.',
+    registers,
+    collect() {
+      this.set(inFlight);
+    },
+  });
   new Gauge({
     name: 'sparql_guard_build_info',
     help: 'Always 1; the version of the running guard in a label.',
@@ -192,33 +210,34 @@ export function createMetrics(version: string): GuardMetrics {
   void planHits;
   void planMisses;
 
-  // One labels object per (method, route, status): a request allocates none.
-  const labelsByKey = new Map<string, { method: string; route: string; status_code: string }>();
-  const labelsOf = (method: string, route: string, statusCode: number) => {
+  // One tally (and labels object) per (method, route, status): a request allocates none.
+  // Bounded: routes are the app's own patterns, methods are folded, statuses are few.
+  const requestTally = (method: string, route: string, statusCode: number) => {
     const key = `${method} ${route} ${statusCode}`;
-    let labels = labelsByKey.get(key);
-    if (labels === undefined) {
-      labels = { method: KNOWN_METHODS.has(method) ? method : 'other', route, status_code: String(statusCode) };
-      // Bounded: routes are the app's own patterns and methods are folded; statuses are few.
-      if (labelsByKey.size < 1000) labelsByKey.set(key, labels);
+    let tally = requestCounts.get(key);
+    if (tally === undefined) {
+      const labels = { method: KNOWN_METHODS.has(method) ? method : 'other', route, status_code: String(statusCode) };
+      tally = { labels, count: 0, reported: 0 };
+      requestCounts.set(key, tally);
     }
-    return labels;
+    return tally;
   };
-  const outcomeLabels = new Map<string, { outcome: string }>();
   const kindLabels = new Map<string, { kind: string }>();
 
   return {
-    requestStarted: () => inFlight.inc(),
+    requestStarted: () => {
+      inFlight += 1;
+    },
     requestEnded(method, route, statusCode, seconds) {
-      inFlight.dec();
-      const labels = labelsOf(method, route === '' ? 'unmatched' : route, statusCode);
-      requests.inc(labels);
-      durations.observe(labels, seconds);
+      inFlight -= 1;
+      const tally = requestTally(method, route === '' ? 'unmatched' : route, statusCode);
+      tally.count += 1;
+      durations.observe(tally.labels, seconds);
     },
     queryEnded(outcome) {
-      let labels = outcomeLabels.get(outcome);
-      if (labels === undefined) outcomeLabels.set(outcome, (labels = { outcome }));
-      queries.inc(labels);
+      let tally = queryCounts.get(outcome);
+      if (tally === undefined) queryCounts.set(outcome, (tally = { labels: { outcome }, count: 0, reported: 0 }));
+      tally.count += 1;
     },
     guardTime: (seconds) => guardDuration.observe(seconds),
     upstreamTime: (seconds) => upstreamDuration.observe(seconds),
@@ -237,6 +256,21 @@ export function createMetrics(version: string): GuardMetrics {
     scrape: () => registry.metrics(),
     contentType: registry.contentType,
   };
+}
+
+/** A counter's value for one label set, kept as numbers between scrapes. */
+interface Tally<L extends string> {
+  readonly labels: Record<L, string>;
+  count: number;
+  /** What the prom-client counter has been given so far. */
+  reported: number;
+}
+
+/** Hands a tally's growth since the last scrape to its prom-client counter. */
+function report<L extends string>(counter: Counter<L>, tally: Tally<L>): void {
+  if (tally.count === tally.reported) return;
+  counter.inc(tally.labels, tally.count - tally.reported);
+  tally.reported = tally.count;
 }
 
 /**

@@ -117,7 +117,7 @@ describe('metrics settings', () => {
 });
 
 describe('metrics with workers: 2', () => {
-  it('one scrape of the primary sums both workers', { timeout: 120_000 }, async () => {
+  it('one scrape of the primary sums both workers', { timeout: 240_000 }, async () => {
     const folder = makeFolder();
     const guard = spawnGuard(folder.folder, {
       workers: 2,
@@ -126,8 +126,9 @@ describe('metrics with workers: 2', () => {
       metrics: { port: 0, host: '127.0.0.1' },
     });
     try {
-      const metricsLine = await guard.waitFor((line) => line.event === 'metrics-listening');
-      const listening = await guard.waitFor((line) => line.event === 'listening' && line.workers === 2);
+      // Bounds for a loaded machine: two workers each load the policies and check the store.
+      const metricsLine = await guard.waitFor((line) => line.event === 'metrics-listening', 0, 90_000);
+      const listening = await guard.waitFor((line) => line.event === 'listening' && line.workers === 2, 0, 90_000);
       const metricsUrl = String(metricsLine.url).replace(/\/metrics$/, '');
       const endpoint = `${String(listening.url)}/sparql`;
       const count = 20;
@@ -138,7 +139,7 @@ describe('metrics with workers: 2', () => {
         await response.arrayBuffer();
       }
       const served = () => guard.lines.filter((line) => line.path === '/sparql' && line.status === 200);
-      await guard.waitFor(() => served().length >= count);
+      await guard.waitFor(() => served().length >= count, 0, 90_000);
       assert.equal(new Set(served().map((line) => line.worker)).size, 2, 'both workers answered some');
       const text = await scrape(metricsUrl);
       assert.equal(sample(text, 'http_requests_total', 'method="GET",route="/sparql",status_code="200"'), count);
