@@ -17,6 +17,8 @@ COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund
 COPY rules ./rules
 COPY policies ./policies
+# The query page's own files (YASGUI itself comes with the production dependencies).
+COPY ui ./ui
 COPY --from=build /app/dist/src ./dist/src
 # Configuration and policies come from a mounted folder; PORT overrides the config's port, so the probes below know it.
 ENV GUARD_CONFIG=/etc/sparql-guard/guard.json PORT=8080

@@ -136,6 +136,11 @@ describe('the Dockerfile', () => {
         const response = await fetch(`${url}/sparql?query=${encodeURIComponent('SELECT * WHERE { ?s ?p ?o } LIMIT 1')}`, { headers: { 'x-api-key': KEYS.beta } });
         assert.equal(response.status, 200);
         assert.equal(((await response.json()) as { results: { bindings: unknown[] } }).results.bindings.length, 1);
+        // The query page: its own files from ui/, YASGUI from the production dependencies.
+        const page = await fetch(`${url}/sparql`, { headers: { accept: 'text/html' } });
+        assert.equal(page.status, 200);
+        assert.match(await page.text(), /<html/i);
+        assert.equal((await fetch(`${url}/sparql/ui/yasgui.min.js`)).status, 200);
 
         // The HEALTHCHECK's own command, with the port the CMD took.
         const health = JSON.parse(/CMD (\[.*\])$/.exec(runtime.find((step) => step.keyword === 'HEALTHCHECK')!.args)![1]!) as string[];
