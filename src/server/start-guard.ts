@@ -40,8 +40,8 @@ export interface RunningGuard {
   reload(): Promise<boolean>;
   /**
    * Graceful shutdown (docs/design.md, "Shutdown"): /readyz turns 503 at once and every answer
-   * closes its connection; idle keep-alive connections close; the guard keeps serving for
-   * `drainMs`, then stops accepting, lets requests in flight finish for up to `graceMs`, cuts
+   * closes its connection; the guard keeps serving for `drainMs` (idle keep-alive connections
+   * stay open until their next answer or the drain's end), then stops accepting, lets requests in flight finish for up to `graceMs`, cuts
    * the connections still open, and closes the store connections (and the embedded store).
    * It resolves as soon as nothing is in flight. Defaults: the config's `shutdown`. Calling it
    * again returns the same promise.
@@ -164,11 +164,11 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     readiness.startDraining();
     watcher?.close();
     datasetGate.close();
-    if (app.server.listening) {
-      app.server.closeIdleConnections();
-      // Keep serving while load balancers notice /readyz; new connections are still answered.
-      if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
-    }
+    // Keep serving while load balancers notice /readyz; new connections are still answered. Idle
+    // keep-alive connections stay open meanwhile: closing one races with a request the peer may
+    // be sending on it, and a load balancer that reuses connections passes that close on to its
+    // client as a failed request. Their next answer closes them; the rest close after the drain.
+    if (app.server.listening && drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
     // app.close() stops accepting and closes idle connections; a busy one closes after its
     // answer. It resolves when the last connection has closed. A response that outlives the
     // grace period (a huge or stalled stream) is cut, and logged `shutdown-cut`: its client
