@@ -1,7 +1,7 @@
 // The one error type of the service: an HTTP status and a one-line message.
 
 /** Statuses the guard itself answers with (500 only for its own bugs). Anything else comes from the store. */
-export type GuardStatus = 400 | 401 | 403 | 404 | 405 | 408 | 413 | 415 | 431 | 500 | 502 | 503;
+export type GuardStatus = 400 | 401 | 403 | 404 | 405 | 408 | 413 | 415 | 429 | 431 | 500 | 502 | 503;
 
 /**
  * A refusal or failure that the service reports to the caller as `text/plain`.

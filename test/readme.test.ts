@@ -60,7 +60,7 @@ describe('README errors table', () => {
 
   it('lists the statuses the guard answers with, and each one is reachable', async () => {
     const documented = firstColumn('Errors').map(Number);
-    assert.deepEqual(documented, [400, 401, 403, 404, 405, 408, 413, 415, 431, 502, 503]);
+    assert.deepEqual(documented, [400, 401, 403, 404, 405, 408, 413, 415, 429, 431, 502, 503]);
     const q = encodeURIComponent('SELECT * WHERE { ?s ?p ?o }');
     const observed = new Map<number, Response>([
       [400, await fetch(t.endpoint)],
@@ -78,6 +78,7 @@ describe('README errors table', () => {
       assert.match(await response.text(), /^[^\n]+\n$/);
     }
     // 503 (before the first policy set is loaded) is proven in test/server/policy-holder.test.ts;
-    // 408 (a client too slow to send its request) in test/reliability/slow-clients.test.ts.
+    // 408 (a client too slow to send its request) in test/reliability/slow-clients.test.ts;
+    // 429 (past guard:maxConcurrent, with a store slow enough to overlap) in test/server/limits-per-caller.test.ts.
   });
 });

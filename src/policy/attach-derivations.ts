@@ -65,6 +65,7 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
       file: policy.file,
       order: policy.order,
       hidePaths: policy.hidePaths,
+      limits: policy.limits,
       graphs: inStatedOrder([...(found?.graphs ?? [])].map((graph) => [`<${graph}>`, graph] as const), rank),
       principals: inStatedOrder([...(found?.principals.entries() ?? [])], rank),
     };

@@ -1,7 +1,7 @@
 // Builds the Grant of a list of policies: their IRIs, the union of their graphs, and the hidden paths per graph.
 
 import type { Grant } from './grant.js';
-import type { CompiledPolicy } from './policy-set.js';
+import type { CompiledPolicy, PolicyLimits } from './policy-set.js';
 
 /**
  * `policies` must be in order of listing and without duplicates. Hidden paths
@@ -24,7 +24,14 @@ export function composeGrant(policies: readonly CompiledPolicy[]): Grant {
     }
   }
   for (const [graph, paths] of hidden) if (paths.size === 0) hidden.delete(graph);
+  const limits: { -readonly [K in keyof PolicyLimits]: number } = {};
+  for (const policy of policies) {
+    for (const [kind, value] of Object.entries(policy.limits) as [keyof PolicyLimits, number][]) {
+      limits[kind] = Math.max(limits[kind] ?? 0, value);
+    }
+  }
   return Object.freeze({
+    limits: Object.freeze(limits),
     policies: Object.freeze(policies.map((policy) => policy.iri)),
     graphs,
     hiddenByGraph: hidden,

@@ -10,6 +10,10 @@ export const guard = {
   group: `${GUARD}group`,
   readGraph: `${GUARD}readGraph`,
   hidePath: `${GUARD}hidePath`,
+  /** Limits per caller (docs/design.md, "Limits per caller"): positive integers. */
+  timeoutMs: `${GUARD}timeoutMs`,
+  resultLimit: `${GUARD}resultLimit`,
+  maxConcurrent: `${GUARD}maxConcurrent`,
   AuthenticatedAgent: `${GUARD}AuthenticatedAgent`,
   Everyone: `${GUARD}Everyone`,
   Anonymous: `${GUARD}Anonymous`,

@@ -12,6 +12,19 @@ export type Principal =
   | { readonly kind: 'agent'; readonly agent: string }
   | { readonly kind: 'group'; readonly group: string };
 
+/**
+ * The limits one policy sets for its callers; an absent member sets nothing (the caller's
+ * other policies, or the configuration, decide).
+ */
+export interface PolicyLimits {
+  /** `guard:timeoutMs`: how long the store may take for this caller (the global timeoutMs caps it). */
+  readonly timeoutMs?: number;
+  /** `guard:resultLimit`: the most solutions a query of this caller may return (a LIMIT). */
+  readonly resultLimit?: number;
+  /** `guard:maxConcurrent`: the most queries of one agent in flight at once, per process. */
+  readonly maxConcurrent?: number;
+}
+
 /** One policy after reasoning and validation. */
 export interface CompiledPolicy {
   /** Policy IRI, bare (without angle brackets). */
@@ -24,6 +37,7 @@ export interface CompiledPolicy {
   readonly graphs: readonly string[];
   /** Predicate IRIs the policy hides in the graphs it grants (`guard:hidePath`). */
   readonly hidePaths: readonly string[];
+  readonly limits: PolicyLimits;
   /** Principals the policy applies to (`guard:appliesTo`, derived). */
   readonly principals: readonly Principal[];
 }

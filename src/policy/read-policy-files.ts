@@ -6,6 +6,7 @@ import { Parser, type Quad, type Term } from 'n3';
 import { guard, isReservedIri, RDF_TYPE, XSD_STRING } from './guard-terms.js';
 import { iriSpliceProblem } from './iri-splice-problem.js';
 import { policyLoadError } from './policy-load-error.js';
+import type { PolicyLimits } from './policy-set.js';
 
 /** One declared policy as written in the Turtle, before the rules run. */
 export interface PolicySource {
@@ -14,6 +15,7 @@ export interface PolicySource {
   /** Position in order of listing, from 0. */
   readonly order: number;
   readonly hidePaths: readonly string[];
+  readonly limits: PolicyLimits;
 }
 
 /** Everything the policy files say: the policies in order of listing and all their triples. */
@@ -24,7 +26,19 @@ export interface PolicyDocument {
 }
 
 /** Predicates that only a guard:Policy may carry; on anything else they are a mistake. */
-const POLICY_PREDICATES: readonly string[] = [guard.agent, guard.group, guard.readGraph, guard.hidePath];
+const POLICY_PREDICATES: readonly string[] = [
+  guard.agent, guard.group, guard.readGraph, guard.hidePath, guard.timeoutMs, guard.resultLimit, guard.maxConcurrent,
+];
+
+/** The limit predicates, by the member of PolicyLimits they set. */
+const LIMIT_PREDICATES = [
+  [guard.timeoutMs, 'timeoutMs', 'guard:timeoutMs'],
+  [guard.resultLimit, 'resultLimit', 'guard:resultLimit'],
+  [guard.maxConcurrent, 'maxConcurrent', 'guard:maxConcurrent'],
+] as const;
+const XSD_INTEGER = 'http://www.w3.org/2001/XMLSchema#integer';
+/** Largest delay a Node timer accepts (2^31 - 1 ms), and so the largest limit of any kind. */
+const MAX_LIMIT = 2_147_483_647;
 
 /**
  * Reads the files in order, parses them as Turtle and validates every policy
@@ -75,7 +89,7 @@ export async function readPolicyFiles(files: readonly string[]): Promise<PolicyD
     if (subject === undefined || subject.termType !== 'NamedNode') {
       throw policyLoadError('a guard:Policy must be named by an IRI, not a blank node', file);
     }
-    return { iri: subject.value, file, order, hidePaths: validatePolicy(subject.value, file, own) };
+    return { iri: subject.value, file, order, ...validatePolicy(subject.value, file, own) };
   });
   return { policies, quads };
 }
@@ -86,8 +100,8 @@ function checkSpliceable(term: string, iri: string, fail: (reason: string) => ne
   if (problem !== undefined) fail(`${term} ${JSON.stringify(iri)} ${problem}`);
 }
 
-/** Checks one policy's own triples and returns its hidden paths. */
-function validatePolicy(iri: string, file: string, own: readonly Quad[]): string[] {
+/** Checks one policy's own triples and returns its hidden paths and limits. */
+function validatePolicy(iri: string, file: string, own: readonly Quad[]): { hidePaths: string[]; limits: PolicyLimits } {
   const fail = (reason: string): never => {
     throw policyLoadError(reason, file, iri);
   };
@@ -122,7 +136,22 @@ function validatePolicy(iri: string, file: string, own: readonly Quad[]): string
     }
   }
   if (!targeted) fail('has neither guard:agent nor guard:group');
-  return hidePaths;
+  return { hidePaths, limits: readLimits(own, fail) };
+}
+
+/** The policy's limits: each a positive xsd:integer, given at most once. */
+function readLimits(own: readonly Quad[], fail: (reason: string) => never): PolicyLimits {
+  const limits: Record<string, number> = {};
+  for (const [predicate, member, name] of LIMIT_PREDICATES) {
+    const values = own.filter((quad) => quad.predicate.value === predicate).map((quad) => quad.object);
+    if (values.length === 0) continue;
+    if (values.length > 1) fail(`${name} is given ${values.length} times (give one value)`);
+    const object = values[0]!;
+    const number = object.termType === 'Literal' && object.datatype.value === XSD_INTEGER && /^\+?\d{1,10}$/.test(object.value) ? Number(object.value) : Number.NaN;
+    if (!(number >= 1 && number <= MAX_LIMIT)) fail(`${name} must be a whole number from 1 to ${MAX_LIMIT}, found ${describe(object)}`);
+    limits[member] = number;
+  }
+  return Object.freeze(limits);
 }
 
 async function readText(file: string): Promise<string> {

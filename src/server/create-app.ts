@@ -21,6 +21,7 @@ import type { Grant } from '../policy/grant.js';
 import type { Plan } from '../sparql/plan.js';
 import { UpstreamError, type Upstream } from '../upstream/create-upstream.js';
 import { queryOutcomeOf } from './query-outcome-of.js';
+import { createConcurrencyLimiter } from './limit-concurrency.js';
 
 /** Request body limit of SPEC "Limits": larger bodies get 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -104,6 +105,8 @@ declare module 'fastify' {
     failure: string | undefined;
     /** How a request on the query path ended, for the metrics. */
     queryOutcome: QueryOutcome | undefined;
+    /** Ends this request's count of its agent's queries in flight (guard:maxConcurrent), if counted. */
+    leaveConcurrency: (() => void) | undefined;
   }
   interface FastifyInstance {
     /** Cuts every connection, logging the requests still under way as `shutdown-cut`. */
@@ -193,6 +196,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   const vary = ['Origin', 'Accept', ...services.credentialHeaders].join(', ');
   const credentialHeaders = new Set(services.credentialHeaders);
   const explainPath = `${options.path}/explain`;
+  const concurrency = createConcurrencyLimiter();
   const allowByPath = new Map<string, string>([
     [options.path, ALLOW_QUERY],
     ['/healthz', 'GET'],
@@ -218,6 +222,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
       done();
     });
   }
+  app.decorateRequest('leaveConcurrency', undefined);
 
   // Every body reaches readQueryRequest as raw bytes, so that it, not fastify, decides
   // between 403 (update), 415 and 400, in the order DESIGN section 5 requires.
@@ -233,6 +238,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     current.set(socket, request);
     answers.set(request, reply);
     reply.raw.once('close', () => {
+      request.leaveConcurrency?.();
       if (current.get(socket) === request) current.delete(socket);
       const ended = endedBy.get(socket);
       const finished = reply.raw.writableFinished;
@@ -329,8 +335,13 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     const view = endpointViewOf(request);
     if (view === 'text/html' && queryPage !== undefined) return queryPage(reply);
     if (view !== undefined && view !== 'text/html') return describe(request, reply, view);
-    const { plan } = await planRequest(request);
-    return forward(plan, request, reply, services, limits.sendIdleMs);
+    const { caller, grant, plan } = await planRequest(request);
+    // The caller's limits (docs/design.md, "Limits per caller"). Its count ends where every
+    // request's end is logged (the close listener of onRequest), however the request ended.
+    const leave = concurrency.enter(caller.agent, grant.limits?.maxConcurrent);
+    if (reply.raw.closed) leave();
+    else request.leaveConcurrency = leave;
+    return forward(plan, request, reply, services, limits.sendIdleMs, grant.limits?.timeoutMs);
   };
 
   const explain = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -402,7 +413,14 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
 }
 
 /** Sends the plan upstream and streams the store's answer back (SPEC response items 1-3). */
-async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply, services: GuardServices, sendIdleMs: number) {
+async function forward(
+  plan: Plan,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  services: GuardServices,
+  sendIdleMs: number,
+  timeoutMs: number | undefined,
+) {
   const abort = new AbortController();
   const socket = request.raw.socket;
   // The store's time is bounded by timeoutMs upstream; the client's connection may be silent meanwhile.
@@ -416,7 +434,7 @@ async function forward(plan: Plan, request: FastifyRequest, reply: FastifyReply,
   const metrics = services.metrics;
   metrics?.guardTime(reply.elapsedTime / 1000);
   const sent = metrics === undefined ? 0 : performance.now();
-  const answer = await services.upstream.send(plan.query, accept, abort.signal);
+  const answer = await services.upstream.send(plan.query, accept, abort.signal, timeoutMs);
   metrics?.upstreamTime((performance.now() - sent) / 1000);
   request.queryOutcome = 'answered';
   // From here the client must keep reading: a reader silent for sendIdleMs is cut.

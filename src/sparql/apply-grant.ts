@@ -25,6 +25,19 @@ const NOT_IN_IRI = /[<>"{}|^`\\\u0000-\u0020]/;
 export const BLANK_ZERO_LENGTH = 'a zero-length path between blank nodes cannot be checked for hidden paths (name a variable at one end)';
 
 /**
+ * The LIMIT that ends the query: the smaller of the query's own and the caller's result cap
+ * (docs/design.md, "Limits per caller"); nothing when neither is set.
+ */
+function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): string {
+  if (limit.kind !== 'outer') {
+    if (limit.kind === 'none' || cap === undefined) return '';
+    throw new GuardError(403, `a query ending in a VALUES clause cannot be held to this caller's result limit of ${cap}; move the VALUES block into WHERE`);
+  }
+  const effective = limit.limit === undefined ? cap : cap === undefined ? limit.limit : Math.min(limit.limit, cap);
+  return effective === undefined ? '' : `\nLIMIT ${effective}`;
+}
+
+/**
  * DESIGN section 5: effective default = requested default (or all granted)
  * ∩ granted, the same for named; both FROM and FROM NAMED always present, an
  * empty set written as the reserved EMPTY_GRAPH; `GRAPH <iri>` outside the
@@ -59,7 +72,7 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
     }
   }
   return {
-    query: fillTemplate(prepared.parts, dataset, granted, named, hidden, constants),
+    query: fillTemplate(prepared.parts, dataset, granted, named, hidden, constants) + limitClause(prepared.limit, grant.limits?.resultLimit),
     form: prepared.form,
     defaultAccept: prepared.defaultAccept,
   };

@@ -95,6 +95,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     // DESCRIBE leaves as the CONSTRUCT of rewriteDescribe; what its WHERE names still counts.
     const describeNames = form === 'describe' ? markHiddenPaths(tree as unknown as Record<string, unknown>).named : undefined;
     const root = (form === 'describe' ? rewriteDescribe(tree as sparqljs.DescribeQuery) : tree) as unknown as LooseQuery;
+    const limit = takeOuterLimit(root, form);
     const { parts, namedPredicates, hasHiddenSlots, blankZeroLength } = buildTemplate(root, text, requestedNamed);
     const named = withNormalisedForms(describeNames === undefined ? namedPredicates : [...namedPredicates, ...describeNames]);
     // IRI() and URI() resolve against the query's base (§17.4.2.8); every other IRI is absolute already.
@@ -109,6 +110,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       namedPredicates: named,
       hasHiddenSlots,
       blankZeroLength,
+      limit,
       sizeBytes:
         256 +
         sizeOf(parts) +
@@ -220,4 +222,20 @@ function sizeOf(parts: readonly TemplatePart[]): number {
     else bytes += 64 + 2 * (part.plain.length + part.members.length);
   }
   return bytes;
+}
+
+/**
+ * The outer query's LIMIT, taken out of the tree so that the text ends at its other solution
+ * modifiers and applyGrant can write the LIMIT per request (a caller's result cap lowers it).
+ * LIMIT may follow OFFSET (SPARQL 1.1 Query grammar [70] LimitOffsetClauses). ASK keeps its
+ * tree; so does a query with a trailing VALUES clause, which must stay last ([7] Query): such
+ * a query cannot take a LIMIT at its end.
+ */
+function takeOuterLimit(root: LooseQuery, form: string): PreparedQuery['limit'] {
+  if (form === 'ask') return { kind: 'none' };
+  const query = root as unknown as { limit?: number; values?: unknown };
+  if (query.values !== undefined) return { kind: 'fixed' };
+  const limit = query.limit;
+  delete query.limit;
+  return { kind: 'outer', limit };
 }

@@ -134,6 +134,13 @@ export interface PreparedQuery {
    * while the caller's hidden set is not empty.
    */
   readonly blankZeroLength: boolean;
+  /**
+   * The outer query's LIMIT, written per request so a caller's result cap can lower it:
+   * `outer` = the text ends at the solution modifiers and LIMIT `limit` (if any) goes after
+   * them; `none` = an ASK, which a cap does not concern; `fixed` = a trailing VALUES clause
+   * ends the text, so no LIMIT can be added (a capped caller is refused).
+   */
+  readonly limit: { readonly kind: 'outer'; readonly limit: number | undefined } | { readonly kind: 'none' | 'fixed' };
   /** Approximate memory held, in bytes, for the plan cache's bound. */
   readonly sizeBytes: number;
 }

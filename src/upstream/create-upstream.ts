@@ -45,9 +45,10 @@ export interface Upstream {
    * POSTs `query=<text>` (application/x-www-form-urlencoded; charset=UTF-8) with Accept, the
    * configured headers and a User-Agent, and nothing else. Throws GuardError 502 when the store
    * cannot be reached or sends no response headers within timeoutMs, and GuardError 502
-   * `upstream request aborted by the client` when `signal` fires first.
+   * `upstream request aborted by the client` when `signal` fires first. `timeoutMs`, when
+   * given and below the pool's, replaces it for this request (a caller's timeout tier).
    */
-  send(queryText: string, accept: string, signal: AbortSignal): Promise<UpstreamResponse>;
+  send(queryText: string, accept: string, signal: AbortSignal, timeoutMs?: number): Promise<UpstreamResponse>;
   /** Waits for requests in flight, then closes every connection. */
   close(): Promise<void>;
 }
@@ -117,7 +118,26 @@ const USER_AGENT = `sparql-guard/${OWN_VERSION}`;
  */
 const BODY_HIGH_WATER_MARK = 64 * 1024;
 
-/** What every exchange of one pool shares: computed once in createUpstream. */
+/** Timeout tiers whose messages are kept; more distinct tiers still work, each built per request. */
+const MAX_TIMEOUT_TIERS = 64;
+
+function createShared(timeoutMs: number, onFailure: Shared['onFailure']): Shared {
+  return {
+    timeoutMs,
+    onFailure,
+    messages: {
+      unreachable: 'upstream unreachable',
+      'headers-timeout': `upstream did not answer within ${timeoutMs} ms`,
+      'body-timeout': `upstream went silent for more than ${timeoutMs} ms`,
+      reset: 'upstream reset the connection before answering',
+      cut: 'upstream closed the connection',
+      aborted: 'upstream request aborted by the client',
+      failed: 'upstream request failed',
+    },
+  };
+}
+
+/** What every exchange of one pool (or one timeout tier) shares: computed once in createUpstream. */
 interface Shared {
   readonly timeoutMs: number;
   readonly messages: Readonly<Record<Failure, string>>;
@@ -154,23 +174,23 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   for (const [name, value] of Object.entries(options.headers)) fixedHeaders[name.toLowerCase()] = value;
   fixedHeaders['content-type'] = 'application/x-www-form-urlencoded; charset=UTF-8';
 
-  const shared: Shared = {
-    timeoutMs,
-    onFailure: options.onFailure,
-    messages: {
-      unreachable: 'upstream unreachable',
-      'headers-timeout': `upstream did not answer within ${timeoutMs} ms`,
-      'body-timeout': `upstream went silent for more than ${timeoutMs} ms`,
-      reset: 'upstream reset the connection before answering',
-      cut: 'upstream closed the connection',
-      aborted: 'upstream request aborted by the client',
-      failed: 'upstream request failed',
-    },
+  const shared = createShared(timeoutMs, options.onFailure);
+  // One Shared per timeout tier in use; tiers come from policies, so there are few.
+  const sharedByTimeout = new Map<number, Shared>();
+  const sharedFor = (tierMs: number | undefined): Shared => {
+    if (tierMs === undefined || tierMs >= timeoutMs) return shared;
+    let tier = sharedByTimeout.get(tierMs);
+    if (tier === undefined) {
+      tier = createShared(tierMs, options.onFailure);
+      if (sharedByTimeout.size < MAX_TIMEOUT_TIERS) sharedByTimeout.set(tierMs, tier);
+    }
+    return tier;
   };
 
-  function send(queryText: string, accept: string, signal: AbortSignal): Promise<UpstreamResponse> {
+  function send(queryText: string, accept: string, signal: AbortSignal, tierMs?: number): Promise<UpstreamResponse> {
     if (signal.aborted) return Promise.reject(abortError(shared, signal));
-    const exchange = new Exchange(shared, signal);
+    const exchange = new Exchange(sharedFor(tierMs), signal);
+    const own = exchange.timeoutMs === timeoutMs ? {} : { headersTimeout: exchange.timeoutMs, bodyTimeout: exchange.timeoutMs };
     pool.dispatch(
       {
         origin: url.origin,
@@ -178,6 +198,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         method: 'POST',
         headers: { ...fixedHeaders, accept },
         body: encodeQueryForm(queryText),
+        ...own,
       },
       exchange,
     );
@@ -216,6 +237,10 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   /** A failure after the headers, before the body stream was asked for: it gets it when made. */
   private failure: UpstreamError | undefined;
   private stream: UpstreamBody | undefined;
+  /** The deadline of this request: the pool's, or the caller's tier. */
+  get timeoutMs(): number {
+    return this.shared.timeoutMs;
+  }
   /** The exchange is over for the guard: failed, or the body was taken, read or destroyed. */
   private settled = false;
   private listening = true;
