@@ -8,7 +8,7 @@ import { describeMachine } from './describe-machine.js';
 import { runEchoing } from './fresh-process.js';
 
 /** Scenario scripts in report order; a script not built (another engineer's, not there yet) is skipped. */
-const SCRIPTS = ['rewrite-latency', 'end-to-end', 'templated-workload', 'metrics-cost', 'streaming', 'compile-policies', 'reload-latency'];
+const SCRIPTS = ['rewrite-latency', 'end-to-end', 'templated-workload', 'metrics-cost', 'streaming', 'compile-policies', 'reload-latency', 'identify-caller'];
 
 /** The checked-out commit, marked when the working tree differs from it. */
 function describeCommit(): string {
