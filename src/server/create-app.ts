@@ -21,7 +21,7 @@ import type { Grant } from '../policy/grant.js';
 import type { Plan } from '../sparql/plan.js';
 import { UpstreamError, type Upstream } from '../upstream/create-upstream.js';
 import { queryOutcomeOf } from './query-outcome-of.js';
-import { createConcurrencyLimiter } from './limit-concurrency.js';
+import { createConcurrencyLimiter } from './create-concurrency-limiter.js';
 
 /** Request body limit of SPEC "Limits": larger bodies get 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;

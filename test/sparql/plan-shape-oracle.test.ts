@@ -38,6 +38,8 @@ const GRANTS: readonly Grant[] = [
     ),
   },
   { policies: ['urn:test:none'], graphs: new Set(), hiddenByGraph: new Map() },
+  // A result cap (guard:resultLimit): the LIMIT written per request after the template is filled.
+  { policies: ['urn:test:capped'], graphs: new Set(GRAPHS), hiddenByGraph: new Map(), limits: { resultLimit: 7 } },
 ];
 const W3C_ALLOWED_FUNCTIONS = ['http://example.org/ns#', 'http://example.org/name', 'http://example/function'];
 
@@ -321,4 +323,22 @@ test('shape cache oracle: typed literals (their content a slot, their datatype i
   assert.notEqual(key('"1"^^xsd:string'), key('"x"^^xsd:string'));
   assert.ok(fromTemplate > 40, `only ${fromTemplate} typed-literal variants filled from a template`);
   console.log(`# typed-literal oracle: ${TYPED_QUERIES.length} queries, ${compared} comparisons, ${fromTemplate} variants (first grant) filled from a template`);
+});
+
+test('shape cache: the result cap is the smaller of the request\'s own LIMIT and the caller\'s cap, per request', () => {
+  const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 100, maxBytes: 1 << 20 } });
+  const plain = GRANTS[0] as Grant;
+  const capped = (resultLimit: number): Grant => ({ ...plain, limits: { resultLimit } });
+  const plan = (query: string, grant: Grant) => planner.plan({ query, defaultGraphs: [], namedGraphs: [] }, grant).query;
+  const shape = (o: string, limit: string) => `SELECT * WHERE { ?s <http://example.org/p> "${o}" }${limit}`;
+  // Same shape, other constants and other LIMITs, one planner: each request gets its own LIMIT against its own cap.
+  for (let round = 0; round < 2; round++) {
+    assert.match(plan(shape('a', ' LIMIT 3'), capped(10)), /"a"\. \}\nLIMIT 3$/);
+    assert.match(plan(shape('b', ' LIMIT 50'), capped(10)), /"b"\. \}\nLIMIT 10$/);
+    assert.match(plan(shape('c', ' LIMIT 50'), capped(20)), /"c"\. \}\nLIMIT 20$/);
+    assert.match(plan(shape('d', ' LIMIT 50'), plain), /"d"\. \}\nLIMIT 50$/);
+    assert.match(plan(shape('e', ''), capped(5)), /"e"\. \}\nLIMIT 5$/);
+    assert.doesNotMatch(plan(shape('f', ''), plain), /LIMIT/);
+    assert.match(plan(shape('g', ' OFFSET 4 LIMIT 9'), capped(6)), /"g"\. \}\nOFFSET 4\nLIMIT 6$/);
+  }
 });
