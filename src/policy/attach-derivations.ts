@@ -16,8 +16,8 @@ import { describe, type PolicyDocument } from './read-policy-files.js';
  * neither an IRI nor a plain string.
  */
 export function attachDerivations(document: PolicyDocument, derived: readonly Quad[]): CompiledPolicy[] {
-  const byIri = new Map<string, { file: string; principals: Map<string, Principal>; graphs: Set<string> }>();
-  for (const policy of document.policies) byIri.set(policy.iri, { file: policy.file, principals: new Map(), graphs: new Set() });
+  const byIri = new Map<string, { file: string; principals: Set<Judged<Principal>>; graphs: Set<Judged<string>> }>();
+  for (const policy of document.policies) byIri.set(policy.iri, { file: policy.file, principals: new Set(), graphs: new Set() });
 
   // Engines derive in different orders: the error reported is that of the first bad triple in
   // term order, and the lists are sorted, so the result does not depend on the engine.
@@ -26,35 +26,30 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
     const key = `${subject.id}\u0000${predicate.value}\u0000${object.id}`;
     if (failure === undefined || key < failure.key) failure = { key, error: error() };
   };
-  // The same graph comes back for many policies (collections): judge each IRI once.
-  const graphProblems = new Map<string, string | undefined>();
+  // Half a million derived triples name a few thousand terms: each object term is judged once,
+  // and each principal is one object shared by every policy that names it.
+  const graphs = new Judgements<string>();
+  const principals = new Judgements<Principal>();
   for (const quad of derived) {
     const { predicate } = quad;
     const subject = unskolemize(quad.subject);
-    const object = unskolemize(quad.object);
     const target = subject.termType === 'NamedNode' ? byIri.get(subject.value) : undefined;
-    const name = predicate.value === guard.appliesTo ? 'guard:appliesTo' : 'guard:grantsGraph';
+    const grants = predicate.value === guard.grantsGraph;
+    const name = grants ? 'guard:grantsGraph' : 'guard:appliesTo';
     if (target === undefined) {
-      fail(subject, predicate, object, () => policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`));
+      fail(subject, predicate, unskolemize(quad.object), () => policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`));
       continue;
     }
-    let problem: Principal | string | undefined;
-    if (predicate.value === guard.grantsGraph) {
-      if (object.termType === 'NamedNode') {
-        problem = graphProblems.get(object.value);
-        if (problem === undefined && !graphProblems.has(object.value)) graphProblems.set(object.value, (problem = graphProblem(object)));
-      } else problem = graphProblem(object);
-    } else problem = principalOf(object);
-    if (typeof problem === 'string') {
-      const reason = problem;
-      fail(subject, predicate, object, () => policyLoadError(`the rules derived ${name} ${describe(object)}: ${reason}`, target.file, subject.value));
-    } else if (problem === undefined) {
-      target.graphs.add(object.value);
-    } else {
-      target.principals.set(principalKey(problem), problem);
-    }
+    const judged = grants ? graphs.judge(quad.object, graphOf) : principals.judge(quad.object, principalOf);
+    if (typeof judged === 'string') {
+      const object = unskolemize(quad.object);
+      fail(subject, predicate, object, () => policyLoadError(`the rules derived ${name} ${describe(object)}: ${judged}`, target.file, subject.value));
+    } else if (grants) target.graphs.add(judged as Judged<string>);
+    else target.principals.add(judged as Judged<Principal>);
   }
   if (failure !== undefined) throw failure.error;
+  graphs.rank();
+  principals.rank();
 
   const stated = statedOrder(document);
   return document.policies.map((policy) => {
@@ -66,18 +61,74 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
       order: policy.order,
       hidePaths: policy.hidePaths,
       limits: policy.limits,
-      graphs: inStatedOrder([...(found?.graphs ?? [])].map((graph) => [`<${graph}>`, graph] as const), rank),
-      principals: inStatedOrder([...(found?.principals.entries() ?? [])], rank),
+      graphs: inStatedOrder(found?.graphs, rank, graphs),
+      principals: inStatedOrder(found?.principals, rank, principals),
     };
   });
 }
 
-/** The values in the order their keys are stated (rank), then the rest by key. */
-function inStatedOrder<T>(entries: (readonly [string, T])[], rank: ReadonlyMap<string, number> | undefined): T[] {
-  if (entries.length < 2) return entries.map(([, value]) => value);
-  const ranked = entries.map(([key, value]) => ({ key, value, rank: rank?.get(key) ?? Infinity }));
-  ranked.sort((a, b) => a.rank - b.rank || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return ranked.map((entry) => entry.value);
+/** A derived graph or principal that validation accepted, with its key (`<iri>` or principalKey) and its place among all keys. */
+interface Judged<T> {
+  readonly key: string;
+  readonly value: T;
+  rank: number;
+}
+
+/** The judgement of every distinct derived object term: one entry per key, or why the term is refused. */
+class Judgements<T> {
+  private readonly byTerm = new Map<string, Judged<T> | string>();
+  private readonly byKey = new Map<string, Judged<T>>();
+
+  judge(term: Quad['object'], readTerm: (object: Quad['object'] | BlankNode) => { key: string; value: T } | string): Judged<T> | string {
+    let judged = this.byTerm.get(term.id);
+    if (judged === undefined) {
+      const read = readTerm(unskolemize(term));
+      if (typeof read === 'string') judged = read;
+      else {
+        judged = this.byKey.get(read.key) ?? { ...read, rank: 0 };
+        this.byKey.set(read.key, judged);
+      }
+      this.byTerm.set(term.id, judged);
+    }
+    return judged;
+  }
+
+  private sorted: Judged<T>[] = [];
+
+  /** Numbers the entries in key order, so a policy's derived entries sort by number rather than by string. */
+  rank(): void {
+    this.sorted = [...this.byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    this.sorted.forEach((entry, rank) => (entry.rank = rank));
+  }
+
+  /** The entry with this key, if any triple named it. */
+  entry(key: string): Judged<T> | undefined {
+    return this.byKey.get(key);
+  }
+
+  /** The value of the entry ranked `rank` (after rank()). */
+  at(rank: number): T {
+    return (this.sorted[rank] as Judged<T>).value;
+  }
+}
+
+/**
+ * The values of a policy's entries: those its Turtle states first, as stated (`rank`, whose keys
+ * are in stated order), then the rest in key order. Sorting numbers in a typed array keeps this
+ * linear in practice for the hundreds of derived principals of a policy high in a hierarchy.
+ */
+function inStatedOrder<T>(entries: ReadonlySet<Judged<T>> | undefined, rank: ReadonlyMap<string, number> | undefined, all: Judgements<T>): T[] {
+  if (entries === undefined) return [];
+  const stated: Judged<T>[] = [];
+  for (const key of rank?.keys() ?? []) {
+    const entry = all.entry(key);
+    if (entry !== undefined && entries.has(entry)) stated.push(entry);
+  }
+  const ranks = new Int32Array(entries.size - stated.length);
+  let next = 0;
+  for (const entry of entries) if (!stated.includes(entry)) ranks[next++] = entry.rank;
+  ranks.sort();
+  return [...stated.map((entry) => entry.value), ...Array.from(ranks, (at) => all.at(at))];
 }
 
 /** Per policy, the position of each graph and principal its own Turtle states: those come first, as written. */
@@ -90,7 +141,7 @@ function statedOrder(document: PolicyDocument): Map<string, Map<string, number>>
     let key: string | undefined;
     if (predicate.value === guard.readGraph && object.termType === 'NamedNode') key = `<${object.value}>`;
     else if (predicate.value === guard.agent || predicate.value === guard.group) {
-      const principal = principalOf(object);
+      const principal = readPrincipal(object);
       if (typeof principal !== 'string') key = principalKey(principal);
     }
     if (key !== undefined && !rank.has(key)) rank.set(key, rank.size);
@@ -103,6 +154,17 @@ function unskolemize<T extends Quad['subject'] | Quad['object']>(term: T): T | B
   return term.termType === 'NamedNode' && isSkolemIri(term.value) ? DataFactory.blankNode(term.value) : term;
 }
 
+/** The graph a derived object names, keyed as a graph is listed, or why it cannot be granted. */
+function graphOf(object: Quad['object'] | BlankNode): { key: string; value: string } | string {
+  return graphProblem(object) ?? { key: `<${object.value}>`, value: object.value };
+}
+
+/** The principal a derived object names, with its key, or why it names none. */
+function principalOf(object: Quad['object'] | BlankNode): { key: string; value: Principal } | string {
+  const principal = readPrincipal(object);
+  return typeof principal === 'string' ? principal : { key: principalKey(principal), value: principal };
+}
+
 /** Why a derived graph cannot be granted, or undefined when it can. */
 function graphProblem(object: Quad['object'] | BlankNode): string | undefined {
   if (object.termType !== 'NamedNode') return 'a graph must be an IRI';
@@ -111,8 +173,8 @@ function graphProblem(object: Quad['object'] | BlankNode): string | undefined {
   return problem === undefined ? undefined : `the IRI ${problem}`;
 }
 
-/** The principal a derived object names, or why it names none. */
-function principalOf(object: Quad['object'] | BlankNode): Principal | string {
+/** The principal a term names, or why it names none. */
+function readPrincipal(object: Quad['object'] | BlankNode): Principal | string {
   if (object.termType === 'NamedNode') {
     if (object.value === guard.Everyone) return { kind: 'everyone' };
     if (object.value === guard.AuthenticatedAgent) return { kind: 'authenticated' };

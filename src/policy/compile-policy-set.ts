@@ -90,19 +90,36 @@ export function compilePolicySet(policies: readonly CompiledPolicy[]): PolicySet
 
 /** Every principal with its policies, in order of its first policy, and the union of their graphs. */
 function listPrincipals(policies: readonly CompiledPolicy[]): readonly PrincipalEntry[] {
+  // A principal object is usually shared by all its policies (the worker interns them): label each once.
+  const labels = new Map<Principal, string>();
   const entries = new Map<string, { principal: Principal; label: string; policies: CompiledPolicy[] }>();
   for (const policy of policies) {
     for (const principal of policy.principals) {
-      const label = principalKey(principal);
+      let label = labels.get(principal);
+      if (label === undefined) labels.set(principal, (label = principalKey(principal)));
       const known = entries.get(label);
       if (known === undefined) entries.set(label, { principal, label, policies: [policy] });
       else known.policies.push(policy);
     }
   }
-  const listed = [...entries.values()].map(({ principal, label, policies: list }) => {
-    const union = new Set<string>();
-    for (const policy of list) for (const graph of policy.graphs) union.add(graph);
-    return Object.freeze({ principal, label, policies: Object.freeze(list), graphs: Object.freeze([...union].sort()) });
+  // A member of a deep group has hundreds of policies: unions run over graph numbers in sorted order, not strings.
+  const sorted = [...new Set(policies.flatMap((policy) => policy.graphs))].sort();
+  const number = new Map(sorted.map((graph, index) => [graph, index]));
+  const numbersOf = new Map<CompiledPolicy, Int32Array>();
+  const seenIn = new Int32Array(sorted.length).fill(-1);
+  const listed = [...entries.values()].map(({ principal, label, policies: list }, entry) => {
+    const union: number[] = [];
+    for (const policy of list) {
+      let numbers = numbersOf.get(policy);
+      if (numbers === undefined) numbersOf.set(policy, (numbers = Int32Array.from(policy.graphs, (graph) => number.get(graph) ?? 0)));
+      for (const graph of numbers) {
+        if (seenIn[graph] === entry) continue;
+        seenIn[graph] = entry;
+        union.push(graph);
+      }
+    }
+    const graphs = Array.from(Int32Array.from(union).sort(), (graph) => sorted[graph] ?? '');
+    return Object.freeze({ principal, label, policies: Object.freeze(list), graphs: Object.freeze(graphs) });
   });
   return Object.freeze(listed);
 }
