@@ -1,4 +1,4 @@
-// Reads the JSON configuration (DESIGN section 7) into one frozen, fully checked GuardConfig.
+// Reads the JSON configuration into one frozen, fully checked GuardConfig, every key declared once in CONFIG_KEYS.
 
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -11,73 +11,43 @@ import { expandPlaceholders } from './expand-placeholders.js';
 
 export { ConfigError } from './config-error.js';
 
-/** The whole configuration of one guard process; deeply frozen. */
-export interface GuardConfig {
-  /** Absolute path of the file read, undefined when built from defaults and environment only. */
-  readonly configFile: string | undefined;
-  /** Absolute http(s) URL of the store's query endpoint; undefined = the embedded default store. */
-  readonly upstream: string | undefined;
-  /** Headers added to every upstream request, names as the operator spelled them. */
-  readonly upstreamHeaders: Readonly<Record<string, string>>;
-  /** Absolute paths of the policy files, in listing order. */
-  readonly policies: readonly string[];
-  /** Absolute paths of operator rule files (the shipped rules are added elsewhere). */
-  readonly rules: readonly string[];
-  readonly auth: {
-    /** `sha256` is lower-case hex; `groups` without duplicates. */
-    readonly apiKeys: readonly { readonly agent: string; readonly groups: readonly string[]; readonly sha256: string }[];
-    /** Header names lower-cased (node's spelling of request headers); agentPrefix defaults to ''. */
-    readonly trustedHeaders:
-      | { readonly agent: string; readonly groups: string | undefined; readonly agentPrefix: string }
-      | undefined;
-    /** JWT bearer tokens; undefined = not accepted (a JWT-shaped bearer value is then an API key). */
-    readonly jwt: JwtSettings | undefined;
-  };
-  readonly watchPolicies: boolean;
-  readonly explain: boolean;
-  readonly timeoutMs: number;
-  readonly port: number;
-  readonly host: string;
-  /** Starts with `/`, no trailing `/`, no `?` or `#`. */
-  readonly path: string;
-  /** Cross-origin access from browsers (docs/design.md, "CORS with credentials"). */
-  readonly cors: {
-    /** Allowed origins, serialized (`https://app.example.org`); undefined = any origin is echoed. */
-    readonly origins: readonly string[] | undefined;
-    /** Access-Control-Allow-Credentials for the listed origins; only with an explicit `origins` list. */
-    readonly credentials: boolean;
-  };
-  /** Serve the query page at GET {path} for browsers (text/html, no query string). */
-  readonly ui: boolean;
-  readonly planCache: { readonly maxEntries: number; readonly maxBytes: number };
-  /** Absolute IRI without fragment, against which relative IRIs in queries resolve. */
-  readonly baseIri: string;
-  readonly maxQueryDepth: number;
-  /** Extension function IRIs a query may call: exact IRIs, or namespaces ending in `#` or `/`; [] by default. */
-  readonly allowedFunctions: readonly string[];
-  readonly workers: number;
-  /** Absolute paths of data files for the embedded store; [] = the demo data. */
-  readonly embedded: { readonly data: readonly string[] };
-  /** Bounds on what a client controls (docs/design.md, "Hostile clients"). */
-  readonly http: {
-    /** Time to receive a request's whole header section. */
-    readonly headersTimeoutMs: number;
-    /** Time to receive a whole request, headers and body. */
-    readonly requestTimeoutMs: number;
-    /** Longest silence of a connection while a request arrives, and of an idle keep-alive connection. */
-    readonly idleTimeoutMs: number;
-    /** Open client connections past which new ones are refused with 503. */
-    readonly maxConnections: number;
-  };
-  /** The SIGTERM sequence: drain (still serving, /readyz 503), then a bounded grace. */
-  readonly shutdown: {
-    /** How long the guard keeps serving after SIGTERM, with /readyz at 503, before it stops accepting. */
-    readonly drainMs: number;
-    /** How long requests in flight may then take before their connections are cut. */
-    readonly graceMs: number;
-  };
-  /** The Prometheus listener (GET /metrics); undefined = no metrics. `host` defaults to `host`. */
-  readonly metrics: { readonly port: number; readonly host: string } | undefined;
+/**
+ * One configuration key, declared once (docs/design.md#configuration): how its value is read
+ * and checked, what an absent key stands for, and the environment variable that overrides it.
+ * The GuardConfig type, the unknown-key check, the defaults and the README table's test all
+ * come from these declarations.
+ */
+export interface ConfigKey<T> {
+  /** Reads and checks the value at `path`; gets `default` in place of an absent value. */
+  readonly read: (value: unknown, path: string, context: ReadContext) => T;
+  /**
+   * The value, as an operator would write it, that an absent key stands for; undefined when
+   * absence means something no value says (no upstream: the embedded store).
+   */
+  readonly default?: unknown;
+  /** The fix of the "missing" message, for a key that must be given when its object is. */
+  readonly required?: string;
+  /** An environment variable whose value replaces the file's; both are checked. */
+  readonly env?: { readonly name: string; readonly read: (env: NodeJS.ProcessEnv) => T | undefined };
+  /** The keys of an object value, in the order they are read and listed in messages. */
+  readonly keys?: ConfigKeys;
+}
+
+/** The keys of one object of the configuration, by name. */
+export type ConfigKeys = { readonly [name: string]: ConfigKey<unknown> };
+
+/** The values read from an object of `keys`. */
+type ValuesOf<K extends ConfigKeys> = { readonly [N in keyof K]: K[N] extends ConfigKey<infer T> ? T : never };
+
+/** What a key's reader may use besides its value. */
+export interface ReadContext {
+  readonly env: NodeJS.ProcessEnv;
+  /** The folder relative paths resolve against. */
+  readonly baseDir: string;
+  /** The top-level values read so far (the metrics listener needs `port` and `host`). */
+  readonly root: Readonly<Record<string, unknown>>;
+  /** The values of the enclosing object read so far (checks across keys of one object). */
+  readonly siblings: Readonly<Record<string, unknown>>;
 }
 
 /** Where the configuration came from: the file (for relative paths) and the environment. */
@@ -89,27 +59,8 @@ export interface ConfigContext {
 /** Largest delay a Node timer accepts (2^31 - 1 ms); larger values fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 const MAX_WORKERS = 64;
-
-const TOP_KEYS = [
-  'upstream', 'upstreamHeaders', 'policies', 'rules', 'auth', 'watchPolicies', 'explain', 'timeoutMs', 'port',
-  'host', 'path', 'cors', 'ui', 'planCache', 'baseIri', 'maxQueryDepth', 'allowedFunctions', 'workers', 'embedded',
-  'http', 'shutdown', 'metrics',
-] as const;
-const AUTH_KEYS = ['apiKeys', 'trustedHeaders', 'jwt'] as const;
-const JWT_KEYS = [
-  'issuer', 'audience', 'jwksUri', 'jwks', 'publicKey', 'algorithms', 'clockToleranceSeconds', 'agentClaim', 'agentPrefix',
-  'groupsClaim', 'jwksRefreshCooldownMs', 'cacheMaxEntries',
-] as const;
 /** JWK members that only a private or secret key has (RFC 7518 section 6): never in a verifier's key set. */
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
-const API_KEY_KEYS = ['agent', 'groups', 'sha256'] as const;
-const TRUSTED_HEADERS_KEYS = ['agent', 'groups', 'agentPrefix'] as const;
-const PLAN_CACHE_KEYS = ['maxEntries', 'maxBytes'] as const;
-const EMBEDDED_KEYS = ['data'] as const;
-const CORS_KEYS = ['origins', 'credentials'] as const;
-const HTTP_KEYS = ['headersTimeoutMs', 'requestTimeoutMs', 'idleTimeoutMs', 'maxConnections'] as const;
-const SHUTDOWN_KEYS = ['drainMs', 'graceMs'] as const;
-const METRICS_KEYS = ['port', 'host'] as const;
 
 /** RFC 9110 section 5.1: a field name is a token. */
 const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -132,6 +83,128 @@ const ENDPOINT_PATH = /^(\/[A-Za-z0-9._~!$&'()+,;=@-]+)+$/;
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const NOT_IN_IRI = /[\s\u0000-\u001f\u007f-\u009f<>"{}|^`\\]/u;
+
+
+const ISSUER_FIX = 'give the iss value of the tokens, e.g. https://idp.example.org/realms/main';
+const AUDIENCE_FIX = 'give the aud value the issuer puts in tokens for this service, e.g. "sparql"';
+
+/** An entry of `auth.apiKeys`. */
+const API_KEY_KEYS = {
+  agent: key({ required: 'give the agent IRI this key identifies, e.g. https://example.org/agents/alice', read: readApiKeyAgent }),
+  /** Without duplicates. */
+  groups: key({ default: [], read: readGroups }),
+  /** Lower-case hex. */
+  sha256: key({ required: 'run "sparql-guard hash-key" to make a key and its digest', read: readSha256 }),
+};
+
+/** `auth.trustedHeaders`: header names lower-cased (node's spelling of request headers). */
+const TRUSTED_HEADERS_KEYS = {
+  agent: key({ required: 'name the header in which the reverse proxy puts the agent, e.g. X-Remote-User', read: readTrustedHeaderName }),
+  groups: key({ read: readTrustedGroupsHeader }),
+  agentPrefix: key({ default: '', read: agentPrefixReader('a header value', 'https://example.org/users/', 'the header holds whole IRIs') }),
+};
+
+/** `auth.jwt`, read by readJwt into JwtSettings (its order of checks puts the key source after the audience). */
+const JWT_KEYS = {
+  issuer: key({ required: ISSUER_FIX, read: readIssuer }),
+  audience: key({ required: AUDIENCE_FIX, read: readAudience }),
+  jwksUri: key({ read: (value, path, context) => (value === undefined ? undefined : readJwksUri(readText(value, path, context))) }),
+  jwks: key({ read: (value) => (value === undefined ? undefined : readInlineJwks(value)) }),
+  publicKey: key({ read: (value, path, context) => (value === undefined ? undefined : readPublicKeyPem(readText(value, path, context))) }),
+  algorithms: key({ default: [...ASYMMETRIC_ALGORITHMS], read: readAlgorithms }),
+  clockToleranceSeconds: integer(30, 0, 300, 'seconds'),
+  agentClaim: key({ default: 'sub', read: readAgentClaim }),
+  agentPrefix: key({ default: '', read: agentPrefixReader('a claim value', 'https://idp.example.org/users/', 'the claim holds whole IRIs') }),
+  groupsClaim: key({ read: readGroupsClaim }),
+  jwksRefreshCooldownMs: integer(30_000, 1000, 86_400_000, 'milliseconds'),
+  cacheMaxEntries: integer(10_000, 0, 1_000_000, 'tokens; 0 verifies every request'),
+};
+
+/**
+ * Every key of the configuration file, in the order they are read (a key may check one read
+ * before it) and listed in messages. The README's configuration table is tested against it.
+ */
+export const CONFIG_KEYS = {
+  /** Absolute http(s) URL of the store's query endpoint; undefined = the embedded default store. */
+  upstream: key({ read: readUpstream, env: { name: 'GUARD_UPSTREAM', read: readUpstreamOverride } }),
+  /** Headers added to every upstream request, names as the operator spelled them. */
+  upstreamHeaders: key({ default: {}, read: readUpstreamHeaders }),
+  /** Absolute paths of the policy files, in listing order. */
+  policies: paths('policy file'),
+  /** Absolute paths of operator rule files (the shipped rules are added elsewhere). */
+  rules: paths('N3 rule file'),
+  auth: section({
+    apiKeys: key({ default: [], read: readApiKeys }),
+    trustedHeaders: optionalSection(TRUSTED_HEADERS_KEYS),
+    /** JWT bearer tokens; undefined = not accepted (a JWT-shaped bearer value is then an API key). */
+    jwt: key({ keys: JWT_KEYS, read: readJwt }),
+  }),
+  watchPolicies: boolean(false),
+  explain: boolean(false),
+  timeoutMs: integer(60_000, 1, MAX_TIMER_MS, 'milliseconds'),
+  port: { ...integer(8080, 0, 65_535, 'a TCP port; 0 picks a free one'), env: { name: 'PORT', read: readPortOverride } },
+  host: key({ default: '0.0.0.0', read: readHost }),
+  /** Starts with `/`, no trailing `/`, no `?` or `#`. */
+  path: key({ default: '/sparql', read: readEndpointPath }),
+  /** Cross-origin access from browsers (docs/design.md, "CORS with credentials"). */
+  cors: section({
+    /** Allowed origins, serialized (`https://app.example.org`); undefined = any origin is echoed. */
+    origins: key({ default: '*', read: readCorsOrigins }),
+    /** Access-Control-Allow-Credentials for the listed origins; only with an explicit `origins` list. */
+    credentials: key({ default: false, read: readCorsCredentials }),
+  }),
+  /** Serve the query page at GET {path} for browsers (text/html, no query string). */
+  ui: boolean(true),
+  /** Bounds of the plan cache (docs/design.md#plan-cache). */
+  planCache: section({
+    maxEntries: integer(1000, 1, 10_000_000, 'plans'),
+    maxBytes: integer(16 * 1024 * 1024, 1024, Number.MAX_SAFE_INTEGER, 'bytes'),
+  }),
+  /** Absolute IRI without fragment, against which relative IRIs in queries resolve. */
+  baseIri: key({ default: 'http://localhost/', read: readBaseIri }),
+  maxQueryDepth: integer(64, 1, 256, 'levels of nesting'),
+  /** Extension function IRIs a query may call: exact IRIs, or namespaces ending in `#` or `/`; [] by default. */
+  allowedFunctions: key({ default: [], read: readAllowedFunctions }),
+  workers: { ...integer(1, 1, MAX_WORKERS, 'processes'), env: { name: 'GUARD_WORKERS', read: readWorkersOverride } },
+  /** Absolute paths of data files for the embedded store; [] = the demo data. */
+  embedded: section({ data: paths('data file (Turtle, TriG, N-Triples, N-Quads)') }),
+  /**
+   * Bounds on what a client controls (docs/design.md, "Hostile clients"). The defaults are
+   * those an operator of a public endpoint would pick: a client gets 10 s for its headers and
+   * 30 s for its whole request, may stay silent 10 s, and 400 connections stay open at most;
+   * each may hold a store connection too, so twice that plus files stays under the usual
+   * open-file limit of 1024.
+   */
+  http: section({
+    /** Time to receive a request's whole header section. */
+    headersTimeoutMs: integer(10_000, 100, MAX_TIMER_MS, 'milliseconds'),
+    /** Time to receive a whole request, headers and body. */
+    requestTimeoutMs: key({ default: 30_000, read: readRequestTimeout }),
+    /** Longest silence of a connection while a request arrives, and of an idle keep-alive connection. */
+    idleTimeoutMs: integer(10_000, 100, MAX_TIMER_MS, 'milliseconds'),
+    /** Open client connections past which new ones are refused with 503. */
+    maxConnections: integer(400, 1, 1_000_000, 'connections'),
+  }),
+  /** The SIGTERM sequence: drain (still serving, /readyz 503), then a bounded grace. */
+  shutdown: section({
+    /** How long the guard keeps serving after SIGTERM, with /readyz at 503, before it stops accepting. */
+    drainMs: integer(3_000, 0, 600_000, 'milliseconds'),
+    /** How long requests in flight may then take before their connections are cut. */
+    graceMs: integer(10_000, 0, 600_000, 'milliseconds'),
+  }),
+  /** The Prometheus listener (GET /metrics); undefined = no metrics. Read after `port` and `host`. */
+  metrics: optionalSection({
+    port: key({ required: 'write the TCP port of the metrics listener, e.g. 9464', read: readMetricsPort }),
+    /** Defaults to `host`. */
+    host: key({ read: readMetricsHost }),
+  }),
+};
+
+/** The whole configuration of one guard process, as CONFIG_KEYS reads it; deeply frozen. */
+export interface GuardConfig extends ValuesOf<typeof CONFIG_KEYS> {
+  /** Absolute path of the file read, undefined when built from defaults and environment only. */
+  readonly configFile: string | undefined;
+}
 
 /**
  * Reads the configuration named by GUARD_CONFIG (resolved against the working folder) and
@@ -162,6 +235,7 @@ export function readConfig(env: NodeJS.ProcessEnv): GuardConfig {
   return parseConfig(parseJson(text, configFile), { configFile, env });
 }
 
+
 /**
  * Checks a parsed configuration object, expands `${NAME}` placeholders in every string value
  * (`$${` for a literal `${`), applies defaults and the environment overrides GUARD_UPSTREAM,
@@ -170,46 +244,74 @@ export function readConfig(env: NodeJS.ProcessEnv): GuardConfig {
  * ConfigError of one line naming the key path (or variable) and the fix.
  */
 export function parseConfig(json: unknown, context: ConfigContext): GuardConfig {
-  const { env } = context;
   const configFile = context.configFile === undefined ? undefined : resolve(context.configFile);
-  const baseDir = configFile === undefined ? process.cwd() : dirname(configFile);
   if (typeof json === 'object' && json !== null && !Array.isArray(json) && 'corsOrigins' in json) {
     fail('corsOrigins', 'replaced by cors.origins', 'write "cors": { "origins": [...] } instead');
   }
-  const root = readObject(json, '', TOP_KEYS);
-  const text = (value: unknown, path: string): string => expandPlaceholders(readString(value, path), env, path);
-  const paths = (value: unknown, path: string, what: string): readonly string[] =>
-    readPaths(value, path, what, text, baseDir);
-
-  const config: Omit<GuardConfig, 'metrics'> = {
-    configFile,
-    upstream: override(
-      root.upstream === undefined ? undefined : checkUpstream(text(root.upstream, 'upstream'), 'config upstream'),
-      readUpstreamOverride(env),
-    ),
-    upstreamHeaders: readUpstreamHeaders(root.upstreamHeaders, text),
-    policies: paths(root.policies, 'policies', 'policy file'),
-    rules: paths(root.rules, 'rules', 'N3 rule file'),
-    auth: readAuth(root.auth, text),
-    watchPolicies: readBoolean(root.watchPolicies, 'watchPolicies', false),
-    explain: readBoolean(root.explain, 'explain', false),
-    timeoutMs: readInteger(root.timeoutMs, 'timeoutMs', 60_000, 1, MAX_TIMER_MS, 'milliseconds'),
-    port: override(readInteger(root.port, 'port', 8080, 0, 65_535, 'a TCP port; 0 picks a free one'), readPortOverride(env)),
-    host: readHost(root.host, text),
-    path: readEndpointPath(root.path, text),
-    cors: readCors(root.cors, text),
-    ui: readBoolean(root.ui, 'ui', true),
-    planCache: readPlanCache(root.planCache),
-    baseIri: readBaseIri(root.baseIri, text),
-    maxQueryDepth: readInteger(root.maxQueryDepth, 'maxQueryDepth', 64, 1, 256, 'levels of nesting'),
-    allowedFunctions: readAllowedFunctions(root.allowedFunctions, text),
-    workers: override(readInteger(root.workers, 'workers', 1, 1, MAX_WORKERS, 'processes'), readWorkersOverride(env)),
-    embedded: readEmbedded(root.embedded, paths),
-    http: readHttp(root.http),
-    shutdown: readShutdown(root.shutdown),
+  const values: Record<string, unknown> = { configFile };
+  const root: ReadContext = {
+    env: context.env,
+    baseDir: configFile === undefined ? process.cwd() : dirname(configFile),
+    root: values,
+    siblings: values,
   };
-  // After port and host: the metrics listener defaults to the guard's host and must not take its port.
-  return deepFreeze({ ...config, metrics: readMetrics(root.metrics, config.port, config.host, text) });
+  readObjectKeys(json, '', CONFIG_KEYS, root, values);
+  return deepFreeze(values as unknown as GuardConfig);
+}
+
+// ---- the table's readers ------------------------------------------------------------------
+
+/** Declares a key; only names the type, so that the table's types are inferred. */
+function key<T>(declaration: ConfigKey<T>): ConfigKey<T> {
+  return declaration;
+}
+
+function boolean(fallback: boolean): ConfigKey<boolean> {
+  return { default: fallback, read: (value, path) => readBoolean(value, path, fallback) };
+}
+
+/** A whole number from `min` to `max`; the message names the unit and `fallback`. */
+function integer(fallback: number, min: number, max: number, unit: string): ConfigKey<number> {
+  return { default: fallback, read: (value, path) => readInteger(value, path, fallback, min, max, unit) };
+}
+
+/** A list of file paths, relative to the configuration file; `what` names one file. */
+function paths(what: string): ConfigKey<readonly string[]> {
+  return { default: [], read: (value, path, context) => readPaths(value, path, what, context) };
+}
+
+/** An object of known keys; absent, each key takes its default. */
+function section<K extends ConfigKeys>(keys: K): ConfigKey<ValuesOf<K>> {
+  return { keys, default: {}, read: (value, path, context) => readObjectKeys(value, path, keys, context) };
+}
+
+/** An object of known keys whose absence turns a feature off (undefined). */
+function optionalSection<K extends ConfigKeys>(keys: K): ConfigKey<ValuesOf<K> | undefined> {
+  return { keys, read: (value, path, context) => (value === undefined ? undefined : readObjectKeys(value, path, keys, context)) };
+}
+
+/** Reads an object of `keys` in their order into `values`; unknown keys are refused first. */
+function readObjectKeys<K extends ConfigKeys>(
+  value: unknown, path: string, keys: K, context: ReadContext, values: Record<string, unknown> = {},
+): ValuesOf<K> {
+  const object = readObject(value, path, Object.keys(keys));
+  const inner: ReadContext = { ...context, siblings: values };
+  for (const [name, declaration] of Object.entries(keys)) {
+    values[name] = readKey(declaration, object[name], keyPath(path, name), inner);
+  }
+  return values as ValuesOf<K>;
+}
+
+/** One key: missing if required, else its value or default read, then the environment's override. */
+function readKey<T>(declaration: ConfigKey<T>, value: unknown, path: string, context: ReadContext): T {
+  if (value === undefined && declaration.required !== undefined) fail(path, 'missing', declaration.required);
+  const fromFile = declaration.read(value === undefined ? declaration.default : value, path, context);
+  return declaration.env?.read(context.env) ?? fromFile;
+}
+
+/** A string with its `${NAME}` placeholders expanded. */
+function readText(value: unknown, path: string, context: ReadContext): string {
+  return expandPlaceholders(readString(value, path), context.env, path);
 }
 
 /** Parses JSON text; a syntax error reports line and column, never the text around it. */
@@ -324,17 +426,14 @@ function readArray(value: unknown, path: string, fix: string): readonly unknown[
   return value;
 }
 
-type ReadText = (value: unknown, path: string) => string;
-
-/** A list of file paths, each resolved against `baseDir`; a path listed twice is a mistake. */
-function readPaths(value: unknown, path: string, what: string, text: ReadText, baseDir: string): readonly string[] {
-  if (value === undefined) return [];
+/** A list of file paths, each resolved against the context's folder; a path listed twice is a mistake. */
+function readPaths(value: unknown, path: string, what: string, context: ReadContext): readonly string[] {
   const files: string[] = [];
   readArray(value, path, `write an array of ${what} paths, relative to the configuration file`).forEach((item, index) => {
     const itemPath = `${path}[${index}]`;
-    const file = text(item, itemPath);
+    const file = readText(item, itemPath, context);
     if (file.trim() === '') fail(itemPath, 'empty path', `give the path of a ${what}`);
-    const absolute = resolve(baseDir, file);
+    const absolute = resolve(context.baseDir, file);
     const earlier = files.indexOf(absolute);
     if (earlier >= 0) fail(itemPath, `same file as ${path}[${earlier}]`, 'list each file once');
     files.push(absolute);
@@ -367,6 +466,10 @@ function checkUpstream(value: string, subject: string): string {
   return url.href;
 }
 
+function readUpstream(value: unknown, path: string, context: ReadContext): string | undefined {
+  return value === undefined ? undefined : checkUpstream(readText(value, path, context), 'config upstream');
+}
+
 function readUpstreamOverride(env: NodeJS.ProcessEnv): string | undefined {
   const value = env.GUARD_UPSTREAM;
   if (value === undefined) return undefined;
@@ -376,8 +479,7 @@ function readUpstreamOverride(env: NodeJS.ProcessEnv): string | undefined {
   return checkUpstream(value, 'environment variable GUARD_UPSTREAM');
 }
 
-function readUpstreamHeaders(value: unknown, text: ReadText): Readonly<Record<string, string>> {
-  if (value === undefined) return {};
+function readUpstreamHeaders(value: unknown, _path: string, context: ReadContext): Readonly<Record<string, string>> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     fail('upstreamHeaders', `expected an object, found ${typeName(value)}`, 'write { "Header-Name": "value", ... }');
   }
@@ -390,7 +492,7 @@ function readUpstreamHeaders(value: unknown, text: ReadText): Readonly<Record<st
     const earlier = seen.get(lower);
     if (earlier !== undefined) fail(path, `same header as ${keyPath('upstreamHeaders', earlier)} (names ignore case)`, 'keep one of them');
     if (PROXY_OWNED_UPSTREAM_HEADERS.has(lower)) fail(path, 'this header is set by the guard itself', 'remove it');
-    const headerValue = text(raw, path);
+    const headerValue = readText(raw, path, context);
     if (!HTTP_FIELD_VALUE.test(headerValue)) {
       fail(path, 'value holds a line break, a control character or a character outside Latin-1', 'check the value and any environment variable it uses');
     }
@@ -402,55 +504,70 @@ function readUpstreamHeaders(value: unknown, text: ReadText): Readonly<Record<st
 
 // ---- auth ------------------------------------------------------------------------------------
 
-function readAuth(value: unknown, text: ReadText): GuardConfig['auth'] {
-  if (value === undefined) return { apiKeys: [], trustedHeaders: undefined, jwt: undefined };
-  const auth = readObject(value, 'auth', AUTH_KEYS);
+/** `auth.jwt` in the order of today's checks: issuer, audience, one key source, then the rest. */
+function readJwt(value: unknown, path: string, context: ReadContext): JwtSettings | undefined {
+  if (value === undefined) return undefined;
+  const jwt = readObject(value, path, Object.keys(JWT_KEYS));
+  const read = <N extends keyof typeof JWT_KEYS>(name: N): ValuesOf<typeof JWT_KEYS>[N] =>
+    readKey<unknown>(JWT_KEYS[name], jwt[name], keyPath(path, name), context) as ValuesOf<typeof JWT_KEYS>[N];
+  const issuer = read('issuer');
+  const audience = read('audience');
+  const given = (['jwksUri', 'jwks', 'publicKey'] as const).filter((name) => jwt[name] !== undefined);
+  if (given.length !== 1) {
+    fail(path, given.length === 0 ? 'no key source' : `both ${given.join(' and ')}`, 'give exactly one of jwksUri (the issuer\'s JWKS URL), jwks (an inline key set) or publicKey (a PEM public key)');
+  }
+  const jwksUri = read('jwksUri');
+  const jwks = read('jwks');
+  const publicKey = read('publicKey');
+  const keys: JwtSettings['keys'] =
+    jwksUri !== undefined ? { kind: 'jwksUri', uri: jwksUri } :
+    jwks !== undefined ? { kind: 'jwks', jwks } :
+    { kind: 'publicKey', pem: publicKey ?? '' };
+  const algorithms = read('algorithms');
+  const agentClaim = read('agentClaim');
+  const agentPrefix = read('agentPrefix');
   return {
-    apiKeys: readApiKeys(auth.apiKeys, text),
-    trustedHeaders: readTrustedHeaders(auth.trustedHeaders, text),
-    jwt: readJwt(auth.jwt, text),
+    issuer,
+    audience,
+    keys,
+    algorithms,
+    clockToleranceSeconds: read('clockToleranceSeconds'),
+    agentClaim,
+    agentPrefix,
+    groupsClaim: read('groupsClaim'),
+    jwksRefreshCooldownMs: read('jwksRefreshCooldownMs'),
+    cacheMaxEntries: read('cacheMaxEntries'),
   };
 }
 
-function readJwt(value: unknown, text: ReadText): JwtSettings | undefined {
-  if (value === undefined) return undefined;
-  const jwt = readObject(value, 'auth.jwt', JWT_KEYS);
-  if (jwt.issuer === undefined) fail('auth.jwt.issuer', 'missing', 'give the iss value of the tokens, e.g. https://idp.example.org/realms/main');
-  const issuer = text(jwt.issuer, 'auth.jwt.issuer');
-  if (issuer === '') fail('auth.jwt.issuer', 'empty', 'give the iss value of the tokens, e.g. https://idp.example.org/realms/main');
-  if (jwt.audience === undefined) fail('auth.jwt.audience', 'missing', 'give the aud value the issuer puts in tokens for this service, e.g. "sparql"');
-  const audienceList = typeof jwt.audience === 'string' ? [jwt.audience] : readArray(jwt.audience, 'auth.jwt.audience', 'write a string or an array of strings');
-  const audience = audienceList.map((item, index) => text(item, typeof jwt.audience === 'string' ? 'auth.jwt.audience' : `auth.jwt.audience[${index}]`));
-  if (audience.length === 0 || audience.includes('')) fail('auth.jwt.audience', 'empty', 'give the aud value the issuer puts in tokens for this service, e.g. "sparql"');
+function readIssuer(value: unknown, path: string, context: ReadContext): string {
+  const issuer = readText(value, path, context);
+  if (issuer === '') fail(path, 'empty', ISSUER_FIX);
+  return issuer;
+}
 
-  const given = (['jwksUri', 'jwks', 'publicKey'] as const).filter((key) => jwt[key] !== undefined);
-  if (given.length !== 1) {
-    fail('auth.jwt', given.length === 0 ? 'no key source' : `both ${given.join(' and ')}`, 'give exactly one of jwksUri (the issuer\'s JWKS URL), jwks (an inline key set) or publicKey (a PEM public key)');
-  }
-  let keys: JwtSettings['keys'];
-  if (jwt.jwksUri !== undefined) keys = { kind: 'jwksUri', uri: readJwksUri(text(jwt.jwksUri, 'auth.jwt.jwksUri')) };
-  else if (jwt.jwks !== undefined) keys = { kind: 'jwks', jwks: readInlineJwks(jwt.jwks) };
-  else keys = { kind: 'publicKey', pem: readPublicKeyPem(text(jwt.publicKey, 'auth.jwt.publicKey')) };
+function readAudience(value: unknown, path: string, context: ReadContext): readonly string[] {
+  const list = typeof value === 'string' ? [value] : readArray(value, path, 'write a string or an array of strings');
+  const audience = list.map((item, index) => readText(item, typeof value === 'string' ? path : `${path}[${index}]`, context));
+  if (audience.length === 0 || audience.includes('')) fail(path, 'empty', AUDIENCE_FIX);
+  return [...new Set(audience)];
+}
 
-  const algorithms = jwt.algorithms === undefined ? ASYMMETRIC_ALGORITHMS : readAlgorithms(jwt.algorithms, text);
-  const agentClaim = jwt.agentClaim === undefined ? 'sub' : text(jwt.agentClaim, 'auth.jwt.agentClaim');
-  if (agentClaim === '') fail('auth.jwt.agentClaim', 'empty', 'name the claim that gives the agent, e.g. sub or webid');
-  const agentPrefix = jwt.agentPrefix === undefined ? '' : text(jwt.agentPrefix, 'auth.jwt.agentPrefix');
-  const prefixProblem = agentPrefix === '' ? undefined : findAgentIriProblem(`${agentPrefix}a`);
-  if (prefixProblem !== undefined) {
-    fail('auth.jwt.agentPrefix', `the prefix and a claim value together ${prefixProblem}`, 'give the start of an absolute IRI, e.g. https://idp.example.org/users/ (or "" when the claim holds whole IRIs)');
-  }
-  return {
-    issuer,
-    audience: [...new Set(audience)],
-    keys,
-    algorithms,
-    clockToleranceSeconds: readInteger(jwt.clockToleranceSeconds, 'auth.jwt.clockToleranceSeconds', 30, 0, 300, 'seconds'),
-    agentClaim,
-    agentPrefix,
-    groupsClaim: readGroupsClaim(jwt.groupsClaim, text),
-    jwksRefreshCooldownMs: readInteger(jwt.jwksRefreshCooldownMs, 'auth.jwt.jwksRefreshCooldownMs', 30_000, 1000, 86_400_000, 'milliseconds'),
-    cacheMaxEntries: readInteger(jwt.cacheMaxEntries, 'auth.jwt.cacheMaxEntries', 10_000, 0, 1_000_000, 'tokens; 0 verifies every request'),
+function readAgentClaim(value: unknown, path: string, context: ReadContext): string {
+  const agentClaim = readText(value, path, context);
+  if (agentClaim === '') fail(path, 'empty', 'name the claim that gives the agent, e.g. sub or webid');
+  return agentClaim;
+}
+
+/** A prefix that, put before any plain header or claim value (`valueName`), makes an agent IRI; '' = whole IRIs. */
+function agentPrefixReader(valueName: string, example: string, whenEmpty: string): ConfigKey<string>['read'] {
+  return (value, path, context) => {
+    const agentPrefix = readText(value, path, context);
+    const prefixProblem = agentPrefix === '' ? undefined : findAgentIriProblem(`${agentPrefix}a`);
+    if (prefixProblem !== undefined) {
+      fail(path, `the prefix and ${valueName} together ${prefixProblem}`, `give the start of an absolute IRI, e.g. ${example} (or "" when ${whenEmpty})`);
+    }
+    return agentPrefix;
   };
 }
 
@@ -495,57 +612,61 @@ function readPublicKeyPem(value: string): string {
   return value;
 }
 
-function readAlgorithms(value: unknown, text: ReadText): readonly string[] {
+function readAlgorithms(value: unknown, path: string, context: ReadContext): readonly string[] {
   const fix = `write some of ${ASYMMETRIC_ALGORITHMS.join(', ')}`;
-  const list = readArray(value, 'auth.jwt.algorithms', fix).map((item, index) => {
-    const path = `auth.jwt.algorithms[${index}]`;
-    const algorithm = text(item, path);
-    if (algorithm.toLowerCase() === 'none') fail(path, 'unsigned tokens (none) are never accepted', fix);
-    if (/^HS/i.test(algorithm)) fail(path, 'HMAC algorithms are refused (a public key must never serve as a shared secret)', fix);
-    if (!ASYMMETRIC_ALGORITHMS.includes(algorithm)) fail(path, 'not a known asymmetric JWS algorithm', fix);
+  const list = readArray(value, path, fix).map((item, index) => {
+    const itemPath = `${path}[${index}]`;
+    const algorithm = readText(item, itemPath, context);
+    if (algorithm.toLowerCase() === 'none') fail(itemPath, 'unsigned tokens (none) are never accepted', fix);
+    if (/^HS/i.test(algorithm)) fail(itemPath, 'HMAC algorithms are refused (a public key must never serve as a shared secret)', fix);
+    if (!ASYMMETRIC_ALGORITHMS.includes(algorithm)) fail(itemPath, 'not a known asymmetric JWS algorithm', fix);
     return algorithm;
   });
-  if (list.length === 0) fail('auth.jwt.algorithms', 'empty', fix);
+  if (list.length === 0) fail(path, 'empty', fix);
   return [...new Set(list)];
 }
 
 /** A dotted path (`realm_access.roles`), or an array of member names when a name holds a dot. */
-function readGroupsClaim(value: unknown, text: ReadText): readonly string[] | undefined {
+function readGroupsClaim(value: unknown, path: string, context: ReadContext): readonly string[] | undefined {
   if (value === undefined) return undefined;
   const fix = 'write a dotted path such as "realm_access.roles", or an array of member names such as ["https://example.org/claims", "groups"]';
-  const path = typeof value === 'string'
-    ? text(value, 'auth.jwt.groupsClaim').split('.')
-    : readArray(value, 'auth.jwt.groupsClaim', fix).map((item, index) => text(item, `auth.jwt.groupsClaim[${index}]`));
-  if (path.length === 0 || path.includes('')) fail('auth.jwt.groupsClaim', 'empty member name', fix);
-  return path;
+  const members = typeof value === 'string'
+    ? readText(value, path, context).split('.')
+    : readArray(value, path, fix).map((item, index) => readText(item, `${path}[${index}]`, context));
+  if (members.length === 0 || members.includes('')) fail(path, 'empty member name', fix);
+  return members;
 }
 
-function readApiKeys(value: unknown, text: ReadText): GuardConfig['auth']['apiKeys'] {
-  if (value === undefined) return [];
-  const entries = readArray(value, 'auth.apiKeys', 'write an array of { "agent", "groups", "sha256" } entries');
+function readApiKeys(value: unknown, path: string, context: ReadContext): readonly ValuesOf<typeof API_KEY_KEYS>[] {
+  const entries = readArray(value, path, 'write an array of { "agent", "groups", "sha256" } entries');
   const firstIndexOfDigest = new Map<string, number>();
   return entries.map((item, index) => {
-    const path = `auth.apiKeys[${index}]`;
-    const entry = readObject(item, path, API_KEY_KEYS);
-    if (entry.agent === undefined) fail(`${path}.agent`, 'missing', 'give the agent IRI this key identifies, e.g. https://example.org/agents/alice');
-    const agent = text(entry.agent, `${path}.agent`);
-    const agentProblem = findAgentIriProblem(agent);
-    if (agentProblem !== undefined) fail(`${path}.agent`, agentProblem, 'give an absolute IRI such as https://example.org/agents/alice');
-    if (entry.sha256 === undefined) fail(`${path}.sha256`, 'missing', 'run "sparql-guard hash-key" to make a key and its digest');
-    const sha256 = text(entry.sha256, `${path}.sha256`);
-    if (!HEX_SHA256.test(sha256)) fail(`${path}.sha256`, 'expected 64 hexadecimal characters', 'run "sparql-guard hash-key" to make one');
-    const digest = sha256.toLowerCase();
-    const earlier = firstIndexOfDigest.get(digest);
-    if (earlier !== undefined) fail(`${path}.sha256`, `same key as auth.apiKeys[${earlier}]`, 'give each entry its own key');
-    firstIndexOfDigest.set(digest, index);
-    return { agent, groups: readGroups(entry.groups, `${path}.groups`, text), sha256: digest };
+    const entryPath = `${path}[${index}]`;
+    const entry = readObjectKeys(item, entryPath, API_KEY_KEYS, context);
+    const earlier = firstIndexOfDigest.get(entry.sha256);
+    if (earlier !== undefined) fail(`${entryPath}.sha256`, `same key as ${path}[${earlier}]`, 'give each entry its own key');
+    firstIndexOfDigest.set(entry.sha256, index);
+    return entry;
   });
 }
 
-function readGroups(value: unknown, path: string, text: ReadText): readonly string[] {
-  if (value === undefined) return [];
+function readApiKeyAgent(value: unknown, path: string, context: ReadContext): string {
+  const agent = readText(value, path, context);
+  const agentProblem = findAgentIriProblem(agent);
+  if (agentProblem !== undefined) fail(path, agentProblem, 'give an absolute IRI such as https://example.org/agents/alice');
+  return agent;
+}
+
+/** The digest, lower-cased. */
+function readSha256(value: unknown, path: string, context: ReadContext): string {
+  const sha256 = readText(value, path, context);
+  if (!HEX_SHA256.test(sha256)) fail(path, 'expected 64 hexadecimal characters', 'run "sparql-guard hash-key" to make one');
+  return sha256.toLowerCase();
+}
+
+function readGroups(value: unknown, path: string, context: ReadContext): readonly string[] {
   const groups = readArray(value, path, 'write an array of group names, e.g. ["staff"]').map((item, index) => {
-    const group = text(item, `${path}[${index}]`);
+    const group = readText(item, `${path}[${index}]`, context);
     // Groups from the trusted header are trimmed, so a padded name here could never match
     // the same group arriving by header.
     if (group === '' || group.trim() !== group || /[\u0000-\u001f\u007f]/.test(group)) {
@@ -556,26 +677,15 @@ function readGroups(value: unknown, path: string, text: ReadText): readonly stri
   return [...new Set(groups)];
 }
 
-function readTrustedHeaders(value: unknown, text: ReadText): GuardConfig['auth']['trustedHeaders'] {
+function readTrustedGroupsHeader(value: unknown, path: string, context: ReadContext): string | undefined {
   if (value === undefined) return undefined;
-  const trusted = readObject(value, 'auth.trustedHeaders', TRUSTED_HEADERS_KEYS);
-  if (trusted.agent === undefined) {
-    fail('auth.trustedHeaders.agent', 'missing', 'name the header in which the reverse proxy puts the agent, e.g. X-Remote-User');
-  }
-  const agent = readTrustedHeaderName(trusted.agent, 'auth.trustedHeaders.agent', text);
-  const groups = trusted.groups === undefined ? undefined : readTrustedHeaderName(trusted.groups, 'auth.trustedHeaders.groups', text);
-  if (groups === agent) fail('auth.trustedHeaders.groups', 'same header as auth.trustedHeaders.agent', 'use a separate header for the groups, e.g. X-Remote-Groups');
-  const agentPrefix = trusted.agentPrefix === undefined ? '' : text(trusted.agentPrefix, 'auth.trustedHeaders.agentPrefix');
-  // A non-empty prefix must make an agent IRI out of any plain header value.
-  const prefixProblem = agentPrefix === '' ? undefined : findAgentIriProblem(`${agentPrefix}a`);
-  if (prefixProblem !== undefined) {
-    fail('auth.trustedHeaders.agentPrefix', `the prefix and a header value together ${prefixProblem}`, 'give the start of an absolute IRI, e.g. https://example.org/users/ (or "" when the header holds whole IRIs)');
-  }
-  return { agent, groups, agentPrefix };
+  const groups = readTrustedHeaderName(value, path, context);
+  if (groups === context.siblings.agent) fail(path, 'same header as auth.trustedHeaders.agent', 'use a separate header for the groups, e.g. X-Remote-Groups');
+  return groups;
 }
 
-function readTrustedHeaderName(value: unknown, path: string, text: ReadText): string {
-  const name = text(value, path);
+function readTrustedHeaderName(value: unknown, path: string, context: ReadContext): string {
+  const name = readText(value, path, context);
   if (!HTTP_TOKEN.test(name)) fail(path, 'not a valid HTTP header name', 'use letters, digits and -, e.g. X-Remote-User');
   const lower = name.toLowerCase();
   if (lower === 'authorization' || lower === 'x-api-key') {
@@ -587,43 +697,29 @@ function readTrustedHeaderName(value: unknown, path: string, text: ReadText): st
 
 // ---- HTTP surface and rewriting ----------------------------------------------------------------
 
-function readHost(value: unknown, text: ReadText, path = 'host'): string {
-  if (value === undefined) return '0.0.0.0';
-  const host = text(value, path);
+function readHost(value: unknown, path: string, context: ReadContext): string {
+  const host = readText(value, path, context);
   if (!/^[A-Za-z0-9.:%_-]+$/.test(host)) fail(path, 'not a host name or IP address', 'write e.g. 0.0.0.0, 127.0.0.1 or ::');
   return host;
 }
 
-function readEndpointPath(value: unknown, text: ReadText): string {
-  if (value === undefined) return '/sparql';
-  const path = text(value, 'path');
-  if (!path.startsWith('/')) fail('path', 'must start with /', 'write e.g. /sparql');
-  if (path.length > 1 && path.endsWith('/')) fail('path', 'must not end with /', 'write e.g. /sparql');
+function readEndpointPath(value: unknown, key: string, context: ReadContext): string {
+  const path = readText(value, key, context);
+  if (!path.startsWith('/')) fail(key, 'must start with /', 'write e.g. /sparql');
+  if (path.length > 1 && path.endsWith('/')) fail(key, 'must not end with /', 'write e.g. /sparql');
   if (!ENDPOINT_PATH.test(path)) {
-    fail('path', 'must be /-separated segments of letters, digits and ._~!$&\'()+,;=@- (no ?, #, %, :, *, empty segments)', 'write e.g. /sparql');
+    fail(key, 'must be /-separated segments of letters, digits and ._~!$&\'()+,;=@- (no ?, #, %, :, *, empty segments)', 'write e.g. /sparql');
   }
-  if (path === '/healthz' || path === '/readyz') fail('path', `collides with the probe endpoint ${path}`, 'choose another path, e.g. /sparql');
+  if (path === '/healthz' || path === '/readyz') fail(key, `collides with the probe endpoint ${path}`, 'choose another path, e.g. /sparql');
   return path;
 }
 
-function readCors(value: unknown, text: ReadText): GuardConfig['cors'] {
-  if (value === undefined) return { origins: undefined, credentials: false };
-  const cors = readObject(value, 'cors', CORS_KEYS);
-  const origins = readCorsOrigins(cors.origins, text);
-  const credentials = readBoolean(cors.credentials, 'cors.credentials', false);
-  // Fetch standard, CORS protocol: credentials with any origin would let every site read
-  // each visitor's answers; only an explicit list may have them.
-  if (credentials && origins === undefined) {
-    fail('cors.credentials', 'true needs an explicit origin list', 'list the origins in cors.origins; credentials are never allowed for any origin');
-  }
-  return { origins, credentials };
-}
-
-function readCorsOrigins(value: unknown, text: ReadText): readonly string[] | undefined {
-  if (value === undefined || value === '*') return undefined;
+/** `"*"` (undefined: any origin) or a list of serialized origins without duplicates. */
+function readCorsOrigins(value: unknown, path: string, context: ReadContext): readonly string[] | undefined {
+  if (value === '*') return undefined;
   const fix = 'write origins as scheme://host[:port], e.g. "https://app.example.org", no path or trailing /';
-  const origins = readArray(value, 'cors.origins', `write "*" or an array of origins; ${fix}`).map((item, index) => {
-    const origin = text(item, `cors.origins[${index}]`);
+  const origins = readArray(value, path, `write "*" or an array of origins; ${fix}`).map((item, index) => {
+    const origin = readText(item, `${path}[${index}]`, context);
     let url: URL | undefined;
     try {
       url = new URL(origin);
@@ -632,69 +728,51 @@ function readCorsOrigins(value: unknown, text: ReadText): readonly string[] | un
     }
     // The serialized origin is what browsers send in Origin (RFC 6454 section 6.1).
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
-      fail(`cors.origins[${index}]`, 'not a serialized http(s) origin', fix);
+      fail(`${path}[${index}]`, 'not a serialized http(s) origin', fix);
     }
     return origin;
   });
   return [...new Set(origins)];
 }
 
-function readPlanCache(value: unknown): GuardConfig['planCache'] {
-  const planCache = value === undefined ? {} : readObject(value, 'planCache', PLAN_CACHE_KEYS);
-  return {
-    maxEntries: readInteger(planCache.maxEntries, 'planCache.maxEntries', 1000, 1, 10_000_000, 'plans'),
-    maxBytes: readInteger(planCache.maxBytes, 'planCache.maxBytes', 16 * 1024 * 1024, 1024, Number.MAX_SAFE_INTEGER, 'bytes'),
-  };
-}
-
-/**
- * Defaults an operator of a public endpoint would pick: a client gets 10 s for its headers
- * and 30 s for its whole request, may stay silent 10 s, and 400 connections stay open at
- * most; each may hold a store connection too, so twice that plus files stays under the usual
- * open-file limit of 1024.
- */
-function readHttp(value: unknown): GuardConfig['http'] {
-  const http = value === undefined ? {} : readObject(value, 'http', HTTP_KEYS);
-  const headersTimeoutMs = readInteger(http.headersTimeoutMs, 'http.headersTimeoutMs', 10_000, 100, MAX_TIMER_MS, 'milliseconds');
-  const requestTimeoutMs = readInteger(http.requestTimeoutMs, 'http.requestTimeoutMs', 30_000, 100, MAX_TIMER_MS, 'milliseconds');
-  if (requestTimeoutMs < headersTimeoutMs) {
-    fail('http.requestTimeoutMs', 'is shorter than http.headersTimeoutMs', 'the whole request includes its headers: give it at least as long');
+function readCorsCredentials(value: unknown, path: string, context: ReadContext): boolean {
+  const credentials = readBoolean(value, path, false);
+  // Fetch standard, CORS protocol: credentials with any origin would let every site read
+  // each visitor's answers; only an explicit list may have them.
+  if (credentials && context.siblings.origins === undefined) {
+    fail(path, 'true needs an explicit origin list', 'list the origins in cors.origins; credentials are never allowed for any origin');
   }
-  return {
-    headersTimeoutMs,
-    requestTimeoutMs,
-    idleTimeoutMs: readInteger(http.idleTimeoutMs, 'http.idleTimeoutMs', 10_000, 100, MAX_TIMER_MS, 'milliseconds'),
-    maxConnections: readInteger(http.maxConnections, 'http.maxConnections', 400, 1, 1_000_000, 'connections'),
-  };
+  return credentials;
 }
 
-function readShutdown(value: unknown): GuardConfig['shutdown'] {
-  const shutdown = value === undefined ? {} : readObject(value, 'shutdown', SHUTDOWN_KEYS);
-  return {
-    drainMs: readInteger(shutdown.drainMs, 'shutdown.drainMs', 3_000, 0, 600_000, 'milliseconds'),
-    graceMs: readInteger(shutdown.graceMs, 'shutdown.graceMs', 10_000, 0, 600_000, 'milliseconds'),
-  };
-}
-
-function readMetrics(value: unknown, port: number, host: string, text: ReadText): GuardConfig['metrics'] {
-  if (value === undefined) return undefined;
-  const metrics = readObject(value, 'metrics', METRICS_KEYS);
-  if (metrics.port === undefined) fail('metrics.port', 'missing', 'write the TCP port of the metrics listener, e.g. 9464');
-  const metricsPort = readInteger(metrics.port, 'metrics.port', 9464, 0, 65_535, 'a TCP port; 0 picks a free one');
-  if (metricsPort !== 0 && metricsPort === port) {
-    fail('metrics.port', `is the SPARQL port ${port}`, 'give the metrics their own port, e.g. 9464');
+function readRequestTimeout(value: unknown, path: string, context: ReadContext): number {
+  const requestTimeoutMs = readInteger(value, path, 30_000, 100, MAX_TIMER_MS, 'milliseconds');
+  if (requestTimeoutMs < (context.siblings.headersTimeoutMs as number)) {
+    fail(path, 'is shorter than http.headersTimeoutMs', 'the whole request includes its headers: give it at least as long');
   }
-  return { port: metricsPort, host: metrics.host === undefined ? host : readHost(metrics.host, text, 'metrics.host') };
+  return requestTimeoutMs;
 }
 
-function readBaseIri(value: unknown, text: ReadText): string {
-  if (value === undefined) return 'http://localhost/';
-  const iri = text(value, 'baseIri');
+/** The metrics port: never the SPARQL port (both 0 is fine: each picks a free one). */
+function readMetricsPort(value: unknown, path: string, context: ReadContext): number {
+  const port = readInteger(value, path, 9464, 0, 65_535, 'a TCP port; 0 picks a free one');
+  if (port !== 0 && port === context.root.port) {
+    fail(path, `is the SPARQL port ${port}`, 'give the metrics their own port, e.g. 9464');
+  }
+  return port;
+}
+
+function readMetricsHost(value: unknown, path: string, context: ReadContext): string {
+  return value === undefined ? (context.root.host as string) : readHost(value, path, context);
+}
+
+function readBaseIri(value: unknown, path: string, context: ReadContext): string {
+  const iri = readText(value, path, context);
   if (!SCHEME.test(iri) || NOT_IN_IRI.test(iri)) {
-    fail('baseIri', 'not an absolute IRI', 'write e.g. http://localhost/ (a scheme, no spaces or <>"{}|^`\\)');
+    fail(path, 'not an absolute IRI', 'write e.g. http://localhost/ (a scheme, no spaces or <>"{}|^`\\)');
   }
   // RFC 3986 section 5.1: a base URI has no fragment.
-  if (iri.includes('#')) fail('baseIri', 'must not have a #fragment', 'remove the part from #');
+  if (iri.includes('#')) fail(path, 'must not have a #fragment', 'remove the part from #');
   return iri;
 }
 
@@ -703,12 +781,11 @@ function readBaseIri(value: unknown, text: ReadText): string {
  * (or, as a namespace, cover) a store property-function namespace such as bif: or Jena's
  * text#, since those run code in the store. Duplicates are dropped.
  */
-function readAllowedFunctions(value: unknown, text: ReadText): readonly string[] {
-  if (value === undefined) return [];
+function readAllowedFunctions(value: unknown, key: string, context: ReadContext): readonly string[] {
   const fix = 'write an array of function IRIs, or namespaces ending in # or /, e.g. ["http://example.org/functions#"]';
-  const entries = readArray(value, 'allowedFunctions', fix).map((item, index) => {
-    const path = `allowedFunctions[${index}]`;
-    const iri = text(item, path);
+  const entries = readArray(value, key, fix).map((item, index) => {
+    const path = `${key}[${index}]`;
+    const iri = readText(item, path, context);
     if (!SCHEME.test(iri) || NOT_IN_IRI.test(iri)) {
       fail(path, 'not an absolute IRI', 'write e.g. http://example.org/functions#len (a scheme, no spaces or <>"{}|^`\\)');
     }
@@ -721,18 +798,7 @@ function readAllowedFunctions(value: unknown, text: ReadText): readonly string[]
   return [...new Set(entries)];
 }
 
-function readEmbedded(value: unknown, paths: (value: unknown, path: string, what: string) => readonly string[]): GuardConfig['embedded'] {
-  if (value === undefined) return { data: [] };
-  const embedded = readObject(value, 'embedded', EMBEDDED_KEYS);
-  return { data: paths(embedded.data, 'embedded.data', 'data file (Turtle, TriG, N-Triples, N-Quads)') };
-}
-
 // ---- environment overrides -----------------------------------------------------------------------
-
-/** The environment's value when set, else the file's; both are checked, so a bad file value never hides. */
-function override<T>(fromFile: T, fromEnvironment: T | undefined): T {
-  return fromEnvironment ?? fromFile;
-}
 
 function readIntegerVariable(env: NodeJS.ProcessEnv, name: string, min: number, max: number, what: string): number | undefined {
   const value = env[name];
@@ -759,3 +825,4 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
