@@ -11,21 +11,27 @@ import { prepareQuery, type PrepareSettings } from './prepare-query.js';
 import type { PreparedQuery } from './prepared-query.js';
 import { cutConstantSlots, writeSentinelText, type CutResult } from './cut-constant-slots.js';
 import { lexQueryShape, type QueryShape } from './lex-query-shape.js';
-import { hasScheme } from './resolve-iri.js';
 
 export { EMPTY_GRAPH } from './prepare-query.js';
 
-/** Planner settings (config keys baseIri, maxQueryDepth, planCache, allowedFunctions). */
+/**
+ * Planner settings: the config keys baseIri, maxQueryDepth, planCache and allowedFunctions,
+ * as the configuration checked them and with its defaults (docs/design.md#configuration);
+ * the planner does not check them again.
+ */
 export interface PlannerOptions {
-  /** Base for relative IRIs when the query has no BASE; default 'http://localhost/'. */
+  /** Base for relative IRIs when the query has no BASE: an absolute IRI without fragment. */
   baseIri: string;
-  /** Deepest bracket nesting accepted, and a quarter of the deepest algebra (checkAlgebraDepth); default 64. */
+  /** Deepest bracket nesting accepted, and a quarter of the deepest algebra (checkAlgebraDepth). */
   maxQueryDepth: number;
-  /** Bounds of the plan cache; defaults 1000 entries / 16 MiB; maxEntries 0 = no cache. */
+  /**
+   * Bounds of the plan cache. maxEntries 0 = no cache, which the configuration never gives
+   * (its floor is 1): tests compare cached plans with it (docs/design.md#configuration).
+   */
   planCache: { maxEntries: number; maxBytes: number };
   /**
    * Extension functions a query may call: exact IRIs, or namespaces ending in `#` or `/`;
-   * default [] (only SPARQL 1.1 built-ins and XSD casts). Fixed per planner, so not in the cache key.
+   * absent = [] (only SPARQL 1.1 built-ins and XSD casts). Fixed per planner, so not in the cache key.
    */
   allowedFunctions?: readonly string[];
 }
@@ -86,18 +92,6 @@ const NO_CONSTANT: ReadonlySet<number> = new Set();
  */
 export function createPlanner(options: PlannerOptions, prepare: Prepare = prepareQuery): Planner {
   const { baseIri, maxQueryDepth, planCache } = options;
-  if (!hasScheme(baseIri) || /[\u0000-\u0020<>"{}|^`\\]/.test(baseIri)) {
-    throw new Error('baseIri must be an absolute IRI such as http://localhost/');
-  }
-  if (!Number.isInteger(maxQueryDepth) || maxQueryDepth < 1) {
-    throw new Error('maxQueryDepth must be a positive integer, such as 64');
-  }
-  if (!Number.isInteger(planCache.maxEntries) || planCache.maxEntries < 0) {
-    throw new Error('planCache.maxEntries must be a whole number (0 turns the cache off)');
-  }
-  if (planCache.maxEntries > 0 && (!Number.isInteger(planCache.maxBytes) || planCache.maxBytes < 1)) {
-    throw new Error('planCache.maxBytes must be a positive whole number of bytes, such as 16777216');
-  }
   const settings: PrepareSettings = {
     baseIri,
     maxQueryDepth,

@@ -483,6 +483,13 @@ describe('parseConfig rejects', () => {
     }
   });
 
+  it('refuses the allowedFunctions entries the planner once refused itself: it now relies on this check', () => {
+    for (const entry of ['bif:contains', 'SQL:', 'java:x.Y', 'http://jena.apache.org/ARQ/property#concat', 'http://jena.apache.org/', 'http://www.openlinksw.com/schemas/']) {
+      rejects({ allowedFunctions: ['http://example.org/ns#', entry] }, [/^config allowedFunctions\[1\]: lies in or covers the store namespace/]);
+    }
+    for (const entry of ['ns#', 'http://x/ f', 'http://x/<f>']) rejects({ allowedFunctions: [entry] }, [/absolute IRI/]);
+  });
+
   it('accepts allowedFunctions of exact IRIs and namespaces, dropping duplicates', () => {
     const entries = ['http://example.org/fn#', 'http://example.org/fn#', 'urn:example:len', 'http://jena.apache.org/ARQ/function#'];
     assert.deepEqual(parseConfig({ allowedFunctions: entries }, fileContext).allowedFunctions, entries.slice(1));
