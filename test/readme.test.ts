@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { parseConfig } from '../src/config/read-config.js';
+import { CONFIG_KEYS, parseConfig, type ConfigKey, type ConfigKeys } from '../src/config/read-config.js';
 import { startTestGuard, type TestGuard } from './helpers/start-test-guard.js';
 
 const readme = readFileSync('README.md', 'utf8');
@@ -16,6 +16,50 @@ function firstColumn(heading: string): string[] {
     .filter((line) => line.startsWith('| ') && !line.startsWith('|---'))
     .slice(1)
     .map((line) => line.split('|')[1]!.trim().replace(/`/g, ''));
+}
+
+/** The cells of each row of the table that follows `## heading`, header row left out. */
+function rows(heading: string): string[][] {
+  const section = readme.split(`\n## ${heading}\n`)[1]?.split('\n## ')[0] ?? '';
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('|---'))
+    .slice(1)
+    .map((line) => line.split(' | ').map((cell) => cell.replace(/^\| |\s*\|$/g, '').trim()));
+}
+
+/** Every key of the table with its path, objects before their keys. */
+function declaredKeys(keys: ConfigKeys, prefix = ''): [string, ConfigKey<unknown>][] {
+  return Object.entries(keys).flatMap(([name, key]): [string, ConfigKey<unknown>][] => {
+    const path = prefix === '' ? name : `${prefix}.${name}`;
+    return [[path, key], ...(key.keys === undefined ? [] : declaredKeys(key.keys, path))];
+  });
+}
+
+/** What an absent key stands for, as the operator would write it; an object's from its keys'. */
+function defaultOf(key: ConfigKey<unknown>): unknown {
+  if (key.keys === undefined || key.default === undefined) return key.default;
+  return Object.fromEntries(Object.entries(key.keys).map(([name, inner]) => [name, defaultOf(inner)]).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * A default cell that is one code span (`8080`, `{ "maxEntries": 1000 }`) must be the table's
+ * default; words ("none", "the demo data") describe a behaviour and are not compared.
+ */
+function checkDefaults(table: string[][], keyOf: (row: string) => ConfigKey<unknown> | undefined): void {
+  for (const [name, , cell] of table) {
+    const key = keyOf(name!.replace(/`/g, ''));
+    assert.ok(key !== undefined, `${name} is no configuration key`);
+    const code = /^`([^`]*)`$/.exec(cell ?? '')?.[1];
+    if (code === undefined) continue;
+    let documented: unknown;
+    try {
+      documented = JSON.parse(code);
+    } catch {
+      documented = code;
+    }
+    assert.deepEqual(documented, defaultOf(key), `default of ${name}`);
+  }
 }
 
 /** Every key path of a JSON object, descending into objects but not into arrays. */
@@ -44,6 +88,38 @@ describe('README configuration table', () => {
     const env = { STORE_HOST: 'h', STORE_CREDENTIAL: 'c', POLICY_DIR: 'p', BOB_AGENT: 'https://e.org/bob', BOB_KEY_SHA256: 'a'.repeat(64) };
     assert.doesNotThrow(() => parseConfig(full, { configFile: undefined, env }));
     assert.throws(() => parseConfig({ ...full, undocumented: true }, { configFile: undefined, env }), /undocumented/);
+  });
+});
+
+describe('README configuration table and the declared keys (CONFIG_KEYS)', () => {
+  const table = rows('Configuration');
+  const declared = new Map(declaredKeys(CONFIG_KEYS));
+
+  it('documents every declared key, itself or in the row of an object above it, and only declared keys', () => {
+    const documented = table.map(([name]) => name!.replace(/`/g, ''));
+    for (const path of documented) assert.ok(declared.has(path), `${path} is documented but not declared`);
+    for (const path of declared.keys()) {
+      const covered = documented.some((row) => path === row || path.startsWith(`${row}.`) || row.startsWith(`${path}.`));
+      assert.ok(covered, `${path} is declared but not documented`);
+    }
+  });
+
+  it('states the declared defaults', () => {
+    checkDefaults(table, (path) => declared.get(path));
+    // The JWT keys have their own table.
+    const jwt = declared.get('auth.jwt')?.keys;
+    assert.ok(jwt !== undefined);
+    const jwtTable = rows('JWT bearer tokens');
+    assert.deepEqual(jwtTable.map(([name]) => name!.replace(/`/g, '')), Object.keys(jwt));
+    checkDefaults(jwtTable, (name) => jwt[name]);
+    for (const [name, , cell] of jwtTable) assert.equal(cell === 'required', jwt[name!.replace(/`/g, '')]?.required !== undefined, `${name} required`);
+  });
+
+  it('names each environment variable that overrides a key, and no other', () => {
+    for (const [name, , , meaning] of table) {
+      const documented = /env `([A-Z_]+)` overrides/.exec(meaning ?? '')?.[1];
+      assert.equal(documented, declared.get(name!.replace(/`/g, ''))?.env?.name, `environment override of ${name}`);
+    }
   });
 });
 
