@@ -504,7 +504,7 @@ function readUpstreamHeaders(value: unknown, _path: string, context: ReadContext
 
 // ---- auth ------------------------------------------------------------------------------------
 
-/** `auth.jwt` in the order of today's checks: issuer, audience, one key source, then the rest. */
+/** `auth.jwt`, read in its own order: issuer, audience, the one key source, then the rest. */
 function readJwt(value: unknown, path: string, context: ReadContext): JwtSettings | undefined {
   if (value === undefined) return undefined;
   const jwt = readObject(value, path, Object.keys(JWT_KEYS));
