@@ -1,7 +1,6 @@
 // Decides whether a string can stand as an agent IRI (docs/design.md#identity).
 
-/** The vocabulary namespace; its IRIs name principals of the guard itself, never a caller. */
-const GUARD_NAMESPACE = 'https://w3id.org/sparql-guard#';
+import { GUARD } from '../vocabulary.js';
 
 /** RFC 3986 section 3.1: a scheme is a letter followed by letters, digits, `+`, `-` or `.`. */
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -22,6 +21,6 @@ const FORBIDDEN = /[\s\u0000-\u001f\u007f-\u009f<>"{}|^`\\]/u;
 export function findAgentIriProblem(iri: string): string | undefined {
   if (!SCHEME.test(iri)) return 'is not an absolute IRI (it lacks a scheme such as https:)';
   if (FORBIDDEN.test(iri)) return 'holds whitespace, a control character or one of <>"{}|^`\\';
-  if (iri.startsWith(GUARD_NAMESPACE)) return `lies in the reserved namespace ${GUARD_NAMESPACE}`;
+  if (iri.startsWith(GUARD)) return `lies in the reserved namespace ${GUARD}`;
   return undefined;
 }

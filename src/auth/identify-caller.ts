@@ -2,7 +2,8 @@
 
 import type { GuardConfig } from '../config/read-config.js';
 import { GuardError } from '../guard-error.js';
-import { ANONYMOUS_AGENT, type Caller } from './caller.js';
+import type { Caller } from './caller.js';
+import { ANONYMOUS_AGENT } from '../vocabulary.js';
 import { findAgentIriProblem } from './find-agent-iri-problem.js';
 import { createJwtVerifier, looksLikeJwt } from './create-jwt-verifier.js';
 import { hashApiKey } from './hash-api-key.js';

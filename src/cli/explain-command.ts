@@ -2,7 +2,8 @@
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ANONYMOUS_AGENT, type Caller } from '../auth/caller.js';
+import type { Caller } from '../auth/caller.js';
+import { ANONYMOUS_AGENT } from '../vocabulary.js';
 import { findAgentIriProblem } from '../auth/find-agent-iri-problem.js';
 import { authChallenge, createCallerIdentifier, credentialHeaderNames, type CallerOrPromise, type RequestHeaders } from '../auth/identify-caller.js';
 import { GuardError } from '../guard-error.js';

@@ -1,6 +1,6 @@
 // The SPARQL 1.1 Service Description of the endpoint, as one caller sees it (W3C SPARQL 1.1 Service Description).
 
-import { GUARD } from '../policy/guard-terms.js';
+import { GUARD } from '../vocabulary.js';
 import type { EndpointView } from './choose-endpoint-view.js';
 
 const SD = 'http://www.w3.org/ns/sparql-service-description#';

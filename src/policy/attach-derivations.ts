@@ -1,7 +1,7 @@
 // Validates what the rules derived and attaches it to the declared policies.
 
 import { DataFactory, type BlankNode, type Quad } from 'n3';
-import { guard, isReservedIri, isSkolemIri, XSD_STRING } from './guard-terms.js';
+import { guard, isReservedIri, isSkolemIri, XSD_STRING } from '../vocabulary.js';
 import { iriSpliceProblem } from './iri-splice-problem.js';
 import { policyLoadError } from './policy-load-error.js';
 import type { CompiledPolicy, Principal } from './policy-set.js';

@@ -1,7 +1,7 @@
 // Reads one rule file and decides whether N3.Reasoner computes exactly what EYE would for it (docs/design.md, "Two engines").
 
 import { Parser, type Quad, type Term } from 'n3';
-import { XSD_STRING } from './guard-terms.js';
+import { XSD_STRING } from '../vocabulary.js';
 
 /** One rule as N3.Reasoner takes it; `<=` rules arrive turned around by N3.js. */
 export interface HornRule {

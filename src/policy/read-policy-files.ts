@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { Parser, type Quad, type Term } from 'n3';
-import { guard, isReservedIri, RDF_TYPE, XSD_STRING } from './guard-terms.js';
+import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../vocabulary.js';
 import { iriSpliceProblem } from './iri-splice-problem.js';
 import { policyLoadError } from './policy-load-error.js';
 import type { PolicyLimits } from './policy-set.js';
@@ -191,5 +191,5 @@ export function describe(term: Term): string {
 }
 
 function short(iri: string): string {
-  return iri.startsWith('https://w3id.org/sparql-guard#') ? `guard:${iri.slice(30)}` : `<${iri}>`;
+  return iri.startsWith(GUARD) ? `guard:${iri.slice(GUARD.length)}` : `<${iri}>`;
 }

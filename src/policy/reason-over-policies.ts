@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { queryOnce, SwiplEye } from 'eyereasoner';
 import { DataFactory, Parser, type Quad } from 'n3';
 import { classifyRules, derivedPredicates, premisePredicates, type HornRule, type RuleReading } from './classify-rules.js';
-import { guard } from './guard-terms.js';
+import { GUARD, guard } from '../vocabulary.js';
 import { policyLoadError } from './policy-load-error.js';
 import { runN3Reasoner } from './run-n3-reasoner.js';
 import { writeN3p } from './write-n3p.js';
@@ -50,7 +50,7 @@ export interface Reasoning {
 export type EngineChoice = 'auto' | 'eye';
 
 /** The question put to EYE: only the derived vocabulary, nothing else (EYE `--query`). */
-const QUERY = `@prefix guard: <https://w3id.org/sparql-guard#>.
+const QUERY = `@prefix guard: <${GUARD}>.
 { ?policy guard:appliesTo ?principal } => { ?policy guard:appliesTo ?principal }.
 { ?policy guard:grantsGraph ?graph } => { ?policy guard:grantsGraph ?graph }.
 `;

@@ -2,7 +2,7 @@
 
 import { DataFactory, Reasoner, Store, type Quad, type Term } from 'n3';
 import type { HornRule } from './classify-rules.js';
-import { skolemIri } from './guard-terms.js';
+import { skolemIri } from '../vocabulary.js';
 
 /**
  * A store of every triple of `quads` and `facts` plus every triple the rules derive

@@ -2,7 +2,7 @@
 
 import type { Quad, Term } from 'n3';
 import { isBuiltIn, type HornRule, type RuleReading } from './classify-rules.js';
-import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from './guard-terms.js';
+import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../vocabulary.js';
 import { iriSpliceProblem } from './iri-splice-problem.js';
 
 /** Predicates whose triples grow with the number of policies. */

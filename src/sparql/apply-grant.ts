@@ -2,7 +2,7 @@
 
 import { GuardError } from '../guard-error.js';
 import type { Grant } from '../policy/grant.js';
-import { EMPTY_GRAPH } from './empty-graph.js';
+import { EMPTY_GRAPH } from '../vocabulary.js';
 import type { Plan } from './plan.js';
 import type { PreparedQuery, TemplatePart } from './prepared-query.js';
 

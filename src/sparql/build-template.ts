@@ -3,7 +3,7 @@
 import sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
 import { fillTemplate, hiddenText, zeroLengthFilter, type HiddenText } from './apply-grant.js';
-import { EMPTY_GRAPH } from './empty-graph.js';
+import { EMPTY_GRAPH } from '../vocabulary.js';
 import { findTransitiveGraphs } from './find-transitive-graphs.js';
 import { inScopeVariables } from './in-scope-variables.js';
 import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';

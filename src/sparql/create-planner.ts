@@ -12,8 +12,6 @@ import type { PreparedQuery } from './prepared-query.js';
 import { cutConstantSlots, writeSentinelText, type CutResult } from './cut-constant-slots.js';
 import { lexQueryShape, type QueryShape } from './lex-query-shape.js';
 
-export { EMPTY_GRAPH } from './prepare-query.js';
-
 /**
  * Planner settings: the config keys baseIri, maxQueryDepth, planCache and allowedFunctions,
  * as the configuration checked them and with its defaults (docs/design.md#configuration);

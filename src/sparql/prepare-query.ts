@@ -28,8 +28,6 @@ export interface PrepareSettings {
   readonly allowedFunctions: FunctionAllowList;
 }
 
-export { EMPTY_GRAPH } from './empty-graph.js';
-
 /** The first keyword after the prologue names an update operation (SPARQL 1.1 Update §3). */
 const UPDATE_KEYWORD = /^(?:INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)$/i;
 

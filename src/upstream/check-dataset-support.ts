@@ -1,7 +1,7 @@
 // Checks that the store honours FROM / FROM NAMED, and keeps queries away from a store that does not.
 
 import { GuardError } from '../guard-error.js';
-import { EMPTY_GRAPH } from '../sparql/create-planner.js';
+import { EMPTY_GRAPH } from '../vocabulary.js';
 import { UpstreamError, type Upstream } from './create-upstream.js';
 
 /** What one check found out about the store. */

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { ANONYMOUS_AGENT } from '../../src/auth/caller.js';
+import { ANONYMOUS_AGENT } from '../../src/vocabulary.js';
 import { createCallerIdentifier, type RequestHeaders } from '../../src/auth/identify-caller.js';
 import { parseConfig } from '../../src/config/read-config.js';
 import { GuardError } from '../../src/guard-error.js';

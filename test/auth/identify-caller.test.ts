@@ -2,7 +2,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ANONYMOUS_AGENT, type Caller } from '../../src/auth/caller.js';
+import type { Caller } from '../../src/auth/caller.js';
+import { ANONYMOUS_AGENT } from '../../src/vocabulary.js';
 import { hashApiKey } from '../../src/auth/hash-api-key.js';
 import { createCallerIdentifier, credentialHeaderNames, type RequestHeaders } from '../../src/auth/identify-caller.js';
 import { parseConfig, readConfig } from '../../src/config/read-config.js';

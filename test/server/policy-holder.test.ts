@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { ANONYMOUS_AGENT } from '../../src/auth/caller.js';
+import { ANONYMOUS_AGENT } from '../../src/vocabulary.js';
 import { GuardError } from '../../src/guard-error.js';
 import { loadPolicySet } from '../../src/policy/load-policy-set.js';
 import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import sparqljs from 'sparqljs';
 import { GuardError } from '../../src/guard-error.js';
 import type { Grant } from '../../src/policy/grant.js';
-import { createPlanner, EMPTY_GRAPH, type PlannerOptions } from '../../src/sparql/create-planner.js';
+import { createPlanner, type PlannerOptions } from '../../src/sparql/create-planner.js';
+import { EMPTY_GRAPH } from '../../src/vocabulary.js';
 import { prepareQuery } from '../../src/sparql/prepare-query.js';
 import { resolveIri } from '../../src/sparql/resolve-iri.js';
 

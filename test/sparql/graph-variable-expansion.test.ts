@@ -5,7 +5,7 @@ import { after, before, describe, it, test } from 'node:test';
 import { startEmbeddedStore, type EmbeddedStore } from '../../src/embedded/start-embedded-store.js';
 import type { Grant } from '../../src/policy/grant.js';
 import { createPlanner } from '../../src/sparql/create-planner.js';
-import { EMPTY_GRAPH } from '../../src/sparql/empty-graph.js';
+import { EMPTY_GRAPH } from '../../src/vocabulary.js';
 import { findTransitiveGraphs } from '../../src/sparql/find-transitive-graphs.js';
 import { parseQuery } from '../../src/sparql/parse-query.js';
 import { GRAPHS, SECURITY_DATA, rigStores } from '../helpers/rig-stores.js';

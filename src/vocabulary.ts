@@ -1,6 +1,9 @@
-// IRIs of the policy vocabulary (DESIGN section 3) and of the rules' derived vocabulary.
+// The guard's own IRIs: the policy vocabulary (guard:), the rules' derived terms and the IRIs the rewriter reserves.
 
-/** Namespace of the policy vocabulary. */
+/**
+ * Namespace of the policy vocabulary (docs/design.md#vocabulary). Its IRIs name principals
+ * of the guard itself, never a caller.
+ */
 export const GUARD = 'https://w3id.org/sparql-guard#';
 
 /** Vocabulary IRIs that the policy loader reads or the shipped rules derive. */
@@ -23,19 +26,29 @@ export const guard = {
   grantsGraph: `${GUARD}grantsGraph`,
 } as const;
 
+/** The agent IRI of a caller without credentials (`guard:Anonymous`). */
+export const ANONYMOUS_AGENT = guard.Anonymous;
+
 export const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
 export const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
 
+/** Prefix of the IRIs the rewriter keeps for itself: no policy may grant one. */
+const RESERVED_PREFIX = 'urn:x-sparql-guard:';
+
 /**
- * Prefix of the IRIs the rewriter keeps for itself (`urn:x-sparql-guard:empty`,
- * DESIGN section 5). URN scheme and namespace are case-insensitive (RFC 8141
- * section 3.1), so the check ignores case: fail closed on any spelling.
+ * Written as FROM / FROM NAMED when a set of graphs is empty (docs/design.md#rewriting):
+ * a graph that never exists and that no policy may grant.
+ */
+export const EMPTY_GRAPH = `${RESERVED_PREFIX}empty`;
+
+/**
+ * Whether `iri` lies under the reserved prefix (`urn:x-sparql-guard:`, which EMPTY_GRAPH
+ * uses). URN scheme and namespace are case-insensitive (RFC 8141 section 3.1), so the
+ * check ignores case: fail closed on any spelling.
  */
 export function isReservedIri(iri: string): boolean {
   return iri.slice(0, RESERVED_PREFIX.length).toLowerCase() === RESERVED_PREFIX;
 }
-
-const RESERVED_PREFIX = 'urn:x-sparql-guard:';
 
 /**
  * The IRI a blank node of the policy data stands for while the rules run (EYE skolemises
