@@ -13,7 +13,7 @@ import {
 } from 'jose';
 import { GuardError } from '../guard-error.js';
 import type { Caller } from './caller.js';
-import { findAgentIriProblem } from './find-agent-iri-problem.js';
+import { findAgentIriProblem } from '../iri.js';
 
 /** Where the issuer's public keys come from: its JWKS URL, an inline JWKS, or one PEM public key. */
 export type JwtKeySource =

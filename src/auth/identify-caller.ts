@@ -4,7 +4,7 @@ import type { GuardConfig } from '../config/read-config.js';
 import { GuardError } from '../guard-error.js';
 import type { Caller } from './caller.js';
 import { ANONYMOUS_AGENT } from '../vocabulary.js';
-import { findAgentIriProblem } from './find-agent-iri-problem.js';
+import { findAgentIriProblem } from '../iri.js';
 import { createJwtVerifier, looksLikeJwt } from './create-jwt-verifier.js';
 import { hashApiKey } from './hash-api-key.js';
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Caller } from '../auth/caller.js';
 import { ANONYMOUS_AGENT } from '../vocabulary.js';
-import { findAgentIriProblem } from '../auth/find-agent-iri-problem.js';
+import { findAgentIriProblem } from '../iri.js';
 import { authChallenge, createCallerIdentifier, credentialHeaderNames, type CallerOrPromise, type RequestHeaders } from '../auth/identify-caller.js';
 import { GuardError } from '../guard-error.js';
 import { loadPolicySet } from '../policy/load-policy-set.js';

@@ -3,7 +3,7 @@
 import { fstatSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createApiKey, hashApiKey } from '../auth/hash-api-key.js';
-import { findAgentIriProblem } from '../auth/find-agent-iri-problem.js';
+import { findAgentIriProblem } from '../iri.js';
 
 export const HASH_KEY_USAGE = `usage: sparql-guard hash-key [--agent IRI] [--group NAME]...
   in a terminal (or with stdin from /dev/null): prints a new random key and its auth.apiKeys entry

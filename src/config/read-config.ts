@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createPublicKey } from 'node:crypto';
 import { ASYMMETRIC_ALGORITHMS, type JwtSettings } from '../auth/create-jwt-verifier.js';
-import { findAgentIriProblem } from '../auth/find-agent-iri-problem.js';
+import { findAgentIriProblem, isAbsoluteIri } from '../iri.js';
 import { findDeniedNamespace } from '../sparql/check-function-calls.js';
 import { ConfigError } from './config-error.js';
 import { expandPlaceholders } from './expand-placeholders.js';
@@ -81,8 +81,6 @@ const PROTOCOL_PARAMETERS = ['query', 'update', 'default-graph-uri', 'named-grap
 /** A path of segments of RFC 3986 pchar, minus `%` (no encoded forms) and `:` `*` (route syntax). */
 const ENDPOINT_PATH = /^(\/[A-Za-z0-9._~!$&'()+,;=@-]+)+$/;
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-const NOT_IN_IRI = /[\s\u0000-\u001f\u007f-\u009f<>"{}|^`\\]/u;
 
 
 const ISSUER_FIX = 'give the iss value of the tokens, e.g. https://idp.example.org/realms/main';
@@ -768,7 +766,7 @@ function readMetricsHost(value: unknown, path: string, context: ReadContext): st
 
 function readBaseIri(value: unknown, path: string, context: ReadContext): string {
   const iri = readText(value, path, context);
-  if (!SCHEME.test(iri) || NOT_IN_IRI.test(iri)) {
+  if (!isAbsoluteIri(iri)) {
     fail(path, 'not an absolute IRI', 'write e.g. http://localhost/ (a scheme, no spaces or <>"{}|^`\\)');
   }
   // RFC 3986 section 5.1: a base URI has no fragment.
@@ -786,7 +784,7 @@ function readAllowedFunctions(value: unknown, key: string, context: ReadContext)
   const entries = readArray(value, key, fix).map((item, index) => {
     const path = `${key}[${index}]`;
     const iri = readText(item, path, context);
-    if (!SCHEME.test(iri) || NOT_IN_IRI.test(iri)) {
+    if (!isAbsoluteIri(iri)) {
       fail(path, 'not an absolute IRI', 'write e.g. http://example.org/functions#len (a scheme, no spaces or <>"{}|^`\\)');
     }
     const denied = findDeniedNamespace(iri);

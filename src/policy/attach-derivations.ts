@@ -2,7 +2,7 @@
 
 import { DataFactory, type BlankNode, type Quad } from 'n3';
 import { guard, isReservedIri, isSkolemIri, XSD_STRING } from '../vocabulary.js';
-import { iriSpliceProblem } from './iri-splice-problem.js';
+import { iriSpliceProblem } from '../iri.js';
 import { policyLoadError } from './policy-load-error.js';
 import type { CompiledPolicy, Principal } from './policy-set.js';
 import { describe, type PolicyDocument } from './read-policy-files.js';

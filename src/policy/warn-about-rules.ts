@@ -3,7 +3,7 @@
 import type { Quad, Term } from 'n3';
 import { isBuiltIn, type HornRule, type RuleReading } from './classify-rules.js';
 import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../vocabulary.js';
-import { iriSpliceProblem } from './iri-splice-problem.js';
+import { iriSpliceProblem } from '../iri.js';
 
 /** Predicates whose triples grow with the number of policies. */
 const POLICY_SIZED = new Set<string>([guard.agent, guard.group, guard.readGraph, guard.hidePath, guard.appliesTo, guard.grantsGraph, RDF_TYPE]);

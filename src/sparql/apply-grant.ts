@@ -1,6 +1,7 @@
 // Fills a prepared query's slots for one caller: set operations on graph and predicate IRIs and string joins, nothing else.
 
 import { GuardError } from '../guard-error.js';
+import { NOT_IN_IRI } from '../iri.js';
 import type { Grant } from '../policy/grant.js';
 import { EMPTY_GRAPH } from '../vocabulary.js';
 import type { Plan } from './plan.js';
@@ -18,8 +19,6 @@ export interface HiddenText {
 
 const NO_CONSTANTS: readonly string[] = [];
 
-/** Characters an IRIREF may not hold (SPARQL 1.1 [139]): such an IRI cannot be written into a query. */
-const NOT_IN_IRI = /[<>"{}|^`\\\u0000-\u0020]/;
 
 /** The refusal of a path that can match zero steps with blank nodes at both ends, while something is hidden. */
 export const BLANK_ZERO_LENGTH = 'a zero-length path between blank nodes cannot be checked for hidden paths (name a variable at one end)';

@@ -1,10 +1,9 @@
 // Decodes SPARQL codepoint escapes (\uXXXX, \UXXXXXXXX) before parsing, refusing any that would change the tokens.
 
 import { GuardError } from '../guard-error.js';
+import { NOT_IN_IRI } from '../iri.js';
 import { splitQueryText, type TextRegion } from './split-query-text.js';
 
-/** Characters that may not stand decoded inside an IRIREF ([139]). */
-const NOT_IN_IRI = /[<>"{}|^`\\\u0000-\u0020]/;
 
 /** Outside IRIs, strings and comments a decoded escape may only continue a name. */
 const NAME_CHAR = /^[A-Za-z0-9_]$/;

@@ -1,6 +1,7 @@
 // One lexical pass over query text: the shape key (the text with its constants cut out) and each constant as the generator would write it.
 
-import { hasScheme, resolveIri } from './resolve-iri.js';
+import { hasScheme, NOT_IN_IRI } from '../iri.js';
+import { resolveIri } from './resolve-iri.js';
 
 /**
  * The class of a constant slot: `S` a string literal without datatype (its
@@ -79,8 +80,6 @@ const GENERATOR_ESCAPES: Readonly<Record<string, string>> = {
   '\\': '\\\\', '"': '\\"', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\b': '\\b', '\f': '\\f',
 };
 const GENERATOR_ESCAPED = /["\\\t\n\r\b\f]/g;
-/** Characters an IRIREF may not hold ([139]). */
-const NOT_IN_IRI = /[<>"{}|^`\\\u0000-\u0020]/;
 /** Keywords (and `^^`) after which an IRI is part of the key: dataset, graph and service names, datatypes. */
 const KEYED_AFTER = new Set(['FROM', 'NAMED', 'GRAPH', 'SERVICE', 'SILENT', '^^']);
 

@@ -1,10 +1,7 @@
 // Reads the protocol dataset (default-graph-uri / named-graph-uri) into checked graph IRIs, kept as written.
 
 import { GuardError } from '../guard-error.js';
-import { hasScheme } from './resolve-iri.js';
-
-/** White space, control characters and the characters an IRIREF may not hold ([139]). */
-const NOT_IN_IRI = /[\u0000-\u0020\u007f-\u009f<>"{}|^`\\]/;
+import { isAbsoluteIri } from '../iri.js';
 
 /**
  * SPARQL 1.1 Protocol 2.1.4: each value must be an absolute IRI. An empty or
@@ -18,7 +15,7 @@ export function readProtocolGraphs(values: readonly string[], parameter: string)
   const graphs: string[] = [];
   for (const value of values) {
     if (value === '') throw new GuardError(400, `${parameter} has an empty value`);
-    if (NOT_IN_IRI.test(value) || !hasScheme(value)) {
+    if (!isAbsoluteIri(value)) {
       throw new GuardError(400, `${parameter} is not an absolute IRI`);
     }
     if (!graphs.includes(value)) graphs.push(value);

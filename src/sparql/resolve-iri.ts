@@ -1,15 +1,9 @@
 // RFC 3986 reference resolution (5.2.2, with dot-segment removal 5.2.4) of relative IRIs; absolute IRIs stay as written.
 
+import { hasScheme } from '../iri.js';
+
 /** RFC 3986 appendix B: scheme, authority, path, query, fragment of a URI reference. */
 const REFERENCE = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/s;
-
-/** A scheme per RFC 3986 3.1, followed by the colon. */
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-
-/** True when `iri` starts with a scheme (an absolute IRI, possibly with a fragment). */
-export function hasScheme(iri: string): boolean {
-  return SCHEME.test(iri);
-}
 
 /**
  * Resolves the relative IRI `reference` against the absolute IRI `base`
@@ -19,7 +13,7 @@ export function hasScheme(iri: string): boolean {
  * (W3C test normalization-2). Callers check that `base` is absolute.
  */
 export function resolveIri(reference: string, base: string): string {
-  if (SCHEME.test(reference)) return reference;
+  if (hasScheme(reference)) return reference;
   const r = REFERENCE.exec(reference);
   if (r === null) return reference; // the pattern matches every string; kept for the type checker
   const [, , rAuthority, rPath = '', rQuery, rFragment] = r;

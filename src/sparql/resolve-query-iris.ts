@@ -1,14 +1,13 @@
 // Rewrites every relative IRIREF of the query text to its absolute form, resolved against BASE or the configured base.
 
 import { GuardError } from '../guard-error.js';
+import { NOT_IN_IRI } from '../iri.js';
 import { resolveIri } from './resolve-iri.js';
 import type { TextRegion } from './split-query-text.js';
 
 /** A code region that ends with the keyword BASE, so the next IRI is a base IRI ([5] BaseDecl). */
 const ENDS_WITH_BASE = /(?:^|[^A-Za-z0-9_:?$@.\-\u0080-\uFFFF])BASE\s*$/i;
 
-/** Characters an IRIREF may not hold ([139]). */
-const NOT_IN_IRI = /[<>"{}|^`\\\u0000-\u0020]/;
 
 /** The query text with every IRI absolute, and the base in force at its end. */
 export interface ResolvedQuery {

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findAgentIriProblem } from '../../src/auth/find-agent-iri-problem.js';
+import { findAgentIriProblem } from '../../src/iri.js';
 
 describe('findAgentIriProblem', () => {
   it('accepts absolute IRIs of any scheme, non-ASCII included', () => {

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { iriSpliceProblem } from '../../src/policy/iri-splice-problem.js';
+import { iriSpliceProblem } from '../../src/iri.js';
 
 test('plain absolute IRIs pass, dots inside names and after the path too', () => {
   for (const iri of [

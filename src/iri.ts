@@ -1,0 +1,63 @@
+// What the guard accepts as an absolute IRI: the scheme, the characters no IRI may hold, and the checks for policy and agent IRIs.
+
+import { GUARD } from './vocabulary.js';
+
+/** RFC 3986 section 3.1: a scheme is a letter followed by letters, digits, `+`, `-` or `.`, then the colon. */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/**
+ * The characters no IRI the guard accepts may hold, one class for every check (query text,
+ * protocol dataset, policies, agents, configuration): white space of any kind, the C0
+ * controls, DEL and the C1 controls, and `<>"{}|^` backquote and backslash.
+ *
+ * SPARQL 1.1 Query section 19.8 ([139] IRIREF) excludes the punctuation and U+0000-U+0020
+ * but lets DEL and the C1 controls (U+007F-U+009F) through; RFC 3987 section 2.2 has no
+ * production for any control (`ucschar` starts at U+00A0), and section 6.1 tells to avoid
+ * look-alikes of space. Fail closed: an IRI must pass both readings, so the controls the
+ * grammar lets through and the Unicode spaces are refused too (docs/design.md#iris).
+ */
+export const NOT_IN_IRI = /[\s\u0000-\u0020\u007f-\u009f<>"{}|^`\\]/u;
+
+/** RFC 3986 appendix B: the path of a URI reference (group 1). */
+const PATH = /^(?:[^:/?#]+:)?(?:\/\/[^/?#]*)?([^?#]*)/;
+
+/** True when `iri` starts with a scheme (an absolute IRI, possibly with a fragment). */
+export function hasScheme(iri: string): boolean {
+  return SCHEME.test(iri);
+}
+
+/** True when `iri` has a scheme and holds none of the characters in NOT_IN_IRI. */
+export function isAbsoluteIri(iri: string): boolean {
+  return SCHEME.test(iri) && !NOT_IN_IRI.test(iri);
+}
+
+/**
+ * The reason `iri` may not be a granted graph or a hidden path, or undefined
+ * when it may. The planner compares graph and predicate IRIs as exact strings
+ * and keeps the query's absolute IRIs byte for byte (SPARQL 1.1 §4.1.1), while
+ * some stores remove dot segments (RFC 3986 5.2.4) when they read a query
+ * (Jena): a granted `<a/../b>` would be written as is and read as `<b>`. So a
+ * policy IRI must be an absolute IRI whose path holds no `.` or `..`
+ * segment; then no other spelling the guard lets through names it on a store.
+ */
+export function iriSpliceProblem(iri: string): string | undefined {
+  if (!isAbsoluteIri(iri)) return 'is not a valid absolute SPARQL IRI';
+  const path = PATH.exec(iri)?.[1] ?? '';
+  if (path.split('/').some((segment) => segment === '.' || segment === '..')) {
+    return 'has dot segments (/./ or /../), which stores may normalise away';
+  }
+  return undefined;
+}
+
+/**
+ * Returns why `iri` cannot be an agent IRI (docs/design.md#identity), as a phrase that never
+ * repeats the IRI, or undefined when it can: it must be absolute (have a scheme), hold none
+ * of the characters in NOT_IN_IRI, and lie outside the guard's own namespace (so no caller
+ * can pose as `guard:Anonymous`, `guard:Everyone` or `guard:AuthenticatedAgent`).
+ */
+export function findAgentIriProblem(iri: string): string | undefined {
+  if (!SCHEME.test(iri)) return 'is not an absolute IRI (it lacks a scheme such as https:)';
+  if (NOT_IN_IRI.test(iri)) return 'holds whitespace, a control character or one of <>"{}|^`\\';
+  if (iri.startsWith(GUARD)) return `lies in the reserved namespace ${GUARD}`;
+  return undefined;
+}
