@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { attachDerivations } from '../src/policy/attach-derivations.js';
 import { compilePolicySet, type LoadStats } from '../src/policy/compile-policy-set.js';
-import { grantFor } from '../src/policy/grant-for.js';
+import { grantFor } from '../src/policy/grant.js';
 import { loadPolicySetWithStats } from '../src/policy/load-policy-set.js';
 import { readPolicyFiles } from '../src/policy/read-policy-files.js';
 import { reasonOverPolicies } from '../src/policy/reason-over-policies.js';

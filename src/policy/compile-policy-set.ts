@@ -1,7 +1,7 @@
 // Compiles the validated policies into the frozen look-up table that grantFor reads.
 
 import { principalKey } from './attach-derivations.js';
-import { composeGrant } from './compose-grant.js';
+import { composeGrant, mergeInOrder } from './grant.js';
 import type { EngineRun, RuleFileRun } from './reason-over-policies.js';
 import type { CompiledPolicy, PolicySet, Principal, PrincipalEntry } from './policy-set.js';
 
@@ -122,13 +122,4 @@ function listPrincipals(policies: readonly CompiledPolicy[]): readonly Principal
     return Object.freeze({ principal, label, policies: Object.freeze(list), graphs: Object.freeze(graphs) });
   });
   return Object.freeze(listed);
-}
-
-/** Merges lists that are each in order of listing into one, in order and without duplicates. */
-export function mergeInOrder(lists: readonly (readonly CompiledPolicy[])[]): CompiledPolicy[] {
-  const nonEmpty = lists.filter((list) => list.length > 0);
-  if (nonEmpty.length === 1 && nonEmpty[0] !== undefined) return [...nonEmpty[0]];
-  const byOrder = new Map<number, CompiledPolicy>();
-  for (const list of nonEmpty) for (const policy of list) byOrder.set(policy.order, policy);
-  return [...byOrder.values()].sort((a, b) => a.order - b.order);
 }

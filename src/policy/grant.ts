@@ -1,6 +1,7 @@
-// What a caller may read: the result of policy look-up.
+// What a caller may read: the Grant type, and how it is composed from the compiled policies that apply to the caller.
 
-import type { PolicyLimits } from './policy-set.js';
+import type { Caller } from '../auth/caller.js';
+import type { CompiledPolicy, PolicyLimits, PolicySet } from './policy-set.js';
 
 /**
  * The graphs the policies of one caller grant, computed per request by map
@@ -23,4 +24,71 @@ export interface Grant {
    * graph). Graphs with nothing hidden are absent.
    */
   readonly hiddenByGraph: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/**
+ * The grant of `caller`: the policies for Everyone, for AuthenticatedAgent
+ * (authenticated callers only), for its agent IRI and for each of its groups,
+ * merged in order of listing without duplicates (docs/design.md#vocabulary).
+ * `undefined` when no policy applies; the caller of this function answers
+ * 401 or 403 (docs/design.md#identity). No reasoning happens here.
+ */
+export function grantFor(set: PolicySet, caller: Caller): Grant | undefined {
+  const { lookup } = set;
+  const extra: (readonly CompiledPolicy[])[] = [];
+  const own = lookup.agents.get(caller.agent);
+  if (own !== undefined) extra.push(own);
+  for (const group of caller.groups) {
+    const list = lookup.groups.get(group);
+    if (list !== undefined) extra.push(list);
+  }
+  // The common case (no policy names this agent or its groups) was computed at load.
+  if (extra.length === 0) return caller.authenticated ? lookup.authenticatedGrant : lookup.everyoneGrant;
+
+  const base = caller.authenticated ? [lookup.everyone, lookup.authenticated] : [lookup.everyone];
+  return composeGrant(mergeInOrder([...base, ...extra]));
+}
+
+/**
+ * `policies` must be in order of listing and without duplicates. Hidden paths
+ * per graph are the intersection of the hidePath sets of the policies that
+ * grant that graph (DESIGN section 3): a policy granting the graph without
+ * hiding p lifts p. Graphs left with nothing hidden are absent.
+ */
+export function composeGrant(policies: readonly CompiledPolicy[]): Grant {
+  const graphs = new Set<string>();
+  const hidden = new Map<string, Set<string>>();
+  for (const policy of policies) {
+    for (const graph of policy.graphs) {
+      const sofar = hidden.get(graph);
+      if (!graphs.has(graph)) {
+        graphs.add(graph);
+        hidden.set(graph, new Set(policy.hidePaths));
+      } else if (sofar !== undefined && sofar.size > 0) {
+        for (const path of sofar) if (!policy.hidePaths.includes(path)) sofar.delete(path);
+      }
+    }
+  }
+  for (const [graph, paths] of hidden) if (paths.size === 0) hidden.delete(graph);
+  const limits: { -readonly [K in keyof PolicyLimits]: number } = {};
+  for (const policy of policies) {
+    for (const [kind, value] of Object.entries(policy.limits) as [keyof PolicyLimits, number][]) {
+      limits[kind] = Math.max(limits[kind] ?? 0, value);
+    }
+  }
+  return Object.freeze({
+    limits: Object.freeze(limits),
+    policies: Object.freeze(policies.map((policy) => policy.iri)),
+    graphs,
+    hiddenByGraph: hidden,
+  });
+}
+
+/** Merges lists that are each in order of listing into one, in order and without duplicates. */
+export function mergeInOrder(lists: readonly (readonly CompiledPolicy[])[]): CompiledPolicy[] {
+  const nonEmpty = lists.filter((list) => list.length > 0);
+  if (nonEmpty.length === 1 && nonEmpty[0] !== undefined) return [...nonEmpty[0]];
+  const byOrder = new Map<number, CompiledPolicy>();
+  for (const list of nonEmpty) for (const policy of list) byOrder.set(policy.order, policy);
+  return [...byOrder.values()].sort((a, b) => a.order - b.order);
 }

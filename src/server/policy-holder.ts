@@ -2,8 +2,7 @@
 
 import type { Caller } from '../auth/caller.js';
 import { GuardError } from '../guard-error.js';
-import type { Grant } from '../policy/grant.js';
-import { grantFor } from '../policy/grant-for.js';
+import { grantFor, type Grant } from '../policy/grant.js';
 import type { PolicySet } from '../policy/policy-set.js';
 
 /**

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Caller } from '../../src/auth/caller.js';
 import { ANONYMOUS_AGENT } from '../../src/vocabulary.js';
-import { grantFor } from '../../src/policy/grant-for.js';
+import { grantFor } from '../../src/policy/grant.js';
 import { loadPolicySet } from '../../src/policy/load-policy-set.js';
 import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
 import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';

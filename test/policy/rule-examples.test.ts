@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Caller } from '../../src/auth/caller.js';
-import { grantFor } from '../../src/policy/grant-for.js';
+import { grantFor } from '../../src/policy/grant.js';
 import { loadPolicySetWithStats } from '../../src/policy/load-policy-set.js';
 import type { PolicySet } from '../../src/policy/policy-set.js';
 import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
