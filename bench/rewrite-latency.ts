@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedStore } from '../src/embedded/start-embedded-store.js';
-import type { QueryRequest } from '../src/http/query-request.js';
+import type { QueryRequest } from '../src/sparql/query-request.js';
 import type { Grant } from '../src/policy/grant.js';
 import { createPlanner } from '../src/sparql/create-planner.js';
 import { describeMachine } from './describe-machine.js';

@@ -3,7 +3,7 @@
 import { isUtf8 } from 'node:buffer';
 import { GuardError } from '../guard-error.js';
 import { parseForm, type FormParams } from './parse-form.js';
-import type { QueryRequest } from './query-request.js';
+import type { QueryRequest } from '../sparql/query-request.js';
 
 /** The parts of an HTTP request that the query operation is read from. */
 export interface RawQueryRequest {

@@ -12,7 +12,7 @@ import { chooseEndpointView, type EndpointView } from '../http/choose-endpoint-v
 import { createCorsHeaders } from '../http/cors.js';
 import { describeService } from '../http/describe-service.js';
 import { serveQueryPage } from '../http/serve-query-page.js';
-import type { QueryRequest } from '../http/query-request.js';
+import type { QueryRequest } from '../sparql/query-request.js';
 import { readQueryRequest } from '../http/read-query-request.js';
 import { renderError } from '../http/render-error.js';
 import { translateHttpError } from '../http/translate-http-error.js';

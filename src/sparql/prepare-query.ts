@@ -2,7 +2,7 @@
 
 import sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
-import type { QueryRequest } from '../http/query-request.js';
+import type { QueryRequest } from './query-request.js';
 import { buildTemplate, type LooseQuery } from './build-template.js';
 import { checkAlgebraDepth } from './check-algebra-depth.js';
 import { checkBlankNodeScope } from './check-blank-node-scope.js';

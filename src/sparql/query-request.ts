@@ -1,4 +1,4 @@
-// The protocol request of the query operation, as read from HTTP.
+// The protocol request of the query operation: what the planner takes, as the HTTP edge reads it.
 
 /**
  * A read query as the SPARQL 1.1 Protocol delivers it: the query text and the
