@@ -1,12 +1,26 @@
 // Turns the credential headers of a request (API key, Basic, JWT, trusted headers) into a Caller, or refuses with 401 (docs/design.md#identity).
 
-import type { GuardConfig } from '../config/read-config.js';
 import { GuardError } from '../guard-error.js';
 import type { Caller } from './caller.js';
 import { ANONYMOUS_AGENT } from '../vocabulary.js';
 import { findAgentIriProblem } from '../iri.js';
-import { createJwtVerifier, looksLikeJwt } from './create-jwt-verifier.js';
+import { createJwtVerifier, looksLikeJwt, type JwtSettings } from './create-jwt-verifier.js';
 import { hashApiKey } from './hash-api-key.js';
+
+/**
+ * The credential settings identification needs (config key `auth`, which satisfies this
+ * type): API keys by digest, the trusted headers, JWT bearer tokens.
+ */
+export interface AuthSettings {
+  /** `sha256` is the hex SHA-256 of the key; `groups` may repeat (duplicates are dropped). */
+  readonly apiKeys: readonly { readonly agent: string; readonly groups: readonly string[]; readonly sha256: string }[];
+  /** Header names as node spells request headers (lower case); agentPrefix '' = the header holds whole IRIs. */
+  readonly trustedHeaders:
+    | { readonly agent: string; readonly groups: string | undefined; readonly agentPrefix: string }
+    | undefined;
+  /** JWT bearer tokens; undefined = not accepted (a JWT-shaped bearer value is then an API key). */
+  readonly jwt: JwtSettings | undefined;
+}
 
 /** Request headers as node gives them: lower-case names, an array for a repeated header. */
 export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -30,7 +44,7 @@ export type CallerOrPromise = Caller | Promise<Caller>;
  * configuration accepts, Bearer (API keys or JWTs) and Basic (API keys); Bearer alone when
  * nothing is configured, since a 401 must name at least one scheme.
  */
-export function authChallenge(auth: GuardConfig['auth']): string {
+export function authChallenge(auth: AuthSettings): string {
   const challenges = [`Bearer realm="${REALM}"`];
   if (auth.apiKeys.length > 0) challenges.push(`Basic realm="${REALM}", charset="UTF-8"`);
   return challenges.join(', ');
@@ -53,7 +67,7 @@ export function authChallenge(auth: GuardConfig['auth']): string {
  * that does not make an agent IRI, and a groups header without an agent header (503 when the
  * issuer's keys cannot be fetched). Messages never echo keys, tokens or header values.
  */
-export function createCallerIdentifier(auth: GuardConfig['auth']): (headers: RequestHeaders) => CallerOrPromise {
+export function createCallerIdentifier(auth: AuthSettings): (headers: RequestHeaders) => CallerOrPromise {
   const challenge = Object.freeze({ 'WWW-Authenticate': authChallenge(auth) });
   const refuse = (message: string): never => {
     throw new GuardError(401, message, challenge);
@@ -101,7 +115,7 @@ export function createCallerIdentifier(auth: GuardConfig['auth']): (headers: Req
  * `Vary`: Authorization and X-API-Key always (a key turns anonymous into 401 or a caller
  * even when no keys are configured), and the trusted headers when configured.
  */
-export function credentialHeaderNames(auth: GuardConfig['auth']): readonly string[] {
+export function credentialHeaderNames(auth: AuthSettings): readonly string[] {
   const names = ['authorization', 'x-api-key'];
   if (auth.trustedHeaders !== undefined) {
     names.push(auth.trustedHeaders.agent.toLowerCase());
