@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { createPublicKey } from 'node:crypto';
 import { ASYMMETRIC_ALGORITHMS, type JwtSettings } from '../auth/create-jwt-verifier.js';
 import { findAgentIriProblem, isAbsoluteIri } from '../iri.js';
-import { findDeniedNamespace } from '../sparql/check-function-calls.js';
+import { findDeniedNamespace } from '../property-function-namespaces.js';
 import { ConfigError } from './config-error.js';
 import { expandPlaceholders } from './expand-placeholders.js';
 

@@ -1,6 +1,7 @@
 // Refuses function calls outside SPARQL 1.1 built-ins, XSD casts and the operator's allow-list, and known store property functions in predicate position.
 
 import { GuardError } from '../guard-error.js';
+import { PROPERTY_FUNCTION_NAMESPACES } from '../property-function-namespaces.js';
 import { normaliseIri } from './resolve-iri.js';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
@@ -18,29 +19,6 @@ const XSD_CASTS: ReadonlySet<string> = new Set(
 const AGGREGATES: ReadonlySet<string> = new Set(['count', 'sum', 'min', 'max', 'avg', 'sample', 'group_concat']);
 
 /**
- * A deny-list, not an allow-list: IRI prefixes that stores treat as property
- * functions (code run in place of matching a triple, some of it reading
- * indexes outside the dataset). Predicates cannot be allow-listed: any IRI is
- * a valid predicate. Jena ARQ property functions (apf:, old and new
- * namespaces), list:, jena-text text:, jena-spatial spatial:, Jena's
- * dynamically loaded `java:` classes, Virtuoso's `bif:` and `sql:` (as the
- * bare pseudo-schemes Virtuoso predefines and in the openlinksw namespace).
- */
-const PROPERTY_FUNCTION_PREFIXES: readonly string[] = [
-  'http://jena.apache.org/ARQ/property#',
-  'http://jena.hpl.hp.com/ARQ/property#',
-  'http://jena.apache.org/ARQ/list#',
-  'http://jena.hpl.hp.com/ARQ/list#',
-  'http://jena.apache.org/text#',
-  'http://jena.apache.org/spatial#',
-  'java:',
-  'bif:',
-  'sql:',
-  'http://www.openlinksw.com/schemas/bif#',
-  'http://www.openlinksw.com/schemas/sql#',
-].map((prefix) => prefix.toLowerCase());
-
-/**
  * The extension functions the operator lets queries call (config key
  * allowedFunctions), compiled once per planner: exact IRIs, and namespaces
  * (entries ending in `#` or `/`) that a function IRI may start with.
@@ -52,17 +30,6 @@ export interface FunctionAllowList {
 
 /** The default: no extension function at all (fail closed). */
 export const NO_EXTENSION_FUNCTIONS: FunctionAllowList = { exact: new Set(), prefixes: [] };
-
-/**
- * The denied property-function namespace an allow-list entry falls in or
- * covers (a prefix entry such as `http://www.openlinksw.com/` would cover
- * `bif#`), compared case-blind; undefined when the entry is clear of them.
- */
-export function findDeniedNamespace(entry: string): string | undefined {
-  const lower = entry.toLowerCase();
-  const isPrefix = entry.endsWith('#') || entry.endsWith('/');
-  return PROPERTY_FUNCTION_PREFIXES.find((denied) => lower.startsWith(denied) || (isPrefix && denied.startsWith(lower)));
-}
 
 /**
  * Compiles the allowedFunctions entries as the configuration checked them
@@ -125,7 +92,7 @@ function isAllowed(iri: string, allowed: FunctionAllowList): boolean {
   const normalised = normaliseIri(iri);
   if (!matches(iri) || (normalised !== iri && !matches(normalised))) return false;
   const lower = iri.toLowerCase();
-  return !PROPERTY_FUNCTION_PREFIXES.some((denied) => lower.startsWith(denied));
+  return !PROPERTY_FUNCTION_NAMESPACES.some((denied) => lower.startsWith(denied));
 }
 
 /** A predicate: an IRI, a variable, or a property path whose items are checked in turn. */
@@ -135,7 +102,7 @@ function checkPredicate(predicate: unknown): void {
   if (term.termType === 'NamedNode' && typeof term.value === 'string') {
     // Case-blind: schemes are (RFC 3986 3.1), and refusing a look-alike costs nothing.
     const iri = term.value.toLowerCase();
-    if (PROPERTY_FUNCTION_PREFIXES.some((prefix) => iri.startsWith(prefix))) {
+    if (PROPERTY_FUNCTION_NAMESPACES.some((prefix) => iri.startsWith(prefix))) {
       throw new GuardError(400, 'query uses a store property function as a predicate');
     }
   } else if (term.type === 'path' && Array.isArray(term.items)) {

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GuardError } from '../../src/guard-error.js';
-import { checkFunctionCalls, compileFunctionAllowList, findDeniedNamespace } from '../../src/sparql/check-function-calls.js';
+import { checkFunctionCalls, compileFunctionAllowList } from '../../src/sparql/check-function-calls.js';
+import { findDeniedNamespace } from '../../src/property-function-namespaces.js';
 import { parseQuery } from '../../src/sparql/parse-query.js';
 
 const allowed = compileFunctionAllowList(['http://example.org/fn/len', 'http://example.org/ns#', 'urn:example:fns/']);
