@@ -1,10 +1,8 @@
 // Reads the configuration of a command the way `serve` does: --config, else GUARD_CONFIG, else the demo.
 
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { ConfigError, readConfig, type GuardConfig } from '../config/read-config.js';
-
-/** The demo configuration used when neither GUARD_CONFIG nor GUARD_UPSTREAM is set (as `serve`). */
-const DEMO_CONFIG = fileURLToPath(new URL('../../../policies/demo.json', import.meta.url));
+import { packageRoot } from '../package-root.js';
 
 /**
  * The configuration named by `configFile` (a `--config` flag), else by GUARD_CONFIG;
@@ -17,5 +15,6 @@ export function readCommandConfig(env: NodeJS.ProcessEnv, configFile: string | u
   if (env.GUARD_UPSTREAM !== undefined) {
     throw new ConfigError('GUARD_CONFIG is not set: a real upstream needs a configuration file with its policies');
   }
-  return readConfig({ ...env, GUARD_CONFIG: DEMO_CONFIG });
+  // The demo configuration, as `serve` uses it when neither GUARD_CONFIG nor GUARD_UPSTREAM is set.
+  return readConfig({ ...env, GUARD_CONFIG: join(packageRoot(), 'policies', 'demo.json') });
 }

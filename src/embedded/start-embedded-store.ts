@@ -1,8 +1,8 @@
 // Starts the embedded Oxigraph store in its own worker thread and keeps it alive while the guard runs.
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { packageRoot } from '../package-root.js';
 import type { WorkerCommand, WorkerInput, WorkerReport } from './embedded-store-worker.js';
 
 /** A running embedded store: its SPARQL query endpoint on loopback, and how to stop it. */
@@ -98,16 +98,11 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   };
 }
 
-/** Absolute path of the demo data (policies/demo.trig), found from this file in src/ or dist/src/. */
+/** Absolute path of the demo data (policies/demo.trig at the package root). */
 export function demoDataFile(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, 'policies', 'demo.trig');
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('policies/demo.trig not found above the installed sparql-guard');
-    dir = parent;
-  }
+  const file = join(packageRoot(), 'policies', 'demo.trig');
+  if (!existsSync(file)) throw new Error('policies/demo.trig not found at the package root of the installed sparql-guard');
+  return file;
 }
 
 /** Starts one worker and waits until it listens, or rejects with its one-line reason. */

@@ -3,8 +3,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { packageRoot } from '../package-root.js';
 
 /**
  * The page's Content Security Policy: scripts, styles, fonts and images from the guard only,
@@ -71,12 +71,11 @@ function yasguiFile(name: string): string {
   return join(dirname(main), name);
 }
 
-/** The ui/ folder at the package root, found by walking up from this module (works from src/ and dist/). */
+/** The ui/ folder at the package root. */
 function uiFolder(): string {
-  for (let folder = dirname(fileURLToPath(import.meta.url)); ; folder = dirname(folder)) {
-    if (existsSync(join(folder, 'ui', 'index.html')) && existsSync(join(folder, 'package.json'))) return join(folder, 'ui');
-    if (dirname(folder) === folder) throw new Error('cannot find the ui/ folder of sparql-guard above the http module');
-  }
+  const folder = join(packageRoot(), 'ui');
+  if (!existsSync(join(folder, 'index.html'))) throw new Error('cannot find the ui/ folder of sparql-guard at its package root');
+  return folder;
 }
 
 function escapeHtml(text: string): string {
