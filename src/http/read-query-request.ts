@@ -2,7 +2,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { GuardError } from '../guard-error.js';
-import { parseForm, type FormParams } from './parse-form.js';
+import { parseForm, type FormParams } from '../url-encoded-form.js';
 import type { QueryRequest } from '../sparql/query-request.js';
 
 /** The parts of an HTTP request that the query operation is read from. */

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { Pool, type Dispatcher } from 'undici';
 import { GuardError } from '../guard-error.js';
 import { OWN_VERSION } from '../own-version.js';
+import { encodeQueryForm } from '../url-encoded-form.js';
 
 /** How to reach the store. */
 export interface UpstreamOptions {
@@ -407,39 +408,6 @@ class UpstreamBody extends Readable {
 }
 
 function ignore(): void {}
-
-/** Per byte of UTF-8: 0 copied as it is, 1 written as `+` (the space), 2 percent-encoded. */
-const FORM_BYTE_KIND = new Uint8Array(256).fill(2);
-for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789*-._') FORM_BYTE_KIND[c.charCodeAt(0)] = 0;
-FORM_BYTE_KIND[0x20] = 1;
-const HEX_DIGITS = Buffer.from('0123456789ABCDEF', 'latin1');
-const QUERY_FIELD = Buffer.from('query=', 'latin1');
-
-/**
- * `query=<text>` as application/x-www-form-urlencoded bytes, exactly as URLSearchParams
- * serialises it (URL Standard 5.2: the urlencoded byte serializer), written straight into
- * the Buffer undici sends: a third of the time of URLSearchParams, and no intermediate string.
- */
-function encodeQueryForm(text: string): Buffer {
-  const utf8 = Buffer.from(text, 'utf8');
-  const out = Buffer.allocUnsafe(QUERY_FIELD.length + utf8.length * 3);
-  let n = QUERY_FIELD.copy(out, 0);
-  for (let i = 0; i < utf8.length; i += 1) {
-    const byte = utf8[i]!;
-    const kind = FORM_BYTE_KIND[byte];
-    if (kind === 0) {
-      out[n++] = byte;
-    } else if (kind === 1) {
-      out[n++] = 0x2b;
-    } else {
-      out[n] = 0x25;
-      out[n + 1] = HEX_DIGITS[byte >> 4]!;
-      out[n + 2] = HEX_DIGITS[byte & 15]!;
-      n += 3;
-    }
-  }
-  return out.subarray(0, n);
-}
 
 /**
  * The error of an exchange ended by its signal: the signal's own reason when that is an

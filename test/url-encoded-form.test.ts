@@ -1,8 +1,8 @@
-// parseForm against the URL Standard's urlencoded parser (node's URLSearchParams where both agree) and its byte-level cases.
+// The form codec against the URL Standard's urlencoded parser and serializer (node's URLSearchParams where both agree), its byte-level cases, and the round trip.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseForm } from '../../src/http/parse-form.js';
+import { encodeQueryForm, parseForm } from '../src/url-encoded-form.js';
 
 const parse = (text: string | Buffer) => Object.fromEntries(parseForm(Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8')));
 
@@ -33,5 +33,38 @@ describe('parseForm', () => {
     assert.deepEqual(parse('q=%E2%82'), { q: ['\uFFFD'] });
     // An escaped lead byte completed by a literal byte is one character: the bytes are decoded together.
     assert.deepEqual(parse(Buffer.concat([Buffer.from('q=%C3'), Buffer.from([0xa9])])), { q: ['é'] });
+  });
+});
+
+/** Every code point class a query can hold: ASCII (controls too), Latin-1, BMP, astral, and the form's own delimiters. */
+const SAMPLES: readonly string[] = [
+  '',
+  Array.from({ length: 0x80 }, (_, code) => String.fromCharCode(code)).join(''),
+  'PREFIX ex: <https://ex.org/a?b=c&d#e>\nSELECT * WHERE { ?s ?p "ü & = + % é€😀" . FILTER(?x != 1) }\t~!*()\'',
+  '+%2B%%41&=&&==',
+  '\u0085\u00a0\u00ff\u0100\u07ff\u0800\uffff\u{10000}\u{10ffff}',
+];
+
+describe('encodeQueryForm', () => {
+  it('writes exactly what URLSearchParams writes', () => {
+    for (const text of SAMPLES) {
+      assert.equal(encodeQueryForm(text).toString('latin1'), new URLSearchParams([['query', text]]).toString(), JSON.stringify(text));
+    }
+  });
+
+  it('round-trips through parseForm, for the samples and for random text', () => {
+    let seed = 7;
+    const random = (below: number): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % below);
+    const texts = [...SAMPLES];
+    for (let n = 0; n < 200; n += 1) {
+      let text = '';
+      for (let i = random(40); i > 0; i -= 1) {
+        const plane = random(4);
+        const code = plane === 0 ? random(0x80) : plane === 1 ? 0x80 + random(0x780) : plane === 2 ? 0xe000 + random(0x2000) : 0x10000 + random(0x100000);
+        text += String.fromCodePoint(code);
+      }
+      texts.push(text);
+    }
+    for (const text of texts) assert.deepEqual(parse(encodeQueryForm(text)), { query: [text] }, JSON.stringify(text));
   });
 });
