@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import type { Caller } from '../auth/caller.js';
 import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js';
 import { GuardError } from '../guard-error.js';
+import { headerValue } from '../header-value.js';
 import { composeCacheControl, PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { chooseAccept } from '../http/choose-accept.js';
 import { chooseEndpointView, type EndpointView } from '../http/choose-endpoint-view.js';
@@ -526,10 +527,6 @@ function absoluteEndpoint(request: FastifyRequest, path: string): string {
 function pathOf(url: string): string {
   const queryStart = url.indexOf('?');
   return queryStart < 0 ? url : url.slice(0, queryStart);
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function errorKind(error: unknown): string {

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import { Pool, type Dispatcher } from 'undici';
 import { GuardError } from '../guard-error.js';
+import { headerValue } from '../header-value.js';
 import { OWN_VERSION } from '../own-version.js';
 import { encodeQueryForm } from '../url-encoded-form.js';
 
@@ -425,9 +426,4 @@ function translate(error: unknown, beforeHeaders: boolean): Failure {
   const code = (error as { code?: unknown } | null)?.code;
   const failure: Failure = (typeof code === 'string' && FAILURE_BY_CODE[code]) || 'failed';
   return beforeHeaders && failure === 'cut' ? 'reset' : failure;
-}
-
-/** undici gives repeated headers as arrays; HTTP allows joining them with commas (RFC 9110 5.3). */
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value;
 }
