@@ -1,6 +1,7 @@
 // Answers one SPARQL 1.1 Protocol query request against the embedded Oxigraph store, as `oxigraph serve` does.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { namedNode, type NamedNode, type Store } from 'oxigraph';
+import { firstLine } from './first-line.js';
 
 /** The largest request body read; the guard's own requests are at most 1 MiB plus its FROM clauses. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -161,9 +162,4 @@ async function readBody(req: IncomingMessage): Promise<string> {
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split(/\r?\n/, 1)[0] ?? 'query error';
 }

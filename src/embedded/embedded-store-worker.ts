@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Store } from 'oxigraph';
 import { answerQuery, ProtocolError } from './answer-query.js';
+import { firstLine } from './first-line.js';
 
 /** What the parent hands the worker. */
 export interface WorkerInput {
@@ -16,7 +17,7 @@ export interface WorkerInput {
 }
 
 /** What the worker tells the parent: ready or failed once at start, crashed just before dying. */
-export type WorkerReport =
+export type StoreWorkerReport =
   | { kind: 'ready'; port: number; quads: number }
   | { kind: 'failed'; message: string }
   | { kind: 'crashed'; message: string };
@@ -43,7 +44,7 @@ let store: Store;
 try {
   store = loadStore(input.dataFiles);
 } catch (error) {
-  port.postMessage({ kind: 'failed', message: (error as Error).message } satisfies WorkerReport);
+  port.postMessage({ kind: 'failed', message: (error as Error).message } satisfies StoreWorkerReport);
   process.exit(1);
 }
 
@@ -75,7 +76,7 @@ const server = createServer((req, res) => {
       res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
       res.end('embedded store failed; restarting\n');
     }
-    port.postMessage({ kind: 'crashed', message: firstLine(error) } satisfies WorkerReport);
+    port.postMessage({ kind: 'crashed', message: firstLine(error) } satisfies StoreWorkerReport);
     res.on('finish', () => process.exit(70));
     setTimeout(() => process.exit(70), 100).unref();
   });
@@ -86,10 +87,10 @@ let baseIri = '';
 server.listen(input.port, '127.0.0.1', () => {
   const address = server.address() as AddressInfo;
   baseIri = `http://127.0.0.1:${address.port}${QUERY_PATH}`;
-  port.postMessage({ kind: 'ready', port: address.port, quads: store.size } satisfies WorkerReport);
+  port.postMessage({ kind: 'ready', port: address.port, quads: store.size } satisfies StoreWorkerReport);
 });
 server.on('error', (error) => {
-  port.postMessage({ kind: 'failed', message: `embedded store cannot listen on 127.0.0.1:${input.port}: ${error.message}` } satisfies WorkerReport);
+  port.postMessage({ kind: 'failed', message: `embedded store cannot listen on 127.0.0.1:${input.port}: ${error.message}` } satisfies StoreWorkerReport);
   process.exit(1);
 });
 
@@ -128,9 +129,4 @@ function* chunksOf(fd: number): Generator<Uint8Array> {
   const buffer = Buffer.allocUnsafe(1 << 20);
   // new Uint8Array(view) copies, so the buffer can be reused for the next read.
   for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) yield new Uint8Array(buffer.subarray(0, n));
-}
-
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split(/\r?\n/, 1)[0] ?? 'unknown error';
 }

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { packageRoot } from '../package-root.js';
-import type { WorkerCommand, WorkerInput, WorkerReport } from './embedded-store-worker.js';
+import type { StoreWorkerReport, WorkerCommand, WorkerInput } from './embedded-store-worker.js';
+import { firstLine } from './first-line.js';
 
 /** A running embedded store: its SPARQL query endpoint on loopback, and how to stop it. */
 export interface EmbeddedStore {
@@ -63,7 +64,7 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   function watch(live: LiveWorker): void {
     // Without a listener an uncaught error in the worker would be rethrown in this thread.
     live.worker.on('error', (error) => log('error', `embedded store worker failed: ${firstLine(error)}`));
-    live.worker.on('message', (report: WorkerReport) => {
+    live.worker.on('message', (report: StoreWorkerReport) => {
       if (report.kind === 'crashed') log('error', `embedded store worker failed: ${report.message}`);
     });
     live.worker.once('exit', (code) => {
@@ -110,7 +111,7 @@ function spawn(dataFiles: readonly string[], port: number): Promise<LiveWorker> 
   const input: WorkerInput = { dataFiles, port };
   const worker = new Worker(WORKER_URL, { workerData: input });
   return new Promise((resolve, reject) => {
-    const onMessage = (report: WorkerReport): void => {
+    const onMessage = (report: StoreWorkerReport): void => {
       settle();
       if (report.kind === 'ready') resolve({ worker, port: report.port });
       else reject(new Error(report.message));
@@ -149,8 +150,4 @@ function stopWorker(worker: Worker): Promise<void> {
 
 function logLine(level: 'info' | 'error', message: string): void {
   process.stdout.write(`${JSON.stringify({ level, msg: message, time: new Date().toISOString() })}\n`);
-}
-
-function firstLine(error: Error): string {
-  return error.message.split(/\r?\n/, 1)[0] ?? 'unknown error';
 }

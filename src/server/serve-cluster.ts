@@ -7,7 +7,7 @@ import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js'
 import { startConfiguredEmbeddedStore, type LogLine } from './start-guard.js';
 
 /** What a worker tells the primary over the cluster channel. */
-export interface WorkerReport {
+export interface ClusterWorkerReport {
   readonly kind: 'ready';
   /** Base URL the worker listens on (the same for every worker). */
   readonly url: string;
@@ -20,7 +20,7 @@ const RESTART_DELAY_MS = 1_000;
 
 /** In a worker: tells the primary this process listens with its policies loaded. */
 export function reportReady(url: string): void {
-  const report: WorkerReport = { kind: 'ready', url };
+  const report: ClusterWorkerReport = { kind: 'ready', url };
   cluster.worker?.send(report);
 }
 
@@ -62,7 +62,7 @@ export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, 
 
   const fork = (): void => {
     const worker = cluster.fork(workerEnv);
-    worker.on('message', (report: WorkerReport) => {
+    worker.on('message', (report: ClusterWorkerReport) => {
       if (report?.kind !== 'ready') return;
       ready.add(worker);
       url = report.url;
