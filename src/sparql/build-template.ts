@@ -9,6 +9,7 @@ import { inScopeVariables } from './in-scope-variables.js';
 import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';
 import { parseQuery } from './parse-query.js';
 import type { GraphSlot, GraphVariableSlot, HiddenFilterSlot, NegatedSetSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
+import type { PathNode } from './tree-shapes.js';
 
 /** A query's template and what request time needs to know about hidden predicates. */
 export interface Template {
@@ -55,12 +56,6 @@ interface GraphNode {
   readonly type: 'graph';
   readonly name: { readonly termType: string; readonly value: string };
   readonly patterns: unknown[];
-}
-
-interface PathNode {
-  readonly type: 'path';
-  readonly pathType: string;
-  readonly items: readonly unknown[];
 }
 
 type LeafSlot = HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot;

@@ -1,5 +1,7 @@
 // Finds, once per prepared query, where hidden predicates could be reached: IRIs named as predicates and variable predicates per group.
 
+import type { PathNode, Term } from './tree-shapes.js';
+
 /** What the template step needs to close a query against hidden predicates (docs/design.md#vocabulary). */
 export interface HiddenPathMarks {
   /** IRIs in predicate position: triple patterns, every property path member, CONSTRUCT templates. */
@@ -20,19 +22,8 @@ export interface HiddenPathMarks {
   readonly zeroLengthBlank: boolean;
 }
 
-interface Term {
-  readonly termType: string;
-  readonly value: string;
-}
-
 /** A variable or constant term at the end of a path that can match zero steps. */
 export type ZeroLengthEnd = Term;
-
-interface PathNode {
-  readonly type: 'path';
-  readonly pathType: string;
-  readonly items: readonly (Term | PathNode)[];
-}
 
 interface Triple {
   readonly subject: unknown;

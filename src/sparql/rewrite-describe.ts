@@ -1,11 +1,7 @@
 // Rewrites a DESCRIBE query into the CONSTRUCT the guard sends instead: each described resource's outgoing triples.
 
 import { inScopeVariables } from './in-scope-variables.js';
-
-interface Term {
-  readonly termType: string;
-  readonly value: string;
-}
+import type { Term } from './tree-shapes.js';
 
 /** The fields of a parsed DESCRIBE query this rewrite reads (sparqljs shapes). */
 interface DescribeTree {
