@@ -36,10 +36,19 @@ export const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
 const RESERVED_PREFIX = 'urn:x-sparql-guard:';
 
 /**
+ * The reserved IRI `urn:x-sparql-guard:<local>`. The rewriter writes these as graphs that
+ * never exist (EMPTY_GRAPH) and as stand-ins while it checks a template (never sent to a
+ * store); no policy may grant or hide one (isReservedIri).
+ */
+export function reservedIri(local: string): string {
+  return `${RESERVED_PREFIX}${local}`;
+}
+
+/**
  * Written as FROM / FROM NAMED when a set of graphs is empty (docs/design.md#rewriting):
  * a graph that never exists and that no policy may grant.
  */
-export const EMPTY_GRAPH = `${RESERVED_PREFIX}empty`;
+export const EMPTY_GRAPH = reservedIri('empty');
 
 /**
  * Whether `iri` lies under the reserved prefix (`urn:x-sparql-guard:`, which EMPTY_GRAPH
@@ -56,7 +65,7 @@ export function isReservedIri(iri: string): boolean {
  * principal is refused by validation rather than granted.
  */
 export function skolemIri(label: string): string {
-  return `${RESERVED_PREFIX}bnode:${label}`;
+  return reservedIri(`bnode:${label}`);
 }
 
 /** Whether an IRI is one skolemIri made: the derived term was a blank node of the data. */

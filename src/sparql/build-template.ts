@@ -3,7 +3,7 @@
 import sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
 import { fillTemplate, hiddenText, zeroLengthFilter, type HiddenText } from './apply-grant.js';
-import { EMPTY_GRAPH } from '../vocabulary.js';
+import { EMPTY_GRAPH, reservedIri } from '../vocabulary.js';
 import { findTransitiveGraphs } from './find-transitive-graphs.js';
 import { inScopeVariables } from './in-scope-variables.js';
 import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';
@@ -35,10 +35,10 @@ export interface LooseQuery {
 const MARKER_CANDIDATES = ['\u0000', '\uE000', '\uE001', '\uE002', '\uE003', '\uFDD0', '\uFDD1'];
 
 /** Stands in for a caller's hidden predicates while the template is checked; never sent anywhere. */
-const HIDDEN_SAMPLE = 'urn:x-sparql-guard:hidden-check';
+const HIDDEN_SAMPLE = reservedIri('hidden-check');
 
 /** Stand in for named graphs while GRAPH ?var expansions are checked (two, so the UNION form is checked); never sent anywhere. */
-const NAMED_SAMPLES = ['urn:x-sparql-guard:graph-check-1', 'urn:x-sparql-guard:graph-check-2'];
+const NAMED_SAMPLES = [reservedIri('graph-check-1'), reservedIri('graph-check-2')];
 
 /** A sparqljs Generator instance, with the methods this file overrides. */
 interface GeneratorInstance {

@@ -2,6 +2,7 @@
 
 import type { ConstantSlot, PreparedQuery, TemplatePart } from './prepared-query.js';
 import type { QueryShape } from './lex-query-shape.js';
+import { reservedIri } from '../vocabulary.js';
 
 /** Private-use characters that may delimit string and IRI sentinels; the first one absent from the text is used. */
 const MARK_CANDIDATES = ['\uF8FF', '\uF8FE', '\uF8FD', '\uF8FC'];
@@ -9,7 +10,7 @@ const MARK_CANDIDATES = ['\uF8FF', '\uF8FE', '\uF8FD', '\uF8FC'];
 const DIGIT_CANDIDATES = ['7493021856', '6180339887', '2718281828', '1414213562'];
 /** Four digits number a numeric sentinel, so at most this many constants are cut. */
 const MAX_SLOTS = 10_000;
-const SENTINEL_IRI = 'urn:x-sparql-guard:constant:';
+const SENTINEL_IRI = reservedIri('constant:');
 
 /** The text to prepare for a shape, and how its sentinels are written. */
 export interface SentinelText {
