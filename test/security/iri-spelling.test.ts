@@ -31,6 +31,10 @@ const attacks: Attack[] = [
   { name: 'upper-case scheme and host', caller: 'reader', query: bitsFrom('FROM <HTTP://EXAMPLE.ORG/g/secret>'), expect: { bits: [] } },
   { name: 'protocol IRI with dot segments', caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { ?f ex:graphBit ?b }`, params: { 'default-graph-uri': ['http://example.org/g/public1/../secret'] }, expect: { bits: [] } },
   { name: 'relative protocol IRI', caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { ?f ex:graphBit ?b }`, params: { 'default-graph-uri': ['secret'] }, expect: { status: 400 } },
+  // SPARQL's IRIREF lets C1 controls through, RFC 3987 does not (docs/design.md#iris): a store that drops them would read the secret graph.
+  { name: 'C1 control inside a FROM IRI', caller: 'reader', query: bitsFrom('FROM <http://example.org/g/sec\u{85}ret>'), expect: { status: 400 } },
+  { name: 'C1 control as a codepoint escape in GRAPH', caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { GRAPH <http://example.org/g/sec\\u0085ret> { ?f ex:graphBit ?b } }`, expect: { status: 400 } },
+  { name: 'C1 control in a protocol IRI', caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { ?f ex:graphBit ?b }`, params: { 'default-graph-uri': ['http://example.org/g/sec\u{85}ret'] }, expect: { status: 400 } },
 ];
 
 describeOnEveryStore('IRI spelling', (guard, store) => {
