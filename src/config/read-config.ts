@@ -82,7 +82,6 @@ const PROTOCOL_PARAMETERS = ['query', 'update', 'default-graph-uri', 'named-grap
 const ENDPOINT_PATH = /^(\/[A-Za-z0-9._~!$&'()+,;=@-]+)+$/;
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 
-
 const ISSUER_FIX = 'give the iss value of the tokens, e.g. https://idp.example.org/realms/main';
 const AUDIENCE_FIX = 'give the aud value the issuer puts in tokens for this service, e.g. "sparql"';
 
@@ -232,7 +231,6 @@ export function readConfig(env: NodeJS.ProcessEnv): GuardConfig {
   }
   return parseConfig(parseJson(text, configFile), { configFile, env });
 }
-
 
 /**
  * Checks a parsed configuration object, expands `${NAME}` placeholders in every string value

@@ -24,7 +24,8 @@ export interface PlannerOptions {
   maxQueryDepth: number;
   /**
    * Bounds of the plan cache. maxEntries 0 = no cache, which the configuration never gives
-   * (its floor is 1): tests compare cached plans with it (docs/design.md#configuration).
+   * (its floor is 1): tests compare cached plans with it and bench/ times it as the cold plan
+   * (docs/design.md#configuration).
    */
   planCache: { maxEntries: number; maxBytes: number };
   /**
