@@ -62,10 +62,17 @@ function engineRuns(stats: LoadStats) {
 
 /** Per principal, in order of its first policy: the policies that name it and their graphs. */
 function listing(set: PolicySet) {
+  // Under rules a member of a deep group lists hundreds of policies and graphs: write each IRI once.
+  const written = new Map<string, string>();
+  const iri = (value: string) => {
+    let text = written.get(value);
+    if (text === undefined) written.set(value, (text = `<${value}>`));
+    return text;
+  };
   return set.principals.map((entry) => ({
     principal: entry.label,
-    policies: entry.policies.map((policy) => `<${policy.iri}>`),
-    graphs: entry.graphs.map((graph) => `<${graph}>`),
+    policies: entry.policies.map((policy) => iri(policy.iri)),
+    graphs: entry.graphs.map(iri),
   }));
 }
 
