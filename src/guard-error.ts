@@ -20,3 +20,10 @@ export class GuardError extends Error {
     super(message.replace(/[\r\n]+/g, ' '));
   }
 }
+
+/** What a failure was, for a log line: a GuardError's own message, other errors only by code or kind, never their data. */
+export function errorKind(error: unknown): string {
+  if (error instanceof GuardError) return error.message;
+  if (error instanceof Error) return (error as { code?: string }).code ?? error.name;
+  return typeof error;
+}

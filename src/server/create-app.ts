@@ -1,30 +1,23 @@
-// Builds the fastify application: routes, the query pipeline, CORS, errors and the request log.
+// Assembles the fastify application: connection bounds, the request log, CORS, the query route, probes, 404 / 405 and the one error handler.
 
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Caller } from '../auth/caller.js';
-import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js';
-import { GuardError } from '../guard-error.js';
-import { headerValue } from '../header-value.js';
-import { composeCacheControl, PRIVATE_NO_STORE } from '../http/cache-control.js';
-import { chooseAccept } from '../http/choose-accept.js';
-import { chooseEndpointView, type EndpointView } from '../http/choose-endpoint-view.js';
+import { errorKind, GuardError } from '../guard-error.js';
+import { PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { createCorsHeaders } from '../http/cors.js';
-import { describeService } from '../http/describe-service.js';
+import { headerValue } from '../header-value.js';
+import { ALLOW_QUERY, createQueryRoute, setIdleBound, type QueryServices } from '../http/query-route.js';
+import { decorateRequestState, type RequestOutcome } from '../http/request-state.js';
 import { serveQueryPage } from '../http/serve-query-page.js';
-import type { QueryRequest } from '../sparql/query-request.js';
-import { readQueryRequest } from '../http/read-query-request.js';
 import { renderError } from '../http/render-error.js';
 import { translateHttpError } from '../http/translate-http-error.js';
-import type { GuardMetrics, QueryOutcome } from '../metrics/create-metrics.js';
-import type { Grant } from '../policy/grant.js';
-import type { Plan } from '../sparql/plan.js';
-import { UpstreamError, type Upstream } from '../upstream/create-upstream.js';
 import { queryOutcomeOf } from './query-outcome-of.js';
 import { createConcurrencyLimiter } from './create-concurrency-limiter.js';
 
-/** Request body limit of SPEC "Limits": larger bodies get 413. */
+export type { RequestOutcome } from '../http/request-state.js';
+
+/** Request body limit: larger bodies get 413 (README, "Errors"). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** Bounds on what a client controls (GuardConfig `http`, and `timeoutMs` for a slow reader). */
@@ -58,57 +51,19 @@ export interface AppOptions {
   readonly limits?: ClientLimits;
 }
 
-/**
- * How a request ended, in its log line: answered to the end; the client went away first; the
- * store cut the answer; a time bound ran out (the client's or the store's); the shutdown's
- * grace ran out.
- */
-export type RequestOutcome = 'completed' | 'client-closed' | 'upstream-cut' | 'timeout' | 'shutdown-cut';
-
-/** The pipeline steps and services the routes call, one per concept. */
-export interface GuardServices {
-  /**
-   * Headers -> Caller (a promise when a JWT is verified), or GuardError 401 (503 when the
-   * issuer's keys cannot be fetched). It is given the `credentialHeaders` only, every copy of each.
-   */
-  readonly identifyCaller: (headers: RequestHeaders) => CallerOrPromise;
-  /** Lower-case names of the headers that carry credentials (for Vary, and all identifyCaller reads). */
-  readonly credentialHeaders: readonly string[];
-  /** Caller -> Grant under the policy set in force, or GuardError 401/403/503. */
-  readonly grant: (caller: Caller) => Grant;
-  /** (QueryRequest, Grant) -> Plan, or GuardError 400/403. */
-  readonly plan: (request: QueryRequest, grant: Grant) => Plan;
-  readonly upstream: Upstream;
+/** The pipeline steps and services the app calls: the query route's, the probes' and the log. */
+export interface GuardServices extends QueryServices {
   /** Undefined once the policies are loaded; otherwise why /healthz (liveness) answers 503. */
   readonly notReadyReason: () => string | undefined;
   /** True once the shutdown began: /readyz answers 503 while queries are still served. Absent: never. */
   readonly draining?: () => boolean;
-  /**
-   * Resolves when queries may go to the store, else throws GuardError (issue 5: a store that
-   * ignores FROM / FROM NAMED gets no query). Absent: every query may go.
-   */
-  readonly admitQuery?: (signal: AbortSignal) => Promise<void>;
   /** For /readyz: why the store gets no queries, or undefined; may check the store again. */
   readonly upstreamProblem?: () => Promise<string | undefined>;
   /** Writes one structured log line. */
   readonly log: (entry: Readonly<Record<string, unknown>>) => void;
-  /** Records requests and queries for Prometheus; absent when metrics are off. */
-  readonly metrics?: GuardMetrics;
 }
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** Agent IRI once identified, for the request log. */
-    agent: string | undefined;
-    /** Why the request ended early, when the guard knows better than "the client went away". */
-    outcome: RequestOutcome | undefined;
-    /** The one-line message of a 5xx the guard answered or a cut it made, for the request log. */
-    failure: string | undefined;
-    /** How a request on the query path ended, for the metrics. */
-    queryOutcome: QueryOutcome | undefined;
-    /** Ends this request's count of its agent's queries in flight (guard:maxConcurrent), if counted. */
-    leaveConcurrency: (() => void) | undefined;
-  }
   interface FastifyInstance {
     /** Cuts every connection, logging the requests still under way as `shutdown-cut`. */
     cutAllConnections(): void;
@@ -118,7 +73,6 @@ declare module 'fastify' {
 /** Connections open beyond `maxConnections` that are still accepted, to be answered 503 and closed. */
 const REFUSAL_ROOM = 64;
 
-const ALLOW_QUERY = 'GET, POST, OPTIONS';
 
 /** Creates the application (not listening); `listen` is the caller's business. */
 export function createApp(options: AppOptions, services: GuardServices): FastifyInstance {
@@ -144,7 +98,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     // node checks headersTimeout and requestTimeout every connectionsCheckingInterval (30 s by default).
     http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs) },
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
-      // Errors of node's HTTP parser and its time bounds (SPEC "Errors": one line of text/plain).
+      // Errors of node's HTTP parser and its time bounds (answered like every error: one line of text/plain).
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
       const [status, message] = clientErrorAnswer(error.code, limits);
       endConnection(socket, status === 408 ? 'timeout' : 'completed', status, message);
@@ -195,7 +149,6 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     trustedHeaders: services.credentialHeaders.filter((name) => name !== 'authorization' && name !== 'x-api-key'),
   });
   const vary = ['Origin', 'Accept', ...services.credentialHeaders].join(', ');
-  const credentialHeaders = new Set(services.credentialHeaders);
   const explainPath = `${options.path}/explain`;
   const concurrency = createConcurrencyLimiter();
   const allowByPath = new Map<string, string>([
@@ -205,10 +158,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   ]);
   if (options.explain) allowByPath.set(explainPath, ALLOW_QUERY);
 
-  app.decorateRequest('agent', undefined);
-  app.decorateRequest('outcome', undefined);
-  app.decorateRequest('failure', undefined);
-  app.decorateRequest('queryOutcome', undefined);
+  decorateRequestState(app);
 
   const metrics = services.metrics;
   if (metrics !== undefined) {
@@ -223,10 +173,9 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
       done();
     });
   }
-  app.decorateRequest('leaveConcurrency', undefined);
 
   // Every body reaches readQueryRequest as raw bytes, so that it, not fastify, decides
-  // between 403 (update), 415 and 400, in the order DESIGN section 5 requires.
+  // between 403 (update), 415 and 400, in the order docs/design.md#http gives.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
@@ -260,7 +209,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
         ...(failure !== undefined && { error: failure }),
       });
       // The next request on this keep-alive connection starts with the idle bound again.
-      if (!socket.destroyed) socket.setTimeout(limits.idleTimeoutMs);
+      setIdleBound(socket, limits.idleTimeoutMs);
     });
     if (overLimit.has(socket)) {
       reply.header('connection', 'close');
@@ -280,88 +229,17 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     done(null, payload);
   });
 
-  /** Identifies the caller (GuardError 401 for bad credentials) and records its agent for the log. */
-  const identify = async (request: FastifyRequest): Promise<Caller> => {
-    const caller = await services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders));
-    request.agent = caller.agent;
-    return caller;
-  };
-  /** The agent of valid credentials, or undefined: for the log of a request refused before identification. */
-  const identifyQuietly = async (request: FastifyRequest): Promise<string | undefined> => {
-    try {
-      return (await services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders))).agent;
-    } catch {
-      return undefined;
-    }
-  };
-
-  /** The pipeline up to the plan: read -> identify -> grant -> plan (STYLE habit 1). */
-  const planRequest = async (request: FastifyRequest): Promise<{ caller: Caller; grant: Grant; plan: Plan }> => {
-    let queryRequest: QueryRequest;
-    try {
-      queryRequest = readQueryRequest(rawQueryRequest(request));
-    } catch (error) {
-      // The refusal stands as it is; the log still names a caller whose credentials are valid.
-      request.agent = await identifyQuietly(request);
-      throw error;
-    }
-    const caller = await identify(request);
-    const grant = services.grant(caller);
-    const plan = services.plan(queryRequest, grant);
-    return { caller, grant, plan };
-  };
-
-  // GET {path} with no query string is the endpoint itself (SPARQL 1.1 Service Description,
-  // section 2): the page for a browser, the description for a client that names RDF.
-  const queryPage = options.ui ? serveQueryPage(app, options.path) : undefined;
-  const endpointViews: readonly EndpointView[] = ['text/turtle', 'application/n-triples', 'application/ld+json', ...(options.ui ? ['text/html' as const] : [])];
-  const endpointViewOf = (request: FastifyRequest): EndpointView | undefined =>
-    request.method === 'GET' && request.url === options.path
-      ? chooseEndpointView(headerValue(request.headers.accept), endpointViews)
-      : undefined;
-
-  /** The service description in the caller's name: identify -> grant -> describe (same 401 / 403 as a query). */
-  const describe = async (request: FastifyRequest, reply: FastifyReply, view: Exclude<EndpointView, 'text/html'>) => {
-    const caller = await identify(request);
-    const grant = services.grant(caller);
-    // Turtle and JSON-LD name the endpoint by the document's own URL (right behind any proxy);
-    // N-Triples has no relative IRIs, so it is built from the Host header.
-    const endpoint = view === 'application/n-triples' ? absoluteEndpoint(request, options.path) : '';
-    const graphs = [...grant.graphs].sort();
-    reply.header('content-type', `${view}; charset=utf-8`);
-    return describeService({ endpoint, agent: caller.agent, groups: caller.groups, graphs }, view);
-  };
-
-  const query = async (request: FastifyRequest, reply: FastifyReply) => {
-    const view = endpointViewOf(request);
-    if (view === 'text/html' && queryPage !== undefined) return queryPage(reply);
-    if (view !== undefined && view !== 'text/html') return describe(request, reply, view);
-    const { caller, grant, plan } = await planRequest(request);
-    // The caller's limits (docs/design.md, "Limits per caller"). Its count ends where every
-    // request's end is logged (the close listener of onRequest), however the request ended.
-    const leave = concurrency.enter(caller.agent, grant.limits?.maxConcurrent);
-    if (reply.raw.closed) leave();
-    else request.leaveConcurrency = leave;
-    return forward(plan, request, reply, services, limits.sendIdleMs, grant.limits?.timeoutMs);
-  };
-
-  const explain = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { caller, grant, plan } = await planRequest(request);
-    reply.header('content-type', 'application/json; charset=utf-8');
-    return {
-      agent: caller.agent,
-      groups: caller.groups,
-      policies: grant.policies.map((iri) => `<${iri}>`),
-      query: plan.query,
-      form: plan.form,
-    };
-  };
-
-  const preflight = async (request: FastifyRequest, reply: FastifyReply) => {
-    reply.code(204).headers(cors.preflight(headerValue(request.headers.origin)));
-    reply.header('allow', ALLOW_QUERY);
-    return reply.send();
-  };
+  const route = createQueryRoute(
+    {
+      path: options.path,
+      queryPage: options.ui ? serveQueryPage(app, options.path) : undefined,
+      cors,
+      sendIdleMs: limits.sendIdleMs,
+      enterConcurrency: (agent, max) => concurrency.enter(agent, max),
+    },
+    services,
+  );
+  const { query, explain, preflight } = route;
 
   app.route({ method: ['GET', 'POST'], url: options.path, handler: query });
   app.route({ method: 'OPTIONS', url: options.path, handler: preflight });
@@ -373,7 +251,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     allowByPath.set('/', 'GET');
     app.get('/', async (_request, reply) => reply.redirect(options.path, 302));
   }
-  // Liveness (SPEC "GET /healthz"): the process itself, never the store, so that a store
+  // Liveness: the process itself, never the store, so that a store
   // outage does not make an orchestrator restart every guard.
   app.get('/healthz', async (_request, reply) => probeAnswer(reply, services.notReadyReason()));
   // Readiness: whether this instance should get traffic now (docs/design.md, "Probes").
@@ -385,7 +263,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     return probeAnswer(reply, reason);
   });
 
-  // fastify answers an unrouted method with 404 by itself; SPEC wants 405 on known paths.
+  // fastify answers an unrouted method with 404 by itself; a known path answers 405 with Allow (docs/design.md#http).
   app.setNotFoundHandler(async (request, reply) => {
     const allow = allowByPath.get(pathOf(request.url));
     const error =
@@ -398,7 +276,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   app.setErrorHandler(async (error, request, reply) => {
     const guardError = error instanceof GuardError ? error : translateHttpError(error);
     // A query, not the service description or the page served at the same path.
-    if (request.routeOptions.url === options.path && endpointViewOf(request) === undefined) {
+    if (route.isQuery(request)) {
       request.queryOutcome = guardError === undefined ? 'internal_error' : queryOutcomeOf(guardError);
     }
     if (guardError === undefined) {
@@ -411,55 +289,6 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   });
 
   return app;
-}
-
-/** Sends the plan upstream and streams the store's answer back (SPEC response items 1-3). */
-async function forward(
-  plan: Plan,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  services: GuardServices,
-  sendIdleMs: number,
-  timeoutMs: number | undefined,
-) {
-  const abort = new AbortController();
-  const socket = request.raw.socket;
-  // The store's time is bounded by timeoutMs upstream; the client's connection may be silent meanwhile.
-  socket.setTimeout(0);
-  // A client that goes away aborts the upstream request (DESIGN section 6).
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) abort.abort();
-  });
-  const accept = chooseAccept(headerValue(request.headers.accept), plan.defaultAccept);
-  await services.admitQuery?.(abort.signal);
-  const metrics = services.metrics;
-  metrics?.guardTime(reply.elapsedTime / 1000);
-  const sent = metrics === undefined ? 0 : performance.now();
-  const answer = await services.upstream.send(plan.query, accept, abort.signal, timeoutMs);
-  metrics?.upstreamTime((performance.now() - sent) / 1000);
-  request.queryOutcome = 'answered';
-  // From here the client must keep reading: a reader silent for sendIdleMs is cut.
-  if (!socket.destroyed) socket.setTimeout(sendIdleMs);
-  reply.code(answer.status);
-  reply.header('cache-control', composeCacheControl(answer.cacheControl));
-  if (answer.contentType !== undefined) {
-    reply.header('content-type', answer.contentType);
-    // A small answer that arrived whole goes out with its headers in one write, not as a
-    // one-chunk stream (a write for headers and chunk, another for the last chunk).
-    // Without a Content-Type it streams: fastify would label a Buffer application/octet-stream.
-    const whole = answer.takeWhole();
-    if (whole !== undefined) return reply.send(whole);
-  }
-  answer.body.once('error', (error) => {
-    if (abort.signal.aborted) return;
-    const kind = error instanceof UpstreamError ? error.kind : 'failed';
-    request.outcome = kind === 'timeout' ? 'timeout' : kind === 'aborted' ? 'client-closed' : 'upstream-cut';
-    request.failure = errorKind(error);
-  });
-  // The store's length passes on, so a fixed-size answer is not re-framed as chunks; the body
-  // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing).
-  if (answer.contentLength !== undefined) reply.header('content-length', String(answer.contentLength));
-  return reply.send(answer.body);
 }
 
 /** Status and one-line message for an error of node's HTTP parser or its time bounds, by code. */
@@ -488,50 +317,7 @@ function probeAnswer(reply: FastifyReply, reason: string | undefined): FastifyRe
   return reason === undefined ? reply.send('ok\n') : reply.code(503).send(`${reason}\n`);
 }
 
-/**
- * The credential headers of a request with every copy of each, as node's headersDistinct
- * gives them (request.headers keeps only the first Authorization, and two credentials under
- * one name are ambiguous), without building arrays for every other header as it does.
- */
-function credentialHeadersOf(rawHeaders: readonly string[], names: ReadonlySet<string>): Record<string, string[]> {
-  const found: Record<string, string[]> = {};
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!.toLowerCase();
-    if (!names.has(name)) continue;
-    const values = found[name];
-    if (values === undefined) found[name] = [rawHeaders[i + 1]!];
-    else values.push(rawHeaders[i + 1]!);
-  }
-  return found;
-}
-
-function rawQueryRequest(request: FastifyRequest) {
-  const queryStart = request.url.indexOf('?');
-  return {
-    method: request.method === 'POST' ? ('POST' as const) : ('GET' as const),
-    search: queryStart < 0 ? '' : request.url.slice(queryStart + 1),
-    contentType: headerValue(request.headers['content-type']),
-    body: Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined,
-  };
-}
-
-/** `http://{Host}{path}`; a Host that is not a host name (and port) is refused rather than echoed. */
-function absoluteEndpoint(request: FastifyRequest, path: string): string {
-  const host = headerValue(request.headers.host) ?? '';
-  if (!/^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/.test(host)) {
-    throw new GuardError(400, 'the Host header is not a host name: ask for text/turtle or application/ld+json instead');
-  }
-  return `${request.protocol}://${host}${path}`;
-}
-
 function pathOf(url: string): string {
   const queryStart = url.indexOf('?');
   return queryStart < 0 ? url : url.slice(0, queryStart);
-}
-
-function errorKind(error: unknown): string {
-  // A GuardError's message is one line without request data; other errors only by kind.
-  if (error instanceof GuardError) return error.message;
-  if (error instanceof Error) return (error as { code?: string }).code ?? error.name;
-  return typeof error;
 }

@@ -1,0 +1,260 @@
+// The query and explain routes: read -> identify -> grant -> plan, then the plan forwarded to the store and its answer streamed back, or explained.
+
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Caller } from '../auth/caller.js';
+import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js';
+import { errorKind, GuardError } from '../guard-error.js';
+import { headerValue } from '../header-value.js';
+import type { GuardMetrics } from '../metrics/create-metrics.js';
+import type { Grant } from '../policy/grant.js';
+import type { Plan } from '../sparql/plan.js';
+import type { QueryRequest } from '../sparql/query-request.js';
+import { UpstreamError, type Upstream } from '../upstream/create-upstream.js';
+import { composeCacheControl } from './cache-control.js';
+import { chooseAccept } from './choose-accept.js';
+import { chooseEndpointView, type EndpointView } from './choose-endpoint-view.js';
+import type { createCorsHeaders } from './cors.js';
+import { describeService } from './describe-service.js';
+import { readQueryRequest } from './read-query-request.js';
+import './request-state.js';
+
+/** The methods of the query and explain paths, for `Allow`. */
+export const ALLOW_QUERY = 'GET, POST, OPTIONS';
+
+/** The pipeline steps and services the query and explain routes call, one per concept. */
+export interface QueryServices {
+  /**
+   * Headers -> Caller (a promise when a JWT is verified), or GuardError 401 (503 when the
+   * issuer's keys cannot be fetched). It is given the `credentialHeaders` only, every copy of each.
+   */
+  readonly identifyCaller: (headers: RequestHeaders) => CallerOrPromise;
+  /** Lower-case names of the headers that carry credentials (for Vary, and all identifyCaller reads). */
+  readonly credentialHeaders: readonly string[];
+  /** Caller -> Grant under the policy set in force, or GuardError 401/403/503. */
+  readonly grant: (caller: Caller) => Grant;
+  /** (QueryRequest, Grant) -> Plan, or GuardError 400/403. */
+  readonly plan: (request: QueryRequest, grant: Grant) => Plan;
+  readonly upstream: Upstream;
+  /**
+   * Resolves when queries may go to the store, else throws GuardError (a store that ignores
+   * FROM / FROM NAMED gets no query: docs/design.md#design-notes). Absent: every query may go.
+   */
+  readonly admitQuery?: (signal: AbortSignal) => Promise<void>;
+  /** Records requests and queries for Prometheus; absent when metrics are off. */
+  readonly metrics?: GuardMetrics;
+}
+
+/** What the routes need from the app that assembles them. */
+export interface QueryRouteOptions {
+  /** The query path (config `path`). */
+  readonly path: string;
+  /** Serves the query page (config `ui`), or undefined when the page is off. */
+  readonly queryPage: ((reply: FastifyReply) => FastifyReply) | undefined;
+  /** The CORS headers of a preflight. */
+  readonly cors: ReturnType<typeof createCorsHeaders>;
+  /** Longest time a streamed answer may wait for the client to read more. */
+  readonly sendIdleMs: number;
+  /**
+   * Counts one more query of `agent` in flight, or throws GuardError 429 past `max`; returns
+   * the function that ends the count (guard:maxConcurrent).
+   */
+  readonly enterConcurrency: (agent: string, max: number | undefined) => () => void;
+}
+
+/** The handlers of the query path and of `{path}/explain`. */
+export interface QueryRoute {
+  /** GET / POST {path}: the endpoint's page or description, or a query forwarded to the store. */
+  readonly query: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  /** GET / POST {path}/explain: the plan as JSON, never sent to the store. */
+  readonly explain: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  /** OPTIONS on either path: the CORS preflight. */
+  readonly preflight: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  /** True for a request on the query path that is a query (not the page or the service description). */
+  readonly isQuery: (request: FastifyRequest) => boolean;
+}
+
+/** Creates the handlers; the app registers them on its paths. */
+export function createQueryRoute(options: QueryRouteOptions, services: QueryServices): QueryRoute {
+  const credentialHeaders = new Set(services.credentialHeaders);
+  const { queryPage } = options;
+
+  /** Identifies the caller (GuardError 401 for bad credentials) and records its agent for the log. */
+  const identify = async (request: FastifyRequest): Promise<Caller> => {
+    const caller = await services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders));
+    request.agent = caller.agent;
+    return caller;
+  };
+  /** The agent of valid credentials, or undefined: for the log of a request refused before identification. */
+  const identifyQuietly = async (request: FastifyRequest): Promise<string | undefined> => {
+    try {
+      return (await services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders))).agent;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** The pipeline up to the plan: read -> identify -> grant -> plan. */
+  const planRequest = async (request: FastifyRequest): Promise<{ caller: Caller; grant: Grant; plan: Plan }> => {
+    let queryRequest: QueryRequest;
+    try {
+      queryRequest = readQueryRequest(rawQueryRequest(request));
+    } catch (error) {
+      // The refusal stands as it is; the log still names a caller whose credentials are valid.
+      request.agent = await identifyQuietly(request);
+      throw error;
+    }
+    const caller = await identify(request);
+    const grant = services.grant(caller);
+    const plan = services.plan(queryRequest, grant);
+    return { caller, grant, plan };
+  };
+
+  // GET {path} with no query string is the endpoint itself (SPARQL 1.1 Service Description,
+  // section 2): the page for a browser, the description for a client that names RDF.
+  const endpointViews: readonly EndpointView[] = ['text/turtle', 'application/n-triples', 'application/ld+json', ...(queryPage === undefined ? [] : ['text/html' as const])];
+  const endpointViewOf = (request: FastifyRequest): EndpointView | undefined =>
+    request.method === 'GET' && request.url === options.path
+      ? chooseEndpointView(headerValue(request.headers.accept), endpointViews)
+      : undefined;
+
+  /** The service description in the caller's name: identify -> grant -> describe (same 401 / 403 as a query). */
+  const describe = async (request: FastifyRequest, reply: FastifyReply, view: Exclude<EndpointView, 'text/html'>) => {
+    const caller = await identify(request);
+    const grant = services.grant(caller);
+    // Turtle and JSON-LD name the endpoint by the document's own URL (right behind any proxy);
+    // N-Triples has no relative IRIs, so it is built from the Host header.
+    const endpoint = view === 'application/n-triples' ? absoluteEndpoint(request, options.path) : '';
+    const graphs = [...grant.graphs].sort();
+    reply.header('content-type', `${view}; charset=utf-8`);
+    return describeService({ endpoint, agent: caller.agent, groups: caller.groups, graphs }, view);
+  };
+
+  const query = async (request: FastifyRequest, reply: FastifyReply) => {
+    const view = endpointViewOf(request);
+    if (view === 'text/html' && queryPage !== undefined) return queryPage(reply);
+    if (view !== undefined && view !== 'text/html') return describe(request, reply, view);
+    const { grant, plan, caller } = await planRequest(request);
+    // The caller's limits (docs/design.md, "Limits per caller"). Its count ends where every
+    // request's end is logged (the app's close listener), however the request ended.
+    const leave = options.enterConcurrency(caller.agent, grant.limits?.maxConcurrent);
+    if (reply.raw.closed) leave();
+    else request.leaveConcurrency = leave;
+    return forward(plan, request, reply, services, options.sendIdleMs, grant.limits?.timeoutMs);
+  };
+
+  const explain = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { caller, grant, plan } = await planRequest(request);
+    reply.header('content-type', 'application/json; charset=utf-8');
+    return {
+      agent: caller.agent,
+      groups: caller.groups,
+      policies: grant.policies.map((iri) => `<${iri}>`),
+      query: plan.query,
+      form: plan.form,
+    };
+  };
+
+  const preflight = async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.code(204).headers(options.cors.preflight(headerValue(request.headers.origin)));
+    reply.header('allow', ALLOW_QUERY);
+    return reply.send();
+  };
+
+  const isQuery = (request: FastifyRequest): boolean =>
+    request.routeOptions.url === options.path && endpointViewOf(request) === undefined;
+
+  return { query, explain, preflight, isQuery };
+}
+
+/** Sends the plan upstream and streams the store's answer back (the store's status, type and body pass on). */
+async function forward(
+  plan: Plan,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  services: QueryServices,
+  sendIdleMs: number,
+  timeoutMs: number | undefined,
+) {
+  const abort = new AbortController();
+  const socket = request.raw.socket;
+  // The store's time is bounded by timeoutMs upstream; the client's connection may be silent meanwhile.
+  setIdleBound(socket, 0);
+  // A client that goes away aborts the upstream request (docs/design.md#http).
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  const accept = chooseAccept(headerValue(request.headers.accept), plan.defaultAccept);
+  await services.admitQuery?.(abort.signal);
+  const metrics = services.metrics;
+  metrics?.guardTime(reply.elapsedTime / 1000);
+  const sent = metrics === undefined ? 0 : performance.now();
+  const answer = await services.upstream.send(plan.query, accept, abort.signal, timeoutMs);
+  metrics?.upstreamTime((performance.now() - sent) / 1000);
+  request.queryOutcome = 'answered';
+  // From here the client must keep reading: a reader silent for sendIdleMs is cut.
+  setIdleBound(socket, sendIdleMs);
+  reply.code(answer.status);
+  reply.header('cache-control', composeCacheControl(answer.cacheControl));
+  if (answer.contentType !== undefined) {
+    reply.header('content-type', answer.contentType);
+    // A small answer that arrived whole goes out with its headers in one write, not as a
+    // one-chunk stream (a write for headers and chunk, another for the last chunk).
+    // Without a Content-Type it streams: fastify would label a Buffer application/octet-stream.
+    const whole = answer.takeWhole();
+    if (whole !== undefined) return reply.send(whole);
+  }
+  answer.body.once('error', (error) => {
+    if (abort.signal.aborted) return;
+    const kind = error instanceof UpstreamError ? error.kind : 'failed';
+    request.outcome = kind === 'timeout' ? 'timeout' : kind === 'aborted' ? 'client-closed' : 'upstream-cut';
+    request.failure = errorKind(error);
+  });
+  // The store's length passes on, so a fixed-size answer is not re-framed as chunks; the body
+  // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing).
+  if (answer.contentLength !== undefined) reply.header('content-length', String(answer.contentLength));
+  return reply.send(answer.body);
+}
+
+/**
+ * Sets how long the connection may be silent. Only a live socket has the bound: a destroyed
+ * one needs none, and the stand-in socket of fastify's `inject` has no timers.
+ */
+export function setIdleBound(socket: { destroyed?: boolean; setTimeout?: (ms: number) => unknown }, ms: number): void {
+  if (socket.destroyed === false) socket.setTimeout?.(ms);
+}
+
+/**
+ * The credential headers of a request with every copy of each, read from the raw header list
+ * (request.headers keeps only the first Authorization, and two credentials under one name are
+ * ambiguous), without building arrays for every other header as node's headersDistinct does.
+ */
+function credentialHeadersOf(rawHeaders: readonly string[], names: ReadonlySet<string>): Record<string, string[]> {
+  const found: Record<string, string[]> = {};
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    if (!names.has(name)) continue;
+    const values = found[name];
+    if (values === undefined) found[name] = [rawHeaders[i + 1]!];
+    else values.push(rawHeaders[i + 1]!);
+  }
+  return found;
+}
+
+function rawQueryRequest(request: FastifyRequest) {
+  const queryStart = request.url.indexOf('?');
+  return {
+    method: request.method === 'POST' ? ('POST' as const) : ('GET' as const),
+    search: queryStart < 0 ? '' : request.url.slice(queryStart + 1),
+    contentType: headerValue(request.headers['content-type']),
+    body: Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined,
+  };
+}
+
+/** `http://{Host}{path}`; a Host that is not a host name (and port) is refused rather than echoed. */
+function absoluteEndpoint(request: FastifyRequest, path: string): string {
+  const host = headerValue(request.headers.host) ?? '';
+  if (!/^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/.test(host)) {
+    throw new GuardError(400, 'the Host header is not a host name: ask for text/turtle or application/ld+json instead');
+  }
+  return `${request.protocol}://${host}${path}`;
+}

@@ -1,0 +1,35 @@
+// What the guard records on each request beside fastify's own: its agent and how it ended, for the request log and the metrics.
+
+import type { FastifyInstance } from 'fastify';
+import type { QueryOutcome } from '../metrics/create-metrics.js';
+
+/**
+ * How a request ended, in its log line: answered to the end; the client went away first; the
+ * store cut the answer; a time bound ran out (the client's or the store's); the shutdown's
+ * grace ran out.
+ */
+export type RequestOutcome = 'completed' | 'client-closed' | 'upstream-cut' | 'timeout' | 'shutdown-cut';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Agent IRI once identified, for the request log. */
+    agent: string | undefined;
+    /** Why the request ended early, when the guard knows better than "the client went away". */
+    outcome: RequestOutcome | undefined;
+    /** The one-line message of a 5xx the guard answered or a cut it made, for the request log. */
+    failure: string | undefined;
+    /** How a request on the query path ended, for the metrics. */
+    queryOutcome: QueryOutcome | undefined;
+    /** Ends this request's count of its agent's queries in flight (guard:maxConcurrent), if counted. */
+    leaveConcurrency: (() => void) | undefined;
+  }
+}
+
+/** Declares the fields above on every request of `app` (fastify wants them declared once, up front). */
+export function decorateRequestState(app: FastifyInstance): void {
+  app.decorateRequest('agent', undefined);
+  app.decorateRequest('outcome', undefined);
+  app.decorateRequest('failure', undefined);
+  app.decorateRequest('queryOutcome', undefined);
+  app.decorateRequest('leaveConcurrency', undefined);
+}
