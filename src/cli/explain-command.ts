@@ -41,8 +41,8 @@ interface ExplainArgs {
 
 /**
  * Runs the command; returns the exit code. The request goes through the same
- * fastify route, pipeline and error renderer as `{path}/explain`, served for this
- * one request on a loopback port, so the answer and the refusals are the server's own.
+ * fastify route, pipeline and error renderer as `{path}/explain`, injected into the
+ * app without a port, so the answer and the refusals are the server's own.
  */
 export async function explainCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let values: ExplainArgs;
@@ -96,17 +96,16 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
     const form = new URLSearchParams({ query });
     for (const iri of values['default-graph-uri'] ?? []) form.append('default-graph-uri', iri);
     for (const iri of values['named-graph-uri'] ?? []) form.append('named-graph-uri', iri);
-    // A real loopback request, not fastify's inject: the route reads node's own request
-    // object (headersDistinct), which an injected request does not fully imitate.
-    const url = await app.listen({ port: 0, host: '127.0.0.1' });
-    const response = await fetch(`${url}${config.path}/explain`, {
+    // Injected (fastify's inject): no port is opened; the route reads the same raw header list.
+    const response = await app.inject({
       method: 'POST',
+      url: `${config.path}/explain`,
       headers: { ...requestHeaders(values), 'content-type': 'application/x-www-form-urlencoded' },
-      body: form.toString(),
+      payload: form.toString(),
     });
-    const body = await response.text();
-    if (response.status !== 200) {
-      process.stderr.write(`sparql-guard explain: ${response.status}: ${body.trim()}\n`);
+    const body = response.body;
+    if (response.statusCode !== 200) {
+      process.stderr.write(`sparql-guard explain: ${response.statusCode}: ${body.trim()}\n`);
       return 1;
     }
     process.stdout.write(`${JSON.stringify(JSON.parse(body), null, 2)}\n`);

@@ -20,9 +20,6 @@ const FORM = 'application/x-www-form-urlencoded';
 const SPARQL_QUERY = 'application/sparql-query';
 const SPARQL_UPDATE = 'application/sparql-update';
 
-/** The media types a POST may carry; fastify is told to hand these over as raw buffers. */
-export const ACCEPTED_POST_TYPES = [FORM, SPARQL_QUERY, SPARQL_UPDATE] as const;
-
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const NONE: readonly string[] = [];
 

@@ -1,0 +1,344 @@
+// The HTTP edge through createApp + inject (fastify's Testing guide): real policies, planner and credentials, a stand-in store only where a store's answer is needed.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { authChallenge, createCallerIdentifier, credentialHeaderNames } from '../../src/auth/identify-caller.js';
+import { readConfig, type GuardConfig } from '../../src/config/read-config.js';
+import { GuardError } from '../../src/guard-error.js';
+import { loadPolicySet } from '../../src/policy/load-policy-set.js';
+import type { PolicySet } from '../../src/policy/policy-set.js';
+import { policySetSources } from '../../src/policy/policy-set-sources.js';
+import { createApp, type GuardServices } from '../../src/server/create-app.js';
+import { createPolicyHolder } from '../../src/server/policy-holder.js';
+import { createPlanner } from '../../src/sparql/create-planner.js';
+import type { Upstream, UpstreamResponse } from '../../src/upstream/create-upstream.js';
+import { INTEGRATION_API_KEYS, INTEGRATION_POLICIES, KEYS } from '../helpers/start-test-guard.js';
+
+const SELECT = 'SELECT * WHERE { ?s ?p ?o } LIMIT 1';
+const BETA = { authorization: `Bearer ${KEYS.beta}` };
+const ORIGIN = 'https://app.example';
+
+/** A stand-in store: records what it is sent and answers with `answer` (a store's fault or quirk on demand). */
+interface StubStore extends Upstream {
+  readonly sent: { query: string; accept: string; timeoutMs: number | undefined }[];
+  answer: () => Partial<UpstreamResponse> & { text?: string };
+}
+
+function createStubStore(): StubStore {
+  const store: StubStore = {
+    sent: [],
+    answer: () => ({}),
+    send(query, accept, _signal, timeoutMs) {
+      store.sent.push({ query, accept, timeoutMs });
+      const { text = '{"head":{"vars":[]},"results":{"bindings":[]}}', ...rest } = store.answer();
+      return Promise.resolve({
+        status: 200,
+        contentType: 'application/sparql-results+json',
+        cacheControl: undefined,
+        contentLength: undefined,
+        body: Readable.from([Buffer.from(text)]),
+        takeWhole: () => undefined,
+        ...rest,
+      });
+    },
+    close: () => Promise.resolve(),
+  };
+  return store;
+}
+
+let config: GuardConfig;
+let policySet: PolicySet;
+let folder: string;
+before(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'sparql-guard-edge-'));
+  const file = join(folder, 'guard.json');
+  writeFileSync(file, JSON.stringify({ policies: [INTEGRATION_POLICIES], auth: { apiKeys: INTEGRATION_API_KEYS } }));
+  config = readConfig({ GUARD_CONFIG: file });
+  policySet = await loadPolicySet(policySetSources(config));
+});
+after(() => rmSync(folder, { recursive: true, force: true }));
+
+interface Edge {
+  readonly app: FastifyInstance;
+  readonly store: StubStore;
+  readonly logs: Record<string, unknown>[];
+}
+
+/** The app as start-guard assembles it, with the stand-in store; `services` replaces any part. */
+function createEdge(options: { explain?: boolean; ui?: boolean; origins?: string[] } = {}, services: Partial<GuardServices> = {}): Edge {
+  const store = createStubStore();
+  const logs: Record<string, unknown>[] = [];
+  const policies = createPolicyHolder(authChallenge(config.auth));
+  policies.replace(policySet);
+  const planner = createPlanner({ baseIri: config.baseIri, maxQueryDepth: config.maxQueryDepth, planCache: config.planCache, allowedFunctions: config.allowedFunctions });
+  const app = createApp(
+    { path: '/sparql', explain: options.explain ?? true, cors: { origins: options.origins ?? [ORIGIN], credentials: false }, ui: options.ui ?? false },
+    {
+      identifyCaller: createCallerIdentifier(config.auth),
+      credentialHeaders: credentialHeaderNames(config.auth),
+      grant: (caller) => policies.grant(caller),
+      plan: (request, grant) => planner.plan(request, grant),
+      upstream: store,
+      notReadyReason: () => undefined,
+      log: (entry) => logs.push({ ...entry }),
+      ...services,
+    },
+  );
+  return { app, store, logs };
+}
+
+/** Asserts the shape every error of the guard has: one line of text/plain, not cacheable. */
+function assertError(response: LightMyRequestResponse, status: number): string {
+  assert.equal(response.statusCode, status, response.body);
+  assert.match(String(response.headers['content-type']), /^text\/plain; charset=utf-8/);
+  assert.match(response.body, /^[^\n]+\n$/, 'one line');
+  assert.equal(response.headers['cache-control'], 'private, no-store');
+  return response.body;
+}
+
+const queryUrl = (query: string) => `/sparql?query=${encodeURIComponent(query)}`;
+
+describe('paths and methods', () => {
+  it('404 for an unknown path; 405 with the Allow of each known path', async () => {
+    const { app } = createEdge();
+    assertError(await app.inject({ url: '/nope' }), 404);
+    assertError(await app.inject({ url: '/sparql/' }), 404);
+    for (const [url, allow] of [['/sparql', 'GET, POST, OPTIONS'], ['/sparql/explain', 'GET, POST, OPTIONS'], ['/healthz', 'GET'], ['/readyz', 'GET']]) {
+      for (const method of ['PUT', 'DELETE', 'PATCH'] as const) {
+        const response = await app.inject({ method, url: url! });
+        assertError(response, 405);
+        assert.equal(response.headers.allow, allow, `${method} ${url}`);
+      }
+    }
+    const head = await app.inject({ method: 'HEAD', url: '/sparql' });
+    assert.equal(head.statusCode, 405, 'HEAD is not GET here');
+    assert.equal(head.headers.allow, 'GET, POST, OPTIONS');
+    assertError(await app.inject({ method: 'POST', url: '/healthz' }), 405);
+  });
+
+  it('explain off: {path}/explain is 404, not 405', async () => {
+    const { app } = createEdge({ explain: false });
+    assertError(await app.inject({ url: `/sparql/explain?query=${encodeURIComponent(SELECT)}` }), 404);
+    assertError(await app.inject({ method: 'PUT', url: '/sparql/explain' }), 404);
+  });
+
+  it('the query page off: / is 404; on: / redirects to the endpoint', async () => {
+    assertError(await createEdge().app.inject({ url: '/' }), 404);
+    const response = await createEdge({ ui: true }).app.inject({ url: '/' });
+    assert.equal(response.statusCode, 302);
+    assert.equal(response.headers.location, '/sparql');
+  });
+});
+
+describe('request bodies', () => {
+  it('413 for a body over 1 MiB, before the store is asked', async () => {
+    const { app, store } = createEdge();
+    const response = await app.inject({
+      method: 'POST',
+      url: '/sparql',
+      headers: { ...BETA, 'content-type': 'application/sparql-query' },
+      payload: `${SELECT} #${'x'.repeat(1024 * 1024)}`,
+    });
+    assertError(response, 413);
+    assert.equal(store.sent.length, 0);
+  });
+
+  it('415 for another media type or charset; 403 for an update whatever else is wrong', async () => {
+    const { app, store } = createEdge();
+    const post = (contentType: string, payload: string) =>
+      app.inject({ method: 'POST', url: '/sparql', headers: { ...BETA, 'content-type': contentType }, payload });
+    assertError(await post('application/json', '{}'), 415);
+    assertError(await post('application/sparql-query; charset=iso-8859-1', SELECT), 415);
+    assertError(await post('application/sparql-update', 'DROP ALL'), 403);
+    assertError(await post('application/x-www-form-urlencoded', `update=${encodeURIComponent('DROP ALL')}`), 403);
+    assertError(await post('application/x-www-form-urlencoded', 'query=%FF'), 400);
+    assert.equal(store.sent.length, 0);
+  });
+
+  it('a form and a query body reach the store as the same plan', async () => {
+    const { app, store } = createEdge();
+    const form = await app.inject({
+      method: 'POST',
+      url: '/sparql',
+      headers: { ...BETA, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `query=${encodeURIComponent(SELECT)}`,
+    });
+    const direct = await app.inject({ method: 'POST', url: '/sparql', headers: { ...BETA, 'content-type': 'application/sparql-query' }, payload: SELECT });
+    assert.equal(form.statusCode, 200);
+    assert.equal(direct.statusCode, 200);
+    assert.equal(store.sent.length, 2);
+    assert.equal(store.sent[0]!.query, store.sent[1]!.query);
+    assert.match(store.sent[0]!.query, /FROM <http:\/\/example\.org\/graphs\/a>/);
+  });
+});
+
+describe('CORS and Vary', () => {
+  it('answers a preflight with 204, Allow and the allowed headers for a listed origin', async () => {
+    const { app } = createEdge();
+    for (const url of ['/sparql', '/sparql/explain']) {
+      const response = await app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+      });
+      assert.equal(response.statusCode, 204);
+      assert.equal(response.headers.allow, 'GET, POST, OPTIONS');
+      assert.equal(response.headers['access-control-allow-origin'], ORIGIN);
+      assert.match(String(response.headers['access-control-allow-headers']), /Authorization/);
+    }
+  });
+
+  it('carries Access-Control-Allow-Origin on answers, errors and probes for a listed origin only', async () => {
+    const { app } = createEdge();
+    const answers = [
+      await app.inject({ url: queryUrl(SELECT), headers: { ...BETA, origin: ORIGIN } }),
+      await app.inject({ url: queryUrl(SELECT), headers: { authorization: 'Bearer not-a-key', origin: ORIGIN } }),
+      await app.inject({ method: 'PUT', url: '/sparql', headers: { origin: ORIGIN } }),
+      await app.inject({ url: '/healthz', headers: { origin: ORIGIN } }),
+    ];
+    assert.deepEqual(answers.map((response) => response.statusCode), [200, 401, 405, 200]);
+    for (const response of answers) assert.equal(response.headers['access-control-allow-origin'], ORIGIN);
+    const stranger = await app.inject({ url: queryUrl(SELECT), headers: { ...BETA, origin: 'https://evil.example' } });
+    assert.equal(stranger.statusCode, 200);
+    assert.equal(stranger.headers['access-control-allow-origin'], undefined);
+  });
+
+  it('Vary names Origin, Accept and every credential header on every answer', async () => {
+    const { app } = createEdge();
+    const expected = ['Origin', 'Accept', ...credentialHeaderNames(config.auth)].join(', ');
+    assert.match(expected, /authorization/);
+    const answers = [
+      await app.inject({ url: queryUrl(SELECT), headers: BETA }),
+      await app.inject({ url: queryUrl(SELECT) }),
+      await app.inject({ url: `/sparql/explain?query=${encodeURIComponent(SELECT)}`, headers: BETA }),
+      await app.inject({ url: '/nope' }),
+      await app.inject({ url: '/readyz' }),
+    ];
+    for (const response of answers) assert.equal(response.headers.vary, expected, `${response.statusCode}`);
+  });
+});
+
+describe('error rendering', () => {
+  it('401 carries the challenge; refusals never echo the query', async () => {
+    const { app } = createEdge();
+    const response = await app.inject({ url: queryUrl(SELECT), headers: { 'x-api-key': 'wrong-key' } });
+    assertError(response, 401);
+    assert.match(String(response.headers['www-authenticate']), /^Bearer realm=/);
+    const body = assertError(await app.inject({ url: queryUrl('SELECT * WHERE { ?s ?p CANARY-ECHO'), headers: BETA }), 400);
+    assert.doesNotMatch(body, /CANARY-ECHO/);
+  });
+
+  it('a bug of ours is a one-line 500 and a log line naming only its kind', async () => {
+    const { app, logs } = createEdge({}, {
+      plan: () => {
+        throw new TypeError('secret detail of the request');
+      },
+    });
+    const body = assertError(await app.inject({ url: queryUrl(SELECT), headers: BETA }), 500);
+    assert.equal(body, 'internal error\n');
+    const line = logs.find((entry) => entry.event === 'internal-error');
+    assert.deepEqual(line, { event: 'internal-error', path: '/sparql', error: 'TypeError' });
+    assert.doesNotMatch(JSON.stringify(logs), /secret detail/);
+  });
+
+  it("the store's failure is the guard's one-line 502", async () => {
+    const { app, store } = createEdge();
+    store.send = () => Promise.reject(new GuardError(502, 'the store could not be reached'));
+    assert.equal(assertError(await app.inject({ url: queryUrl(SELECT), headers: BETA }), 502), 'the store could not be reached\n');
+  });
+});
+
+describe('explain', () => {
+  it('answers the rewritten query as JSON and never asks the store', async () => {
+    const { app, store } = createEdge();
+    const response = await app.inject({ url: `/sparql/explain?query=${encodeURIComponent(SELECT)}`, headers: BETA });
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['content-type']), /^application\/json/);
+    assert.equal(response.headers['cache-control'], 'private, no-store');
+    const explain = response.json() as Record<string, unknown>;
+    assert.equal(explain.agent, 'http://example.org/agents/beta-user');
+    assert.deepEqual(explain.groups, ['beta']);
+    assert.deepEqual(explain.policies, ['<http://example.org/policies/everyone>', '<http://example.org/policies/beta>']);
+    assert.equal(explain.form, 'select');
+    assert.match(String(explain.query), /FROM NAMED <http:\/\/example\.org\/graphs\/b>/);
+    assert.equal(store.sent.length, 0);
+  });
+
+  it('refuses as the query route does', async () => {
+    const { app } = createEdge();
+    assertError(await app.inject({ url: `/sparql/explain?query=${encodeURIComponent(SELECT)}`, headers: { 'x-api-key': 'wrong-key' } }), 401);
+    assertError(await app.inject({ url: '/sparql/explain?update=CLEAR%20ALL', headers: BETA }), 403);
+    assertError(await app.inject({ url: '/sparql/explain', headers: BETA }), 400);
+  });
+});
+
+describe("the store's answer", () => {
+  it("passes the store's status, type and body on, with the Accept the form calls for", async () => {
+    const { app, store } = createEdge();
+    store.answer = () => ({ status: 200, contentType: 'application/sparql-results+xml', text: '<sparql/>' });
+    const response = await app.inject({ url: queryUrl(SELECT), headers: { ...BETA, accept: 'application/sparql-results+xml' } });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-type'], 'application/sparql-results+xml');
+    assert.equal(response.body, '<sparql/>');
+    assert.equal(store.sent.at(-1)!.accept, 'application/sparql-results+xml');
+    await app.inject({ url: queryUrl(SELECT), headers: BETA });
+    assert.equal(store.sent.at(-1)!.accept, 'application/sparql-results+json');
+  });
+
+  it('Cache-Control: private, no-store, plus only the directives of the store that restrict further', async () => {
+    const { app, store } = createEdge();
+    const cases: [string | undefined, string][] = [
+      [undefined, 'private, no-store'],
+      ['public, max-age=3600, immutable', 'private, no-store'],
+      ['no-cache, max-age=60, must-revalidate', 'private, no-store, no-cache, must-revalidate'],
+    ];
+    for (const [fromStore, expected] of cases) {
+      store.answer = () => ({ cacheControl: fromStore });
+      const response = await app.inject({ url: queryUrl(SELECT), headers: BETA });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.headers['cache-control'], expected, String(fromStore));
+    }
+  });
+});
+
+describe('probes', () => {
+  it('/healthz and /readyz answer ok when the policies are loaded and the store is fine', async () => {
+    const { app } = createEdge({}, { upstreamProblem: () => Promise.resolve(undefined) });
+    for (const url of ['/healthz', '/readyz']) {
+      const response = await app.inject({ url });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.body, 'ok\n');
+      assert.equal(response.headers['cache-control'], 'private, no-store');
+    }
+  });
+
+  it('policies not loaded: both 503 with the reason', async () => {
+    const { app } = createEdge({}, { notReadyReason: () => 'policies are not loaded yet' });
+    for (const url of ['/healthz', '/readyz']) {
+      const response = await app.inject({ url });
+      assert.equal(response.statusCode, 503);
+      assert.equal(response.body, 'policies are not loaded yet\n');
+    }
+  });
+
+  it('a store problem or the drain: /readyz 503, /healthz still 200 (liveness never depends on the store)', async () => {
+    const sick = createEdge({}, { upstreamProblem: () => Promise.resolve('the store ignores FROM') });
+    assert.equal((await sick.app.inject({ url: '/readyz' })).statusCode, 503);
+    assert.equal((await sick.app.inject({ url: '/readyz' })).body, 'the store ignores FROM\n');
+    assert.equal((await sick.app.inject({ url: '/healthz' })).statusCode, 200);
+
+    const draining = createEdge({}, { draining: () => true });
+    const ready = await draining.app.inject({ url: '/readyz' });
+    assert.equal(ready.statusCode, 503);
+    assert.equal(ready.body, 'draining: the guard is shutting down\n');
+    assert.equal(ready.headers.connection, 'close');
+    const query = await draining.app.inject({ url: queryUrl(SELECT), headers: BETA });
+    assert.equal(query.statusCode, 200, 'queries are still answered during the drain');
+    assert.equal(query.headers.connection, 'close');
+  });
+});
