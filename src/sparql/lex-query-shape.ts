@@ -47,7 +47,8 @@ export interface QueryShape {
   readonly fill: readonly string[];
 }
 
-// SPARQL 1.1 §19.8 terminals, [163]-[173].
+// SPARQL 1.1 §19.8 terminals, [163]-[173]. The regular expressions are the definition and read any non-ASCII
+// text; ASCII text, nearly every query, is read by the scanners below with a character table.
 const PN_CHARS_BASE =
   'A-Za-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}';
 const PN_CHARS_U = PN_CHARS_BASE + '_';
@@ -63,16 +64,6 @@ const VAR = new RegExp(`[?$][${PN_CHARS_U}0-9][${PN_CHARS_U}0-9\\u00B7\\u0300-\\
 /** BLANK_NODE_LABEL ([142]). */
 const BLANK_NODE_LABEL = new RegExp(`_:[${PN_CHARS_U}0-9](?:[${PN_CHARS}.]*[${PN_CHARS}])?`, 'uy');
 /* eslint-enable no-misleading-character-class */
-/** IRIREF ([139]); the text holds no codepoint escapes. */
-const IRIREF = /<([^<>"{}|^`\\\u0000-\u0020]*)>/y;
-/** DOUBLE, DECIMAL, INTEGER ([146]-[148]), longest first. */
-const NUMBER = /(\d+\.\d*[eE][+-]?\d+|\.\d+[eE][+-]?\d+|\d+[eE][+-]?\d+)|(\d*\.\d+)|(\d+)/y;
-/** LANGTAG ([145]). */
-const LANGTAG = /@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*/y;
-/** Keywords (and `a`, `true`, `false`): ASCII letters and `_`; a name followed by `:` is a prefix instead. */
-const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
-/** Punctuation of the grammar, two-character operators first. */
-const PUNCT = /\^\^|&&|\|\||!=|<=|>=|[{}()[\];,.+\-*/|^!=<>?]/y;
 /** ECHAR ([160]) and what each stands for. */
 const ECHAR: Readonly<Record<string, string>> = { t: '\t', b: '\b', n: '\n', r: '\r', f: '\f', '"': '"', "'": "'", '\\': '\\' };
 /** What the sparqljs generator escapes inside `"…"`, and how. */
@@ -80,8 +71,35 @@ const GENERATOR_ESCAPES: Readonly<Record<string, string>> = {
   '\\': '\\\\', '"': '\\"', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\b': '\\b', '\f': '\\f',
 };
 const GENERATOR_ESCAPED = /["\\\t\n\r\b\f]/g;
-/** Keywords (and `^^`) after which an IRI is part of the key: dataset, graph and service names, datatypes. */
-const KEYED_AFTER = new Set(['FROM', 'NAMED', 'GRAPH', 'SERVICE', 'SILENT', '^^']);
+
+// What each ASCII character may be, one bit per class (the ASCII part of the classes above).
+/** PN_CHARS_BASE: A-Z a-z. */
+const BASE = 1;
+/** PN_CHARS_U and digits (a VARNAME character): A-Z a-z _ 0-9. */
+const NAME = 2;
+/** PN_CHARS: NAME and `-`. */
+const PN = 4;
+/** May stand inside an IRIREF ([139]). */
+const IN_IRI = 8;
+/** May follow the backslash of PN_LOCAL_ESC ([173]). */
+const LOCAL_ESC = 16;
+const HEX = 32;
+/** A keyword character ([A-Za-z0-9_]; a keyword starts with a letter or `_`). */
+const WORD = 64;
+const ASCII = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  let bits = 0;
+  if (/[A-Za-z]/.test(ch)) bits |= BASE;
+  if (/[A-Za-z_0-9]/.test(ch)) bits |= NAME | PN | WORD;
+  if (ch === '-') bits |= PN;
+  if (c > 0x20 && !'<>"{}|^`\\'.includes(ch)) bits |= IN_IRI;
+  if ("_~.-!$&'()*+,;=/?#@%".includes(ch)) bits |= LOCAL_ESC;
+  if (/[0-9A-Fa-f]/.test(ch)) bits |= HEX;
+  ASCII[c] = bits;
+}
+/** A scanner's answer when a non-ASCII character may belong to the token: the regular expression decides. */
+const UNICODE = -2;
 
 /**
  * Cuts `text` into its shape and constants in one pass implementing the
@@ -99,19 +117,25 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
   if (text.includes('\\u') || text.includes('\\U')) return undefined;
   const code: string[] = [];
   const refs: number[] = [];
-  const slotOf = new Map<string, number>();
   /** Generated forms of IRIs kept in the key: a slot equal to one of them would compare differently as a sentinel. */
-  const keyedIris = new Set<string>();
+  let keyedIris: Set<string> | undefined;
   const raw: string[] = [];
   const fill: string[] = [];
   let classes = '';
+  /** Each slot's hash of its class and generated form (see findSlot). */
+  const hashes: number[] = [];
+  const slots = startSlotTable();
   let key = '';
+  // The key is the text between constants with white space and comments as one space. Text runs where it is
+  // already so are sliced whole: `piece` holds what is written, then the run from `run` to `written` (the
+  // end of the last token).
   let piece = '';
-  let space = false;
+  let run = 0;
+  let written = 0;
   let base = baseIri;
-  const prefixes = new Map<string, string>();
-  /** The last keyword emitted, upper case, or '' when another token followed it. */
-  let lastWord = '';
+  const prefixes: Prefixes = { names: [], opens: [], hashes: [] };
+  /** What the last token was, when a keyword or `^^` decides about the next one (see AFTER_*). */
+  let after = AFTER_OTHER;
   /** After PREFIX: the declared name; then the IRI it is bound to. */
   let declaring: 'prefix' | 'iri' | undefined;
   let declaredName = '';
@@ -119,68 +143,72 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
   const verbs: number[] = [];
   // Where a triples block stands (see step): SUBJECT, VERB, VERB_DONE (a path may go on), OBJECT, AFTER_OBJECT, ITEMS (a collection), NONE.
   let state = NONE;
-  const nesting: { readonly kind: '(' | '[' | 'path' | 'expr'; readonly outer: number }[] = [];
+  /** Open brackets, each `kind * 8 + state outside it + 1` (kinds: see OPEN_*). */
+  const nesting: number[] = [];
   let datatypeNext = false;
-  /** Moves the triples-block reading on by one token: a term, a keyword or punctuation. */
-  const step = (token: string): void => {
-    if (token === 'term') {
-      if (datatypeNext) datatypeNext = false;
-      else state = state === SUBJECT ? VERB : state === VERB ? VERB_DONE : state === VERB_DONE || state === OBJECT ? AFTER_OBJECT : state;
+  /** Moves the triples-block reading on past a term. */
+  const term = (): void => {
+    if (datatypeNext) datatypeNext = false;
+    else state = state === SUBJECT ? VERB : state === VERB ? VERB_DONE : state === VERB_DONE || state === OBJECT ? AFTER_OBJECT : state;
+  };
+  /** Moves the triples-block reading on by one keyword (`c` 0) or punctuation character `c` (`^^` as `c` 0x5e with `pair`). */
+  const step = (c: number, pair: boolean): void => {
+    if (pair) {
+      if (c === 0x5e) datatypeNext = true;
+      else state = NONE;
       return;
     }
-    switch (token) {
-      case '{':
-      case '}':
-      case '.':
+    switch (c) {
+      case 0x7b: // {
+      case 0x7d: // }
+      case 0x2e: // .
         state = SUBJECT;
         return;
-      case ';':
+      case 0x3b: // ;
         state = VERB;
         return;
-      case ',':
+      case 0x2c: // ,
         state = OBJECT;
         return;
-      case '^^':
-        datatypeNext = true;
-        return;
-      case '[':
-        nesting.push({ kind: '[', outer: state });
+      case 0x5b: // [
+        nesting.push(OPEN_BLANK * 8 + state + 1);
         state = VERB;
         return;
-      case '(':
-        if (state === VERB) nesting.push({ kind: 'path', outer: state });
+      case 0x28: // (
+        if (state === VERB) nesting.push(OPEN_PATH * 8 + state + 1);
         else if (state === SUBJECT || state === OBJECT || state === ITEMS) {
-          nesting.push({ kind: '(', outer: state });
+          nesting.push(OPEN_LIST * 8 + state + 1);
           state = ITEMS;
         } else {
-          nesting.push({ kind: 'expr', outer: state });
+          nesting.push(OPEN_EXPR * 8 + state + 1);
           state = NONE;
         }
         return;
-      case ']':
-      case ')': {
+      case 0x5d: // ]
+      case 0x29: {
+        // )
         const open = nesting.pop();
         if (open === undefined) state = NONE;
-        else if (open.kind === 'path') state = VERB_DONE;
-        else if (open.kind === 'expr') state = SUBJECT; // after FILTER (…) or BIND (…) a triple may start
+        else if (open >> 3 === OPEN_PATH) state = VERB_DONE;
+        else if (open >> 3 === OPEN_EXPR) state = SUBJECT; // after FILTER (…) or BIND (…) a triple may start
         else {
-          state = open.outer;
-          step('term');
+          state = (open & 7) - 1;
+          term();
         }
         return;
       }
-      case '/':
-      case '|':
-      case '^':
+      case 0x2f: // /
+      case 0x7c: // |
+      case 0x5e: // ^
         if (state === VERB_DONE || state === VERB) state = VERB;
         else state = NONE;
         return;
-      case '!':
+      case 0x21: // !
         if (state !== VERB) state = NONE;
         return;
-      case '*':
-      case '+':
-      case '?':
+      case 0x2a: // *
+      case 0x2b: // +
+      case 0x3f: // ?
         if (state !== VERB_DONE) state = NONE;
         return;
       default:
@@ -190,197 +218,321 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
   const n = text.length;
   let i = 0;
 
-  /** True once a token was written: leading white space is dropped. */
-  let started = false;
-  const emit = (token: string): void => {
-    if (space && started) piece += ' ';
-    space = false;
-    started = true;
-    piece += token;
+  /** Takes the token from `from` to `to` into the key's text: after one space or none the run goes on, else it is cut. */
+  const emit = (from: number, to: number): void => {
+    if (from !== written && !(written > 0 && from === written + 1 && text.charCodeAt(written) === 0x20)) {
+      if (written > 0) piece += text.slice(run, written) + ' ';
+      run = from;
+    }
+    written = to;
   };
-  const constant = (cls: ConstantClass, token: string, filled: string): void => {
-    if (space && started) piece += ' ';
-    space = false;
-    started = true;
+  /** The constant from `from` to `to`, generated as `filled` (`hash` its hash, see findSlot): a slot, or a reference to an equal one. */
+  const constant = (cls: ConstantClass, from: number, to: number, filled: string, fullHash: number): void => {
+    const hash = fullHash & 0x3fffffff; // a small integer
+    emit(from, from);
+    piece += text.slice(run, from);
     code.push(piece);
-    const same = slotOf.get(cls + filled);
-    if (state === VERB && cls === 'I' && !datatypeNext) verbs.push(same ?? raw.length);
-    if (same !== undefined) {
+    const mask = slots.table.length - 1;
+    let bucket = hash & mask;
+    let same = -1;
+    while (slots.stamps[bucket] === slots.generation) {
+      const k = slots.table[bucket]! - 1;
+      if (hashes[k] === hash && classes.charCodeAt(k) === cls.charCodeAt(0) && fill[k] === filled) {
+        same = k;
+        break;
+      }
+      bucket = (bucket + 1) & mask;
+    }
+    if (state === VERB && cls === 'I' && !datatypeNext) verbs.push(same >= 0 ? same : raw.length);
+    if (same >= 0) {
       key += piece + '\u0002' + same + ';';
       refs.push(same);
     } else {
-      key += piece + '\u0001' + cls;
-      slotOf.set(cls + filled, raw.length);
+      key += piece + MARKER[cls];
+      slots.stamps[bucket] = slots.generation;
+      slots.table[bucket] = raw.length + 1;
       refs.push(raw.length);
       classes += cls;
-      raw.push(token);
+      hashes.push(hash);
+      raw.push(text.slice(from, to));
       fill.push(filled);
+      if (raw.length * 2 > slots.table.length) growSlotTable(slots, hashes);
     }
     piece = '';
+    run = to;
+    written = to;
   };
-  /** Index of the next significant character after white space and comments. */
-  const skip = (from: number): number => {
-    let j = from;
-    while (j < n) {
-      const c = text.charCodeAt(j);
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) j++;
-      else if (c === 0x23) {
-        while (j < n && text.charCodeAt(j) !== 0x0a && text.charCodeAt(j) !== 0x0d) j++;
-      } else break;
-    }
-    return j;
+  /** An IRI outside PREFIX and BASE: a constant, or part of the key after FROM, NAMED, GRAPH, SERVICE or before `(`. */
+  const iri = (from: number, to: number, filled: string, hash: number): void => {
+    if (after === AFTER_KEYED || text.charCodeAt(skipSpace(text, to)) === 0x28) {
+      (keyedIris ??= new Set()).add(filled);
+      emit(from, to);
+    } else constant('I', from, to, filled, hash);
+    term();
+    after = AFTER_OTHER;
   };
 
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x23) {
-      i = skip(i);
-      space = true;
+      i = skipSpace(text, i);
       continue;
     }
+    const start = i;
     // IRIREF, or the less-than operator when no IRIREF starts here.
     if (c === 0x3c) {
-      IRIREF.lastIndex = i;
-      const m = IRIREF.exec(text);
-      if (m !== null) {
-        const token = m[0];
-        const reference = m[1] ?? '';
-        i += token.length;
+      const end = scanIriRef(text, i);
+      if (end > 0) {
+        i = end;
+        const reference = text.slice(start + 1, end - 1);
+        // An absolute reference is the IRI itself; [139] excludes the ASCII characters NOT_IN_IRI lists, but not DEL,
+        // the C1 controls or Unicode spaces.
+        const absolute = schemeLength(reference) > 0;
+        const resolved = absolute ? reference : resolveIri(reference, base);
+        if (absolute ? !iriRefAscii && NOT_IN_IRI.test(resolved) : !hasScheme(resolved) || NOT_IN_IRI.test(resolved)) return undefined;
         if (baseFollows || declaring === 'iri') {
-          const iri = resolveIri(reference, base);
-          if (!hasScheme(iri) || NOT_IN_IRI.test(iri)) return undefined;
-          if (baseFollows) base = iri;
-          else prefixes.set(declaredName, iri);
+          if (baseFollows) base = resolved;
+          else {
+            prefixes.names.push(declaredName);
+            prefixes.opens.push('<' + resolved);
+            prefixes.hashes.push(hashOf(SEED_TERM, '<' + resolved, 0, resolved.length + 1));
+          }
           baseFollows = false;
           declaring = undefined;
-          emit(token);
-        } else {
-          const iri = resolveIri(reference, base);
-          if (!hasScheme(iri) || NOT_IN_IRI.test(iri)) return undefined;
-          if (KEYED_AFTER.has(lastWord) || text.charCodeAt(skip(i)) === 0x28) {
-            keyedIris.add('<' + iri + '>');
-            emit(token);
-          } else constant('I', token, '<' + iri + '>');
-          step('term');
+          emit(start, end);
+          after = AFTER_OTHER;
+        } else if (absolute) iri(start, end, text.slice(start, end), hashOf(SEED_TERM, text, start, end));
+        else {
+          const filled = '<' + resolved + '>';
+          iri(start, i, filled, hashOf(SEED_TERM, filled, 0, filled.length));
         }
-        lastWord = '';
         continue;
       }
     }
     if (c === 0x22 || c === 0x27) {
       const end = stringEnd(text, i);
       if (end < 0) return undefined;
-      const token = text.slice(i, end);
       i = end;
-      const after = skip(i);
-      const typed = text.startsWith('^^', after);
-      if (typed && !slotsTypedLiteral(text, skip(after + 2), base, prefixes)) {
-        emit(token); // the datatype decides how it is written (xsd:integer bare, xsd:string plain): all of it is key
-        step('term');
+      const next = skipSpace(text, i);
+      const typed = text.charCodeAt(next) === 0x5e && text.charCodeAt(next + 1) === 0x5e;
+      if (typed && !slotsTypedLiteral(text, skipSpace(text, next + 2), base, prefixes)) {
+        emit(start, end); // the datatype decides how it is written (xsd:integer bare, xsd:string plain): all of it is key
+        term();
       } else {
-        const quote = token.length >= 6 && token[1] === token[0] && token[2] === token[0] ? 3 : 1;
-        const content = unescape(token.slice(quote, token.length - quote));
+        const quote = end - start >= 6 && text.charCodeAt(start + 1) === c && text.charCodeAt(start + 2) === c ? 3 : 1;
+        const content = generatorContent(text, start + quote, end - quote);
         if (content === undefined) return undefined;
-        constant('S', token, content.replace(GENERATOR_ESCAPED, (e) => GENERATOR_ESCAPES[e] ?? e));
-        step('term');
-        if (!typed && text.charCodeAt(after) === 0x40) {
-          LANGTAG.lastIndex = after;
-          const m = LANGTAG.exec(text);
-          if (m === null) return undefined;
-          space = after > i;
-          emit(m[0]);
-          i = after + m[0].length;
+        constant('S', start, end, content, hashOf(SEED_STRING, content, 0, content.length));
+        term();
+        if (!typed && text.charCodeAt(next) === 0x40) {
+          const tagEnd = scanLangTag(text, next);
+          if (tagEnd < 0) return undefined;
+          emit(next, tagEnd);
+          i = tagEnd;
         }
       }
-      lastWord = '';
+      after = AFTER_OTHER;
       continue;
     }
-    if ((c >= 0x30 && c <= 0x39) || (c === 0x2e && isDigit(text.charCodeAt(i + 1)))) {
-      NUMBER.lastIndex = i;
-      const m = NUMBER.exec(text);
-      if (m === null) return undefined;
-      const token = m[0];
-      i += token.length;
-      if (lastWord === 'LIMIT' || lastWord === 'OFFSET') emit(token);
-      else if (m[1] !== undefined) constant('E', token, token.toLowerCase());
-      else constant(m[2] !== undefined ? 'D' : 'N', token, token);
-      step('term');
-      lastWord = '';
+    if (isDigit(c) || (c === 0x2e && isDigit(text.charCodeAt(i + 1)))) {
+      const end = scanNumber(text, i);
+      i = end;
+      if (after === AFTER_LIMIT) emit(start, end);
+      else if (numberClass === 'E') {
+        const lower = text.slice(start, end).toLowerCase();
+        constant('E', start, end, lower, hashOf(SEED_TERM, lower, 0, lower.length));
+      } else constant(numberClass, start, end, text.slice(start, end), hashOf(SEED_TERM, text, start, end));
+      term();
+      after = AFTER_OTHER;
       continue;
     }
     if (c === 0x3f || c === 0x24) {
-      VAR.lastIndex = i;
-      const m = VAR.exec(text);
-      if (m !== null) {
-        emit(m[0]);
-        i += m[0].length;
-        step('term');
-        lastWord = '';
+      let end = scanName(text, i + 1, NAME);
+      if (end === UNICODE) {
+        VAR.lastIndex = i;
+        const m = VAR.exec(text);
+        end = m === null ? -1 : i + m[0].length;
+      }
+      if (end > 0) {
+        emit(start, end);
+        i = end;
+        term();
+        after = AFTER_OTHER;
         continue;
       }
       if (c === 0x24) return undefined;
     }
     if (c === 0x5f && text.charCodeAt(i + 1) === 0x3a) {
-      BLANK_NODE_LABEL.lastIndex = i;
-      const m = BLANK_NODE_LABEL.exec(text);
-      if (m === null) return undefined;
-      emit(m[0]);
-      i += m[0].length;
-      step('term');
-      lastWord = '';
-      continue;
-    }
-    PNAME.lastIndex = i;
-    const pname = PNAME.exec(text);
-    if (pname !== null) {
-      const token = pname[0];
-      i += token.length;
-      if (declaring === 'prefix') {
-        if (pname[2] !== undefined) return undefined;
-        declaredName = pname[1] ?? '';
-        declaring = 'iri';
-        emit(token);
-      } else {
-        const namespace = prefixes.get(pname[1] ?? '');
-        if (namespace === undefined) return undefined;
-        const local = pname[2] ?? '';
-        const iri = namespace + (local.includes('\\') ? local.replace(/\\(.)/g, '$1') : local);
-        if (NOT_IN_IRI.test(iri)) return undefined;
-        if (KEYED_AFTER.has(lastWord) || text.charCodeAt(skip(i)) === 0x28) {
-          keyedIris.add('<' + iri + '>');
-          emit(token);
-        } else constant('I', token, '<' + iri + '>');
-        step('term');
+      let end = scanName(text, i + 2, PN);
+      if (end === UNICODE) {
+        BLANK_NODE_LABEL.lastIndex = i;
+        const m = BLANK_NODE_LABEL.exec(text);
+        end = m === null ? -1 : i + m[0].length;
       }
-      lastWord = '';
+      if (end < 0) return undefined;
+      emit(start, end);
+      i = end;
+      term();
+      after = AFTER_OTHER;
       continue;
     }
-    WORD.lastIndex = i;
-    const word = WORD.exec(text);
-    if (word !== null) {
-      const token = word[0];
-      i += token.length;
-      emit(token);
-      lastWord = token.toUpperCase();
-      if (token === 'a' || lastWord === 'TRUE' || lastWord === 'FALSE') step('term');
-      else step('keyword');
-      if (lastWord === 'BASE') baseFollows = true;
-      else if (lastWord === 'PREFIX') declaring = 'prefix';
+    if (readPrefixedName(text, i)) {
+      const colon = pnameColon;
+      i = pnameEnd;
+      if (declaring === 'prefix') {
+        if (i > colon + 1) return undefined;
+        declaredName = text.slice(start, colon);
+        declaring = 'iri';
+        emit(start, i);
+        after = AFTER_OTHER;
+      } else {
+        const p = findPrefix(prefixes, text, start, colon);
+        if (p < 0) return undefined;
+        const open = prefixes.opens[p]!;
+        if (pnameEscaped || pnameUnicode) {
+          const local = pnameEscaped ? text.slice(colon + 1, i).replace(/\\(.)/g, '$1') : text.slice(colon + 1, i);
+          // The namespace was checked when declared; an ASCII local part holds nothing NOT_IN_IRI lists.
+          if (pnameUnicode && NOT_IN_IRI.test(local)) return undefined;
+          const filled = open + local + '>';
+          iri(start, i, filled, hashOf(SEED_TERM, filled, 0, filled.length));
+        } else {
+          const hash = Math.imul(hashOf(prefixes.hashes[p]!, text, colon + 1, i) ^ 0x3e, FNV_PRIME);
+          iri(start, i, open + text.slice(colon + 1, i) + '>', hash);
+        }
+      }
       continue;
     }
-    PUNCT.lastIndex = i;
-    const punct = PUNCT.exec(text);
-    if (punct === null) return undefined;
-    emit(punct[0]);
-    step(punct[0]);
-    i += punct[0].length;
-    lastWord = punct[0] === '^^' ? '^^' : '';
+    if (c < 0x80 && (ASCII[c]! & WORD) !== 0) {
+      let end = i + 1;
+      while (end < n) {
+        const d = text.charCodeAt(end);
+        if (d >= 0x80 || (ASCII[d]! & WORD) === 0) break;
+        end++;
+      }
+      i = end;
+      emit(start, end);
+      const word = end - start >= 4 && end - start <= 7 ? keywordAt(text, start, end) : KEYWORD_OTHER;
+      after = word === KEYWORD_LIMIT ? AFTER_LIMIT : word === KEYWORD_KEYED ? AFTER_KEYED : AFTER_OTHER;
+      if ((end - start === 1 && c === 0x61) || word === KEYWORD_BOOLEAN) term();
+      else step(0, false);
+      if (word === KEYWORD_BASE) baseFollows = true;
+      else if (word === KEYWORD_PREFIX) declaring = 'prefix';
+      continue;
+    }
+    const length = punctuationLength(text, i, c);
+    if (length === 0) return undefined;
+    emit(start, start + length);
+    step(c, length === 2);
+    i += length;
+    after = length === 2 && c === 0x5e ? AFTER_KEYED : AFTER_OTHER;
   }
   if (declaring !== undefined || baseFollows) return undefined;
-  if (keyedIris.size > 0) for (let k = 0; k < raw.length; k++) if (keyedIris.has(fill[k] ?? '')) return undefined;
+  if (keyedIris !== undefined) for (let k = 0; k < raw.length; k++) if (keyedIris.has(fill[k] ?? '')) return undefined;
+  piece += text.slice(run, written);
   code.push(piece);
   key += piece;
   return { key, code, refs, verbs, classes, raw, fill };
+}
+
+/** What a keyword or `^^` decides about the token after it: the integer of LIMIT or OFFSET stays in the key, and so does an IRI after FROM, NAMED, GRAPH, SERVICE, SILENT or `^^`. */
+const AFTER_OTHER = 0;
+const AFTER_LIMIT = 1;
+const AFTER_KEYED = 2;
+/** The keywords the lexer acts on, by what they mean to it (any case, §19.2). */
+const KEYWORD_OTHER = 0;
+const KEYWORD_LIMIT = 1;
+/** An IRI after it is part of the key: dataset, graph and service names. */
+const KEYWORD_KEYED = 2;
+const KEYWORD_BOOLEAN = 3;
+const KEYWORD_BASE = 4;
+const KEYWORD_PREFIX = 5;
+const KEYWORDS: readonly (readonly [string, number])[] = [
+  ['LIMIT', KEYWORD_LIMIT], ['OFFSET', KEYWORD_LIMIT],
+  ['FROM', KEYWORD_KEYED], ['NAMED', KEYWORD_KEYED], ['GRAPH', KEYWORD_KEYED], ['SERVICE', KEYWORD_KEYED], ['SILENT', KEYWORD_KEYED],
+  ['TRUE', KEYWORD_BOOLEAN], ['FALSE', KEYWORD_BOOLEAN], ['BASE', KEYWORD_BASE], ['PREFIX', KEYWORD_PREFIX],
+];
+
+/** What the keyword from `from` to `to` (ASCII letters, digits, `_`) means to the lexer, compared without case and without a copy. */
+function keywordAt(text: string, from: number, to: number): number {
+  for (const [word, meaning] of KEYWORDS) {
+    if (word.length !== to - from) continue;
+    let j = 0;
+    // Upper-casing a letter clears bit 0x20; the word holds letters only, so a digit or `_` never matches.
+    while (j < word.length && (text.charCodeAt(from + j) & ~0x20) === word.charCodeAt(j)) j++;
+    if (j === word.length) return meaning;
+  }
+  return KEYWORD_OTHER;
+}
+/** A new slot's marker in the key, by class. */
+const MARKER: Readonly<Record<ConstantClass, string>> = { S: '\u0001S', I: '\u0001I', N: '\u0001N', D: '\u0001D', E: '\u0001E' };
+
+/** The PREFIX declarations read so far, latest last: each name, `<` and its namespace, and the hash of that. */
+interface Prefixes {
+  readonly names: string[];
+  readonly opens: string[];
+  readonly hashes: number[];
+}
+
+/** The latest declaration of the prefix written from `from` to `to`, or -1. */
+function findPrefix(prefixes: Prefixes, text: string, from: number, to: number): number {
+  for (let p = prefixes.names.length - 1; p >= 0; p--) {
+    const name = prefixes.names[p]!;
+    if (name.length === to - from && text.startsWith(name, from)) return p;
+  }
+  return -1;
+}
+
+// Equal constants are found by a hash of their class family and generated form (FNV-1a over UTF-16 code units,
+// which can be carried on across pieces of one string) in an open-addressing table kept between calls: a Map
+// would hash and flatten every constant's string.
+const FNV_PRIME = 0x01000193;
+const SEED_STRING = 0x050c5d1f;
+const SEED_TERM = 0x811c9dc5 | 0;
+
+/** `hash` carried on over the code units of `text` from `from` to `to`. */
+function hashOf(hash: number, text: string, from: number, to: number): number {
+  let h = hash;
+  for (let j = from; j < to; j++) h = Math.imul(h ^ text.charCodeAt(j), FNV_PRIME);
+  return h;
+}
+
+/** Buckets holding slot + 1, valid where their stamp is this call's generation. */
+interface SlotTable {
+  table: Int32Array;
+  stamps: Int32Array;
+  generation: number;
+}
+
+const SMALL_TABLE = 256;
+const slotTable: SlotTable = { table: new Int32Array(SMALL_TABLE), stamps: new Int32Array(SMALL_TABLE), generation: 0 };
+
+/** The slot table, emptied for a new call (a large one left by a large query is dropped). */
+function startSlotTable(): SlotTable {
+  if (slotTable.table.length > 16 * SMALL_TABLE) {
+    slotTable.table = new Int32Array(SMALL_TABLE);
+    slotTable.stamps = new Int32Array(SMALL_TABLE);
+    slotTable.generation = 0;
+  }
+  slotTable.generation++;
+  if (slotTable.generation === 0x3fffffff) {
+    slotTable.stamps.fill(0);
+    slotTable.generation = 1;
+  }
+  return slotTable;
+}
+
+/** Doubles the table and puts every slot back by its hash. */
+function growSlotTable(slots: SlotTable, hashes: readonly number[]): void {
+  const size = slots.table.length * 2;
+  slots.table = new Int32Array(size);
+  slots.stamps = new Int32Array(size);
+  const mask = size - 1;
+  for (let k = 0; k < hashes.length; k++) {
+    let bucket = hashes[k]! & mask;
+    while (slots.stamps[bucket] === slots.generation) bucket = (bucket + 1) & mask;
+    slots.stamps[bucket] = slots.generation;
+    slots.table[bucket] = k + 1;
+  }
 }
 
 const NONE = -1;
@@ -390,8 +542,234 @@ const VERB_DONE = 2;
 const OBJECT = 3;
 const AFTER_OBJECT = 4;
 const ITEMS = 5;
+/** Kinds of open bracket: a collection `(`, a blank node `[`, a grouped path `(`, an expression `(`. */
+const OPEN_LIST = 0;
+const OPEN_BLANK = 1;
+const OPEN_PATH = 2;
+const OPEN_EXPR = 3;
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
+
+/** Each one-character punctuation token by its code (the grammar's punctuation, [28]-[138]). */
+const PUNCTUATION: readonly (string | undefined)[] = (() => {
+  const table: (string | undefined)[] = [];
+  for (const ch of '{}()[];,.+-*/|^!=<>?') table[ch.charCodeAt(0)] = ch;
+  return table;
+})();
+
+/** Length of the punctuation token at `i` (`^^ && || != <= >=` first), 0 when none starts there. */
+function punctuationLength(text: string, i: number, c: number): number {
+  const d = text.charCodeAt(i + 1);
+  if ((c === 0x5e && d === 0x5e) || (c === 0x26 && d === 0x26) || (c === 0x7c && d === 0x7c)) return 2;
+  if (d === 0x3d && (c === 0x21 || c === 0x3c || c === 0x3e)) return 2;
+  return PUNCTUATION[c] === undefined ? 0 : 1;
+}
+
+/** Index of the next significant character at or after `from`, past white space and comments. */
+function skipSpace(text: string, from: number): number {
+  const n = text.length;
+  let j = from;
+  while (j < n) {
+    const c = text.charCodeAt(j);
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) j++;
+    else if (c === 0x23) {
+      while (j < n && text.charCodeAt(j) !== 0x0a && text.charCodeAt(j) !== 0x0d) j++;
+    } else break;
+  }
+  return j;
+}
+
+/** Whether the IRIREF scanIriRef found holds only printable ASCII (below DEL). */
+let iriRefAscii = true;
+
+/** The end of the IRIREF ([139]) starting with the `<` at `i`, or -1 when none does. */
+function scanIriRef(text: string, i: number): number {
+  const n = text.length;
+  let ascii = true;
+  for (let j = i + 1; j < n; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 0x3e) {
+      iriRefAscii = ascii;
+      return j + 1;
+    }
+    if (c >= 0x7f) ascii = false;
+    else if ((ASCII[c]! & IN_IRI) === 0) return -1;
+  }
+  return -1;
+}
+
+/** Length of the scheme and colon that `iri` starts with (RFC 3986 3.1), 0 when it starts with none. */
+function schemeLength(iri: string): number {
+  const first = iri.charCodeAt(0);
+  if (!(first < 0x80 && (ASCII[first]! & BASE) !== 0)) return 0;
+  for (let j = 1; j < iri.length; j++) {
+    const c = iri.charCodeAt(j);
+    if (c === 0x3a) return j + 1;
+    if (!(c < 0x80 && ((ASCII[c]! & BASE) !== 0 || isDigit(c) || c === 0x2b || c === 0x2d || c === 0x2e))) return 0;
+  }
+  return 0;
+}
+
+/**
+ * The end of a name whose first character is at `from`: a VARNAME ([166]
+ * with `NAME`: PN_CHARS_U or a digit, then those) or a blank node label
+ * after `_:` ([142] with `PN`: those, then PN_CHARS or dots, not ending in a
+ * dot); -1 when none starts there, UNICODE at any non-ASCII character.
+ */
+function scanName(text: string, from: number, more: number): number {
+  const n = text.length;
+  if (from >= n) return -1;
+  const first = text.charCodeAt(from);
+  if (first >= 0x80) return UNICODE;
+  if ((ASCII[first]! & NAME) === 0) return -1;
+  let end = from + 1;
+  for (let j = from + 1; j < n; j++) {
+    const c = text.charCodeAt(j);
+    if (c >= 0x80) return UNICODE;
+    if ((ASCII[c]! & more) !== 0) end = j + 1;
+    else if (c !== 0x2e || more === NAME) break;
+  }
+  return end;
+}
+
+// The prefixed name readPrefixedName found: its colon (the prefix before it, the local part after it) and end,
+// whether the local part holds PN_LOCAL_ESC, whether the regular expression read it. Module state: the lexer is
+// synchronous.
+let pnameColon = 0;
+let pnameEnd = 0;
+let pnameEscaped = false;
+let pnameUnicode = false;
+
+/** True when a PNAME_NS or PNAME_LN ([140], [141]) starts at `i` (its parts in the pname* variables). */
+function readPrefixedName(text: string, i: number): boolean {
+  const end = scanPrefixedName(text, i);
+  if (end !== UNICODE) return end > 0;
+  PNAME.lastIndex = i;
+  const m = PNAME.exec(text);
+  if (m === null) return false;
+  pnameColon = i + (m[1]?.length ?? 0);
+  pnameEnd = i + m[0].length;
+  pnameEscaped = (m[2] ?? '').includes('\\');
+  pnameUnicode = true;
+  return true;
+}
+
+/**
+ * The end of the prefixed name at `i` read by the character table (setting
+ * the pname* variables), -1 when none starts there, UNICODE when a non-ASCII
+ * character may belong to it.
+ */
+function scanPrefixedName(text: string, i: number): number {
+  const n = text.length;
+  let colon = i;
+  const first = text.charCodeAt(i);
+  if (first >= 0x80) return UNICODE;
+  if ((ASCII[first]! & BASE) !== 0) {
+    // PN_PREFIX: PN_CHARS and dots, not ending in a dot, then the colon.
+    let j = i + 1;
+    colon = i + 1;
+    for (; j < n; j++) {
+      const c = text.charCodeAt(j);
+      if (c >= 0x80) return UNICODE;
+      if ((ASCII[c]! & PN) !== 0) colon = j + 1;
+      else if (c !== 0x2e) break;
+    }
+  }
+  if (text.charCodeAt(colon) !== 0x3a) return -1;
+  // PN_LOCAL: its first character a PN_CHARS_U, colon, digit or PLX, then those, `-` or dots, not ending in a dot.
+  let end = colon + 1;
+  let escaped = false;
+  for (let j = colon + 1; j < n; ) {
+    const c = text.charCodeAt(j);
+    if (c >= 0x80) return UNICODE;
+    let unit = 0;
+    if ((ASCII[c]! & NAME) !== 0 || c === 0x3a || (c === 0x2d && j > colon + 1)) unit = 1;
+    else if (c === 0x25) unit = isHex(text.charCodeAt(j + 1)) && isHex(text.charCodeAt(j + 2)) ? 3 : 0;
+    else if (c === 0x5c) {
+      const d = text.charCodeAt(j + 1);
+      unit = d < 0x80 && (ASCII[d]! & LOCAL_ESC) !== 0 ? 2 : 0;
+      if (unit === 2) escaped = true;
+    } else if (c === 0x2e && j > colon + 1) {
+      j++;
+      continue;
+    }
+    if (unit === 0) break;
+    j += unit;
+    end = j;
+  }
+  pnameColon = colon;
+  pnameEnd = end;
+  pnameEscaped = escaped;
+  pnameUnicode = false;
+  return end;
+}
+
+function isHex(c: number): boolean {
+  return c < 0x80 && (ASCII[c]! & HEX) !== 0;
+}
+
+/** The class of the last number scanNumber read. */
+let numberClass: 'N' | 'D' | 'E' = 'N';
+
+/**
+ * The end of the number at `i` ([146]-[148] unsigned: the first alternative
+ * of DOUBLE, DECIMAL, INTEGER that matches, as the grammar's longest match),
+ * its class in numberClass. `i` holds a digit, or a dot before a digit.
+ */
+function scanNumber(text: string, i: number): number {
+  let j = i;
+  while (isDigit(text.charCodeAt(j))) j++;
+  const whole = j - i;
+  if (text.charCodeAt(j) === 0x2e) {
+    let k = j + 1;
+    while (isDigit(text.charCodeAt(k))) k++;
+    const fraction = k - j - 1;
+    const exponent = exponentEnd(text, k);
+    if (exponent > 0 && whole + fraction > 0) {
+      numberClass = 'E';
+      return exponent;
+    }
+    if (fraction > 0) {
+      numberClass = 'D';
+      return k;
+    }
+    numberClass = 'N';
+    return j;
+  }
+  const exponent = exponentEnd(text, j);
+  numberClass = exponent > 0 ? 'E' : 'N';
+  return exponent > 0 ? exponent : j;
+}
+
+/** The end of the exponent (`[eE][+-]?[0-9]+`) at `j`, or -1 when none is there. */
+function exponentEnd(text: string, j: number): number {
+  const e = text.charCodeAt(j);
+  if (e !== 0x65 && e !== 0x45) return -1;
+  let k = j + 1;
+  const sign = text.charCodeAt(k);
+  if (sign === 0x2b || sign === 0x2d) k++;
+  const digits = k;
+  while (isDigit(text.charCodeAt(k))) k++;
+  return k > digits ? k : -1;
+}
+
+/** The end of the LANGTAG ([145], `@[a-zA-Z]+(-[a-zA-Z0-9]+)*`) at the `@` at `i`, or -1. */
+function scanLangTag(text: string, i: number): number {
+  let j = i + 1;
+  while (isLetter(text.charCodeAt(j))) j++;
+  if (j === i + 1) return -1;
+  while (text.charCodeAt(j) === 0x2d) {
+    let k = j + 1;
+    while (isLetter(text.charCodeAt(k)) || isDigit(text.charCodeAt(k))) k++;
+    if (k === j + 1) break;
+    j = k;
+  }
+  return j;
+}
+
+function isLetter(c: number): boolean {
+  return c < 0x80 && (ASCII[c]! & BASE) !== 0;
+}
 
 /**
  * True when the datatype IRI at `at` is one the generator writes as
@@ -399,17 +777,14 @@ const XSD = 'http://www.w3.org/2001/XMLSchema#';
  * as a plain literal) and xsd:integer (written bare when the content is
  * digits). Then the content is a slot and the datatype stays in the key.
  */
-function slotsTypedLiteral(text: string, at: number, base: string, prefixes: ReadonlyMap<string, string>): boolean {
+function slotsTypedLiteral(text: string, at: number, base: string, prefixes: Prefixes): boolean {
   let iri: string | undefined;
-  IRIREF.lastIndex = at;
-  const ref = IRIREF.exec(text);
-  if (ref !== null) iri = resolveIri(ref[1] ?? '', base);
+  const end = text.charCodeAt(at) === 0x3c ? scanIriRef(text, at) : -1;
+  if (end > 0) iri = resolveIri(text.slice(at + 1, end - 1), base);
   else {
-    PNAME.lastIndex = at;
-    const pname = PNAME.exec(text);
-    const namespace = pname === null ? undefined : prefixes.get(pname[1] ?? '');
-    if (pname === null || namespace === undefined || (pname[2] ?? '').includes('\\')) return false;
-    iri = namespace + (pname[2] ?? '');
+    const p = readPrefixedName(text, at) ? findPrefix(prefixes, text, at, pnameColon) : -1;
+    if (p < 0 || pnameEscaped) return false;
+    iri = prefixes.opens[p]!.slice(1) + text.slice(pnameColon + 1, pnameEnd);
   }
   return hasScheme(iri) && iri !== XSD + 'string' && iri !== XSD + 'integer';
 }
@@ -424,31 +799,46 @@ function isDigit(c: number): boolean {
  * character the short forms forbid.
  */
 function stringEnd(text: string, start: number): number {
-  const q = text[start] as string;
-  const long = text[start + 1] === q && text[start + 2] === q;
+  const q = text.charCodeAt(start);
   const n = text.length;
-  if (long) {
-    const delimiter = q + q + q;
+  if (text.charCodeAt(start + 1) === q && text.charCodeAt(start + 2) === q) {
     let j = start + 3;
     while (j < n) {
-      const d = text[j];
-      if (d === '\\') j += 2;
+      const d = text.charCodeAt(j);
+      if (d === 0x5c) j += 2;
       // Content never ends in a quote ([158]: quotes are followed by another character), so the first three close it.
-      else if (d === q && text.startsWith(delimiter, j)) return j + 3;
+      else if (d === q && text.charCodeAt(j + 1) === q && text.charCodeAt(j + 2) === q) return j + 3;
       else j++;
     }
     return -1;
   }
-  if (text[start + 1] === q) return start + 2; // the empty short string
+  if (text.charCodeAt(start + 1) === q) return start + 2; // the empty short string
   let j = start + 1;
   while (j < n) {
-    const d = text[j];
-    if (d === '\\') j += 2;
+    const d = text.charCodeAt(j);
+    if (d === 0x5c) j += 2;
     else if (d === q) return j + 1;
-    else if (d === '\n' || d === '\r') return -1;
+    else if (d === 0x0a || d === 0x0d) return -1;
     else j++;
   }
   return -1;
+}
+
+/**
+ * The content of `token` between `from` and `to` as the generator writes it
+ * inside `"…"`: ECHARs decoded, then the generator's escapes; undefined for
+ * any other backslash or a lone surrogate (sparqljs refuses those).
+ */
+function generatorContent(text: string, from: number, to: number): string | undefined {
+  for (let j = from; j < to; j++) {
+    const c = text.charCodeAt(j);
+    // Backslash, `"`, and the controls the generator escapes, or a surrogate: the careful path.
+    if (c === 0x5c || c === 0x22 || c < 0x0e || (c >= 0xd800 && c <= 0xdfff)) {
+      const content = unescape(text.slice(from, to));
+      return content === undefined ? undefined : content.replace(GENERATOR_ESCAPED, (e) => GENERATOR_ESCAPES[e] ?? e);
+    }
+  }
+  return text.slice(from, to);
 }
 
 /** A string's content with ECHARs decoded, or undefined for any other backslash or a lone surrogate (sparqljs refuses those). */

@@ -116,11 +116,18 @@ function random(seed: number): () => number {
 /** Replacement constants per class, the awkward ones included (escapes, quotes, dot segments, the hidden predicate). */
 const POOLS: Readonly<Record<string, readonly string[]>> = {
   S: ['"x"', "'y'", '"""a\n"b"""', "'''c''d'''", '"q\\"\'\\\\\\n\\t"', '""', '"\u00e9\u2028\ud83d\ude00"', '"12"', "'1.0'", '"true"', '"2008-02-29"'],
-  I: [`<${HIDDEN}>`, '<http://example.org/m/a>', '<rel/./x/../y>', '<#frag>', '<http://example.org/ns#p>', '<http://example/q>', '<urn:x-sparql-guard:empty>'],
+  I: [`<${HIDDEN}>`, '<http://example.org/m/a>', '<rel/./x/../y>', '<#frag>', '<http://example.org/ns#p>', '<http://example/q>', '<urn:x-sparql-guard:empty>', '<http://example.org/\u00e9\ud83d\ude00>'],
   N: ['0', '42', '007', '123456789012345678901234567890'],
   D: ['.5', '0.0', '12.250'],
   E: ['1e0', '1.5E+07', '.2e-3', '4E4'],
 };
+
+/**
+ * Local parts of prefixed names ([169] PN_LOCAL): the lexer reads ASCII by a character table and hands anything
+ * else to the grammar's regular expressions, so its edges are here (letters beyond ASCII and astral ones, `·` and
+ * combining marks inside, PN_LOCAL_ESC, `%` hex, a colon, a digit or `_` first, dots inside).
+ */
+const LOCALS = ['m', 'm', '\u00e9', '\ud83d\ude00x', 'm\u00b7\u0301', 'm\\-', 'm\\.', 'm%41', 'm:', '0', '_', 'a.b', 'a\\~b.'];
 
 /** `query` with its constants replaced (one mutation of several), or undefined when it has none to replace. */
 function mutate(query: string, seed: number): string | undefined {
@@ -134,7 +141,8 @@ function mutate(query: string, seed: number): string | undefined {
     const pool = POOLS[cls] ?? [];
     // Prefixed names keep their prefix half the time (the same token class, a different local part).
     const raw = shape.raw[k] ?? '';
-    const pname = cls === 'I' && !raw.startsWith('<') && next() < 0.5 ? raw.replace(/:.*$/, ':m' + k) : undefined;
+    const local = LOCALS[Math.floor(next() * LOCALS.length)] ?? 'm';
+    const pname = cls === 'I' && !raw.startsWith('<') && next() < 0.5 ? raw.replace(/:.*$/, ':' + local + k) : undefined;
     out += next() < 0.2 ? raw : pname ?? pool[Math.floor(next() * pool.length)] ?? raw;
     out += shape.code[o + 1] ?? '';
   }
