@@ -116,7 +116,7 @@ function random(seed: number): () => number {
 /** Replacement constants per class, the awkward ones included (escapes, quotes, dot segments, the hidden predicate). */
 const POOLS: Readonly<Record<string, readonly string[]>> = {
   S: ['"x"', "'y'", '"""a\n"b"""', "'''c''d'''", '"q\\"\'\\\\\\n\\t"', '""', '"\u00e9\u2028\ud83d\ude00"', '"12"', "'1.0'", '"true"', '"2008-02-29"'],
-  I: [`<${HIDDEN}>`, '<http://example.org/m/a>', '<rel/./x/../y>', '<#frag>', '<http://example.org/ns#p>', '<http://example/q>', '<urn:x-sparql-guard:empty>', '<http://example.org/\u00e9\ud83d\ude00>'],
+  I: [`<${HIDDEN}>`, '<http://example.org/m/a>', '<rel/./x/../y>', '<#frag>', '<http://example.org/ns#p>', '<http://example/q>', '<urn:x-sparql-guard:empty>', '<http://example.org/\u00e9\ud83d\ude00>', '<http://example.org/a\u00a0b\u007f>'],
   N: ['0', '42', '007', '123456789012345678901234567890'],
   D: ['.5', '0.0', '12.250'],
   E: ['1e0', '1.5E+07', '.2e-3', '4E4'],
