@@ -73,6 +73,14 @@ describe('loadPolicySet: targeting derived by the shipped rules', () => {
     assert.deepEqual(swapped.policies.map((p) => p.iri.slice(EX.length)), ['b1', 'a3', 'b0', 'a2', 'a1']);
   });
 
+  it('gives every policy that names a principal the same principal object (the worker sends it once)', async () => {
+    const set = await load([fixture('targeting.ttl')]);
+    const alice = set.policies.flatMap((p) => p.principals.filter((principal) => principal.kind === 'agent' && principal.agent === `${EX}alice`));
+    assert.equal(alice.length, 2);
+    assert.equal(alice[0], alice[1]);
+    assert.ok(Object.isFrozen(alice[0]));
+  });
+
   it('returns a frozen set', async () => {
     const set = await load([fixture('targeting.ttl')]);
     assert.ok(Object.isFrozen(set) && Object.isFrozen(set.policies) && Object.isFrozen(set.policies[0]));
