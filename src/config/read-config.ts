@@ -822,3 +822,6 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+
+/** The configuration an empty file gives, without environment: every key's default. */
+export const DEFAULT_CONFIG: GuardConfig = parseConfig({}, { configFile: undefined, env: {} });

@@ -3,6 +3,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { DEFAULT_CONFIG } from '../config/read-config.js';
 import { errorKind, GuardError } from '../guard-error.js';
 import { PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { createCorsHeaders } from '../http/cors.js';
@@ -30,14 +31,8 @@ export interface ClientLimits {
   readonly sendIdleMs: number;
 }
 
-/** Limits of a guard configured with defaults (GuardConfig `http`, `timeoutMs`). */
-export const DEFAULT_CLIENT_LIMITS: ClientLimits = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  idleTimeoutMs: 10_000,
-  maxConnections: 400,
-  sendIdleMs: 60_000,
-};
+/** Limits of a guard configured with defaults (the configuration's `http` and `timeoutMs`). */
+export const DEFAULT_CLIENT_LIMITS: ClientLimits = { ...DEFAULT_CONFIG.http, sendIdleMs: DEFAULT_CONFIG.timeoutMs };
 
 /** The settings of the HTTP surface (a subset of GuardConfig). */
 export interface AppOptions {
