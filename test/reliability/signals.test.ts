@@ -150,6 +150,8 @@ describe('signals against the real bin', () => {
   it('workers log one line and exit when the primary disappears', { timeout: 60_000 }, async () => {
     const guard = spawnGuard(folder.folder, { upstream: store.url, policies: [INTEGRATION_POLICIES], workers: 2, shutdown: { drainMs: 0 } });
     await listeningUrl(guard);
+    // Both workers past their start (a worker still booting has no listener yet and exits silently).
+    await waitUntil(() => guard.lines.filter((line) => line.event === 'listening' && line.worker !== undefined).length === 2, 30_000);
     const workers = childrenOf(guard.child.pid!);
     assert.equal(workers.length, 2);
     guard.child.kill('SIGKILL');
