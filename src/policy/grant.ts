@@ -19,7 +19,7 @@ export interface Grant {
   /** Every graph IRI granted for reading by at least one of those policies. */
   readonly graphs: ReadonlySet<string>;
   /**
-   * Per granted graph, the predicates that stay hidden in it (DESIGN section 3:
+   * Per granted graph, the predicates that stay hidden in it (docs/design.md#vocabulary:
    * intersection of the hidePath sets of the caller's policies granting that
    * graph). Graphs with nothing hidden are absent.
    */
@@ -52,7 +52,7 @@ export function grantFor(set: PolicySet, caller: Caller): Grant | undefined {
 /**
  * `policies` must be in order of listing and without duplicates. Hidden paths
  * per graph are the intersection of the hidePath sets of the policies that
- * grant that graph (DESIGN section 3): a policy granting the graph without
+ * grant that graph (docs/design.md#vocabulary): a policy granting the graph without
  * hiding p lifts p. Graphs left with nothing hidden are absent.
  */
 export function composeGrant(policies: readonly CompiledPolicy[]): Grant {

@@ -42,7 +42,7 @@ const MAX_LIMIT = 2_147_483_647;
 
 /**
  * Reads the files in order, parses them as Turtle and validates every policy
- * (DESIGN section 3). Throws PolicyLoadError on the first problem.
+ * (docs/design.md#vocabulary). Throws PolicyLoadError on the first problem.
  */
 export async function readPolicyFiles(files: readonly string[]): Promise<PolicyDocument> {
   const quads: Quad[] = [];

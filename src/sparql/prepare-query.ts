@@ -48,7 +48,7 @@ const factory = (() => {
 
 /**
  * Prepares one (query text, protocol dataset) for every caller, in the order
- * DESIGN section 5 fixes: protocol IRIs, nesting depth (before anything else
+ * docs/design.md#rewriting fixes: protocol IRIs, nesting depth (before anything else
  * reads the text), codepoint escapes, IRI resolution, strict parse, algebra
  * depth (checkAlgebraDepth: wide queries nest deep in stores), refusals
  * (update 403, SERVICE 403, FROM in a sub-select 400), function calls and
@@ -153,7 +153,7 @@ function firstKeywordIsUpdate(text: string, regions: readonly TextRegion[]): boo
 /**
  * Walks every node of the tree, whatever its kind, so no position is missed:
  * SERVICE anywhere is a 403, a dataset clause in a sub-query is a 400 (not
- * SPARQL 1.1; Virtuoso would apply it, rig a14), and every IRI must be
+ * SPARQL 1.1; Virtuoso would apply it), and every IRI must be
  * absolute. IRIs keep their dot segments (§4.1.1: IRIs compare as strings).
  */
 function inspectTree(node: unknown, isRoot: boolean): void {

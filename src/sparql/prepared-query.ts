@@ -6,7 +6,7 @@ import type { QueryForm, Plan } from './plan.js';
  * One piece of a prepared query's text. Strings are emitted as they are;
  * slots are filled per request from the caller's grant: the dataset, GRAPH
  * elements (named, or variable around a `*` / `+` path), and the two places
- * hidden predicates go (DESIGN section 3).
+ * hidden predicates go (docs/design.md#vocabulary).
  */
 export type TemplatePart = string | DatasetSlot | GraphSlot | GraphVariableSlot | HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot | ConstantSlot;
 
@@ -115,7 +115,7 @@ export interface ZeroLengthSlot {
 export interface PreparedQuery {
   readonly form: QueryForm;
   readonly defaultAccept: Plan['defaultAccept'];
-  /** Requested default graphs in request order, or null for "all granted" (DESIGN section 5). */
+  /** Requested default graphs in request order, or null for "all granted" (docs/design.md#rewriting). */
   readonly requestedDefault: readonly string[] | null;
   /** Requested named graphs in request order, or null for "all granted". */
   readonly requestedNamed: readonly string[] | null;

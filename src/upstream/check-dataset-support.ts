@@ -15,7 +15,7 @@ export type DatasetSupport =
 /**
  * Dataset of the probe: the reserved graph that no policy may grant and no store holds. A store
  * that honours SPARQL 1.1 section 13.2 sees an empty default graph and no named graph; one that
- * ignores the clauses (Oxigraph with union-default-graph, rig a04/a12) sees its data.
+ * ignores the clauses (Oxigraph with union-default-graph, for one) sees its data.
  */
 const EMPTY_DATASET = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
 const PROBE_EMPTY = `ASK\n${EMPTY_DATASET}WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }`;
