@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
@@ -16,9 +16,10 @@ import { reasonOverPolicies } from '../src/policy/reason-over-policies.js';
 import type { PolicySet } from '../src/policy/policy-set.js';
 import { shippedRuleFiles } from '../src/policy/shipped-rule-files.js';
 import { generatePolicySet, organisationShape } from '../test/helpers/generate-policy-set.js';
-import { runScenario, scenarioArguments } from './fresh-process.js';
-import { describeMachine } from './describe-machine.js';
-import { percentile } from './percentile.js';
+import { runScenario, scenarioArguments } from './_util/fresh-process.js';
+import { describeLoad, describeMachine } from './_util/describe-machine.js';
+import { tableHeader, tableRow } from './_util/markdown-table.js';
+import { percentile } from './_util/percentile.js';
 
 const SIZES = [10, 1_000, 10_000];
 const BUDGET_MS = 2_000;
@@ -324,24 +325,25 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify(result));
     return;
   }
+  console.log('### (d) Policy compile\n');
   console.log(`machine: ${describeMachine()}`);
-  console.log(`load: ${loadavg().map((value) => value.toFixed(2)).join(', ')} (1, 5, 15 min) at the start`);
+  console.log(`load: ${describeLoad()} at the start`);
   console.log('each N in a fresh process; cold = first load (worker start + EYE instantiation), warm = next load\n');
   console.log('copy = shipped rules only, applied as copies; n3 = plus one operator rule inside the fragment (N3.Reasoner); eye = plus one operator rule with a built-in (EYE loads every triple the rules need)\n');
   const header = ['rules', 'N', 'run', 'wall ms', 'read+validate ms', 'copy/N3 ms', 'EYE ms', 'other worker ms', 'compile ms', 'triples to EYE', 'derived', 'worker heap MB', 'budget'];
-  console.log(header.join(' | '));
+  console.log(tableHeader(header, 'lrlrrrrrrrrrl'));
   const fmt = (ms: number) => (Number.isNaN(ms) ? '-' : ms.toFixed(0));
   for (const [mode, n] of (['copy', 'n3', 'eye'] as const).flatMap((mode) => SIZES.map((n) => [mode, n] as const))) {
     for (const r of runScenario<Row[]>(import.meta.url, 'flat', mode, String(n))) {
       const verdict = r.n === 10_000 ? (r.wallMs <= BUDGET_MS ? 'ok (<= 2 s)' : 'OVER 2 s') : '';
-      console.log([r.mode, r.n, r.run, fmt(r.wallMs), fmt(r.readMs), fmt(r.reasonerMs), fmt(r.eyeMs), fmt(r.otherMs), fmt(r.compileMs), r.eyeTriples, r.derived, fmt(r.heapMb), verdict].join(' | '));
+      console.log(tableRow([r.mode, r.n, r.run, fmt(r.wallMs), fmt(r.readMs), fmt(r.reasonerMs), fmt(r.eyeMs), fmt(r.otherMs), fmt(r.compileMs), r.eyeTriples, r.derived, fmt(r.heapMb), verdict]));
     }
   }
 
   console.log('\norganisation: 500 groups per 10,000 policies in a hierarchy 9 levels deep, 20 policies per group, a quarter of the agents members of a group in RDF, a third of the policies granting a collection of 25 graphs');
   console.log('none = shipped rules only; rules = plus rules/examples/group-hierarchy.n3, group-membership.n3, graph-collections.n3 and the hierarchy facts');
   console.log('check cold = `sparql-guard check --json` in a fresh process; load = loadPolicySetWithStats in one process, first and second load; RSS = the process peak\n');
-  console.log(['rules', 'N', 'check cold ms', 'load cold ms', 'load warm ms', 'engines (warm)', 'derived', 'worker heap MB', 'peak RSS MB', 'targets'].join(' | '));
+  console.log(tableHeader(['rules', 'N', 'check cold ms', 'load cold ms', 'load warm ms', 'engines (warm)', 'derived', 'worker heap MB', 'peak RSS MB', 'targets'], 'lrrrrlrrrl'));
   const byN = new Map<number, OrgRow>();
   let largestLoaded = 1_000;
   const verdict = (met: boolean, by: string) => (met ? 'met' : `MISSED (${by})`);
@@ -351,7 +353,7 @@ async function main(): Promise<void> {
     try {
       r = runScenario<OrgRow>(import.meta.url, 'org', rules, String(n));
     } catch (error) {
-      console.log([rules, n, 'failed', '', '', '', '', '', '', `did not load: ${(error as Error).message.split('\n')[0] ?? ''}`].join(' | '));
+      console.log(tableRow([rules, n, 'failed', '', '', '', '', '', '', `did not load: ${(error as Error).message.split('\n')[0] ?? ''}`]));
       continue;
     }
     if (rules === 'none') byN.set(n, r);
@@ -372,21 +374,21 @@ async function main(): Promise<void> {
     if (rules === 'rules' && n === 100_000) targets.push(`load ${fmt(r.loadColdMs)} ms (<= 10,000 ms: ${verdict(r.loadColdMs <= 10_000, `${(r.loadColdMs / 10_000).toFixed(1)} x over`)})`);
     if (r.loadError !== undefined) targets.unshift(`the load failed (${r.loadError}); figures of the same steps on the main thread without the limit`);
     targets.push(`${r.loadError === undefined ? 'worker' : 'main thread'} heap ${fmt(r.heapMb)} MB (reported)`);
-    console.log([r.rules, r.n, fmt(r.checkColdMs), fmt(r.loadColdMs), fmt(r.loadWarmMs), r.stages, r.derived, fmt(r.heapMb), fmt(r.maxRssMb), targets.join('; ')].join(' | '));
+    console.log(tableRow([r.rules, r.n, fmt(r.checkColdMs), fmt(r.loadColdMs), fmt(r.loadWarmMs), r.stages, r.derived, fmt(r.heapMb), fmt(r.maxRssMb), targets.join('; ')]));
   }
 
   // The largest organisation that loaded: serve refuses to start on a set that does not.
   const reloadN = largestLoaded;
   console.log(`\nreload: \`sparql-guard serve\` with the organisation of ${reloadN.toLocaleString('en')} policies and the example rules; ${RELOAD_RATE_PER_S} queries/s for 10 s, then while SIGHUP reloads run back to back (20 s, at least two reloads)\n`);
-  console.log(['window', 'requests', 'failed', 'p50 ms', 'p99 ms', 'reloads (failed)', 'mean reload ms', 'target'].join(' | '));
+  console.log(tableHeader(['window', 'requests', 'failed', 'p50 ms', 'p99 ms', 'reloads (failed)', 'mean reload ms', 'target'], 'lrrrrrrl'));
   try {
     const r = runScenario<ReloadRow>(import.meta.url, 'org-reload', String(reloadN));
     const ms = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(1));
-    console.log(['steady', r.steady.requests, r.steady.failed, ms(r.steady.p50), ms(r.steady.p99), '', '', ''].join(' | '));
+    console.log(tableRow(['steady', r.steady.requests, r.steady.failed, ms(r.steady.p50), ms(r.steady.p99), '', '', '']));
     const failed = r.reloadsFailed > 0 ? ` (${r.reloadsFailed}: ${r.failure})` : ' (0)';
     const added = r.reloading.p99 - r.steady.p99;
     const kept = r.reloading.failed === 0 ? 'no query refused during the reloads' : `${r.reloading.failed} queries failed during the reloads`;
-    console.log(['reloading', r.reloading.requests, r.reloading.failed, ms(r.reloading.p50), ms(r.reloading.p99), `${r.reloads}${failed}`, fmt(r.reloadMs), `p99 added ${ms(added)} ms (reported); ${kept}`].join(' | '));
+    console.log(tableRow(['reloading', r.reloading.requests, r.reloading.failed, ms(r.reloading.p50), ms(r.reloading.p99), `${r.reloads}${failed}`, fmt(r.reloadMs), `p99 added ${ms(added)} ms (reported); ${kept}`]));
   } catch (error) {
     console.log(`reload scenario failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
   }

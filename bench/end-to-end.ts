@@ -1,11 +1,11 @@
 // Benchmark (b): requests per second and latency under load, direct to a fast store vs a plain proxy vs sparql-guard (1 and 2 workers).
 
 import autocannon from 'autocannon';
-import { cpuSeconds } from './cpu-seconds.js';
-import { describeMachine } from './describe-machine.js';
-import { percentile } from './percentile.js';
-import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './start-bench-server.js';
-import { runScenario, scenarioArguments } from './fresh-process.js';
+import { cpuSeconds } from './_util/cpu-seconds.js';
+import { describeLoad, describeMachine } from './_util/describe-machine.js';
+import { percentile } from './_util/percentile.js';
+import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './_util/start-bench-server.js';
+import { runScenario, scenarioArguments } from './_util/fresh-process.js';
 
 const CONNECTIONS = 32;
 const WARM_UP_S = 2;
@@ -106,6 +106,7 @@ async function main(): Promise<void> {
   }
   console.log('### (b) End to end under load\n');
   console.log(`machine: ${describeMachine()}`);
+  console.log(`load: ${describeLoad()} at the start`);
   console.log(
     `autocannon in the bench process, ${CONNECTIONS} connections, ${WARM_UP_S} s warm-up then ${MEASURE_S} s measured; POST form query (${Buffer.byteLength(QUERY)} bytes) with an API key; ` +
       'the store is a Node server answering a fixed 10-row SPARQL JSON result; every process on this one machine, each scenario in a fresh process; latency per request, client side; ' +

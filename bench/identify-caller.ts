@@ -1,14 +1,13 @@
 // Benchmark (e): the cost of identifying the caller per request: API key, JWT from the verification cache, JWT verified every time (RS256, ES256, EdDSA).
 
-import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { hashApiKey } from '../src/auth/hash-api-key.js';
 import { createCallerIdentifier } from '../src/auth/identify-caller.js';
 import { parseConfig } from '../src/config/read-config.js';
-import { describeMachine } from './describe-machine.js';
-import { runScenario, scenarioArguments } from './fresh-process.js';
-import { percentile } from './percentile.js';
+import { describeLoad, describeMachine } from './_util/describe-machine.js';
+import { runScenario, scenarioArguments } from './_util/fresh-process.js';
+import { percentile } from './_util/percentile.js';
 
 const ISSUER = 'https://idp.example.org/realms/bench';
 const AGENT_PREFIX = 'https://idp.example.org/users/';
@@ -79,12 +78,12 @@ async function main(): Promise<void> {
     return;
   }
   const results = SCENARIOS.map((scenario) => runScenario<Result>(import.meta.url, scenario));
-  const load = loadavg().map((value) => value.toFixed(2)).join(', ');
   const round = (us: number) => (us >= 100 ? us.toFixed(0) : us.toFixed(1));
   const lines = [
     '### (e) Identifying the caller: API key vs JWT, cached and verified each time',
     '',
-    `machine: ${describeMachine()}; load ${load} (1, 5, 15 min)`,
+    `machine: ${describeMachine()}`,
+    `load: ${describeLoad()}`,
     'one identifyCaller call per sample (headers -> Caller), inline JWKS (no network), each scenario in a fresh process, after warm-up; a Keycloak-sized token (~700 bytes)',
     '',
     '| scenario | p50 us | p99 us | calls/s at p50 | samples |',

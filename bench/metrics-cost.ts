@@ -2,10 +2,10 @@
 
 import autocannon from 'autocannon';
 import { createMetrics } from '../src/metrics/create-metrics.js';
-import { cpuSeconds } from './cpu-seconds.js';
-import { describeMachine } from './describe-machine.js';
-import { runScenario, scenarioArguments } from './fresh-process.js';
-import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './start-bench-server.js';
+import { cpuSeconds } from './_util/cpu-seconds.js';
+import { describeLoad, describeMachine } from './_util/describe-machine.js';
+import { runScenario, scenarioArguments } from './_util/fresh-process.js';
+import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './_util/start-bench-server.js';
 
 /** Most the guard's CPU per request may grow with the metrics on. */
 const COST_TARGET = 0.05;
@@ -98,6 +98,7 @@ async function main(): Promise<void> {
   }
   console.log('### (f) Cost of the Prometheus metrics\n');
   console.log(`machine: ${describeMachine()}`);
+  console.log(`load: ${describeLoad()} at the start`);
   console.log(
     `sparql-guard, 1 worker, in front of the Node stand-in store; autocannon at a fixed ${RATE_PER_S} req/s over ${CONNECTIONS} connections, ${WARM_UP_S} s warm-up then ${MEASURE_S} s measured; ` +
       `runs in the order ${ORDER.join(', ')} (each in a fresh guard process), median per variant; CPU = user + system time of the guard process per request\n`,

@@ -6,8 +6,10 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runScenario, scenarioArguments } from './fresh-process.js';
-import { describeMachine } from './describe-machine.js';
+import { runScenario, scenarioArguments } from './_util/fresh-process.js';
+import { describeLoad, describeMachine } from './_util/describe-machine.js';
+import { tableHeader, tableRow } from './_util/markdown-table.js';
+import { percentile } from './_util/percentile.js';
 
 const POLICIES = 1_000;
 /** Queries per second; BENCH_RATE overrides (a 2-core machine saturates near 200/s with EYE busy on a core). */
@@ -157,33 +159,31 @@ async function scenario(name: Scenario): Promise<Result> {
   }
 }
 
-/** Nearest-rank percentile of an ascending array. */
-function percentile(ascending: readonly number[], p: number): number {
-  if (ascending.length === 0) return Number.NaN;
-  return ascending[Math.min(ascending.length, Math.max(1, Math.ceil((p / 100) * ascending.length))) - 1]!;
-}
-
 async function main(): Promise<void> {
   const args = scenarioArguments();
   if (args !== undefined) {
     process.stdout.write(JSON.stringify(await scenario(args[0] as Scenario)));
     return;
   }
+  console.log('### (g) Reload latency: queries while the policies reload\n');
   console.log(`machine: ${describeMachine()}`);
+  console.log(`load: ${describeLoad()}`);
   console.log(`${RATE_PER_S} queries/s for ${DURATION_MS / 1000} s against the embedded store; each scenario in a fresh process and a fresh guard\n`);
-  console.log('scenario | requests | failed | p50 ms | p99 ms | max ms | reloads | mean reload ms');
+  console.log(tableHeader(['scenario', 'requests', 'failed', 'p50 ms', 'p99 ms', 'max ms', 'reloads', 'mean reload ms'], 'lrrrrrrr'));
   const rows: Result[] = [];
   for (const name of SCENARIOS) {
     const row = runScenario<Result>(import.meta.url, name);
     rows.push(row);
     const fmt = (ms: number | null) => (ms === null || Number.isNaN(ms) ? '-' : ms.toFixed(1));
-    console.log([row.scenario, row.requests, row.failed, fmt(row.p50), fmt(row.p99), fmt(row.max), row.reloads, fmt(row.reloadMs)].join(' | '));
+    console.log(tableRow([row.scenario, row.requests, row.failed, fmt(row.p50), fmt(row.p99), fmt(row.max), row.reloads, fmt(row.reloadMs)]));
   }
   const [steady, ...reloads] = rows;
+  console.log('');
   for (const reload of reloads) {
     if (steady === undefined) break;
-    console.log(`added by ${reload.scenario}: p50 ${(reload.p50 - steady.p50).toFixed(1)} ms, p99 ${(reload.p99 - steady.p99).toFixed(1)} ms`);
+    console.log(`- added by ${reload.scenario}: p50 ${(reload.p50 - steady.p50).toFixed(1)} ms, p99 ${(reload.p99 - steady.p99).toFixed(1)} ms`);
   }
+  console.log('');
 }
 
 await main();

@@ -7,9 +7,9 @@ import { startEmbeddedStore } from '../src/embedded/start-embedded-store.js';
 import type { QueryRequest } from '../src/sparql/query-request.js';
 import type { Grant } from '../src/policy/grant.js';
 import { createPlanner } from '../src/sparql/create-planner.js';
-import { describeMachine } from './describe-machine.js';
-import { percentile } from './percentile.js';
-import { runScenario, scenarioArguments } from './fresh-process.js';
+import { describeLoad, describeMachine } from './_util/describe-machine.js';
+import { percentile } from './_util/percentile.js';
+import { runScenario, scenarioArguments } from './_util/fresh-process.js';
 
 const EX = 'https://bench.example.org/';
 const GRANTED = `${EX}graphs/granted`;
@@ -162,6 +162,7 @@ async function main(): Promise<void> {
   }
   console.log('### (a) Rewrite latency: cold plan vs plan-cache hit\n');
   console.log(`machine: ${describeMachine()}`);
+  console.log(`load: ${describeLoad()} at the start`);
   console.log('each size in a fresh process; one planner call per sample (query text + protocol dataset -> Plan for a caller granted 10 graphs), after JIT warm-up\n');
   console.log('| query | patterns | query bytes | plan bytes | cold p50 us | cold p99 us | hit p50 us | hit p99 us | cold/hit (p50) | samples cold / hit | target |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');

@@ -7,7 +7,8 @@ import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeMachine } from './describe-machine.js';
+import { describeLoad, describeMachine } from './_util/describe-machine.js';
+import { tableHeader, tableRow } from './_util/markdown-table.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 8);
@@ -102,7 +103,7 @@ function rssMb(pid: number): number {
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`${describeMachine()}\nsoak: ${BIN}, ${SECONDS} s, ${CLIENTS} clients\n`);
+  process.stdout.write(`### Soak: mixed hostile traffic\n\nmachine: ${describeMachine()}\nload: ${describeLoad()}\nsoak: \`${BIN}\`, ${SECONDS} s, ${CLIENTS} clients\n\n`);
   const store = await startStore();
   const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-soak-'));
   const configFile = join(folder, 'guard.json');
@@ -155,10 +156,18 @@ async function main(): Promise<void> {
   store.close();
   rmSync(folder, { recursive: true, force: true });
   process.stdout.write(
-    `RSS: ${rss.join(', ')}\nrequests sent ${sent}, finished ${finished}\nended as the client saw it:\n` +
-      Object.entries(ended).sort().map(([how, n]) => `  ${how} ${n}`).join('\n') +
-      `\nrequest log lines: ${requestLines.length} for ${sent} requests (${sent - requestLines.length} without a line)\n` +
-      `log lines by outcome: ${JSON.stringify(outcomes)}\n`,
+    [
+      `- RSS: ${rss.join(', ')}`,
+      `- requests sent ${sent}, finished ${finished}`,
+      `- request log lines: ${requestLines.length} for ${sent} requests (${sent - requestLines.length} without a line)`,
+      '',
+      tableHeader(['ended as the client saw it', 'requests'], 'lr'),
+      ...Object.entries(ended).sort().map(([how, n]) => tableRow([how, n])),
+      '',
+      tableHeader(['log lines by outcome', 'lines'], 'lr'),
+      ...Object.entries(outcomes).sort().map(([outcome, n]) => tableRow([outcome, n])),
+      '',
+    ].join('\n') + '\n',
   );
 }
 

@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { describeMachine } from './describe-machine.js';
-import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './start-bench-server.js';
-import { runScenario, scenarioArguments } from './fresh-process.js';
+import { describeLoad, describeMachine } from './_util/describe-machine.js';
+import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './_util/start-bench-server.js';
+import { runScenario, scenarioArguments } from './_util/fresh-process.js';
 
 /** The stand-in store streams LIMIT rows in blocks of 1,000 rows (135,780 bytes): 3,683 blocks are 500 MB. */
 const LIMIT = 3_683_000;
@@ -140,6 +140,7 @@ async function main(): Promise<void> {
   }
   console.log('### (c) Streaming a 500 MB answer\n');
   console.log(`machine: ${describeMachine()}`);
+  console.log(`load: ${describeLoad()} at the start`);
   console.log(`SELECT answered by the stand-in store with ${LIMIT.toLocaleString('en')} rows of SPARQL JSON (chunked, no Content-Length); one client on a fresh connection reads it all; best of ${RUNS} runs; each front in a fresh process; RSS of the guard process from /proc (MB = 10^6 bytes); the plain proxy shows what any Node process relaying the bytes costs on this machine\n`);
   const rows = (['direct', 'proxy', 'guard'] as const).map((name) => runScenario<Row>(import.meta.url, name));
   const [direct, proxy, guard] = rows as [Row, Row, Row];

@@ -9,10 +9,10 @@ import { prepareQuery } from '../src/sparql/prepare-query.js';
 import { applyGrant } from '../src/sparql/apply-grant.js';
 import { compileFunctionAllowList } from '../src/sparql/check-function-calls.js';
 import { BSBM_SHAPES, seededRandom } from './bsbm-mix.js';
-import { describeMachine } from './describe-machine.js';
-import { percentile } from './percentile.js';
-import { runScenario, scenarioArguments } from './fresh-process.js';
-import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './start-bench-server.js';
+import { describeLoad, describeMachine } from './_util/describe-machine.js';
+import { percentile } from './_util/percentile.js';
+import { runScenario, scenarioArguments } from './_util/fresh-process.js';
+import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './_util/start-bench-server.js';
 
 const CONNECTIONS = 32;
 const WARM_UP_S = 3;
@@ -201,6 +201,7 @@ async function main(): Promise<void> {
   }
   console.log('### Templated workload: an application\'s traffic\n');
   console.log(`machine: ${describeMachine()}`);
+  console.log(`load: ${describeLoad()} at the start`);
   console.log(
     `${BSBM_SHAPES.length} query shapes in the style of the BSBM explore mix, each request a random shape with random product, feature, type, vendor-country IRIs, numbers, words and dates; ` +
       `beside one of them repeated. autocannon, ${CONNECTIONS} connections, ${WARM_UP_S} s warm-up then ${MEASURE_S} s measured, API key, POST form; ` +

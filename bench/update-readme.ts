@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runEchoing } from './fresh-process.js';
+import { runEchoing } from './_util/fresh-process.js';
 
 const START = '<!-- results:start (bench/update-readme.ts writes this part) -->';
 const END = '<!-- results:end -->';

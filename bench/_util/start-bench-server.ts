@@ -19,7 +19,7 @@ export interface BenchServer {
 /** The API key the benchmark caller presents; its policy grants ten graphs. */
 export const BENCH_KEY = 'sg_bench_caller_5d1c0e7a9b2f4386';
 
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
 
 /** Runs `bench/<name>.js` with `args`; it prints `{"port":n}` once it listens. */
