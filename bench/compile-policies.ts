@@ -332,7 +332,8 @@ async function main(): Promise<void> {
   console.log('copy = shipped rules only, applied as copies; n3 = plus one operator rule inside the fragment (N3.Reasoner); eye = plus one operator rule with a built-in (EYE loads every triple the rules need)\n');
   const header = ['rules', 'N', 'run', 'wall ms', 'read+validate ms', 'copy/N3 ms', 'EYE ms', 'other worker ms', 'compile ms', 'triples to EYE', 'derived', 'worker heap MB', 'budget'];
   console.log(tableHeader(header, 'lrlrrrrrrrrrl'));
-  const fmt = (ms: number) => (Number.isNaN(ms) ? '-' : ms.toFixed(0));
+  // A figure not taken is NaN in the scenario and null once it crosses as JSON.
+  const fmt = (ms: number | null) => (ms === null || Number.isNaN(ms) ? '-' : ms.toFixed(0));
   for (const [mode, n] of (['copy', 'n3', 'eye'] as const).flatMap((mode) => SIZES.map((n) => [mode, n] as const))) {
     for (const r of runScenario<Row[]>(import.meta.url, 'flat', mode, String(n))) {
       const verdict = r.n === 10_000 ? (r.wallMs <= BUDGET_MS ? 'ok (<= 2 s)' : 'OVER 2 s') : '';
@@ -383,7 +384,7 @@ async function main(): Promise<void> {
   console.log(tableHeader(['window', 'requests', 'failed', 'p50 ms', 'p99 ms', 'reloads (failed)', 'mean reload ms', 'target'], 'lrrrrrrl'));
   try {
     const r = runScenario<ReloadRow>(import.meta.url, 'org-reload', String(reloadN));
-    const ms = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(1));
+    const ms = (value: number | null) => (value === null || Number.isNaN(value) ? '-' : value.toFixed(1));
     console.log(tableRow(['steady', r.steady.requests, r.steady.failed, ms(r.steady.p50), ms(r.steady.p99), '', '', '']));
     const failed = r.reloadsFailed > 0 ? ` (${r.reloadsFailed}: ${r.failure})` : ' (0)';
     const added = r.reloading.p99 - r.steady.p99;
