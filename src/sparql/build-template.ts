@@ -109,7 +109,7 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
     graphSlots.push({
       name: pattern.name.value,
       variable,
-      removed: variables.length === 1 ? `VALUES ${variables[0]} {}` : `VALUES (${variables.join(' ')}) {}`,
+      removed: emptyGroup(variables),
     });
     // An expanded GRAPH ?var keeps only its group `{ P }`; each branch writes its own GRAPH <g>.
     const kept = variable ? this.group(pattern) : plain.graph.call(this, pattern);
@@ -153,6 +153,21 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots, requestedNamed);
   verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? { marks, fresh, endTexts } : undefined, transitive);
   return { parts, namedPredicates: [...marks.named].sort(), hasHiddenSlots: leafSlots.length > 0, blankZeroLength: marks.zeroLengthBlank };
+}
+
+/**
+ * A group with no solution that keeps `variables` in scope (SPARQL 1.1 §18.2.1: the variables of
+ * a VALUES block are in scope): one row of UNDEF under a filter that is false, not an empty VALUES
+ * block, because Oxigraph 0.5 answers an aggregate without GROUP BY over an empty VALUES block (or
+ * a FILTER(false)) with no row instead of one (docs/design.md, "GRAPH of an ungranted IRI"). Its FILTER is
+ * scoped to its own braces, so it empties only this group: Join, LeftJoin and Minus with an
+ * empty multiset then give what they give with the removed GRAPH element (§18.6: an IRI that is no
+ * graph name of the dataset matches nothing).
+ */
+export function emptyGroup(variables: readonly string[]): string {
+  if (variables.length === 0) return '{ FILTER(1 = 0) }';
+  if (variables.length === 1) return `{ VALUES ${variables[0]} { UNDEF } FILTER(1 = 0) }`;
+  return `{ VALUES (${variables.join(' ')}) { (${variables.map(() => 'UNDEF').join(' ')}) } FILTER(1 = 0) }`;
 }
 
 /** The fresh variables of zero-length filters (`?…`): names no variable of the query has. */

@@ -2,7 +2,7 @@
 
 /**
  * The in-scope variables of a group's patterns (SPARQL 1.1 §18.2.1), in order
- * of first appearance: what the empty VALUES block replacing `GRAPH <iri> {P}`
+ * of first appearance: what the group with no solution replacing `GRAPH <iri> {P}`
  * must keep in scope. FILTER, MINUS and EXISTS bind nothing; a sub-select
  * binds what it projects.
  */

@@ -29,8 +29,8 @@ export interface DatasetSlot {
 
 /**
  * A `GRAPH <iri> { P }` element. `kept` is the generated GRAPH text (it may hold
- * nested slots); `removed` is the empty inline-data block over P's in-scope
- * variables that replaces it when `iri` is not an effective named graph.
+ * nested slots); `removed` is the group with no solution over P's in-scope
+ * variables (emptyGroup) that replaces it when `iri` is not an effective named graph.
  */
 export interface GraphSlot {
   readonly kind: 'graph';
@@ -57,7 +57,7 @@ export interface GraphVariableSlot {
   readonly variable: string;
   /** The generated group `{ P }` (it may hold nested slots), the same in every branch. */
   readonly body: readonly TemplatePart[];
-  /** The empty inline-data block over the in-scope variables of the whole element, ?var included. */
+  /** The group with no solution over the in-scope variables of the whole element, ?var included (emptyGroup). */
   readonly removed: string;
 }
 

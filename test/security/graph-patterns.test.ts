@@ -15,6 +15,9 @@ const attacks: Attack[] = [
   { name: 'GRAPH <secret> {} under FILTER(false) in EXISTS', caller: 'reader', query: `ASK { FILTER EXISTS { GRAPH <${GRAPHS.secret}> { } } }`, expect: { ask: false },
     // Not a leak (the answer does not depend on the secret graph): Virtuoso finds a solution in EXISTS { VALUES () {} }.
     expectOn: { virtuoso: { ask: true } } },
+  // A GRAPH <iri> outside the dataset matches nothing, and an aggregate over nothing is one row (COUNT 0, here 2 + 0).
+  { name: 'COUNT(*) over GRAPH <secret>: one row, 0', caller: 'reader', query: `SELECT ((COUNT(*) + 2) AS ?b) WHERE { GRAPH <${GRAPHS.secret}> { ?s ?p ?o } }`, expect: { bits: [BITS.public1] } },
+  { name: 'COUNT(*) over GRAPH <secret> joined with a visible triple: one row, 0', caller: 'reader', query: `${P}SELECT ((COUNT(*) + 2) AS ?b) WHERE { ex:fingerprint ex:graphBit ?x GRAPH <${GRAPHS.secret}> { ?s ?p ?o } }`, expect: { bits: [BITS.public1] } },
   { name: 'GRAPH <public2> nested inside GRAPH <public1>', caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { GRAPH <${GRAPHS.public1}> { GRAPH <${GRAPHS.public2}> { ex:fingerprint ex:graphBit ?b } } }`, expect: { bits: [] } },
   { name: 'VALUES ?g { <secret> } then GRAPH ?g', caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { VALUES ?g { <${GRAPHS.secret}> <${GRAPHS.teamB}> } GRAPH ?g { ex:fingerprint ex:graphBit ?b } }`, expect: { bits: [] } },
   { name: 'GRAPH ?g then VALUES ?g { <secret> <teamA> }', caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { GRAPH ?g { ex:fingerprint ex:graphBit ?b } VALUES ?g { <${GRAPHS.secret}> <${GRAPHS.teamA}> } }`, expect: { bits: [BITS.teamA] } },
