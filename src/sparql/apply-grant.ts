@@ -5,7 +5,8 @@ import { NOT_IN_IRI } from '../iri.js';
 import type { Grant } from '../policy/grant.js';
 import { EMPTY_GRAPH } from '../vocabulary.js';
 import type { Plan } from './plan.js';
-import type { PreparedQuery, TemplatePart } from './prepared-query.js';
+import { IN_ANY_NAMED_GRAPH, IN_DEFAULT_GRAPH, IN_WHOLE_DATASET } from './mark-hidden-paths.js';
+import type { GraphVariableSlot, PreparedQuery, TemplatePart } from './prepared-query.js';
 
 /** The caller's hidden predicates, written the three ways the slots need them. */
 export interface HiddenText {
@@ -45,13 +46,16 @@ function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): st
  * Requested graphs keep request order, "all granted" is sorted, so output is
  * deterministic.
  *
- * DESIGN section 3: the hidden predicates of this request are the union of
- * the hidden sets of the graphs of its effective dataset (default and named).
- * A query naming one of them in predicate position is refused (403, without
- * saying which); otherwise the hidden IRIs fill the filter and negated-set
- * slots, and the zero-length slots keep paths of length zero on nodes of
- * visible triples; a zero-length path between two blank nodes is refused
- * (403). With nothing hidden those slots write nothing.
+ * Hidden predicates are per graph (docs/design.md, "Hidden sets are per
+ * graph"): a slot inside `GRAPH <iri>` gets that graph's hidden set, one
+ * inside `GRAPH ?var` the set of each named graph it ranges over (a branch per
+ * graph when the sets differ), one outside any GRAPH the union of the sets of the effective
+ * default graphs (the default graph is their merge). A query naming a
+ * predicate hidden where it is read is refused (403, without saying which);
+ * otherwise the hidden IRIs fill the filter and negated-set slots, and the
+ * zero-length slots keep paths of length zero on nodes of visible triples; a
+ * zero-length path between two blank nodes is refused (403) while anything
+ * is hidden in the dataset. With nothing hidden those slots write nothing.
  */
 export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: readonly string[] = NO_CONSTANTS): Plan {
   const granted = grant.graphs;
@@ -60,39 +64,52 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
   const named = prepared.requestedNamed ?? all ?? [];
   const dataset = clauses('FROM <', defaults, granted) + clauses('FROM NAMED <', named, granted);
   let hidden: HiddenText | undefined;
+  let hiddenIn: Filling['hiddenIn'] = NOTHING_HIDDEN;
   if (grant.hiddenByGraph.size > 0) {
-    const paths = hiddenPaths(prepared, grant, defaults, named);
-    if (paths !== undefined) {
-      for (const iri of prepared.namedPredicates) {
-        if (paths.has(iri)) throw new GuardError(403, 'the query uses a hidden path');
-      }
+    const sets = hiddenSets(prepared, grant, defaults, named);
+    if (sets !== undefined) {
+      refuseNamedHidden(prepared, grant, sets);
       if (prepared.blankZeroLength) throw new GuardError(403, BLANK_ZERO_LENGTH);
-      if (prepared.hasHiddenSlots) hidden = hiddenTextOf(paths);
+      if (prepared.hasHiddenSlots) {
+        hidden = sets.inDefault.size === 0 ? undefined : hiddenTextOf(sets.inDefault);
+        hiddenIn = hiddenInOf(grant);
+      }
     }
   }
+  const filling: Filling = { dataset, keep: granted, named, hiddenIn, constants };
   return {
-    query: fillTemplate(prepared.parts, dataset, granted, named, hidden, constants) + limitClause(prepared.limit, grant.limits?.resultLimit),
+    query: fillTemplate(prepared.parts, filling, hidden) + limitClause(prepared.limit, grant.limits?.resultLimit),
     form: prepared.form,
     defaultAccept: prepared.defaultAccept,
   };
 }
 
+/** How a template is filled: for one request, or for one of the planner's checks. */
+export interface Filling {
+  readonly dataset: string;
+  /**
+   * Decides GRAPH slots: the granted set (kept when requested and granted),
+   * or true / false (all kept or all removed, for checks).
+   */
+  readonly keep: ReadonlySet<string> | boolean;
+  /** The candidate named graphs a `GRAPH ?var` slot ranges over (the requested ones, or all granted; those `keep` keeps). */
+  readonly named: readonly string[];
+  /** The hidden predicates of a named graph as the active graph, written; undefined: nothing hidden there. */
+  readonly hiddenIn: (graph: string) => HiddenText | undefined;
+  /** The constant slots' values (the request's constants as generated). */
+  readonly constants: readonly string[];
+}
+
+const NOTHING_HIDDEN = (): undefined => undefined;
+
 /**
- * Writes the template: `keep` decides GRAPH slots (the granted set: kept when
- * requested and granted; true or false: all kept or all removed, for checks),
- * `named` lists the candidate named graphs a `GRAPH ?var` slot expands over
- * (the requested ones, or all granted; those `keep` keeps are written),
- * `hidden` fills the hidden-path slots (undefined: nothing hidden),
- * `constants` the constant slots (the request's constants as generated).
+ * Writes the template. `hidden` fills the hidden-path slots of the active
+ * graph the parts are read in (undefined: nothing hidden there); inside
+ * `GRAPH <iri>` that graph's own set takes over, inside `GRAPH ?var` each
+ * named graph's.
  */
-export function fillTemplate(
-  parts: readonly TemplatePart[],
-  dataset: string,
-  keep: ReadonlySet<string> | boolean,
-  named: readonly string[],
-  hidden: HiddenText | undefined,
-  constants: readonly string[] = NO_CONSTANTS,
-): string {
+export function fillTemplate(parts: readonly TemplatePart[], filling: Filling, hidden: HiddenText | undefined): string {
+  const { dataset, keep, hiddenIn, constants } = filling;
   let out = '';
   for (const part of parts) {
     if (typeof part === 'string') out += part;
@@ -103,18 +120,11 @@ export function fillTemplate(
     }
     else if (part.kind === 'dataset') out += dataset;
     else if (part.kind === 'graph') {
-      // An effective named graph is requested (or all are) and granted.
+      // An effective named graph is requested (or all are) and granted; inside, it is the active graph (§18.6).
       const kept = typeof keep === 'boolean' ? keep : part.requested && keep.has(part.iri);
-      out += kept ? fillTemplate(part.kept, dataset, keep, named, hidden, constants) : part.removed;
+      out += kept ? fillTemplate(part.kept, filling, hiddenIn(part.iri)) : part.removed;
     } else if (part.kind === 'graph-variable') {
-      // The body does not depend on the graph: written once, repeated per branch.
-      const body = fillTemplate(part.body, dataset, keep, named, hidden, constants);
-      let branches = '';
-      for (const graph of named) {
-        if (typeof keep === 'boolean' ? !keep : !keep.has(graph)) continue;
-        branches += (branches === '' ? '{ GRAPH <' : '\nUNION\n{ GRAPH <') + graph + '> ' + body + ' VALUES ' + part.variable + ' { <' + graph + '> } }';
-      }
-      out += branches === '' ? part.removed : branches;
+      out += fillGraphVariable(part, filling, hidden);
     } else if (hidden === undefined) {
       if (part.kind === 'negated-set') out += part.plain;
     } else if (part.kind === 'hidden-filter') {
@@ -126,6 +136,35 @@ export function fillTemplate(
     }
   }
   return out;
+}
+
+/**
+ * Writes a `GRAPH ?var` slot (GraphVariableSlot) over the effective named
+ * graphs: one `GRAPH <g>` branch per graph when the slot asks for it (a `*` or
+ * `+` path) or when the graphs hide different sets and the body has slots of
+ * its own to fill; else the element as written, filled for the set every graph
+ * shares. `hidden` (the enclosing active graph's) fills it only when no named
+ * graph is effective, where it matches nothing anyway.
+ */
+function fillGraphVariable(part: GraphVariableSlot, filling: Filling, hidden: HiddenText | undefined): string {
+  const { keep, named, hiddenIn } = filling;
+  const graphs = named.filter((graph) => (typeof keep === 'boolean' ? keep : keep.has(graph)));
+  const first = graphs[0];
+  if (first === undefined) return part.perGraph ? part.removed : 'GRAPH ' + part.variable + ' ' + fillTemplate(part.body, filling, hidden);
+  const shared = hiddenIn(first);
+  const mixed = part.hiddenSlots && graphs.some((graph) => hiddenIn(graph)?.list !== shared?.list);
+  if (!part.perGraph && !mixed) return 'GRAPH ' + part.variable + ' ' + fillTemplate(part.body, filling, shared);
+  // The body depends on the graph only through its hidden set: written once per set.
+  const bodies = new Map<string, string>();
+  let branches = '';
+  for (const graph of graphs) {
+    const text = hiddenIn(graph);
+    const key = text?.list ?? '';
+    let body = bodies.get(key);
+    if (body === undefined) bodies.set(key, (body = fillTemplate(part.body, filling, text)));
+    branches += (branches === '' ? '{ GRAPH <' : '\nUNION\n{ GRAPH <') + graph + '> ' + body + ' VALUES ' + part.variable + ' { <' + graph + '> } }';
+  }
+  return branches;
 }
 
 /** The filter a ZeroLengthSlot writes for one end: it must be a node of a visible triple of the active graph. */
@@ -153,35 +192,81 @@ export function hiddenText(sorted: readonly string[]): HiddenText {
   return { list, forward, inverse };
 }
 
-/**
- * The union of the hidden sets of the effective graphs, or undefined when it
- * is empty. Without a requested dataset the effective graphs are all granted
- * ones: then it is the union of every hidden set of the grant, remembered per
- * grant (the policy set hands out the same grant object again).
- */
-function hiddenPaths(prepared: PreparedQuery, grant: Grant, defaults: readonly string[], named: readonly string[]): ReadonlySet<string> | undefined {
-  const byGraph = grant.hiddenByGraph;
-  const allGranted = prepared.requestedDefault === null && prepared.requestedNamed === null;
-  let union = allGranted ? unionByGrant.get(byGraph) : undefined;
-  if (union === undefined) {
-    const found = new Set<string>();
-    const add = (graph: string): void => {
-      const paths = grant.graphs.has(graph) ? byGraph.get(graph) : undefined;
-      if (paths !== undefined) for (const path of paths) found.add(path);
-    };
-    if (allGranted) for (const graph of byGraph.keys()) add(graph);
-    else {
-      for (const graph of defaults) add(graph);
-      for (const graph of named) add(graph);
-    }
-    union = found;
-    if (allGranted) unionByGrant.set(byGraph, union);
-  }
-  return union.size === 0 ? undefined : union;
+/** The hidden sets a request needs: per place a named predicate can be read (see namedIn). */
+interface HiddenSets {
+  /** The union over the effective default graphs: the default graph is their merge. */
+  readonly inDefault: ReadonlySet<string>;
+  /** The union over the effective named graphs: what `GRAPH ?var` may reach. */
+  readonly inNamed: ReadonlySet<string>;
+  /** The union of both. */
+  readonly whole: ReadonlySet<string>;
 }
 
-/** The union of all hidden sets of a grant, remembered per grant (see sortedBySet). */
-const unionByGrant = new WeakMap<ReadonlyMap<string, ReadonlySet<string>>, ReadonlySet<string>>();
+/**
+ * The hidden sets of the effective graphs, or undefined when nothing is
+ * hidden in any of them. Without a requested dataset the effective graphs are
+ * all granted ones: then every union is that of every hidden set of the
+ * grant, remembered per grant (the policy set hands out the same grant object
+ * again).
+ */
+function hiddenSets(prepared: PreparedQuery, grant: Grant, defaults: readonly string[], named: readonly string[]): HiddenSets | undefined {
+  const byGraph = grant.hiddenByGraph;
+  const allGranted = prepared.requestedDefault === null && prepared.requestedNamed === null;
+  let sets = allGranted ? setsByGrant.get(byGraph) : undefined;
+  if (sets === undefined) {
+    const union = (graphs: Iterable<string>): Set<string> => {
+      const found = new Set<string>();
+      for (const graph of graphs) {
+        const paths = grant.graphs.has(graph) ? byGraph.get(graph) : undefined;
+        if (paths !== undefined) for (const path of paths) found.add(path);
+      }
+      return found;
+    };
+    if (allGranted) {
+      const whole = union(byGraph.keys());
+      sets = { inDefault: whole, inNamed: whole, whole };
+      setsByGrant.set(byGraph, sets);
+    } else {
+      const inDefault = union(defaults);
+      const inNamed = union(named);
+      sets = { inDefault, inNamed, whole: new Set([...inDefault, ...inNamed]) };
+    }
+  }
+  return sets.whole.size === 0 ? undefined : sets;
+}
+
+/** The hidden sets of a grant when nothing is requested, remembered per grant (see sortedBySet). */
+const setsByGrant = new WeakMap<ReadonlyMap<string, ReadonlySet<string>>, HiddenSets>();
+
+/**
+ * Refuses (403) a query naming a predicate hidden where it is read: in the
+ * default graph, in any effective named graph for `GRAPH ?var`, in the graph
+ * itself for `GRAPH <iri>` when that graph is effective, anywhere in the
+ * dataset for CONSTRUCT templates, DESCRIBE and a `GRAPH <iri>` outside the
+ * dataset (removed, it reads nothing: kept as the stricter rule).
+ */
+function refuseNamedHidden(prepared: PreparedQuery, grant: Grant, sets: HiddenSets): void {
+  for (const [where, iris] of prepared.namedIn) {
+    let paths: ReadonlySet<string> | undefined;
+    if (where === IN_DEFAULT_GRAPH) paths = sets.inDefault;
+    else if (where === IN_ANY_NAMED_GRAPH) paths = sets.inNamed;
+    else if (where === IN_WHOLE_DATASET) paths = sets.whole;
+    else if ((prepared.requestedNamed === null || prepared.requestedNamed.includes(where)) && grant.graphs.has(where)) {
+      paths = grant.hiddenByGraph.get(where);
+    } else paths = sets.whole; // the element is removed and reads nothing; named all the same, it counts as named anywhere
+
+    if (paths === undefined || paths.size === 0) continue;
+    for (const iri of iris) if (paths.has(iri)) throw new GuardError(403, 'the query uses a hidden path');
+  }
+}
+
+/** A named graph's hidden text as the active graph, per grant. */
+function hiddenInOf(grant: Grant): (graph: string) => HiddenText | undefined {
+  return (graph) => {
+    const paths = grant.graphs.has(graph) ? grant.hiddenByGraph.get(graph) : undefined;
+    return paths === undefined || paths.size === 0 ? undefined : hiddenTextOf(paths);
+  };
+}
 
 /** The written hidden list, remembered per hidden set (the cached unions above come back as the same object). */
 const textBySet = new WeakMap<ReadonlySet<string>, HiddenText>();

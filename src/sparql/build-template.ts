@@ -2,7 +2,7 @@
 
 import sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
-import { fillTemplate, hiddenText, zeroLengthFilter, type HiddenText } from './apply-grant.js';
+import { fillTemplate, hiddenText, zeroLengthFilter, type Filling, type HiddenText } from './apply-grant.js';
 import { EMPTY_GRAPH, reservedIri } from '../vocabulary.js';
 import { findTransitiveGraphs } from './find-transitive-graphs.js';
 import { inScopeVariables } from './in-scope-variables.js';
@@ -16,6 +16,8 @@ export interface Template {
   readonly parts: TemplatePart[];
   /** IRIs named in predicate position, sorted. */
   readonly namedPredicates: string[];
+  /** The same IRIs by where they are read (HiddenPathMarks.namedIn). */
+  readonly namedIn: ReadonlyMap<string, ReadonlySet<string>>;
   /** True when parts hold a slot for hidden predicates. */
   readonly hasHiddenSlots: boolean;
   /** True when a path that can match zero steps has blank nodes at both ends. */
@@ -60,10 +62,11 @@ interface GraphNode {
 
 type LeafSlot = HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot;
 
-/** A GRAPH element met while generating: `GRAPH <iri>` or an expanded `GRAPH ?var`, and its removed text. */
+/** A GRAPH element met while generating: `GRAPH <iri>` or `GRAPH ?var` (expanded per graph or not), and its removed text. */
 interface PendingGraph {
   readonly name: string;
   readonly variable: boolean;
+  readonly perGraph: boolean;
   readonly removed: string;
 }
 
@@ -101,7 +104,7 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   generator.indent = (block) => '  ' + block.replaceAll('\n', '\n  ');
   generator.graphs = (keyword) => (keyword === 'FROM ' ? `${marker}D${marker}` : '');
   generator.graph = function (this: GeneratorInstance, pattern: GraphNode): string {
-    const variable = transitive.has(pattern);
+    const variable = pattern.name.termType === 'Variable';
     if (pattern.name.termType !== 'NamedNode' && !variable) return plain.graph.call(this, pattern);
     const index = graphSlots.length;
     // Removing `GRAPH ?var { P }` must keep ?var in scope too.
@@ -109,9 +112,10 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
     graphSlots.push({
       name: pattern.name.value,
       variable,
+      perGraph: transitive.has(pattern),
       removed: emptyGroup(variables),
     });
-    // An expanded GRAPH ?var keeps only its group `{ P }`; each branch writes its own GRAPH <g>.
+    // A GRAPH ?var slot keeps only its group `{ P }`; the filling writes `GRAPH ?var` or `GRAPH <g>` per branch.
     const kept = variable ? this.group(pattern) : plain.graph.call(this, pattern);
     return `${marker}O${index}${marker}` + kept + `${marker}C${index}${marker}`;
   };
@@ -152,7 +156,7 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   const generated = generator.toQuery(root);
   const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots, requestedNamed);
   verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? { marks, fresh, endTexts } : undefined, transitive);
-  return { parts, namedPredicates: [...marks.named].sort(), hasHiddenSlots: leafSlots.length > 0, blankZeroLength: marks.zeroLengthBlank };
+  return { parts, namedPredicates: [...marks.named].sort(), namedIn: marks.namedIn, hasHiddenSlots: leafSlots.length > 0, blankZeroLength: marks.zeroLengthBlank };
 }
 
 /**
@@ -204,6 +208,11 @@ function isInverse(member: unknown): boolean {
   return path.type === 'path' && path.pathType === '^';
 }
 
+/** True for a hidden-path slot (filled with the active graph's hidden set). */
+function isLeafSlot(part: TemplatePart): boolean {
+  return typeof part !== 'string' && (part.kind === 'hidden-filter' || part.kind === 'negated-set' || part.kind === 'zero-length');
+}
+
 /** Rebuilds the slot tree from the marked text; any unexpected marker layout is a refusal. */
 function cutAtMarkers(
   generated: string,
@@ -240,7 +249,7 @@ function cutAtMarkers(
       const parent = stack[stack.length - 1];
       if (slot === undefined || parent === undefined) throw unsafe();
       const graphSlot: GraphSlot | GraphVariableSlot = slot.variable
-        ? { kind: 'graph-variable', variable: '?' + slot.name, body: top.parts, removed: slot.removed }
+        ? { kind: 'graph-variable', variable: '?' + slot.name, perGraph: slot.perGraph, hiddenSlots: top.parts.some(isLeafSlot), body: top.parts, removed: slot.removed }
         : {
             kind: 'graph',
             iri: slot.name,
@@ -285,13 +294,20 @@ function verifyTemplate(
   const sample: HiddenText | undefined = marks === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
   let kept: sparqljs.SparqlQuery;
   let keptHidden: sparqljs.SparqlQuery | undefined;
+  const filling = (keep: boolean, hiddenIn: Filling['hiddenIn']): Filling => ({ dataset, keep, named: NAMED_SAMPLES, hiddenIn, constants: [] });
+  const nothing = (): undefined => undefined;
   try {
-    kept = parseQuery(fillTemplate(parts, dataset, true, NAMED_SAMPLES, undefined));
+    kept = parseQuery(fillTemplate(parts, filling(true, nothing), undefined));
     // Without GRAPH slots the all-removed fillings are the all-kept ones.
-    if (hasGraphSlots) parseQuery(fillTemplate(parts, dataset, false, NAMED_SAMPLES, undefined));
+    if (hasGraphSlots) parseQuery(fillTemplate(parts, filling(false, nothing), undefined));
     if (sample !== undefined) {
-      keptHidden = parseQuery(fillTemplate(parts, dataset, true, NAMED_SAMPLES, sample));
-      if (hasGraphSlots) parseQuery(fillTemplate(parts, dataset, false, NAMED_SAMPLES, sample));
+      keptHidden = parseQuery(fillTemplate(parts, filling(true, () => sample), sample));
+      if (hasGraphSlots) {
+        parseQuery(fillTemplate(parts, filling(false, () => sample), sample));
+        // The first sample graph hides something, the second nothing: GRAPH ?var with slots of its own writes a branch per graph.
+        const mixed = (graph: string): HiddenText | undefined => (graph === NAMED_SAMPLES[0] ? sample : undefined);
+        parseQuery(fillTemplate(parts, filling(true, mixed), undefined));
+      }
     }
   } catch (error) {
     if (error instanceof RangeError) throw error;

@@ -152,7 +152,7 @@ export function cutConstantSlots(
     return out;
   };
   const parts = cut(prepared.parts);
-  scanOutside([prepared.namedPredicates, prepared.requestedDefault, prepared.requestedNamed]);
+  scanOutside([prepared.namedPredicates, prepared.namedIn, prepared.requestedDefault, prepared.requestedNamed]);
   if (broken) return undefined;
   for (let k = 0; k < shape.raw.length; k++) {
     if (!kept.has(k) && (count[k] ?? 0) < 1) sensitive.add(k);

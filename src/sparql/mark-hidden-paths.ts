@@ -2,10 +2,22 @@
 
 import type { PathNode, Term } from './tree-shapes.js';
 
+/**
+ * Where a named predicate is read (its active graph, SPARQL 1.1 §18.6): the default graph,
+ * any named graph (`GRAPH ?var`), one named graph (its IRI), or the whole dataset (CONSTRUCT
+ * templates and DESCRIBE, which name predicates outside any graph pattern). The words start
+ * with a space, which no IRI holds.
+ */
+export const IN_DEFAULT_GRAPH = ' default';
+export const IN_ANY_NAMED_GRAPH = ' named';
+export const IN_WHOLE_DATASET = ' all';
+
 /** What the template step needs to close a query against hidden predicates (docs/design.md#vocabulary). */
 export interface HiddenPathMarks {
   /** IRIs in predicate position: triple patterns, every property path member, CONSTRUCT templates. */
   readonly named: ReadonlySet<string>;
+  /** The same IRIs by where they are read: IN_DEFAULT_GRAPH, IN_ANY_NAMED_GRAPH, IN_WHOLE_DATASET or a graph IRI. */
+  readonly namedIn: ReadonlyMap<string, ReadonlySet<string>>;
   /**
    * Per basic graph pattern (by identity), the predicate variables (names
    * without `?`) that need a NOT IN filter right after it: each variable once
@@ -77,13 +89,20 @@ export function canMatchZeroSteps(path: Term | PathNode): boolean {
  */
 export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks {
   const named = new Set<string>();
+  const namedIn = new Map<string, Set<string>>();
+  /** The active graph of the patterns being walked: the innermost GRAPH around them. */
+  let scope = IN_DEFAULT_GRAPH;
   const filters = new Map<object, string[]>();
   const zeroLength = new Map<object, ZeroLengthEnd[]>();
   let zeroLengthBlank = false;
 
   const collectPath = (predicate: Term | PathNode): void => {
     if ('termType' in predicate) {
-      if (predicate.termType === 'NamedNode') named.add(predicate.value);
+      if (predicate.termType !== 'NamedNode') return;
+      named.add(predicate.value);
+      let here = namedIn.get(scope);
+      if (here === undefined) namedIn.set(scope, (here = new Set()));
+      here.add(predicate.value);
       return;
     }
     for (const item of predicate.items) collectPath(item);
@@ -135,10 +154,17 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
       case 'bgp':
         visitGroup([record]); // a bare BGP as a UNION branch or EXISTS argument
         return;
+      case 'graph': {
+        const name = record['name'] as Term;
+        const outer = scope;
+        scope = name.termType === 'NamedNode' ? name.value : IN_ANY_NAMED_GRAPH;
+        visitGroup(record['patterns'] as readonly unknown[]);
+        scope = outer;
+        return;
+      }
       case 'group':
       case 'optional':
       case 'minus':
-      case 'graph':
       case 'service':
         visitGroup(record['patterns'] as readonly unknown[]);
         return;
@@ -155,11 +181,14 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
       const value = query[key];
       if (key === 'where') visitGroup(value as readonly unknown[]);
       else if (key === 'template') {
+        const outer = scope;
+        scope = IN_WHOLE_DATASET;
         for (const triple of value as readonly Triple[]) collectPath(triple.predicate);
+        scope = outer;
       } else visit(value);
     }
   };
 
   visitQuery(root);
-  return { named, filters, zeroLength, zeroLengthBlank };
+  return { named, namedIn, filters, zeroLength, zeroLengthBlank };
 }

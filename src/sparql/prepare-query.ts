@@ -17,7 +17,7 @@ import { readProtocolGraphs } from './read-protocol-dataset.js';
 import { hasScheme } from '../iri.js';
 import { normaliseIri } from './resolve-iri.js';
 import { resolveQueryIris } from './resolve-query-iris.js';
-import { markHiddenPaths } from './mark-hidden-paths.js';
+import { IN_WHOLE_DATASET, markHiddenPaths } from './mark-hidden-paths.js';
 import { rewriteDescribe } from './rewrite-describe.js';
 import { splitQueryText, type TextRegion } from './split-query-text.js';
 
@@ -95,8 +95,13 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     const describeNames = form === 'describe' ? markHiddenPaths(tree as unknown as Record<string, unknown>).named : undefined;
     const root = (form === 'describe' ? rewriteDescribe(tree as sparqljs.DescribeQuery) : tree) as unknown as LooseQuery;
     const limit = takeOuterLimit(root, form);
-    const { parts, namedPredicates, hasHiddenSlots, blankZeroLength } = buildTemplate(root, text, requestedNamed);
+    const { parts, namedPredicates, namedIn, hasHiddenSlots, blankZeroLength } = buildTemplate(root, text, requestedNamed);
     const named = withNormalisedForms(describeNames === undefined ? namedPredicates : [...namedPredicates, ...describeNames]);
+    const places = new Map<string, readonly string[]>();
+    for (const [where, iris] of namedIn) places.set(where, [...iris]);
+    // What a DESCRIBE's WHERE names is checked against the whole dataset, as CONSTRUCT templates are.
+    if (describeNames !== undefined) places.set(IN_WHOLE_DATASET, [...(places.get(IN_WHOLE_DATASET) ?? []), ...describeNames]);
+    const namedInPlaces = [...places].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([where, iris]) => [where, withNormalisedForms(iris)] as const);
     // IRI() and URI() resolve against the query's base (§17.4.2.8); every other IRI is absolute already.
     if (typeof parts[0] === 'string') parts[0] = `BASE <${base}>\n` + parts[0];
     else parts.unshift(`BASE <${base}>\n`);
@@ -107,13 +112,15 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       requestedNamed,
       parts,
       namedPredicates: named,
+      namedIn: namedInPlaces,
       hasHiddenSlots,
       blankZeroLength,
       limit,
       sizeBytes:
         256 +
         sizeOf(parts) +
-        2 * [...(requestedDefault ?? []), ...(requestedNamed ?? []), ...named].join('').length,
+        2 * [...(requestedDefault ?? []), ...(requestedNamed ?? []), ...named].join('').length +
+        namedInPlaces.reduce((bytes, [where, iris]) => bytes + 32 + 2 * (where.length + iris.join('').length), 0),
     };
   } catch (error) {
     if (error instanceof RangeError) {
@@ -215,7 +222,7 @@ function sizeOf(parts: readonly TemplatePart[]): number {
     if (typeof part === 'string') bytes += 2 * part.length + 16;
     else if (part.kind === 'dataset' || part.kind === 'constant') bytes += 16;
     else if (part.kind === 'graph') bytes += 64 + 2 * (part.iri.length + part.removed.length) + sizeOf(part.kept);
-    else if (part.kind === 'graph-variable') bytes += 64 + 2 * (part.variable.length + part.removed.length) + sizeOf(part.body);
+    else if (part.kind === 'graph-variable') bytes += 72 + 2 * (part.variable.length + part.removed.length) + sizeOf(part.body);
     else if (part.kind === 'hidden-filter') bytes += 48 + 2 * part.variables.join('').length;
     else if (part.kind === 'zero-length') bytes += 96 + 2 * part.ends.join('').length;
     else bytes += 64 + 2 * (part.plain.length + part.members.length);

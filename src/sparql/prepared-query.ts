@@ -42,19 +42,32 @@ export interface GraphSlot {
 }
 
 /**
- * A `GRAPH ?var { P }` element whose P holds a `*` or `+` property path
- * (findTransitiveGraphs): Virtuoso 7.2.5 walks such paths across graphs
- * outside FROM NAMED. Written per request as one branch per effective named
- * graph g, in dataset order, `{ GRAPH <g> { P } VALUES ?var { <g> } }`, the
- * branches joined by UNION: SPARQL 1.1 §18.6 evaluates Graph(?var, P) as
- * exactly the union over the named graphs of Join(eval(g, P), {?var -> g}),
- * and the VALUES join (not a BIND) keeps that meaning when P binds ?var
- * itself. With no effective named graph: `removed`, as for GraphSlot.
+ * A `GRAPH ?var { P }` element. SPARQL 1.1 §18.6 evaluates Graph(?var, P) as
+ * exactly the union over the named graphs g of Join(eval(g, P), {?var -> g});
+ * a VALUES join (not a BIND) keeps that meaning when P binds ?var itself.
+ *
+ * Written per request as one branch per effective named graph g, in dataset
+ * order, `{ GRAPH <g> { P } VALUES ?var { <g> } }`, the branches joined by
+ * UNION, P's hidden-path slots filled with g's hidden set, when `perGraph` (P
+ * holds a `*` or `+` property path, findTransitiveGraphs: Virtuoso 7.2.5 walks
+ * such paths across graphs outside FROM NAMED) or when the effective named
+ * graphs hide different sets and P has hidden-path slots of its own (not only
+ * inside a GRAPH nested in it): Oxigraph evaluates a sub-select inside
+ * `GRAPH ?var` over all named graphs at once, so only a constant graph keeps
+ * each graph's set to its own triples (docs/design.md, "Hidden sets are per
+ * graph"). Otherwise `GRAPH ?var { P }` as written, filled for the set every
+ * graph shares. With no effective named graph: `removed` when `perGraph`, as
+ * for GraphSlot; else the element as written (FROM NAMED holds only the empty
+ * reserved graph).
  */
 export interface GraphVariableSlot {
   readonly kind: 'graph-variable';
   /** The graph variable as written (`?g`). */
   readonly variable: string;
+  /** True for one branch per graph whatever is hidden (a `*` or `+` path in P). */
+  readonly perGraph: boolean;
+  /** True when the body holds hidden-path slots outside any GRAPH element nested in it. */
+  readonly hiddenSlots: boolean;
   /** The generated group `{ P }` (it may hold nested slots), the same in every branch. */
   readonly body: readonly TemplatePart[];
   /** The group with no solution over the in-scope variables of the whole element, ?var included (emptyGroup). */
@@ -126,6 +139,13 @@ export interface PreparedQuery {
    * one of them hidden for the caller refuses the query (403).
    */
   readonly namedPredicates: readonly string[];
+  /**
+   * The same IRIs (each with its dot-segment-free form) by where they are read:
+   * IN_DEFAULT_GRAPH, IN_ANY_NAMED_GRAPH, IN_WHOLE_DATASET or a graph IRI
+   * (mark-hidden-paths.ts). Each is checked against the hidden set of its own
+   * place only (docs/design.md, "Hidden sets are per graph").
+   */
+  readonly namedIn: readonly (readonly [where: string, iris: readonly string[]])[];
   /** True when parts hold a HiddenFilterSlot, NegatedSetSlot or ZeroLengthSlot. */
   readonly hasHiddenSlots: boolean;
   /**

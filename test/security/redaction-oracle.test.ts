@@ -61,6 +61,18 @@ const ATTACKS = [
   `DESCRIBE <${EX}ann> <${EX}dan>`,
   'DESCRIBE ?x WHERE { ?x <urn:x:nothing>* ?x }',
   `PREFIX ex: <${EX}>\nSELECT ?s ?o0 ?o1 WHERE { ?s ex:name ?o0 . ?s ex:age ?o1 . }`,
+  // Per-graph hidden sets: where a graph does not hide a predicate, its triples are the caller's.
+  `SELECT ?s ?o WHERE { GRAPH <${HR}> { ?s <${EX}salary> ?o } }`,
+  `SELECT ?s ?o WHERE { GRAPH <${HR}> { ?s <${EX}salary>* ?o } }`,
+  `SELECT ?o WHERE { GRAPH <${HR}> { { SELECT ?o WHERE { ?s (<${EX}salary>|<${EX}bonus>)? ?o } } } }`,
+  `SELECT ?s WHERE { GRAPH <${HR}> { ?s ?p ?o FILTER EXISTS { ?s <${EX}salary> 71234 } } }`,
+  'SELECT ?g ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }',
+  'SELECT ?g ?x WHERE { GRAPH ?g { ?x <urn:x:nothing>* ?x } }',
+  `SELECT ?g ?x WHERE { GRAPH ?g { ?s !<${EX}name> ?x } }`,
+  `SELECT ?x WHERE { GRAPH <${PEOPLE}> { ?s ?p ?o } GRAPH <${HR}> { ?t ?p ?x } }`,
+  `SELECT ?x WHERE { GRAPH <${HR}> { GRAPH <${PEOPLE}> { ?s ?p ?x } } }`,
+  `SELECT (SUM(?x) AS ?n) WHERE { GRAPH ?g { ?s ?p ?x FILTER(isNumeric(?x)) } }`,
+  `SELECT ?o FROM <${HR}> FROM NAMED <${PEOPLE}> WHERE { ?s <${EX}salary> ?o }`,
   `PREFIX ex: <${EX}>\nSELECT * WHERE { ?s ex:name ?o0 . OPTIONAL { ?s ex:missing ?m . ?m ex:age ?x . } FILTER(?o0 != "x" || BOUND(?m)) }`,
 ];
 
@@ -86,7 +98,7 @@ describe('redaction oracle: the guard with hidden paths answers as the redacted 
       process.stdout.write(`# redaction oracle, embedded, ${set.name}: ${queries.length} queries ${JSON.stringify(counts)}\n`);
       assert.deepEqual(failures, []);
       assert.ok(counts.equal > queries.length / 3, 'most queries are compared');
-      // Where every graph hides the same set the union rule changes nothing.
+      // Where every graph hides the same set the default graph's union rule changes nothing.
       if (set.group === 'one' || set.group === 'several') assert.equal(counts['union-rule'], 0);
     });
   }

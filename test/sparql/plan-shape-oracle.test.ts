@@ -37,6 +37,15 @@ const GRANTS: readonly Grant[] = [
       GRAPHS.map((g) => [g, new Set([HIDDEN, 'http://example.org/ns#p', 'http://xmlns.com/foaf/0.1/name', 'http://example/q'])]),
     ),
   },
+  // Hidden sets per graph that differ: GRAPH <iri> and GRAPH ?var slots filled per graph.
+  {
+    policies: ['urn:test:per-graph'],
+    graphs: new Set(GRAPHS),
+    hiddenByGraph: new Map([
+      [GRAPHS[0] ?? '', new Set([HIDDEN, 'http://example.org/ns#p'])],
+      [GRAPHS[2] ?? '', new Set(['http://xmlns.com/foaf/0.1/name'])],
+    ]),
+  },
   { policies: ['urn:test:none'], graphs: new Set(), hiddenByGraph: new Map() },
   // A result cap (guard:resultLimit): the LIMIT written per request after the template is filled.
   { policies: ['urn:test:capped'], graphs: new Set(GRAPHS), hiddenByGraph: new Map(), limits: { resultLimit: 7 } },
