@@ -38,7 +38,7 @@ function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): st
 }
 
 /**
- * DESIGN section 5: effective default = requested default (or all granted)
+ * docs/design.md#rewriting: effective default = requested default (or all granted)
  * ∩ granted, the same for named; both FROM and FROM NAMED always present, an
  * empty set written as the reserved EMPTY_GRAPH; `GRAPH <iri>` outside the
  * effective named graphs becomes its group with no solution, and `GRAPH ?var`
