@@ -10,11 +10,7 @@ const tests = plainEvaluationTests();
  * Tests where the guard's answer differs from the store's own, each with its cause. A new
  * difference fails this file; a fixed one is reported so the entry can go.
  */
-const KNOWN_GUARD_DIFFERENCES: Readonly<Record<string, string>> = {
-  // Decided: a known deviation, not a text pre-pass (rewriting `[ p o ] .` into `[] p o .` would have to
-  // parse nested brackets, lists and strings before the parser does, the kind of pass that breeds bypasses).
-  'data-r2/construct/manifest#construct-3': 'sparqljs refuses `[ ... ] .` in a CONSTRUCT template: 400 (fail closed)',
-};
+const KNOWN_GUARD_DIFFERENCES: Readonly<Record<string, string>> = {};
 
 const known = (id: string): string | undefined => Object.entries(KNOWN_GUARD_DIFFERENCES).find(([suffix]) => id.endsWith(suffix))?.[1];
 
