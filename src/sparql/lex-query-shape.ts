@@ -446,23 +446,29 @@ const KEYWORD_KEYED = 2;
 const KEYWORD_BOOLEAN = 3;
 const KEYWORD_BASE = 4;
 const KEYWORD_PREFIX = 5;
-const KEYWORDS: readonly (readonly [string, number])[] = [
-  ['LIMIT', KEYWORD_LIMIT], ['OFFSET', KEYWORD_LIMIT],
-  ['FROM', KEYWORD_KEYED], ['NAMED', KEYWORD_KEYED], ['GRAPH', KEYWORD_KEYED], ['SERVICE', KEYWORD_KEYED], ['SILENT', KEYWORD_KEYED],
-  ['TRUE', KEYWORD_BOOLEAN], ['FALSE', KEYWORD_BOOLEAN], ['BASE', KEYWORD_BASE], ['PREFIX', KEYWORD_PREFIX],
-];
+/** The keywords the lexer acts on, by length and first letter (no two share both). */
+const KEYWORDS: readonly (readonly [string, number] | undefined)[] = (() => {
+  const table: (readonly [string, number] | undefined)[] = [];
+  for (const [word, meaning] of [
+    ['LIMIT', KEYWORD_LIMIT], ['OFFSET', KEYWORD_LIMIT],
+    ['FROM', KEYWORD_KEYED], ['NAMED', KEYWORD_KEYED], ['GRAPH', KEYWORD_KEYED], ['SERVICE', KEYWORD_KEYED], ['SILENT', KEYWORD_KEYED],
+    ['TRUE', KEYWORD_BOOLEAN], ['FALSE', KEYWORD_BOOLEAN], ['BASE', KEYWORD_BASE], ['PREFIX', KEYWORD_PREFIX],
+  ] as const) {
+    table[word.length * 32 + (word.charCodeAt(0) & 31)] = [word, meaning];
+  }
+  return table;
+})();
 
 /** What the keyword from `from` to `to` (ASCII letters, digits, `_`) means to the lexer, compared without case and without a copy. */
 function keywordAt(text: string, from: number, to: number): number {
-  for (const [word, meaning] of KEYWORDS) {
-    if (word.length !== to - from) continue;
-    let j = 0;
-    // Upper-casing a letter clears bit 0x20; the word holds letters only, so a digit or `_` never matches.
-    while (j < word.length && (text.charCodeAt(from + j) & ~0x20) === word.charCodeAt(j)) j++;
-    if (j === word.length) return meaning;
-  }
-  return KEYWORD_OTHER;
+  const entry = KEYWORDS[(to - from) * 32 + (text.charCodeAt(from) & 31)];
+  if (entry === undefined) return KEYWORD_OTHER;
+  const word = entry[0];
+  // Upper-casing a letter clears bit 0x20; the word holds letters only, so a digit or `_` never matches.
+  for (let j = 0; j < word.length; j++) if ((text.charCodeAt(from + j) & ~0x20) !== word.charCodeAt(j)) return KEYWORD_OTHER;
+  return entry[1];
 }
+
 /** A new slot's marker in the key, by class. */
 const MARKER: Readonly<Record<ConstantClass, string>> = { S: '\u0001S', I: '\u0001I', N: '\u0001N', D: '\u0001D', E: '\u0001E' };
 
