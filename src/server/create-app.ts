@@ -1,35 +1,26 @@
-// Assembles the fastify application: connection bounds, the request log, CORS, the query route, probes, 404 / 405 and the one error handler.
+// Assembles the fastify application: the connection tracker, CORS, the query route, probes, 404 / 405 and the one error handler.
 
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { DEFAULT_CONFIG } from '../config/read-config.js';
 import { errorKind, GuardError } from '../guard-error.js';
 import { PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { createCorsHeaders } from '../http/cors.js';
 import { headerValue } from '../header-value.js';
-import { ALLOW_QUERY, createQueryRoute, setIdleBound, type QueryServices } from '../http/query-route.js';
-import { decorateRequestState, type RequestOutcome } from '../http/request-state.js';
+import { pathOf } from '../http/path-of.js';
+import { ALLOW_QUERY, createQueryRoute, type QueryServices } from '../http/query-route.js';
+import { decorateRequestState } from '../http/request-state.js';
 import { serveQueryPage } from '../http/serve-query-page.js';
 import { renderError } from '../http/render-error.js';
 import { translateHttpError } from '../http/translate-http-error.js';
 import { queryOutcomeOf } from './query-outcome-of.js';
 import { createConcurrencyLimiter } from './create-concurrency-limiter.js';
+import { createConnectionTracker, type ClientLimits } from './create-connection-tracker.js';
 
 export type { RequestOutcome } from '../http/request-state.js';
+export type { ClientLimits } from './create-connection-tracker.js';
 
 /** Request body limit: larger bodies get 413 (README, "Errors"). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-
-/** Bounds on what a client controls (GuardConfig `http`, and `timeoutMs` for a slow reader). */
-export interface ClientLimits {
-  readonly headersTimeoutMs: number;
-  readonly requestTimeoutMs: number;
-  readonly idleTimeoutMs: number;
-  readonly maxConnections: number;
-  /** Longest time a streamed answer may wait for the client to read more. */
-  readonly sendIdleMs: number;
-}
 
 /** Limits of a guard configured with defaults (the configuration's `http` and `timeoutMs`). */
 export const DEFAULT_CLIENT_LIMITS: ClientLimits = { ...DEFAULT_CONFIG.http, sendIdleMs: DEFAULT_CONFIG.timeoutMs };
@@ -58,25 +49,10 @@ export interface GuardServices extends QueryServices {
   readonly log: (entry: Readonly<Record<string, unknown>>) => void;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Cuts every connection, logging the requests still under way as `shutdown-cut`. */
-    cutAllConnections(): void;
-  }
-}
-
-/** Connections open beyond `maxConnections` that are still accepted, to be answered 503 and closed. */
-const REFUSAL_ROOM = 64;
-
-
 /** Creates the application (not listening); `listen` is the caller's business. */
 export function createApp(options: AppOptions, services: GuardServices): FastifyInstance {
   const limits = options.limits ?? DEFAULT_CLIENT_LIMITS;
-  /** The request under way on each connection, and how a connection ended when the guard ended it. */
-  const current = new WeakMap<Socket, FastifyRequest>();
-  const answers = new WeakMap<FastifyRequest, FastifyReply>();
-  const endedBy = new WeakMap<Socket, { outcome: RequestOutcome; status: number; failure: string }>();
-  let cutting = false;
+  const connections = createConnectionTracker(limits, services.log);
 
   const app = Fastify({
     logger: false,
@@ -92,53 +68,9 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     requestTimeout: limits.requestTimeoutMs,
     // node checks headersTimeout and requestTimeout every connectionsCheckingInterval (30 s by default).
     http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs) },
-    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
-      // Errors of node's HTTP parser and its time bounds (answered like every error: one line of text/plain).
-      if (error.code === 'ECONNRESET' || socket.destroyed) return;
-      const [status, message] = clientErrorAnswer(error.code, limits);
-      endConnection(socket, status === 408 ? 'timeout' : 'completed', status, message);
-    },
+    clientErrorHandler: connections.clientError,
   });
 
-  /**
-   * Ends a connection the guard gives up on: answers `status` with `message` as one line when
-   * no answer has started on it, then destroys it. The request under way is logged with
-   * `outcome` by its close listener; a connection without one gets its own line here.
-   */
-  const endConnection = (socket: Socket, outcome: RequestOutcome, status: number, message: string): void => {
-    const request = current.get(socket);
-    const response = request === undefined ? undefined : answers.get(request)?.raw;
-    const answerStarted = response?.headersSent === true;
-    if (socket.writable && !answerStarted) socket.write(rawErrorResponse(status, message));
-    if (request === undefined) {
-      services.log({ method: null, path: null, agent: null, status, outcome, bytes: socket.bytesWritten, error: message });
-    } else {
-      endedBy.set(socket, { outcome, status: answerStarted ? response!.statusCode : status, failure: message });
-    }
-    socket.destroy();
-  };
-
-  // A connection silent for longer than its bound: a slow body, a client that stopped reading.
-  app.server.on('timeout', (socket: Socket) => {
-    const request = current.get(socket);
-    if (request === undefined) return void socket.destroy(); // idle between requests
-    endConnection(socket, 'timeout', 408, `the connection was silent for more than ${socket.timeout ?? limits.idleTimeoutMs} ms`);
-  });
-
-  // Connections past maxConnections get one 503 and are closed; past REFUSAL_ROOM more, node drops them.
-  let openConnections = 0;
-  const overLimit = new WeakSet<Socket>();
-  app.server.maxConnections = limits.maxConnections + REFUSAL_ROOM;
-  app.server.on('connection', (socket: Socket) => {
-    openConnections += 1;
-    if (openConnections > limits.maxConnections) overLimit.add(socket);
-    socket.once('close', () => (openConnections -= 1));
-  });
-
-  app.decorate('cutAllConnections', () => {
-    cutting = true;
-    app.server.closeAllConnections();
-  });
   const cors = createCorsHeaders({
     ...options.cors,
     trustedHeaders: services.credentialHeaders.filter((name) => name !== 'authorization' && name !== 'x-api-key'),
@@ -174,45 +106,8 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  // Hooks in callback style: an async hook costs a promise per request and hook.
   // Every request gets exactly one log line, written when its response closes, however it ended.
-  app.addHook('onRequest', (request, reply, done) => {
-    const socket = request.raw.socket;
-    const bytesBefore = socket.bytesWritten;
-    const started = performance.now();
-    current.set(socket, request);
-    answers.set(request, reply);
-    reply.raw.once('close', () => {
-      request.leaveConcurrency?.();
-      if (current.get(socket) === request) current.delete(socket);
-      const ended = endedBy.get(socket);
-      const finished = reply.raw.writableFinished;
-      const outcome: RequestOutcome = finished
-        ? 'completed'
-        : cutting
-          ? 'shutdown-cut'
-          : (ended?.outcome ?? request.outcome ?? 'client-closed');
-      const failure = ended?.failure ?? request.failure;
-      services.log({
-        method: request.method,
-        path: pathOf(request.url),
-        agent: request.agent ?? null,
-        status: finished || ended === undefined ? reply.statusCode : ended.status,
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
-        outcome,
-        bytes: socket.bytesWritten - bytesBefore,
-        ...(failure !== undefined && { error: failure }),
-      });
-      // The next request on this keep-alive connection starts with the idle bound again.
-      setIdleBound(socket, limits.idleTimeoutMs);
-    });
-    if (overLimit.has(socket)) {
-      reply.header('connection', 'close');
-      void renderError(reply, new GuardError(503, `too many open connections (limit ${limits.maxConnections}): try again later`));
-      return;
-    }
-    done();
-  });
+  connections.attach(app);
 
   app.addHook('onSend', (request, reply, payload, done) => {
     // Once the shutdown began, every answer closes its connection, so clients reconnect elsewhere.
@@ -286,33 +181,8 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   return app;
 }
 
-/** Status and one-line message for an error of node's HTTP parser or its time bounds, by code. */
-function clientErrorAnswer(code: string | undefined, limits: ClientLimits): [number, string] {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, `the request did not arrive within ${limits.requestTimeoutMs} ms`];
-  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'request header section too large'];
-  if (code === 'HPE_UNEXPECTED_CONTENT_LENGTH' || code === 'HPE_INVALID_CONTENT_LENGTH') {
-    return [400, 'malformed HTTP request: invalid or repeated Content-Length'];
-  }
-  return [400, 'malformed HTTP request'];
-}
-
-/** A complete error response written straight to a socket (no response object exists for it). */
-function rawErrorResponse(status: number, message: string): string {
-  const body = `${message}\n`;
-  return (
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
-    `content-type: text/plain; charset=utf-8\r\ncache-control: ${PRIVATE_NO_STORE}\r\n` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
-  );
-}
-
 /** A probe's answer: 200 `ok`, or 503 with the reason as one line. */
 function probeAnswer(reply: FastifyReply, reason: string | undefined): FastifyReply {
   reply.header('content-type', 'text/plain; charset=utf-8');
   return reason === undefined ? reply.send('ok\n') : reply.code(503).send(`${reason}\n`);
-}
-
-function pathOf(url: string): string {
-  const queryStart = url.indexOf('?');
-  return queryStart < 0 ? url : url.slice(0, queryStart);
 }

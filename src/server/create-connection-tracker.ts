@@ -1,0 +1,162 @@
+// Follows every connection and request of the app: bounds on connections and silence, one log line per request however it ended, and the shutdown's cut.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { GuardError } from '../guard-error.js';
+import { PRIVATE_NO_STORE } from '../http/cache-control.js';
+import { pathOf } from '../http/path-of.js';
+import { setIdleBound } from '../http/query-route.js';
+import { renderError } from '../http/render-error.js';
+import type { RequestOutcome } from '../http/request-state.js';
+
+/** Bounds on what a client controls (GuardConfig `http`, and `timeoutMs` for a slow reader). */
+export interface ClientLimits {
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly maxConnections: number;
+  /** Longest time a streamed answer may wait for the client to read more. */
+  readonly sendIdleMs: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Cuts every connection, logging the requests still under way as `shutdown-cut`. */
+    cutAllConnections(): void;
+  }
+}
+
+/** Connections open beyond `maxConnections` that are still accepted, to be answered 503 and closed. */
+const REFUSAL_ROOM = 64;
+
+/** What the app hands to fastify and installs on itself. */
+export interface ConnectionTracker {
+  /** fastify's `clientErrorHandler`: errors of node's HTTP parser and its time bounds. */
+  readonly clientError: (error: Error & { code?: string }, socket: Socket) => void;
+  /**
+   * Installs the bounds on the app's server, the request log's onRequest hook (which also
+   * answers 503 on a connection past `maxConnections`) and `cutAllConnections`.
+   */
+  readonly attach: (app: FastifyInstance) => void;
+}
+
+/** Creates the tracker of one app; `log` gets one line per request (and per connection ended before a request). */
+export function createConnectionTracker(limits: ClientLimits, log: (entry: Readonly<Record<string, unknown>>) => void): ConnectionTracker {
+  /** The request under way on each connection, and how a connection ended when the guard ended it. */
+  const current = new WeakMap<Socket, FastifyRequest>();
+  const answers = new WeakMap<FastifyRequest, FastifyReply>();
+  const endedBy = new WeakMap<Socket, { outcome: RequestOutcome; status: number; failure: string }>();
+  let cutting = false;
+
+  /**
+   * Ends a connection the guard gives up on: answers `status` with `message` as one line when
+   * no answer has started on it, then destroys it. The request under way is logged with
+   * `outcome` by its close listener; a connection without one gets its own line here.
+   */
+  const endConnection = (socket: Socket, outcome: RequestOutcome, status: number, message: string): void => {
+    const request = current.get(socket);
+    const response = request === undefined ? undefined : answers.get(request)?.raw;
+    const answerStarted = response?.headersSent === true;
+    if (socket.writable && !answerStarted) socket.write(rawErrorResponse(status, message));
+    if (request === undefined) {
+      log({ method: null, path: null, agent: null, status, outcome, bytes: socket.bytesWritten, error: message });
+    } else {
+      endedBy.set(socket, { outcome, status: answerStarted ? response!.statusCode : status, failure: message });
+    }
+    socket.destroy();
+  };
+
+  const clientError = (error: Error & { code?: string }, socket: Socket): void => {
+    // Answered like every error: one line of text/plain.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, message] = clientErrorAnswer(error.code, limits);
+    endConnection(socket, status === 408 ? 'timeout' : 'completed', status, message);
+  };
+
+  const attach = (app: FastifyInstance): void => {
+    // A connection silent for longer than its bound: a slow body, a client that stopped reading.
+    app.server.on('timeout', (socket: Socket) => {
+      const request = current.get(socket);
+      if (request === undefined) return void socket.destroy(); // idle between requests
+      endConnection(socket, 'timeout', 408, `the connection was silent for more than ${socket.timeout ?? limits.idleTimeoutMs} ms`);
+    });
+
+    // Connections past maxConnections get one 503 and are closed; past REFUSAL_ROOM more, node drops them.
+    let openConnections = 0;
+    const overLimit = new WeakSet<Socket>();
+    app.server.maxConnections = limits.maxConnections + REFUSAL_ROOM;
+    app.server.on('connection', (socket: Socket) => {
+      openConnections += 1;
+      if (openConnections > limits.maxConnections) overLimit.add(socket);
+      socket.once('close', () => (openConnections -= 1));
+    });
+
+    app.decorate('cutAllConnections', () => {
+      cutting = true;
+      app.server.closeAllConnections();
+    });
+
+    // A hook in callback style: an async hook costs a promise per request and hook.
+    // Every request gets exactly one log line, written when its response closes, however it ended.
+    app.addHook('onRequest', (request, reply, done) => {
+      const socket = request.raw.socket;
+      const bytesBefore = socket.bytesWritten;
+      const started = performance.now();
+      current.set(socket, request);
+      answers.set(request, reply);
+      reply.raw.once('close', () => {
+        request.leaveConcurrency?.();
+        if (current.get(socket) === request) current.delete(socket);
+        const ended = endedBy.get(socket);
+        const finished = reply.raw.writableFinished;
+        const outcome: RequestOutcome = finished
+          ? 'completed'
+          : cutting
+            ? 'shutdown-cut'
+            : (ended?.outcome ?? request.outcome ?? 'client-closed');
+        const failure = ended?.failure ?? request.failure;
+        log({
+          method: request.method,
+          path: pathOf(request.url),
+          agent: request.agent ?? null,
+          status: finished || ended === undefined ? reply.statusCode : ended.status,
+          durationMs: Math.round((performance.now() - started) * 100) / 100,
+          outcome,
+          bytes: socket.bytesWritten - bytesBefore,
+          ...(failure !== undefined && { error: failure }),
+        });
+        // The next request on this keep-alive connection starts with the idle bound again.
+        setIdleBound(socket, limits.idleTimeoutMs);
+      });
+      if (overLimit.has(socket)) {
+        reply.header('connection', 'close');
+        void renderError(reply, new GuardError(503, `too many open connections (limit ${limits.maxConnections}): try again later`));
+        return;
+      }
+      done();
+    });
+  };
+
+  return { clientError, attach };
+}
+
+/** Status and one-line message for an error of node's HTTP parser or its time bounds, by code. */
+function clientErrorAnswer(code: string | undefined, limits: ClientLimits): [number, string] {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, `the request did not arrive within ${limits.requestTimeoutMs} ms`];
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'request header section too large'];
+  if (code === 'HPE_UNEXPECTED_CONTENT_LENGTH' || code === 'HPE_INVALID_CONTENT_LENGTH') {
+    return [400, 'malformed HTTP request: invalid or repeated Content-Length'];
+  }
+  return [400, 'malformed HTTP request'];
+}
+
+/** A complete error response written straight to a socket (no response object exists for it). */
+function rawErrorResponse(status: number, message: string): string {
+  const body = `${message}\n`;
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
+    `content-type: text/plain; charset=utf-8\r\ncache-control: ${PRIVATE_NO_STORE}\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  );
+}
