@@ -18,6 +18,7 @@ export type QueryOutcome =
   | 'service'
   | 'hidden_path'
   | 'too_large'
+  | 'too_many_requests'
   | 'unsupported_media_type'
   | 'upstream_failed'
   | 'store_ignores_from'

@@ -21,6 +21,7 @@ const OUTCOMES: Readonly<Record<number, readonly (readonly [RegExp, QueryOutcome
   ],
   413: [[/(?:)/, 'too_large']],
   415: [[/(?:)/, 'unsupported_media_type']],
+  429: [[/(?:)/, 'too_many_requests']],
   502: [[/(?:)/, 'upstream_failed']],
   503: [
     [/ignores FROM/, 'store_ignores_from'],
