@@ -176,6 +176,13 @@ function micro(): string[] {
     const target = patterns === 30 ? `p50 <= ${SHAPE_KEY_P50_US} us: ${p50 <= SHAPE_KEY_P50_US ? 'met' : `MISSED by ${(p50 - SHAPE_KEY_P50_US).toFixed(2)} us`}` : '';
     lines.push(`| ${label} | ${text.length} | ${p50.toFixed(2)} | ${percentile(times, 99).toFixed(2)} | ${target} |`);
   }
+  // For scale: what reading the medium text once costs on this machine now (no lexing at all).
+  const medium = sized(30);
+  let sink = 0;
+  const read = timeUs(() => {
+    for (let i = 0; i < medium.length; i++) sink = (sink + medium.charCodeAt(i)) | 0;
+  }, 20_000);
+  lines.push(`| reading the medium text once (a charCodeAt loop, for scale) | ${medium.length} | ${percentile(read, 50).toFixed(2)} | ${percentile(read, 99).toFixed(2)} |  |`);
   // Cold plans: a first sight of a shape through the planner vs preparing the exact text (the plan before shapes).
   const grant = { policies: ['urn:bench'], graphs: new Set(['https://bench.example.org/graphs/g0']), hiddenByGraph: new Map() };
   const settings = { baseIri: 'http://localhost/', maxQueryDepth: 64, allowedFunctions: compileFunctionAllowList([]) };
