@@ -1,5 +1,6 @@
 // One lexical pass over query text: the shape key (the text with its constants cut out) and each constant as the generator would write it.
 
+import { randomInt } from 'node:crypto';
 import { hasScheme, NOT_IN_IRI } from '../iri.js';
 import { resolveIri } from './resolve-iri.js';
 
@@ -125,6 +126,8 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
   /** Each slot's hash of its class and generated form (see findSlot). */
   const hashes: number[] = [];
   const slots = startSlotTable();
+  /** A lookup in the slot table took more than MAX_PROBES steps. */
+  let crowded = false;
   let key = '';
   // The key is the text between constants with white space and comments as one space. Text runs where it is
   // already so are sliced whole: `piece` holds what is written, then the run from `run` to `written` (the
@@ -235,12 +238,14 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
     const mask = slots.table.length - 1;
     let bucket = hash & mask;
     let same = -1;
-    while (slots.stamps[bucket] === slots.generation) {
+    for (let probes = 0; slots.stamps[bucket] === slots.generation; probes++) {
       const k = slots.table[bucket]! - 1;
       if (hashes[k] === hash && classes.charCodeAt(k) === cls.charCodeAt(0) && fill[k] === filled) {
         same = k;
         break;
       }
+      // Constants crafted to share hashes would make every lookup walk them all: such text takes the exact path.
+      if (probes === MAX_PROBES) crowded = true;
       bucket = (bucket + 1) & mask;
     }
     if (state === VERB && cls === 'I' && !datatypeNext) verbs.push(same >= 0 ? same : raw.length);
@@ -426,7 +431,7 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
     i += length;
     after = length === 2 && c === 0x5e ? AFTER_KEYED : AFTER_OTHER;
   }
-  if (declaring !== undefined || baseFollows) return undefined;
+  if (declaring !== undefined || baseFollows || crowded) return undefined;
   if (keyedIris !== undefined) for (let k = 0; k < raw.length; k++) if (keyedIris.has(fill[k] ?? '')) return undefined;
   piece += text.slice(run, written);
   code.push(piece);
@@ -492,8 +497,11 @@ function findPrefix(prefixes: Prefixes, text: string, from: number, to: number):
 // which can be carried on across pieces of one string) in an open-addressing table kept between calls: a Map
 // would hash and flatten every constant's string.
 const FNV_PRIME = 0x01000193;
-const SEED_STRING = 0x050c5d1f;
-const SEED_TERM = 0x811c9dc5 | 0;
+/** Seeds drawn per process, so hash values cannot be known in advance (a crafted query meets MAX_PROBES instead). */
+const SEED_STRING = randomInt(2 ** 31);
+const SEED_TERM = randomInt(2 ** 31) ^ 0x811c9dc5;
+/** The longest walk through the slot table; at load factor 1/2 an honest query never comes near it. */
+const MAX_PROBES = 64;
 
 /** `hash` carried on over the code units of `text` from `from` to `to`. */
 function hashOf(hash: number, text: string, from: number, to: number): number {
