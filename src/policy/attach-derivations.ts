@@ -16,8 +16,8 @@ import { describe, type PolicyDocument } from './read-policy-files.js';
  * neither an IRI nor a plain string.
  */
 export function attachDerivations(document: PolicyDocument, derived: readonly Quad[]): CompiledPolicy[] {
-  const byIri = new Map<string, { file: string; principals: Set<Judged<Principal>>; graphs: Set<Judged<string>> }>();
-  for (const policy of document.policies) byIri.set(policy.iri, { file: policy.file, principals: new Set(), graphs: new Set() });
+  const byIri = new Map<string, { file: string; principals: Judged<Principal>[]; graphs: Judged<string>[] }>();
+  for (const policy of document.policies) byIri.set(policy.iri, { file: policy.file, principals: [], graphs: [] });
 
   // Engines derive in different orders: the error reported is that of the first bad triple in
   // term order, and the lists are sorted, so the result does not depend on the engine.
@@ -44,8 +44,8 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
     if (typeof judged === 'string') {
       const object = unskolemize(quad.object);
       fail(subject, predicate, object, () => policyLoadError(`the rules derived ${name} ${describe(object)}: ${judged}`, target.file, subject.value));
-    } else if (grants) target.graphs.add(judged as Judged<string>);
-    else target.principals.add(judged as Judged<Principal>);
+    } else if (grants) target.graphs.push(judged as Judged<string>);
+    else target.principals.push(judged as Judged<Principal>);
   }
   if (failure !== undefined) throw failure.error;
   graphs.rank();
@@ -113,22 +113,23 @@ class Judgements<T> {
 }
 
 /**
- * The values of a policy's entries: those its Turtle states first, as stated (`rank`, whose keys
- * are in stated order), then the rest in key order. Sorting numbers in a typed array keeps this
- * linear in practice for the hundreds of derived principals of a policy high in a hierarchy.
+ * The values of a policy's entries without repeats: those its Turtle states first, as stated
+ * (`rank`, whose keys are in stated order), then the rest in key order. The entries are sorted as
+ * numbers in a typed array: a policy high in a hierarchy has hundreds of derived principals.
  */
-function inStatedOrder<T>(entries: ReadonlySet<Judged<T>> | undefined, rank: ReadonlyMap<string, number> | undefined, all: Judgements<T>): T[] {
-  if (entries === undefined) return [];
-  const stated: Judged<T>[] = [];
+function inStatedOrder<T>(entries: readonly Judged<T>[] | undefined, rank: ReadonlyMap<string, number> | undefined, all: Judgements<T>): T[] {
+  if (entries === undefined || entries.length === 0) return [];
+  const ranks = Int32Array.from(entries, (entry) => entry.rank).sort();
+  const stated: number[] = [];
   for (const key of rank?.keys() ?? []) {
     const entry = all.entry(key);
-    if (entry !== undefined && entries.has(entry)) stated.push(entry);
+    if (entry !== undefined && ranks.includes(entry.rank)) stated.push(entry.rank);
   }
-  const ranks = new Int32Array(entries.size - stated.length);
-  let next = 0;
-  for (const entry of entries) if (!stated.includes(entry)) ranks[next++] = entry.rank;
-  ranks.sort();
-  return [...stated.map((entry) => entry.value), ...Array.from(ranks, (at) => all.at(at))];
+  const values = stated.map((at) => all.at(at));
+  ranks.forEach((at, index) => {
+    if (ranks[index - 1] !== at && !stated.includes(at)) values.push(all.at(at));
+  });
+  return values;
 }
 
 /** Per policy, the position of each graph and principal its own Turtle states: those come first, as written. */
