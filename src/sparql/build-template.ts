@@ -1,6 +1,6 @@
 // Serialises a checked query tree into template parts (text and per-request slots) and proves every filling re-parses to the intended tree.
 
-import sparqljs from 'sparqljs';
+import type sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
 import { fillTemplate, hiddenText, zeroLengthFilter, type Filling, type HiddenText } from './apply-grant.js';
 import { EMPTY_GRAPH, reservedIri } from '../vocabulary.js';
@@ -8,6 +8,7 @@ import { findTransitiveGraphs } from './find-transitive-graphs.js';
 import { inScopeVariables } from './in-scope-variables.js';
 import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';
 import { parseQuery } from './parse-query.js';
+import { generateWithHooks } from './sparqljs-internals.js';
 import type { GraphSlot, GraphVariableSlot, HiddenFilterSlot, NegatedSetSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
 import type { PathNode } from './tree-shapes.js';
 
@@ -41,24 +42,6 @@ const HIDDEN_SAMPLE = reservedIri('hidden-check');
 
 /** Stand in for named graphs while GRAPH ?var expansions are checked (two, so the UNION form is checked); never sent anywhere. */
 const NAMED_SAMPLES = [reservedIri('graph-check-1'), reservedIri('graph-check-2')];
-
-/** A sparqljs Generator instance, with the methods this file overrides. */
-interface GeneratorInstance {
-  toQuery(query: unknown): string;
-  toEntity(term: unknown): string;
-  encodeIRI(iri: string): string;
-  indent(text: string): string;
-  graphs(keyword: string, graphs: unknown): string;
-  graph(pattern: GraphNode): string;
-  group(pattern: object): string;
-  bgp(pattern: object): string;
-}
-
-interface GraphNode {
-  readonly type: 'graph';
-  readonly name: { readonly termType: string; readonly value: string };
-  readonly patterns: unknown[];
-}
 
 type LeafSlot = HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot;
 
@@ -96,64 +79,55 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   const leafSlots: LeafSlot[] = [];
   /** Per BGP, the ends of its zero-length slot as written. */
   const endTexts = new Map<object, readonly string[]>();
-  const generator = new sparqljs.Generator({ indent: '  ', newline: '\n' }).createGenerator() as GeneratorInstance;
-  const plain = Object.getPrototypeOf(generator) as GeneratorInstance;
-  // Full IRIs only: sparqljs builds its prefix regex from unescaped IRIs.
-  generator.encodeIRI = (iri) => '<' + iri + '>';
-  // sparqljs indents with /^/gm, which also matches after U+2028 / U+2029 inside literals.
-  generator.indent = (block) => '  ' + block.replaceAll('\n', '\n  ');
-  generator.graphs = (keyword) => (keyword === 'FROM ' ? `${marker}D${marker}` : '');
-  generator.graph = function (this: GeneratorInstance, pattern: GraphNode): string {
-    const variable = pattern.name.termType === 'Variable';
-    if (pattern.name.termType !== 'NamedNode' && !variable) return plain.graph.call(this, pattern);
-    const index = graphSlots.length;
-    // Removing `GRAPH ?var { P }` must keep ?var in scope too.
-    const variables = inScopeVariables(variable ? [pattern] : pattern.patterns);
-    graphSlots.push({
-      name: pattern.name.value,
-      variable,
-      perGraph: transitive.has(pattern),
-      removed: emptyGroup(variables),
-    });
-    // A GRAPH ?var slot keeps only its group `{ P }`; the filling writes `GRAPH ?var` or `GRAPH <g>` per branch.
-    const kept = variable ? this.group(pattern) : plain.graph.call(this, pattern);
-    return `${marker}O${index}${marker}` + kept + `${marker}C${index}${marker}`;
-  };
-  // The filter goes right after the BGP, inside the same braces: the BGP's own group.
-  generator.bgp = function (this: GeneratorInstance, pattern: object): string {
-    const generated = plain.bgp.call(this, pattern);
-    let out = generated;
-    const variables = marks.filters.get(pattern);
-    if (variables !== undefined) {
-      leafSlots.push({ kind: 'hidden-filter', variables: variables.map((name) => '?' + name) });
-      out += `${marker}L${leafSlots.length - 1}${marker}`;
-    }
-    const ends = marks.zeroLength.get(pattern);
-    if (ends !== undefined) {
-      const written = ends.map((end) => plain.toEntity.call(this, end));
-      endTexts.set(pattern, written);
-      leafSlots.push({ kind: 'zero-length', ends: written, ...fresh });
-      out += `${marker}L${leafSlots.length - 1}${marker}`;
-    }
-    return out;
-  };
-  generator.toEntity = function (this: GeneratorInstance, value: unknown): string {
-    const path = value as Partial<PathNode> | null;
-    if (typeof path !== 'object' || path === null || path.type !== 'path' || path.pathType !== '!') {
-      return plain.toEntity.call(this, value);
-    }
-    const members = negatedMembers(path as PathNode);
-    leafSlots.push({
-      kind: 'negated-set',
-      plain: plain.toEntity.call(this, value),
-      members: members.map((member) => this.toEntity(member)).join('|'),
-      forward: members.some((member) => !isInverse(member)),
-      inverse: members.some(isInverse),
-    });
-    return `${marker}L${leafSlots.length - 1}${marker}`;
-  };
-
-  const generated = generator.toQuery(root);
+  const generated = generateWithHooks(root, {
+    dataset: (keyword) => (keyword === 'FROM ' ? `${marker}D${marker}` : ''),
+    graph(pattern, write) {
+      const variable = pattern.name.termType === 'Variable';
+      if (pattern.name.termType !== 'NamedNode' && !variable) return write.graph(pattern);
+      const index = graphSlots.length;
+      // Removing `GRAPH ?var { P }` must keep ?var in scope too.
+      const variables = inScopeVariables(variable ? [pattern] : pattern.patterns);
+      graphSlots.push({
+        name: pattern.name.value,
+        variable,
+        perGraph: transitive.has(pattern),
+        removed: emptyGroup(variables),
+      });
+      // A GRAPH ?var slot keeps only its group `{ P }`; the filling writes `GRAPH ?var` or `GRAPH <g>` per branch.
+      const kept = variable ? write.group(pattern) : write.graph(pattern);
+      return `${marker}O${index}${marker}` + kept + `${marker}C${index}${marker}`;
+    },
+    // The filter goes right after the BGP, inside the same braces: the BGP's own group.
+    bgp(pattern, write) {
+      let out = write.bgp(pattern);
+      const variables = marks.filters.get(pattern);
+      if (variables !== undefined) {
+        leafSlots.push({ kind: 'hidden-filter', variables: variables.map((name) => '?' + name) });
+        out += `${marker}L${leafSlots.length - 1}${marker}`;
+      }
+      const ends = marks.zeroLength.get(pattern);
+      if (ends !== undefined) {
+        const written = ends.map((end) => write.plainEntity(end));
+        endTexts.set(pattern, written);
+        leafSlots.push({ kind: 'zero-length', ends: written, ...fresh });
+        out += `${marker}L${leafSlots.length - 1}${marker}`;
+      }
+      return out;
+    },
+    entity(value, write) {
+      const path = value as Partial<PathNode> | null;
+      if (typeof path !== 'object' || path === null || path.type !== 'path' || path.pathType !== '!') return write.plainEntity(value);
+      const members = negatedMembers(path as PathNode);
+      leafSlots.push({
+        kind: 'negated-set',
+        plain: write.plainEntity(value),
+        members: members.map((member) => write.entity(member)).join('|'),
+        forward: members.some((member) => !isInverse(member)),
+        inverse: members.some(isInverse),
+      });
+      return `${marker}L${leafSlots.length - 1}${marker}`;
+    },
+  });
   const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots, requestedNamed);
   verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? { marks, fresh, endTexts } : undefined, transitive);
   return { parts, namedPredicates: [...marks.named].sort(), namedIn: marks.namedIn, hasHiddenSlots: leafSlots.length > 0, blankZeroLength: marks.zeroLengthBlank };

@@ -1,8 +1,8 @@
 // Parses checked query text with sparqljs, strictly as SPARQL 1.1, translating its errors into GuardErrors.
 
-import { createRequire } from 'node:module';
-import sparqljs from 'sparqljs';
+import type sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
+import { createStrictParser } from './sparqljs-internals.js';
 
 /** The parse tree as sparqljs builds it: a query or an update. */
 export type ParsedRequest = sparqljs.SparqlQuery;
@@ -23,35 +23,6 @@ const KNOWN_REASONS: readonly (readonly [RegExp, string])[] = [
   [/SPARQL-star|Nested triples/, 'SPARQL-star is not SPARQL 1.1'],
 ];
 
-/** The semantic action of sparqljs's generated parser: `this` is the value being reduced, `$$` the value stack. */
-type JisonAction = (this: { $: unknown }, yytext: unknown, yyleng: unknown, yylineno: unknown, yy: unknown, yystate: number, $$: unknown[], ...rest: unknown[]) => unknown;
-
-/**
- * sparqljs 3.7.4 crashes (`reading 'map'`) on a CONSTRUCT template triple that is a blank-node
- * property list or a collection alone, `[ p o ] .` ([75] TriplesSameSubject: TriplesNode
- * PropertyList, the list empty), which SPARQL 1.1 allows (W3C construct-3). Its action for the
- * same production in WHERE ([81] TriplesSameSubjectPath) reads an empty list as "the node's own
- * triples"; the template's action gets that reading here, taken from the parser's tree, never
- * from the text. Applied only when the action is the one this was written against (its source
- * below); with any other sparqljs the query stays a 400.
- */
-function completeTemplateTriples(): void {
-  const jison = (createRequire(import.meta.url)('sparqljs/lib/SparqlParser.js') as { Parser: { prototype: { performAction: JisonAction } } }).Parser.prototype;
-  const original = jison.performAction;
-  const TEMPLATE_TRIPLES_NODE = 103;
-  const expected = 'case 103:\nthis.$ = applyAnnotations(appendAllTo($$[$0].map(t => extend(triple($$[$0-1].entity), t)), $$[$0-1].triples))';
-  if (!original.toString().includes(expected)) return;
-  jison.performAction = function (this: { $: unknown }, ...args) {
-    const [, , , , yystate, stack] = args;
-    if (yystate === TEMPLATE_TRIPLES_NODE && stack[stack.length - 1] === undefined) {
-      this.$ = (stack[stack.length - 2] as { triples: unknown[] }).triples;
-      return undefined;
-    }
-    return original.apply(this, args);
-  };
-}
-completeTemplateTriples();
-
 /** What jison attaches to its parse and lexical errors. */
 interface JisonErrorHash {
   readonly token?: string | null;
@@ -68,10 +39,7 @@ interface JisonErrorHash {
  * and lets RangeError (stack overflow) through for the caller to translate.
  */
 export function parseQuery(text: string): ParsedRequest {
-  // skipValidation is a sparqljs option that @types/sparqljs does not list.
-  const options = { sparqlStar: false, skipValidation: false } as sparqljs.ParserOptions;
-  const parser = new sparqljs.Parser(options);
-  (parser as unknown as { _resetBlanks(): void })._resetBlanks();
+  const parser = createStrictParser();
   try {
     return parser.parse(text);
   } catch (error) {

@@ -1,6 +1,6 @@
 // Turns query text and the protocol dataset into a cached PreparedQuery: checks, parse, normalisation, template.
 
-import sparqljs from 'sparqljs';
+import type sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
 import type { QueryRequest } from './query-request.js';
 import { buildTemplate, type LooseQuery } from './build-template.js';
@@ -20,6 +20,7 @@ import { resolveQueryIris } from './resolve-query-iris.js';
 import { IN_WHOLE_DATASET, markHiddenPaths } from './mark-hidden-paths.js';
 import { rewriteDescribe } from './rewrite-describe.js';
 import { splitQueryText, type TextRegion } from './split-query-text.js';
+import { namedNode } from './sparqljs-internals.js';
 
 /** The planner options prepare depends on (all are part of every plan's meaning, fixed per planner). */
 export interface PrepareSettings {
@@ -35,16 +36,6 @@ const UPDATE_KEYWORD = /^(?:INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|W
 const FORMS: Readonly<Record<string, QueryForm>> = {
   SELECT: 'select', ASK: 'ask', CONSTRUCT: 'construct', DESCRIBE: 'describe',
 };
-
-const factory = (() => {
-  // The parser's own term factory, so replaced terms look like parsed ones.
-  const probe = new sparqljs.Parser().parse('ASK { <x:a> <x:b> "c" }') as unknown as {
-    where: { triples: { subject: { constructor: new (value: string) => unknown } }[] }[];
-  };
-  const namedNode = probe.where[0]?.triples[0]?.subject.constructor;
-  if (namedNode === undefined) throw new Error('sparqljs term factory not found');
-  return { namedNode: (value: string) => new namedNode(value) };
-})();
 
 /**
  * Prepares one (query text, protocol dataset) for every caller, in the order
@@ -195,7 +186,7 @@ function normaliseTerm(value: unknown): unknown {
     if (!hasScheme(term.value)) throw new GuardError(400, 'query is not valid SPARQL 1.1: relative IRI');
     // sparqljs keeps PN_LOCAL_ESC backslashes (`:c\?` gives `...c\?`); §4.1.1.1 drops them. No
     // other backslash can reach an IRI: IRIREF forbids it and codepoint escapes are decoded.
-    return term.value.includes('\\') ? factory.namedNode(term.value.replace(/\\(.)/g, '$1')) : undefined;
+    return term.value.includes('\\') ? namedNode(term.value.replace(/\\(.)/g, '$1')) : undefined;
   }
   if (term.termType === 'Quad') throw new GuardError(400, 'query is not valid SPARQL 1.1: SPARQL-star is not SPARQL 1.1');
   return undefined;

@@ -1,0 +1,142 @@
+// Everything that reaches past sparqljs's public API, in one place: written against sparqljs 3.7.4 exactly, which package.json pins.
+//
+// sparqljs documents `Parser#parse` and `Generator#stringify` only. The guard also relies on
+// the generator's prototype methods (lib/SparqlGenerator.js: graphs, graph, group, bgp,
+// toEntity, encodeIRI, indent), the parser's `_resetBlanks`, its undocumented
+// `skipValidation` option, one semantic action of its generated parser (lib/SparqlParser.js
+// performAction) and the class of the terms it builds. None of these is covered by semver, so
+// the version is pinned and a sparqljs upgrade starts here: re-read those parts of the new
+// lib/SparqlGenerator.js, lib/SparqlParser.js and sparql.js, then run test/sparql (the goldens
+// and the plan-shape oracle) and test/w3c, which fail on any change in the generated text.
+
+import { createRequire } from 'node:module';
+import sparqljs from 'sparqljs';
+
+/** A GRAPH element of the tree, as the generator hands it to {@link GeneratorHooks.graph}. */
+export interface GraphNode {
+  readonly type: 'graph';
+  readonly name: { readonly termType: string; readonly value: string };
+  readonly patterns: unknown[];
+}
+
+/** The generator's stock writers, bound to the generator in use (nested elements go through the hooks again). */
+export interface GeneratorWriters {
+  /** `GRAPH <name> { … }` as sparqljs writes it. */
+  graph(pattern: GraphNode): string;
+  /** The braced group `{ … }` of a pattern's elements. */
+  group(pattern: object): string;
+  /** A basic graph pattern's triples. */
+  bgp(pattern: object): string;
+  /** A term or property path as sparqljs writes it, without the entity hook at the top. */
+  plainEntity(value: unknown): string;
+  /** A term or property path, through the entity hook. */
+  entity(value: unknown): string;
+}
+
+/** Where the template step takes over the generator's output. */
+export interface GeneratorHooks {
+  /** Text in place of the FROM clauses (called once per query, for FROM and for FROM NAMED). */
+  dataset(keyword: 'FROM ' | 'FROM NAMED '): string;
+  /** Text for a GRAPH element. */
+  graph(pattern: GraphNode, write: GeneratorWriters): string;
+  /** Text for a basic graph pattern. */
+  bgp(pattern: object, write: GeneratorWriters): string;
+  /** Text for a term or property path anywhere in the query. */
+  entity(value: unknown, write: GeneratorWriters): string;
+}
+
+/** A sparqljs Generator instance, with the prototype methods the hooks replace. */
+interface GeneratorInstance {
+  toQuery(query: unknown): string;
+  toEntity(term: unknown): string;
+  encodeIRI(iri: string): string;
+  indent(text: string): string;
+  graphs(keyword: string, graphs: unknown): string;
+  graph(pattern: GraphNode): string;
+  group(pattern: object): string;
+  bgp(pattern: object): string;
+}
+
+/**
+ * Writes `root` with the sparqljs Generator (two-space indent, `\n` newlines),
+ * every IRI in full and `hooks` in place of the dataset clauses, GRAPH
+ * elements, BGPs and entities. The prefix map of `root` is ignored.
+ */
+export function generateWithHooks(root: unknown, hooks: GeneratorHooks): string {
+  const generator = new sparqljs.Generator({ indent: '  ', newline: '\n' }).createGenerator() as GeneratorInstance;
+  const plain = Object.getPrototypeOf(generator) as GeneratorInstance;
+  const write: GeneratorWriters = {
+    graph: (pattern) => plain.graph.call(generator, pattern),
+    group: (pattern) => generator.group(pattern),
+    bgp: (pattern) => plain.bgp.call(generator, pattern),
+    plainEntity: (value) => plain.toEntity.call(generator, value),
+    entity: (value) => generator.toEntity(value),
+  };
+  // Full IRIs only: sparqljs builds its prefix regex from unescaped IRIs.
+  generator.encodeIRI = (iri) => '<' + iri + '>';
+  // sparqljs indents with /^/gm, which also matches after U+2028 / U+2029 inside literals.
+  generator.indent = (block) => '  ' + block.replaceAll('\n', '\n  ');
+  generator.graphs = (keyword) => hooks.dataset(keyword as 'FROM ' | 'FROM NAMED ');
+  generator.graph = (pattern) => hooks.graph(pattern, write);
+  generator.bgp = (pattern) => hooks.bgp(pattern, write);
+  generator.toEntity = (value) => hooks.entity(value, write);
+  return generator.toQuery(root);
+}
+
+/** The semantic action of sparqljs's generated parser: `this` is the value being reduced, `$$` the value stack. */
+type JisonAction = (this: { $: unknown }, yytext: unknown, yyleng: unknown, yylineno: unknown, yy: unknown, yystate: number, $$: unknown[], ...rest: unknown[]) => unknown;
+
+/**
+ * sparqljs 3.7.4 crashes (`reading 'map'`) on a CONSTRUCT template triple that is a blank-node
+ * property list or a collection alone, `[ p o ] .` ([75] TriplesSameSubject: TriplesNode
+ * PropertyList, the list empty), which SPARQL 1.1 allows (W3C construct-3). Its action for the
+ * same production in WHERE ([81] TriplesSameSubjectPath) reads an empty list as "the node's own
+ * triples"; the template's action gets that reading here, taken from the parser's tree, never
+ * from the text. Applied only when the action is the one this was written against (its source
+ * below); with any other sparqljs the query stays a 400.
+ */
+function completeTemplateTriples(): void {
+  const jison = (createRequire(import.meta.url)('sparqljs/lib/SparqlParser.js') as { Parser: { prototype: { performAction: JisonAction } } }).Parser.prototype;
+  const original = jison.performAction;
+  const TEMPLATE_TRIPLES_NODE = 103;
+  const expected = 'case 103:\nthis.$ = applyAnnotations(appendAllTo($$[$0].map(t => extend(triple($$[$0-1].entity), t)), $$[$0-1].triples))';
+  if (!original.toString().includes(expected)) return;
+  jison.performAction = function (this: { $: unknown }, ...args) {
+    const [, , , , yystate, stack] = args;
+    if (yystate === TEMPLATE_TRIPLES_NODE && stack[stack.length - 1] === undefined) {
+      this.$ = (stack[stack.length - 2] as { triples: unknown[] }).triples;
+      return undefined;
+    }
+    return original.apply(this, args);
+  };
+}
+completeTemplateTriples();
+
+/**
+ * A strict SPARQL 1.1 parser (SPARQL-star off, validation on, no base IRI)
+ * whose blank-node numbering starts again, so the same text always gives the
+ * same tree. sparqljs keeps that counter module-wide and resets it only
+ * through `_resetBlanks`.
+ */
+export function createStrictParser(): sparqljs.SparqlParser {
+  // skipValidation is a sparqljs option that @types/sparqljs does not list.
+  const options = { sparqlStar: false, skipValidation: false } as sparqljs.ParserOptions;
+  const parser = new sparqljs.Parser(options);
+  (parser as unknown as { _resetBlanks(): void })._resetBlanks();
+  return parser;
+}
+
+/** The NamedNode class of the parser's own term factory, so replaced terms look like parsed ones. */
+const NamedNode = (() => {
+  const probe = new sparqljs.Parser().parse('ASK { <x:a> <x:b> "c" }') as unknown as {
+    where: { triples: { subject: { constructor: new (value: string) => unknown } }[] }[];
+  };
+  const found = probe.where[0]?.triples[0]?.subject.constructor;
+  if (found === undefined) throw new Error('sparqljs term factory not found');
+  return found;
+})();
+
+/** A NamedNode term of the class sparqljs's parser builds. */
+export function namedNode(value: string): unknown {
+  return new NamedNode(value);
+}
