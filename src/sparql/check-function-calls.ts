@@ -3,6 +3,7 @@
 import { GuardError } from '../guard-error.js';
 import { PROPERTY_FUNCTION_NAMESPACES } from '../property-function-namespaces.js';
 import { normaliseIri } from './resolve-iri.js';
+import { walkQuery } from './walk-query.js';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 
@@ -56,27 +57,23 @@ export function compileFunctionAllowList(entries: readonly string[]): FunctionAl
  * The message names neither the IRI nor the query.
  */
 export function checkFunctionCalls(node: unknown, allowed: FunctionAllowList = NO_EXTENSION_FUNCTIONS): void {
-  if (typeof node !== 'object' || node === null) return;
-  if (Array.isArray(node)) {
-    for (const item of node) checkFunctionCalls(item, allowed);
-    return;
-  }
-  const record = node as Record<string, unknown>;
-  if (typeof record['termType'] === 'string') return;
-  if (record['type'] === 'functionCall') {
-    const callee = record['function'] as { termType?: unknown; value?: unknown } | undefined;
-    if (
-      callee?.termType !== 'NamedNode' ||
-      typeof callee.value !== 'string' ||
-      !(XSD_CASTS.has(callee.value) || isAllowed(callee.value, allowed))
-    ) {
-      throw new GuardError(400, 'query calls a function that is not a SPARQL 1.1 built-in, an XSD cast or in allowedFunctions');
-    }
-  } else if (record['type'] === 'aggregate' && !AGGREGATES.has(String(record['aggregation']).toLowerCase())) {
-    throw new GuardError(400, 'query uses an aggregate that is not a SPARQL 1.1 aggregate');
-  }
-  if ('predicate' in record && 'subject' in record) checkPredicate(record['predicate']);
-  for (const key of Object.keys(record)) checkFunctionCalls(record[key], allowed);
+  walkQuery(node, {
+    enter(record) {
+      if (record['type'] === 'functionCall') {
+        const callee = record['function'] as { termType?: unknown; value?: unknown } | undefined;
+        if (
+          callee?.termType !== 'NamedNode' ||
+          typeof callee.value !== 'string' ||
+          !(XSD_CASTS.has(callee.value) || isAllowed(callee.value, allowed))
+        ) {
+          throw new GuardError(400, 'query calls a function that is not a SPARQL 1.1 built-in, an XSD cast or in allowedFunctions');
+        }
+      } else if (record['type'] === 'aggregate' && !AGGREGATES.has(String(record['aggregation']).toLowerCase())) {
+        throw new GuardError(400, 'query uses an aggregate that is not a SPARQL 1.1 aggregate');
+      }
+      if ('predicate' in record && 'subject' in record) checkPredicate(record['predicate']);
+    },
+  });
 }
 
 /**
