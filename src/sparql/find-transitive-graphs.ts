@@ -1,5 +1,7 @@
 // Finds the `GRAPH ?var` elements whose pattern holds a `+` or `*` property path: the ones the template expands per named graph.
 
+import { walkQuery } from './walk-query.js';
+
 /**
  * The `GRAPH ?var { P }` nodes (by identity) where P holds, at any depth, a
  * property path with `*` or `+` (SPARQL 1.1 §9.1 ZeroOrMorePath,
@@ -11,23 +13,17 @@
  */
 export function findTransitiveGraphs(root: unknown): ReadonlySet<object> {
   const found = new Set<object>();
-  /** True when the node holds a `*` or `+` path; marks the GRAPH ?var nodes on the way back up. */
-  const visit = (node: unknown): boolean => {
-    if (typeof node !== 'object' || node === null) return false;
-    if (Array.isArray(node)) {
-      let holds = false;
-      for (const item of node) if (visit(item)) holds = true;
-      return holds;
-    }
-    const record = node as Record<string, unknown>;
-    if (typeof record['termType'] === 'string') return false;
-    let holds = record['type'] === 'path' && (record['pathType'] === '*' || record['pathType'] === '+');
-    for (const key of Object.keys(record)) if (visit(record[key])) holds = true;
-    if (holds && record['type'] === 'graph' && (record['name'] as { termType?: unknown } | undefined)?.termType === 'Variable') {
-      found.add(record);
-    }
-    return holds;
-  };
-  visit(root);
+  /** Per node entered and not yet left: whether it holds a `*` or `+` path so far. */
+  const holds: boolean[] = [];
+  walkQuery(root, {
+    enter(node) {
+      holds.push(node['type'] === 'path' && (node['pathType'] === '*' || node['pathType'] === '+'));
+    },
+    leave(node) {
+      if (holds.pop() !== true) return;
+      if (node['type'] === 'graph' && (node['name'] as { termType?: unknown } | undefined)?.termType === 'Variable') found.add(node);
+      if (holds.length > 0) holds[holds.length - 1] = true;
+    },
+  });
   return found;
 }
