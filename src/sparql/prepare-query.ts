@@ -21,6 +21,8 @@ import { IN_WHOLE_DATASET, markHiddenPaths } from './mark-hidden-paths.js';
 import { rewriteDescribe } from './rewrite-describe.js';
 import { splitQueryText, type TextRegion } from './split-query-text.js';
 import { namedNode } from './sparqljs-internals.js';
+import type { Term } from './tree-shapes.js';
+import { walkQuery } from './walk-query.js';
 
 /** The planner options prepare depends on (all are part of every plan's meaning, fixed per planner). */
 export interface PrepareSettings {
@@ -68,7 +70,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     if (tree.type === 'update') throw updateRefusal();
     // Before any other walker: wide but flat queries nest deep in the stores' algebra.
     checkAlgebraDepth(tree, settings.maxQueryDepth);
-    inspectTree(tree, true);
+    inspectTree(tree);
     checkBlankNodeScope(tree);
     checkFunctionCalls(tree, settings.allowedFunctions);
     joinHavingConstraints(tree);
@@ -154,34 +156,20 @@ function firstKeywordIsUpdate(text: string, regions: readonly TextRegion[]): boo
  * SPARQL 1.1; Virtuoso would apply it), and every IRI must be
  * absolute. IRIs keep their dot segments (§4.1.1: IRIs compare as strings).
  */
-function inspectTree(node: unknown, isRoot: boolean): void {
-  if (typeof node !== 'object' || node === null) return;
-  if (Array.isArray(node)) {
-    for (let i = 0; i < node.length; i++) {
-      const replaced = normaliseTerm(node[i]);
-      if (replaced !== undefined) node[i] = replaced;
-      else inspectTree(node[i], false);
-    }
-    return;
-  }
-  const record = node as Record<string, unknown>;
-  if (typeof record['termType'] === 'string') return;
-  if (record['type'] === 'service') throw new GuardError(403, 'SERVICE is not allowed');
-  if (record['type'] === 'query' && !isRoot && record['from'] !== undefined) {
-    throw new GuardError(400, 'query is not valid SPARQL 1.1: dataset clause inside a sub-query');
-  }
-  for (const key of Object.keys(record)) {
-    const value = record[key];
-    const replaced = normaliseTerm(value);
-    if (replaced !== undefined) record[key] = replaced;
-    else inspectTree(value, false);
-  }
+function inspectTree(tree: object): void {
+  walkQuery(tree, {
+    enter(node, root) {
+      if (node['type'] === 'service') throw new GuardError(403, 'SERVICE is not allowed');
+      if (node['type'] === 'query' && node !== root && node['from'] !== undefined) {
+        throw new GuardError(400, 'query is not valid SPARQL 1.1: dataset clause inside a sub-query');
+      }
+    },
+    term: normaliseTerm,
+  });
 }
 
 /** A replacement for an IRI term whose text changes, else undefined. */
-function normaliseTerm(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const term = value as { termType?: unknown; value?: unknown };
+function normaliseTerm(term: Term): unknown {
   if (term.termType === 'NamedNode' && typeof term.value === 'string') {
     if (!hasScheme(term.value)) throw new GuardError(400, 'query is not valid SPARQL 1.1: relative IRI');
     // sparqljs keeps PN_LOCAL_ESC backslashes (`:c\?` gives `...c\?`); §4.1.1.1 drops them. No
