@@ -2,6 +2,7 @@
 
 import { inScopeVariables } from './in-scope-variables.js';
 import type { Term } from './tree-shapes.js';
+import { walkQuery } from './walk-query.js';
 
 /** The fields of a parsed DESCRIBE query this rewrite reads (sparqljs shapes). */
 interface DescribeTree {
@@ -119,22 +120,14 @@ function solutionModifiers(tree: DescribeTree): Record<string, unknown> {
 /** Every variable name the query uses anywhere, so generated names never capture one. */
 function variableNames(tree: unknown): Set<string> {
   const names = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (typeof node !== 'object' || node === null) return;
-    if (Array.isArray(node)) {
-      for (const item of node) visit(item);
-      return;
-    }
-    const record = node as Record<string, unknown>;
-    if (record['termType'] === 'Variable' && typeof record['value'] === 'string') {
-      names.add(record['value']);
-      return;
-    }
-    for (const key of Object.keys(record)) {
-      if (key.startsWith('?') || key.startsWith('$')) names.add(key.slice(1)); // VALUES rows
-      visit(record[key]);
-    }
-  };
-  visit(tree);
+  walkQuery(tree, {
+    enter(node) {
+      for (const key of Object.keys(node)) if (key.startsWith('?') || key.startsWith('$')) names.add(key.slice(1)); // VALUES rows
+    },
+    term(term) {
+      if (term.termType === 'Variable' && typeof term.value === 'string') names.add(term.value);
+      return undefined;
+    },
+  });
   return names;
 }
