@@ -1,6 +1,7 @@
 // Refuses a blank-node label used in two basic graph patterns of one query (SPARQL 1.1 §4.1.4).
 
 import { GuardError } from '../guard-error.js';
+import { walkQuery } from './walk-query.js';
 
 /**
  * SPARQL 1.1 §4.1.4: "the same blank node label cannot be used in two
@@ -46,25 +47,22 @@ export function checkBlankNodeScope(tree: unknown): void {
       if (record['type'] !== 'filter' || eachOwnScope) scope = ++scopes;
     }
   };
-  const visit = (node: unknown): void => {
-    if (typeof node !== 'object' || node === null) return;
-    if (Array.isArray(node)) {
-      for (const item of node) visit(item);
-      return;
-    }
-    const record = node as Record<string, unknown>;
-    if (typeof record['termType'] === 'string') return;
-    // A BGP outside a list of group elements (an EXISTS argument): a pattern of its own.
-    if (record['type'] === 'bgp') {
-      claim(record, ++scopes);
-      return;
-    }
-    for (const key of Object.keys(record)) {
-      if (key === 'template') continue;
-      const value = record[key];
-      if ((key === 'where' || key === 'patterns') && Array.isArray(value)) visitElements(value, record['type'] === 'union');
-      else visit(value);
-    }
-  };
+  const visit = (node: unknown): void =>
+    walkQuery(node, {
+      enter(record) {
+        // A BGP outside a list of group elements (an EXISTS argument): a pattern of its own.
+        if (record['type'] === 'bgp') {
+          claim(record, ++scopes);
+          return false;
+        }
+        for (const key of Object.keys(record)) {
+          if (key === 'template') continue;
+          const value = record[key];
+          if ((key === 'where' || key === 'patterns') && Array.isArray(value)) visitElements(value, record['type'] === 'union');
+          else visit(value);
+        }
+        return false; // the fields are walked above, group element lists by visitElements
+      },
+    });
   visit(tree);
 }
