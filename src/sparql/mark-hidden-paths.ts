@@ -1,6 +1,7 @@
 // Finds, once per prepared query, where hidden predicates could be reached: IRIs named as predicates and variable predicates per group.
 
 import type { PathNode, Term } from './tree-shapes.js';
+import { walkQuery } from './walk-query.js';
 
 /**
  * Where a named predicate is read (its active graph, SPARQL 1.1 §18.6): the default graph,
@@ -142,39 +143,36 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
     }
   };
 
-  const visit = (node: unknown): void => {
-    if (typeof node !== 'object' || node === null) return;
-    if (Array.isArray(node)) {
-      for (const item of node) visit(item);
-      return;
-    }
-    const record = node as Record<string, unknown>;
-    if (typeof record['termType'] === 'string') return;
-    switch (record['type']) {
-      case 'bgp':
-        visitGroup([record]); // a bare BGP as a UNION branch or EXISTS argument
-        return;
-      case 'graph': {
-        const name = record['name'] as Term;
-        const outer = scope;
-        scope = name.termType === 'NamedNode' ? name.value : IN_ANY_NAMED_GRAPH;
-        visitGroup(record['patterns'] as readonly unknown[]);
-        scope = outer;
-        return;
-      }
-      case 'group':
-      case 'optional':
-      case 'minus':
-      case 'service':
-        visitGroup(record['patterns'] as readonly unknown[]);
-        return;
-      case 'query':
-        visitQuery(record);
-        return;
-      default:
-        for (const key of Object.keys(record)) visit(record[key]);
-    }
-  };
+  /** Any other node: walked down to the next group or sub-query. */
+  const visit = (node: unknown): void =>
+    walkQuery(node, {
+      enter(record) {
+        switch (record['type']) {
+          case 'bgp':
+            visitGroup([record]); // a bare BGP as a UNION branch or EXISTS argument
+            return false;
+          case 'graph': {
+            const name = record['name'] as Term;
+            const outer = scope;
+            scope = name.termType === 'NamedNode' ? name.value : IN_ANY_NAMED_GRAPH;
+            visitGroup(record['patterns'] as readonly unknown[]);
+            scope = outer;
+            return false;
+          }
+          case 'group':
+          case 'optional':
+          case 'minus':
+          case 'service':
+            visitGroup(record['patterns'] as readonly unknown[]);
+            return false;
+          case 'query':
+            visitQuery(record);
+            return false;
+          default:
+            return true;
+        }
+      },
+    });
 
   const visitQuery = (query: Record<string, unknown>): void => {
     for (const key of Object.keys(query)) {
