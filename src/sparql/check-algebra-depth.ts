@@ -1,6 +1,7 @@
 // Refuses queries whose algebra would nest deeper than stores survive, however flat their text: one walk of the parse tree per prepared query.
 
 import { GuardError } from '../guard-error.js';
+import type { TreeNode } from './walk-query.js';
 
 /**
  * Algebra levels allowed per level of `maxQueryDepth` (64 gives 256). Measured on the
@@ -76,8 +77,12 @@ export function algebraDepth(query: object, giveUpAbove = Number.POSITIVE_INFINI
   }
 }
 
-/** A node of the sparqljs tree, read loosely: every walker in this folder does. */
-type Node = Readonly<Record<string, unknown>>;
+/**
+ * A node of the sparqljs tree as walkQuery decides it. This count recurses by node kind on its
+ * own instead of walking every field: it refuses kinds it does not know and stops early
+ * (docs/design.md#rewriting).
+ */
+type Node = Readonly<TreeNode>;
 
 /** Thrown inside the walk once the levels above a node pass the limit. */
 class DepthExceeded extends Error {}
