@@ -90,9 +90,10 @@ export function spawnGuard(folder: string, config: Record<string, unknown>): Spa
   };
 }
 
-/** The base URL from the guard's `listening` line. */
+/** The base URL from the guard's own `listening` line (with workers: once all of them listen). */
 export async function listeningUrl(guard: SpawnedGuard): Promise<string> {
-  const line = await guard.waitFor((entry) => entry.event === 'listening');
+  // The guard's own line: with workers, the primary's comes once every worker listens (a worker's carries `worker`).
+  const line = await guard.waitFor((entry) => entry.event === 'listening' && entry.worker === undefined);
   return String(line.url);
 }
 
