@@ -118,10 +118,10 @@ describe('signals against the real bin', () => {
 
   it('workers: 2, a worker killed with SIGKILL under load (a new connection per request): no 503', { timeout: 90_000 }, async () => {
     const guard = spawnGuard(folder.folder, { upstream: store.url, policies: [INTEGRATION_POLICIES], workers: 2, shutdown: { drainMs: 0 } });
+    let stop = false;
     try {
       const url = await listeningUrl(guard);
       const statuses = new Map<string, number>();
-      let stop = false;
       const client = async () => {
         while (!stop) {
           const { status, error } = await get(`${url}/sparql?query=${QUERY}`, false);
@@ -143,6 +143,8 @@ describe('signals against the real bin', () => {
       assert.equal(statuses.get('503') ?? 0, 0, `statuses ${JSON.stringify([...statuses])}`);
       assert.ok((statuses.get('200') ?? 0) > 20);
     } finally {
+      // A failed step must not leave the clients looping against a closed port (the file would never end).
+      stop = true;
       await guard.stop();
     }
   });

@@ -159,6 +159,8 @@ describe('three replicas behind HAProxy', { skip, timeout: 150_000 }, () => {
 
   it('a change of the shared policy file reaches every replica', async (t) => {
     const traffic = steadyTraffic();
+    // Stopped even when a step fails: clients left looping would keep the file from ever ending.
+    t.after(() => traffic.stop());
     const urls = ports.map((port) => `http://127.0.0.1:${port}`);
     assert.deepEqual(await Promise.all(urls.map(graphCount)), [1, 1, 1]);
     // An editor's save: write a temporary file, rename it over the original.
@@ -187,6 +189,8 @@ describe('three replicas behind HAProxy', { skip, timeout: 150_000 }, () => {
 
   it('a rolling restart with SIGTERM, one replica at a time, fails no request', async (t) => {
     const traffic = steadyTraffic();
+    // Stopped even when a step fails: clients left looping would keep the file from ever ending.
+    t.after(() => traffic.stop());
     const started = performance.now();
     for (let index = 0; index < REPLICAS; index += 1) {
       const old = replicas[index]!;
