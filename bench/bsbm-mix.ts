@@ -20,7 +20,8 @@ const productType = (random: Random): string => `bsbm-inst:ProductType${int(rand
 const feature = (random: Random): string => `bsbm-inst:ProductFeature${int(random, 10_000)}`;
 const word = (random: Random): string => ['alarm', 'shiny', 'grey', 'bright', 'heavy', 'compact', 'quiet'][int(random, 7) - 1] ?? 'x';
 const date = (random: Random): string => `"2008-0${int(random, 9)}-${10 + int(random, 18)}T00:00:00"^^xsd:dateTime`;
-const country = (random: Random): string => `<http://downlode.org/rdf/iso-3166/countries#${['US', 'DE', 'GB', 'JP', 'FR', 'AT'][int(random, 6) - 1]}>`;
+const country = (random: Random): string =>
+  `<http://downlode.org/rdf/iso-3166/countries#${['US', 'DE', 'GB', 'JP', 'FR', 'AT'][int(random, 6) - 1]}>`;
 
 /** The shapes: each returns a fresh query text with new constants. */
 export const BSBM_SHAPES: readonly ((random: Random) => string)[] = [

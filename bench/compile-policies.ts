@@ -31,12 +31,23 @@ const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
  * and one in five hides a path.
  */
 function policyTurtle(count: number): string {
-  const lines = ['@prefix guard: <https://w3id.org/sparql-guard#>.', '@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#>.', '@prefix ex: <https://example.org/>.'];
+  const lines = [
+    '@prefix guard: <https://w3id.org/sparql-guard#>.',
+    '@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#>.',
+    '@prefix ex: <https://example.org/>.',
+  ];
   for (let i = 0; i < count; i += 1) {
-    const target = [`guard:agent ex:agent-${i}`, `guard:group "team-${i % 50}"`, 'guard:agent guard:AuthenticatedAgent', 'guard:agent guard:Everyone'][i % 4 === 3 && i % 100 !== 3 ? 0 : i % 4];
+    const target = [
+      `guard:agent ex:agent-${i}`,
+      `guard:group "team-${i % 50}"`,
+      'guard:agent guard:AuthenticatedAgent',
+      'guard:agent guard:Everyone',
+    ][i % 4 === 3 && i % 100 !== 3 ? 0 : i % 4];
     const graphs = Array.from({ length: 1 + (i % 3) }, (_, k) => `ex:graph-${(i + k * 7) % 2000}`).join(', ');
     const hide = i % 5 === 0 ? '; guard:hidePath ex:salary' : '';
-    lines.push(`ex:policy-${i} a guard:Policy; rdfs:label "Policy ${i}"; rdfs:comment "Benchmark policy number ${i}."; ${target}; guard:readGraph ${graphs}${hide}.`);
+    lines.push(
+      `ex:policy-${i} a guard:Policy; rdfs:label "Policy ${i}"; rdfs:comment "Benchmark policy number ${i}."; ${target}; guard:readGraph ${graphs}${hide}.`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -69,7 +80,9 @@ interface Row {
 }
 
 /** The example rule files, next to the shipped ones (found the same way, from any build folder). */
-const EXAMPLE_RULES = ['group-hierarchy.n3', 'group-membership.n3', 'graph-collections.n3'].map((name) => join(dirname(shippedRuleFiles()[0] ?? ''), 'examples', name));
+const EXAMPLE_RULES = ['group-hierarchy.n3', 'group-membership.n3', 'graph-collections.n3'].map((name) =>
+  join(dirname(shippedRuleFiles()[0] ?? ''), 'examples', name),
+);
 
 /** Derived appliesTo and grantsGraph triples kept in the table. */
 const derivedCount = (set: PolicySet) => set.policies.reduce((sum, policy) => sum + policy.principals.length + policy.graphs.length, 0);
@@ -77,8 +90,18 @@ const derivedCount = (set: PolicySet) => set.policies.reduce((sum, policy) => su
 function row(mode: Mode, n: number, run: Row['run'], wallMs: number, set: PolicySet, stats: LoadStats): Row {
   const reasonerMs = stats.stages.filter((stage) => stage.engine !== 'eye').reduce((sum, stage) => sum + stage.ms, 0);
   return {
-    mode, n, run, wallMs, readMs: stats.readMs, reasonerMs, eyeMs: stats.eyeMs, otherMs: stats.otherMs - reasonerMs, compileMs: stats.compileMs,
-    eyeTriples: stats.eyeInputTriples, derived: derivedCount(set), heapMb: stats.workerHeapBytes / 2 ** 20,
+    mode,
+    n,
+    run,
+    wallMs,
+    readMs: stats.readMs,
+    reasonerMs,
+    eyeMs: stats.eyeMs,
+    otherMs: stats.otherMs - reasonerMs,
+    compileMs: stats.compileMs,
+    eyeTriples: stats.eyeInputTriples,
+    derived: derivedCount(set),
+    heapMb: stats.workerHeapBytes / 2 ** 20,
   };
 }
 
@@ -134,7 +157,11 @@ interface OrgRow {
 /** `sparql-guard check --json` in a fresh process (node start, config, load, listing), its output drained. */
 function timeCheck(configFile: string): number {
   const started = performance.now();
-  const result = spawnSync(process.execPath, [CLI, 'check', '--json', '--config', configFile], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = spawnSync(process.execPath, [CLI, 'check', '--json', '--config', configFile], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const ms = performance.now() - started;
   if (result.status !== 0) throw new Error(`check failed: ${result.stderr.trim()}`);
   return ms;
@@ -164,7 +191,12 @@ async function organisation(rules: OrgRules, n: number): Promise<OrgRow> {
     } catch (error) {
       if (n <= 10_000) throw error;
       // Past the load's time limit or the worker's heap: the same steps in this process, without the limit.
-      return { ...(await unlimited(policies, operatorRules, n)), rules, checkColdMs, loadError: (error as Error).message.split('\n')[0] ?? '' };
+      return {
+        ...(await unlimited(policies, operatorRules, n)),
+        rules,
+        checkColdMs,
+        loadError: (error as Error).message.split('\n')[0] ?? '',
+      };
     }
     if (last === undefined) throw new Error('no load');
     const { set, stats } = last;
@@ -172,9 +204,15 @@ async function organisation(rules: OrgRules, n: number): Promise<OrgRow> {
     if (set.policies.length !== n) throw new Error(`expected ${n} policies, got ${set.policies.length}`);
     if (rules === 'rules' && stats.stages.some((stage) => stage.engine === 'eye')) throw new Error('the example rules went to EYE');
     return {
-      rules, n, checkColdMs, loadColdMs: times[0] ?? Number.NaN, loadWarmMs: times[1] ?? Number.NaN,
+      rules,
+      n,
+      checkColdMs,
+      loadColdMs: times[0] ?? Number.NaN,
+      loadWarmMs: times[1] ?? Number.NaN,
       stages: stats.stages.map((stage) => `${stage.engine} ${stage.ms.toFixed(0)} ms`).join(', '),
-      derived: derivedCount(set), heapMb: stats.workerHeapBytes / 2 ** 20, maxRssMb: process.resourceUsage().maxRSS / 1024,
+      derived: derivedCount(set),
+      heapMb: stats.workerHeapBytes / 2 ** 20,
+      maxRssMb: process.resourceUsage().maxRSS / 1024,
     };
   } finally {
     await rm(folder, { recursive: true, force: true });
@@ -190,9 +228,13 @@ async function unlimited(policies: string, operatorRules: readonly string[], n: 
   const ms = performance.now() - started;
   if (set.policies.length !== n) throw new Error(`expected ${n} policies, got ${set.policies.length}`);
   return {
-    n, loadColdMs: ms, loadWarmMs: Number.NaN,
+    n,
+    loadColdMs: ms,
+    loadWarmMs: Number.NaN,
     stages: `${reasoning.stages.map((stage) => `${stage.engine} ${stage.ms.toFixed(0)} ms`).join(', ')} (no limit, main thread)`,
-    derived: derivedCount(set), heapMb: getHeapStatistics().total_heap_size / 2 ** 20, maxRssMb: process.resourceUsage().maxRSS / 1024,
+    derived: derivedCount(set),
+    heapMb: getHeapStatistics().total_heap_size / 2 ** 20,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
   };
 }
 
@@ -221,11 +263,20 @@ async function reloadUnderLoad(n: number): Promise<ReloadRow> {
   const policies = join(folder, 'policies.ttl');
   const hierarchy = join(folder, 'hierarchy.n3');
   // The queries come from an anonymous caller: one policy grants Everyone the demo's public graph.
-  await writeFile(policies, `${turtle}ex:policy-public a guard:Policy; guard:agent guard:Everyone; guard:readGraph <https://example.org/graphs/public>.\n`);
+  await writeFile(
+    policies,
+    `${turtle}ex:policy-public a guard:Policy; guard:agent guard:Everyone; guard:readGraph <https://example.org/graphs/public>.\n`,
+  );
   await writeFile(hierarchy, hierarchyN3);
-  await writeFile(join(folder, 'guard.json'), JSON.stringify({ policies: [policies], rules: [...EXAMPLE_RULES, hierarchy], port: 0, host: '127.0.0.1' }));
+  await writeFile(
+    join(folder, 'guard.json'),
+    JSON.stringify({ policies: [policies], rules: [...EXAMPLE_RULES, hierarchy], port: 0, host: '127.0.0.1' }),
+  );
   const { GUARD_UPSTREAM: _u, PORT: _p, ...env } = process.env;
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...env, GUARD_CONFIG: join(folder, 'guard.json') }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...env, GUARD_CONFIG: join(folder, 'guard.json') },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const events: Record<string, unknown>[] = [];
   let waiters: (() => void)[] = [];
   let pending = '';
@@ -275,7 +326,12 @@ async function reloadUnderLoad(n: number): Promise<ReloadRow> {
       for (let sent = 0; !until(); sent += 1) {
         const wait = started + (sent * 1000) / RELOAD_RATE_PER_S - performance.now();
         if (wait > 0) await new Promise((done) => setTimeout(done, wait));
-        inFlight.push(once().then((answer) => void (answer.status === 200 ? latencies.push(answer.ms) : (failed += 1)), () => void (failed += 1)));
+        inFlight.push(
+          once().then(
+            (answer) => void (answer.status === 200 ? latencies.push(answer.ms) : (failed += 1)),
+            () => void (failed += 1),
+          ),
+        );
       }
       await Promise.all(inFlight);
       latencies.sort((a, b) => a - b);
@@ -321,7 +377,11 @@ async function main(): Promise<void> {
   if (args !== undefined) {
     const [kind, mode, n] = args;
     const result =
-      kind === 'org' ? await organisation(mode as OrgRules, Number(n)) : kind === 'org-reload' ? await reloadUnderLoad(Number(mode)) : await scenario(mode as Mode, Number(n));
+      kind === 'org'
+        ? await organisation(mode as OrgRules, Number(n))
+        : kind === 'org-reload'
+          ? await reloadUnderLoad(Number(mode))
+          : await scenario(mode as Mode, Number(n));
     process.stdout.write(JSON.stringify(result));
     return;
   }
@@ -329,22 +389,76 @@ async function main(): Promise<void> {
   console.log(`machine: ${describeMachine()}`);
   console.log(`load: ${describeLoad()} at the start`);
   console.log('each N in a fresh process; cold = first load (worker start + EYE instantiation), warm = next load\n');
-  console.log('copy = shipped rules only, applied as copies; n3 = plus one operator rule inside the fragment (N3.Reasoner); eye = plus one operator rule with a built-in (EYE loads every triple the rules need)\n');
-  const header = ['rules', 'N', 'run', 'wall ms', 'read+validate ms', 'copy/N3 ms', 'EYE ms', 'other worker ms', 'compile ms', 'triples to EYE', 'derived', 'worker heap MB', 'budget'];
+  console.log(
+    'copy = shipped rules only, applied as copies; n3 = plus one operator rule inside the fragment (N3.Reasoner); eye = plus one operator rule with a built-in (EYE loads every triple the rules need)\n',
+  );
+  const header = [
+    'rules',
+    'N',
+    'run',
+    'wall ms',
+    'read+validate ms',
+    'copy/N3 ms',
+    'EYE ms',
+    'other worker ms',
+    'compile ms',
+    'triples to EYE',
+    'derived',
+    'worker heap MB',
+    'budget',
+  ];
   console.log(tableHeader(header, 'lrlrrrrrrrrrl'));
   // A figure not taken is NaN in the scenario and null once it crosses as JSON.
   const fmt = (ms: number | null) => (ms === null || Number.isNaN(ms) ? '-' : ms.toFixed(0));
   for (const [mode, n] of (['copy', 'n3', 'eye'] as const).flatMap((mode) => SIZES.map((n) => [mode, n] as const))) {
     for (const r of runScenario<Row[]>(import.meta.url, 'flat', mode, String(n))) {
       const verdict = r.n === 10_000 ? (r.wallMs <= BUDGET_MS ? 'ok (<= 2 s)' : 'OVER 2 s') : '';
-      console.log(tableRow([r.mode, r.n, r.run, fmt(r.wallMs), fmt(r.readMs), fmt(r.reasonerMs), fmt(r.eyeMs), fmt(r.otherMs), fmt(r.compileMs), r.eyeTriples, r.derived, fmt(r.heapMb), verdict]));
+      console.log(
+        tableRow([
+          r.mode,
+          r.n,
+          r.run,
+          fmt(r.wallMs),
+          fmt(r.readMs),
+          fmt(r.reasonerMs),
+          fmt(r.eyeMs),
+          fmt(r.otherMs),
+          fmt(r.compileMs),
+          r.eyeTriples,
+          r.derived,
+          fmt(r.heapMb),
+          verdict,
+        ]),
+      );
     }
   }
 
-  console.log('\norganisation: 500 groups per 10,000 policies in a hierarchy 9 levels deep, 20 policies per group, a quarter of the agents members of a group in RDF, a third of the policies granting a collection of 25 graphs');
-  console.log('none = shipped rules only; rules = plus rules/examples/group-hierarchy.n3, group-membership.n3, graph-collections.n3 and the hierarchy facts');
-  console.log('check cold = `sparql-guard check --json` in a fresh process; load = loadPolicySetWithStats in one process, first and second load; RSS = the process peak\n');
-  console.log(tableHeader(['rules', 'N', 'check cold ms', 'load cold ms', 'load warm ms', 'engines (warm)', 'derived', 'worker heap MB', 'peak RSS MB', 'targets'], 'lrrrrlrrrl'));
+  console.log(
+    '\norganisation: 500 groups per 10,000 policies in a hierarchy 9 levels deep, 20 policies per group, a quarter of the agents members of a group in RDF, a third of the policies granting a collection of 25 graphs',
+  );
+  console.log(
+    'none = shipped rules only; rules = plus rules/examples/group-hierarchy.n3, group-membership.n3, graph-collections.n3 and the hierarchy facts',
+  );
+  console.log(
+    'check cold = `sparql-guard check --json` in a fresh process; load = loadPolicySetWithStats in one process, first and second load; RSS = the process peak\n',
+  );
+  console.log(
+    tableHeader(
+      [
+        'rules',
+        'N',
+        'check cold ms',
+        'load cold ms',
+        'load warm ms',
+        'engines (warm)',
+        'derived',
+        'worker heap MB',
+        'peak RSS MB',
+        'targets',
+      ],
+      'lrrrrlrrrl',
+    ),
+  );
   const byN = new Map<number, OrgRow>();
   let largestLoaded = 1_000;
   const verdict = (met: boolean, by: string) => (met ? 'met' : `MISSED (${by})`);
@@ -363,33 +477,72 @@ async function main(): Promise<void> {
     const plain = byN.get(n);
     if (rules === 'rules' && plain !== undefined) {
       const ratio = r.checkColdMs / plain.checkColdMs;
-      targets.push(`check cold ${ratio.toFixed(1)} x without rules (<= 2 x${n === 10_000 ? `: ${verdict(ratio <= 2, `${(ratio / 2).toFixed(1)} x over`)}` : ''})`);
+      targets.push(
+        `check cold ${ratio.toFixed(1)} x without rules (<= 2 x${n === 10_000 ? `: ${verdict(ratio <= 2, `${(ratio / 2).toFixed(1)} x over`)}` : ''})`,
+      );
     }
     if (rules === 'rules' && n === 10_000) {
-      targets.push(`warm load ${fmt(r.loadWarmMs)} ms (<= 1,000 ms: ${verdict(r.loadWarmMs <= 1_000, `${(r.loadWarmMs / 1_000).toFixed(1)} x over`)})`);
+      targets.push(
+        `warm load ${fmt(r.loadWarmMs)} ms (<= 1,000 ms: ${verdict(r.loadWarmMs <= 1_000, `${(r.loadWarmMs / 1_000).toFixed(1)} x over`)})`,
+      );
     }
     if (rules === 'rules') {
       const slowest = Math.max(r.loadColdMs, r.loadWarmMs);
-      targets.push(`${r.derived.toLocaleString('en')} derived in ${fmt(slowest)} ms (>= 500,000 within the 60,000 ms limit: ${r.derived < 500_000 ? 'fewer derived' : verdict(slowest < 60_000, 'over the limit')})`);
+      targets.push(
+        `${r.derived.toLocaleString('en')} derived in ${fmt(slowest)} ms (>= 500,000 within the 60,000 ms limit: ${r.derived < 500_000 ? 'fewer derived' : verdict(slowest < 60_000, 'over the limit')})`,
+      );
     }
-    if (rules === 'rules' && n === 100_000) targets.push(`load ${fmt(r.loadColdMs)} ms (<= 10,000 ms: ${verdict(r.loadColdMs <= 10_000, `${(r.loadColdMs / 10_000).toFixed(1)} x over`)})`);
-    if (r.loadError !== undefined) targets.unshift(`the load failed (${r.loadError}); figures of the same steps on the main thread without the limit`);
+    if (rules === 'rules' && n === 100_000)
+      targets.push(
+        `load ${fmt(r.loadColdMs)} ms (<= 10,000 ms: ${verdict(r.loadColdMs <= 10_000, `${(r.loadColdMs / 10_000).toFixed(1)} x over`)})`,
+      );
+    if (r.loadError !== undefined)
+      targets.unshift(`the load failed (${r.loadError}); figures of the same steps on the main thread without the limit`);
     targets.push(`${r.loadError === undefined ? 'worker' : 'main thread'} heap ${fmt(r.heapMb)} MB (reported)`);
-    console.log(tableRow([r.rules, r.n, fmt(r.checkColdMs), fmt(r.loadColdMs), fmt(r.loadWarmMs), r.stages, r.derived, fmt(r.heapMb), fmt(r.maxRssMb), targets.join('; ')]));
+    console.log(
+      tableRow([
+        r.rules,
+        r.n,
+        fmt(r.checkColdMs),
+        fmt(r.loadColdMs),
+        fmt(r.loadWarmMs),
+        r.stages,
+        r.derived,
+        fmt(r.heapMb),
+        fmt(r.maxRssMb),
+        targets.join('; '),
+      ]),
+    );
   }
 
   // The largest organisation that loaded: serve refuses to start on a set that does not.
   const reloadN = largestLoaded;
-  console.log(`\nreload: \`sparql-guard serve\` with the organisation of ${reloadN.toLocaleString('en')} policies and the example rules; ${RELOAD_RATE_PER_S} queries/s for 10 s, then while SIGHUP reloads run back to back (20 s, at least two reloads)\n`);
-  console.log(tableHeader(['window', 'requests', 'failed', 'p50 ms', 'p99 ms', 'reloads (failed)', 'mean reload ms', 'target'], 'lrrrrrrl'));
+  console.log(
+    `\nreload: \`sparql-guard serve\` with the organisation of ${reloadN.toLocaleString('en')} policies and the example rules; ${RELOAD_RATE_PER_S} queries/s for 10 s, then while SIGHUP reloads run back to back (20 s, at least two reloads)\n`,
+  );
+  console.log(
+    tableHeader(['window', 'requests', 'failed', 'p50 ms', 'p99 ms', 'reloads (failed)', 'mean reload ms', 'target'], 'lrrrrrrl'),
+  );
   try {
     const r = runScenario<ReloadRow>(import.meta.url, 'org-reload', String(reloadN));
     const ms = (value: number | null) => (value === null || Number.isNaN(value) ? '-' : value.toFixed(1));
     console.log(tableRow(['steady', r.steady.requests, r.steady.failed, ms(r.steady.p50), ms(r.steady.p99), '', '', '']));
     const failed = r.reloadsFailed > 0 ? ` (${r.reloadsFailed}: ${r.failure})` : ' (0)';
     const added = r.reloading.p99 - r.steady.p99;
-    const kept = r.reloading.failed === 0 ? 'no query refused during the reloads' : `${r.reloading.failed} queries failed during the reloads`;
-    console.log(tableRow(['reloading', r.reloading.requests, r.reloading.failed, ms(r.reloading.p50), ms(r.reloading.p99), `${r.reloads}${failed}`, fmt(r.reloadMs), `p99 added ${ms(added)} ms (reported); ${kept}`]));
+    const kept =
+      r.reloading.failed === 0 ? 'no query refused during the reloads' : `${r.reloading.failed} queries failed during the reloads`;
+    console.log(
+      tableRow([
+        'reloading',
+        r.reloading.requests,
+        r.reloading.failed,
+        ms(r.reloading.p50),
+        ms(r.reloading.p99),
+        `${r.reloads}${failed}`,
+        fmt(r.reloadMs),
+        `p99 added ${ms(added)} ms (reported); ${kept}`,
+      ]),
+    );
   } catch (error) {
     console.log(`reload scenario failed: ${(error as Error).message.split('\n')[0] ?? ''}`);
   }

@@ -69,7 +69,12 @@ async function scenario(name: Scenario): Promise<Row> {
     // Check before timing: the answer through the front is the store's own answer.
     const direct = await answerOf(`${store.url}/sparql`);
     const through = await answerOf(target);
-    if (direct.status !== 200 || through.status !== 200 || through.body !== direct.body || !through.type?.startsWith('application/sparql-results+json')) {
+    if (
+      direct.status !== 200 ||
+      through.status !== 200 ||
+      through.body !== direct.body ||
+      !through.type?.startsWith('application/sparql-results+json')
+    ) {
       throw new Error(`${name}: the answer through the front differs from the store's (status ${through.status})`);
     }
 
@@ -91,7 +96,8 @@ async function scenario(name: Scenario): Promise<Row> {
       p99Ms: percentile(sorted, 99),
       requests: result.requests.total,
       failures: result.non2xx + result.errors + result.timeouts,
-      cpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
+      cpuUsPerRequest:
+        cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
     };
   } finally {
     for (const server of servers.reverse()) await server.stop();
@@ -119,7 +125,9 @@ async function main(): Promise<void> {
   const direct = rows.get('direct')!;
   const proxy = rows.get('proxy')!;
   const guard1 = rows.get('guard-1')!;
-  console.log('| front | req/s | p50 ms | p99 ms | req/s vs direct | req/s vs proxy | added p50 ms vs direct | front CPU us/req | failed | target |');
+  console.log(
+    '| front | req/s | p50 ms | p99 ms | req/s vs direct | req/s vs proxy | added p50 ms vs direct | front CPU us/req | failed | target |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const [name, row] of rows) {
     const added = row.p50Ms - direct.p50Ms;

@@ -240,13 +240,28 @@ async function main(): Promise<void> {
       console.log(tableHeader(['input', 'alternative', 'p50 ns/call', 'p99 ns/call', 'CPU ns/call', 'CPU vs ours', 'calls'], 'llrrrrr'));
       last = comparison;
     }
-    const bytes = comparison === 'parse' ? formBody(INPUTS[input as Input]).length : comparison === 'encode' ? Buffer.byteLength(INPUTS[input as Input]) : undefined;
+    const bytes =
+      comparison === 'parse'
+        ? formBody(INPUTS[input as Input]).length
+        : comparison === 'encode'
+          ? Buffer.byteLength(INPUTS[input as Input])
+          : undefined;
     const label = bytes === undefined ? input : `${input} (${bytes} bytes)`;
     let ours: Result | undefined;
     for (const alternative of alternatives) {
       const r = runScenario<Result>(import.meta.url, comparison, input, alternative);
       ours ??= r;
-      console.log(tableRow([label, alternative, r.p50Ns.toFixed(0), r.p99Ns.toFixed(0), r.cpuNs.toFixed(0), `${(r.cpuNs / ours.cpuNs).toFixed(2)} x`, r.calls]));
+      console.log(
+        tableRow([
+          label,
+          alternative,
+          r.p50Ns.toFixed(0),
+          r.p99Ns.toFixed(0),
+          r.cpuNs.toFixed(0),
+          `${(r.cpuNs / ours.cpuNs).toFixed(2)} x`,
+          r.calls,
+        ]),
+      );
     }
   }
   console.log(`\nload: ${describeLoad()} at the end\n`);

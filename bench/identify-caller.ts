@@ -37,7 +37,11 @@ async function runOne(scenario: string): Promise<Result> {
       auth: {
         apiKeys: [{ agent: `${AGENT_PREFIX}key-user`, sha256: hashApiKey(API_KEY) }],
         jwt: {
-          issuer: ISSUER, audience: 'sparql', jwks: { keys: [jwk] }, agentPrefix: AGENT_PREFIX, groupsClaim: 'realm_access.roles',
+          issuer: ISSUER,
+          audience: 'sparql',
+          jwks: { keys: [jwk] },
+          agentPrefix: AGENT_PREFIX,
+          groupsClaim: 'realm_access.roles',
           cacheMaxEntries: mode === 'uncached' ? 0 : 10_000,
         },
       },
@@ -47,11 +51,19 @@ async function runOne(scenario: string): Promise<Result> {
   const identify = createCallerIdentifier(config.auth);
   // A Keycloak-sized access token: a handful of roles and the usual claims.
   const token = await new SignJWT({
-    sub: 'ann', realm_access: { roles: ['staff', 'hr', 'offline_access', 'uma_authorization'] }, azp: 'notebook', scope: 'openid profile email',
-    preferred_username: 'ann', email: 'ann@example.org', sid: 'f3b1c0de-5d2a-4c7e-9a41-1b2c3d4e5f60',
+    sub: 'ann',
+    realm_access: { roles: ['staff', 'hr', 'offline_access', 'uma_authorization'] },
+    azp: 'notebook',
+    scope: 'openid profile email',
+    preferred_username: 'ann',
+    email: 'ann@example.org',
+    sid: 'f3b1c0de-5d2a-4c7e-9a41-1b2c3d4e5f60',
   })
     .setProtectedHeader({ alg, kid: 'bench', typ: 'JWT' })
-    .setIssuer(ISSUER).setAudience('sparql').setIssuedAt().setExpirationTime('1h')
+    .setIssuer(ISSUER)
+    .setAudience('sparql')
+    .setIssuedAt()
+    .setExpirationTime('1h')
     .sign(privateKey);
   const headers = scenario === 'api-key' ? { authorization: `Bearer ${API_KEY}` } : { authorization: `Bearer ${token}` };
   const expected = scenario === 'api-key' ? `${AGENT_PREFIX}key-user` : `${AGENT_PREFIX}ann`;

@@ -26,7 +26,9 @@ const REQUEST = {
     accept: 'application/sparql-results+json',
     authorization: `Bearer ${BENCH_KEY}`,
   },
-  body: new URLSearchParams({ query: 'PREFIX ex: <https://bench.example.org/>\nSELECT ?s ?o WHERE { ?s ex:p0 ?o . OPTIONAL { ?s ex:label ?l } FILTER (?o != "x") }' }).toString(),
+  body: new URLSearchParams({
+    query: 'PREFIX ex: <https://bench.example.org/>\nSELECT ?s ?o WHERE { ?s ex:p0 ?o . OPTIONAL { ?s ex:label ?l } FILTER (?o != "x") }',
+  }).toString(),
 };
 
 interface Run {
@@ -45,7 +47,8 @@ async function scenario(variant: Variant): Promise<Run> {
     // Check before timing: the answer through the guard is the store's own.
     const [direct, through] = await Promise.all([fetch(`${store.url}/sparql`, REQUEST), fetch(target, REQUEST)]);
     const [directBody, throughBody] = await Promise.all([direct.text(), through.text()]);
-    if (through.status !== 200 || throughBody !== directBody) throw new Error(`${variant}: the answer through the guard differs (status ${through.status})`);
+    if (through.status !== 200 || throughBody !== directBody)
+      throw new Error(`${variant}: the answer through the guard differs (status ${through.status})`);
 
     await autocannon({ url: target, connections: CONNECTIONS, duration: WARM_UP_S, overallRate: RATE_PER_S, ...REQUEST });
     const before = cpuSeconds(guard.pid);
@@ -117,7 +120,9 @@ async function main(): Promise<void> {
     );
   }
   const verdict = cost <= COST_TARGET ? 'met' : `MISSED by ${((cost - COST_TARGET) * 100).toFixed(1)} points`;
-  console.log(`\nmetrics on vs off: ${cost >= 0 ? '+' : ''}${(cost * 100).toFixed(1)} % CPU per request (target <= ${COST_TARGET * 100} %: ${verdict})`);
+  console.log(
+    `\nmetrics on vs off: ${cost >= 0 ? '+' : ''}${(cost * 100).toFixed(1)} % CPU per request (target <= ${COST_TARGET * 100} %: ${verdict})`,
+  );
   const recording = recordingUsPerRequest();
   console.log(
     `recording alone (in process, no network): ${recording.toFixed(2)} us per request = ${((recording / off) * 100).toFixed(2)} % of the guard's CPU per request with metrics off\n`,

@@ -62,7 +62,10 @@ async function scenario(name: Scenario): Promise<Result> {
   const rules = name === 'reload-eye' ? [join(folder, 'no-op.n3')] : [];
   await writeFile(join(folder, 'guard.json'), JSON.stringify({ policies: [policyFile], rules, port: 0, host: '127.0.0.1' }));
   const { GUARD_UPSTREAM: _u, PORT: _p, ...env } = process.env;
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...env, GUARD_CONFIG: join(folder, 'guard.json') }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...env, GUARD_CONFIG: join(folder, 'guard.json') },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const events: Record<string, unknown>[] = [];
   let waiters: (() => void)[] = [];
   let pending = '';
@@ -168,20 +171,26 @@ async function main(): Promise<void> {
   console.log('### (g) Reload latency: queries while the policies reload\n');
   console.log(`machine: ${describeMachine()}`);
   console.log(`load: ${describeLoad()}`);
-  console.log(`${RATE_PER_S} queries/s for ${DURATION_MS / 1000} s against the embedded store; each scenario in a fresh process and a fresh guard\n`);
+  console.log(
+    `${RATE_PER_S} queries/s for ${DURATION_MS / 1000} s against the embedded store; each scenario in a fresh process and a fresh guard\n`,
+  );
   console.log(tableHeader(['scenario', 'requests', 'failed', 'p50 ms', 'p99 ms', 'max ms', 'reloads', 'mean reload ms'], 'lrrrrrrr'));
   const rows: Result[] = [];
   for (const name of SCENARIOS) {
     const row = runScenario<Result>(import.meta.url, name);
     rows.push(row);
     const fmt = (ms: number | null) => (ms === null || Number.isNaN(ms) ? '-' : ms.toFixed(1));
-    console.log(tableRow([row.scenario, row.requests, row.failed, fmt(row.p50), fmt(row.p99), fmt(row.max), row.reloads, fmt(row.reloadMs)]));
+    console.log(
+      tableRow([row.scenario, row.requests, row.failed, fmt(row.p50), fmt(row.p99), fmt(row.max), row.reloads, fmt(row.reloadMs)]),
+    );
   }
   const [steady, ...reloads] = rows;
   console.log('');
   for (const reload of reloads) {
     if (steady === undefined) break;
-    console.log(`- added by ${reload.scenario}: p50 ${(reload.p50 - steady.p50).toFixed(1)} ms, p99 ${(reload.p99 - steady.p99).toFixed(1)} ms`);
+    console.log(
+      `- added by ${reload.scenario}: p50 ${(reload.p50 - steady.p50).toFixed(1)} ms, p99 ${(reload.p99 - steady.p99).toFixed(1)} ms`,
+    );
   }
   console.log('');
 }

@@ -91,7 +91,11 @@ async function checkPlan(size: Size, request: QueryRequest): Promise<string> {
     });
     const json = (await response.json()) as { results: { bindings: Record<string, { value: string }>[] } };
     const rows = json.results.bindings;
-    const values = rows.flatMap((row) => Object.entries(row).filter(([name]) => name.startsWith('o')).map(([, term]) => term.value));
+    const values = rows.flatMap((row) =>
+      Object.entries(row)
+        .filter(([name]) => name.startsWith('o'))
+        .map(([, term]) => term.value),
+    );
     if (response.status !== 200 || rows.length !== 1 || values.some((value) => !value.startsWith('granted-'))) {
       throw new Error(`${size}: the plan does not give exactly the granted solution (${rows.length} rows)`);
     }
@@ -163,8 +167,12 @@ async function main(): Promise<void> {
   console.log('### (a) Rewrite latency: cold plan vs plan-cache hit\n');
   console.log(`machine: ${describeMachine()}`);
   console.log(`load: ${describeLoad()} at the start`);
-  console.log('each size in a fresh process; one planner call per sample (query text + protocol dataset -> Plan for a caller granted 10 graphs), after JIT warm-up\n');
-  console.log('| query | patterns | query bytes | plan bytes | cold p50 us | cold p99 us | hit p50 us | hit p99 us | cold/hit (p50) | samples cold / hit | target |');
+  console.log(
+    'each size in a fresh process; one planner call per sample (query text + protocol dataset -> Plan for a caller granted 10 graphs), after JIT warm-up\n',
+  );
+  console.log(
+    '| query | patterns | query bytes | plan bytes | cold p50 us | cold p99 us | hit p50 us | hit p99 us | cold/hit (p50) | samples cold / hit | target |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const size of SIZES) {
     const row = runScenario<Row>(import.meta.url, size);
@@ -173,7 +181,9 @@ async function main(): Promise<void> {
       size === 'medium'
         ? `hit p50 <= ${HIT_P50_TARGET_US} us: ${row.hitP50Us <= HIT_P50_TARGET_US ? 'met' : `MISSED by ${us(row.hitP50Us - HIT_P50_TARGET_US)} us`}`
         : '';
-    console.log(`| ${row.size} | ${row.patterns} | ${row.queryBytes} | ${row.planBytes} | ${us(row.coldP50Us)} | ${us(row.coldP99Us)} | ${us(row.hitP50Us)} | ${us(row.hitP99Us)} | ${(row.coldP50Us / row.hitP50Us).toFixed(0)}x | ${row.coldSamples} / ${row.hitSamples} | ${target} |`);
+    console.log(
+      `| ${row.size} | ${row.patterns} | ${row.queryBytes} | ${row.planBytes} | ${us(row.coldP50Us)} | ${us(row.coldP99Us)} | ${us(row.hitP50Us)} | ${us(row.hitP99Us)} | ${(row.coldP50Us / row.hitP50Us).toFixed(0)}x | ${row.coldSamples} / ${row.hitSamples} | ${target} |`,
+    );
   }
   console.log('');
 }

@@ -7,7 +7,17 @@ import { describeLoad, describeMachine } from './_util/describe-machine.js';
 import { runEchoing } from './_util/fresh-process.js';
 
 /** Scenario scripts in report order; a script not built (another engineer's, not there yet) is skipped. */
-const SCRIPTS = ['rewrite-latency', 'end-to-end', 'templated-workload', 'metrics-cost', 'streaming', 'compile-policies', 'reload-latency', 'identify-caller', 'hand-written-code'];
+const SCRIPTS = [
+  'rewrite-latency',
+  'end-to-end',
+  'templated-workload',
+  'metrics-cost',
+  'streaming',
+  'compile-policies',
+  'reload-latency',
+  'identify-caller',
+  'hand-written-code',
+];
 
 /** The checked-out commit, marked when the working tree differs from it. */
 function describeCommit(): string {
@@ -23,7 +33,9 @@ function describeCommit(): string {
 /** The report is Markdown: each script prints a `###` section with its tables. */
 async function main(): Promise<void> {
   const started = Date.now();
-  process.stdout.write(`date: ${new Date().toISOString()}\ncommit: ${describeCommit()}\nmachine: ${describeMachine()}\nload: ${describeLoad()}\n\n`);
+  process.stdout.write(
+    `date: ${new Date().toISOString()}\ncommit: ${describeCommit()}\nmachine: ${describeMachine()}\nload: ${describeLoad()}\n\n`,
+  );
   let failed = 0;
   for (const name of SCRIPTS) {
     const script = fileURLToPath(new URL(`./${name}.js`, import.meta.url));

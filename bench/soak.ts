@@ -18,7 +18,15 @@ const QUERY = encodeURIComponent('SELECT * WHERE { ?s ?p ?o }');
 const SMALL = '{"head":{"vars":["s"]},"results":{"bindings":[{"s":{"type":"uri","value":"http://example.org/s"}}]}}\n';
 
 /** What a client does in one request, and how often (weights). */
-const KINDS = { normal: 70, 'abandon-stream': 8, 'store-cuts': 6, 'slow-reader': 2, 'stalled-body': 6, malformed: 4, 'big-answer': 4 } as const;
+const KINDS = {
+  normal: 70,
+  'abandon-stream': 8,
+  'store-cuts': 6,
+  'slow-reader': 2,
+  'stalled-body': 6,
+  malformed: 4,
+  'big-answer': 4,
+} as const;
 type Kind = keyof typeof KINDS;
 
 /**
@@ -31,7 +39,8 @@ async function startStore(): Promise<{ url: string; close(): void }> {
     for await (const chunk of incoming) body += String(chunk);
     const query = new URLSearchParams(body).get('query') ?? '';
     response.setHeader('content-type', 'application/sparql-results+json');
-    if (/^ASK\nFROM <urn:x-sparql-guard:empty>/.test(query)) return void response.end(`{"head":{},"boolean":${/WHERE \{ \}$/.test(query)}}`);
+    if (/^ASK\nFROM <urn:x-sparql-guard:empty>/.test(query))
+      return void response.end(`{"head":{},"boolean":${/WHERE \{ \}$/.test(query)}}`);
     const limit = Number(/LIMIT\s+(\d+)/i.exec(query)?.[1] ?? 0);
     if (limit === 2) {
       // drip for 3 s
@@ -73,7 +82,8 @@ function run(base: string, kind: Kind): Promise<string> {
       socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
       socket.on('close', () => finish(`${kind}:${/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 'closed-without-answer'}`));
       socket.on('connect', () => {
-        if (kind === 'stalled-body') socket.write('POST /sparql HTTP/1.1\r\nHost: g\r\nContent-Type: application/sparql-query\r\nContent-Length: 40\r\n\r\nSELECT');
+        if (kind === 'stalled-body')
+          socket.write('POST /sparql HTTP/1.1\r\nHost: g\r\nContent-Type: application/sparql-query\r\nContent-Length: 40\r\n\r\nSELECT');
         else if (kind === 'malformed') socket.write('GET /healthz HTTP/1.1\r\nHost: g\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n');
         else {
           socket.pause();
@@ -103,13 +113,27 @@ function rssMb(pid: number): number {
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`### Soak: mixed hostile traffic\n\nmachine: ${describeMachine()}\nload: ${describeLoad()}\nsoak: \`${BIN}\`, ${SECONDS} s, ${CLIENTS} clients\n\n`);
+  process.stdout.write(
+    `### Soak: mixed hostile traffic\n\nmachine: ${describeMachine()}\nload: ${describeLoad()}\nsoak: \`${BIN}\`, ${SECONDS} s, ${CLIENTS} clients\n\n`,
+  );
   const store = await startStore();
   const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-soak-'));
   const configFile = join(folder, 'guard.json');
-  writeFileSync(configFile, JSON.stringify({ upstream: store.url, policies: [resolve('test/fixtures/integration/policies.ttl')], host: '127.0.0.1', port: 0, timeoutMs: 10_000 }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      upstream: store.url,
+      policies: [resolve('test/fixtures/integration/policies.ttl')],
+      host: '127.0.0.1',
+      port: 0,
+      timeoutMs: 10_000,
+    }),
+  );
   const { GUARD_UPSTREAM: _u, PORT: _p, GUARD_WORKERS: _w, ...env } = process.env;
-  const guard = spawn(process.execPath, [BIN, 'serve'], { env: { ...env, GUARD_CONFIG: configFile }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const guard = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...env, GUARD_CONFIG: configFile },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines: Record<string, unknown>[] = [];
   let pending = '';
   let onLine: () => void = () => {};
@@ -131,7 +155,10 @@ async function main(): Promise<void> {
   let finished = 0;
   const deadline = performance.now() + SECONDS * 1000;
   const rss: string[] = [];
-  const sampler = setInterval(() => rss.push(`${Math.round((performance.now() - deadline) / 1000 + SECONDS)}s ${rssMb(guard.pid!)} MB`), 10_000);
+  const sampler = setInterval(
+    () => rss.push(`${Math.round((performance.now() - deadline) / 1000 + SECONDS)}s ${rssMb(guard.pid!)} MB`),
+    10_000,
+  );
   rss.push(`0s ${rssMb(guard.pid!)} MB`);
   const client = async () => {
     while (performance.now() < deadline) {
@@ -162,10 +189,14 @@ async function main(): Promise<void> {
       `- request log lines: ${requestLines.length} for ${sent} requests (${sent - requestLines.length} without a line)`,
       '',
       tableHeader(['ended as the client saw it', 'requests'], 'lr'),
-      ...Object.entries(ended).sort().map(([how, n]) => tableRow([how, n])),
+      ...Object.entries(ended)
+        .sort()
+        .map(([how, n]) => tableRow([how, n])),
       '',
       tableHeader(['log lines by outcome', 'lines'], 'lr'),
-      ...Object.entries(outcomes).sort().map(([outcome, n]) => tableRow([outcome, n])),
+      ...Object.entries(outcomes)
+        .sort()
+        .map(([outcome, n]) => tableRow([outcome, n])),
       '',
     ].join('\n') + '\n',
   );

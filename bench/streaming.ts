@@ -53,7 +53,14 @@ function download(url: string, limit: number, hash: boolean): Promise<{ bytes: n
           bytes += chunk.length;
           if (hash) digest.update(chunk);
         });
-        answer.on('end', () => resolve({ bytes, seconds: (performance.now() - started) / 1_000, sha256: hash ? digest.digest('hex') : '', status: answer.statusCode ?? 0 }));
+        answer.on('end', () =>
+          resolve({
+            bytes,
+            seconds: (performance.now() - started) / 1_000,
+            sha256: hash ? digest.digest('hex') : '',
+            status: answer.statusCode ?? 0,
+          }),
+        );
         answer.on('error', reject);
       },
     );
@@ -141,17 +148,26 @@ async function main(): Promise<void> {
   console.log('### (c) Streaming a 500 MB answer\n');
   console.log(`machine: ${describeMachine()}`);
   console.log(`load: ${describeLoad()} at the start`);
-  console.log(`SELECT answered by the stand-in store with ${LIMIT.toLocaleString('en')} rows of SPARQL JSON (chunked, no Content-Length); one client on a fresh connection reads it all; best of ${RUNS} runs; each front in a fresh process; RSS of the guard process from /proc (MB = 10^6 bytes); the plain proxy shows what any Node process relaying the bytes costs on this machine\n`);
+  console.log(
+    `SELECT answered by the stand-in store with ${LIMIT.toLocaleString('en')} rows of SPARQL JSON (chunked, no Content-Length); one client on a fresh connection reads it all; best of ${RUNS} runs; each front in a fresh process; RSS of the guard process from /proc (MB = 10^6 bytes); the plain proxy shows what any Node process relaying the bytes costs on this machine\n`,
+  );
   const rows = (['direct', 'proxy', 'guard'] as const).map((name) => runScenario<Row>(import.meta.url, name));
   const [direct, proxy, guard] = rows as [Row, Row, Row];
   console.log('| front | MB | MB/s | vs direct | vs proxy | guard RSS before MB | guard peak RSS MB | RSS growth MB | target |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
   console.log(`| direct to the store | ${(direct.bytes / MB).toFixed(0)} | ${direct.mbPerS.toFixed(0)} | 1.00 | | | | | |`);
-  console.log(`| plain Node pass-through proxy | ${(proxy.bytes / MB).toFixed(0)} | ${proxy.mbPerS.toFixed(0)} | ${(proxy.mbPerS / direct.mbPerS).toFixed(2)} | 1.00 | | | | |`);
+  console.log(
+    `| plain Node pass-through proxy | ${(proxy.bytes / MB).toFixed(0)} | ${proxy.mbPerS.toFixed(0)} | ${(proxy.mbPerS / direct.mbPerS).toFixed(2)} | 1.00 | | | | |`,
+  );
   const ratio = guard.mbPerS / direct.mbPerS;
   const growth = (guard.rssPeakMb ?? Number.NaN) - (guard.rssBeforeMb ?? Number.NaN);
   const speed = ratio >= SPEED_RATIO_TARGET ? 'met' : `MISSED by ${(SPEED_RATIO_TARGET - ratio).toFixed(2)}`;
-  const memory = growth < RSS_GROWTH_TARGET_MB ? 'met' : Number.isNaN(growth) ? 'not measured (no /proc)' : `MISSED by ${(growth - RSS_GROWTH_TARGET_MB).toFixed(0)} MB`;
+  const memory =
+    growth < RSS_GROWTH_TARGET_MB
+      ? 'met'
+      : Number.isNaN(growth)
+        ? 'not measured (no /proc)'
+        : `MISSED by ${(growth - RSS_GROWTH_TARGET_MB).toFixed(0)} MB`;
   console.log(
     `| sparql-guard, 1 worker | ${(guard.bytes / MB).toFixed(0)} | ${guard.mbPerS.toFixed(0)} | ${ratio.toFixed(2)} | ${(guard.mbPerS / proxy.mbPerS).toFixed(2)} | ${guard.rssBeforeMb?.toFixed(0) ?? '?'} | ${guard.rssPeakMb?.toFixed(0) ?? '?'} | ${growth.toFixed(0)} | >= ${SPEED_RATIO_TARGET} x direct: ${speed}; growth < ${RSS_GROWTH_TARGET_MB} MB: ${memory} |`,
   );

@@ -54,7 +54,10 @@ function cpuSeconds(pid: number): number | undefined {
   try {
     let children: number[] = [];
     try {
-      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter((n) => n > 0);
+      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+        .split('\n')
+        .map(Number)
+        .filter((n) => n > 0);
     } catch {
       // ps exits 1 when the process has no children.
     }
@@ -106,7 +109,11 @@ async function scenario(name: Scenario): Promise<Row> {
     const templated = name.endsWith('templated');
     // Check before timing: every shape gets through with 200.
     for (const shape of BSBM_SHAPES) {
-      const response = await fetch(target, { method: 'POST', headers: HEADERS, body: new URLSearchParams({ query: shape(seededRandom(7)) }).toString() });
+      const response = await fetch(target, {
+        method: 'POST',
+        headers: HEADERS,
+        body: new URLSearchParams({ query: shape(seededRandom(7)) }).toString(),
+      });
       await response.text();
       if (response.status !== 200) throw new Error(`${name}: a shape was answered ${response.status}`);
     }
@@ -122,7 +129,8 @@ async function scenario(name: Scenario): Promise<Row> {
       p50Ms: percentile(sorted, 50),
       p99Ms: percentile(sorted, 99),
       failures: result.non2xx + result.errors + result.timeouts,
-      cpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
+      cpuUsPerRequest:
+        cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
     };
   } finally {
     for (const server of servers.reverse()) await server.stop();
@@ -132,10 +140,13 @@ async function scenario(name: Scenario): Promise<Row> {
 /** The planner's hit rate on the mix after warm-up: plans served without preparing. */
 function hitRate(): { rate: number; shapes: number } {
   let prepares = 0;
-  const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 1000, maxBytes: 16 * 1024 * 1024 } }, (request, settings) => {
-    prepares++;
-    return prepareQuery(request, settings);
-  });
+  const planner = createPlanner(
+    { baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 1000, maxBytes: 16 * 1024 * 1024 } },
+    (request, settings) => {
+      prepares++;
+      return prepareQuery(request, settings);
+    },
+  );
   const grant = { policies: ['urn:bench'], graphs: new Set(['https://bench.example.org/graphs/g0']), hiddenByGraph: new Map() };
   const next = bodies(true, 21);
   const plan = () => planner.plan({ query: new URLSearchParams(next()).get('query') ?? '', defaultGraphs: [], namedGraphs: [] }, grant);
@@ -169,11 +180,18 @@ function micro(): string[] {
   const lines: string[] = [];
   lines.push('| query | bytes | shape key p50 us | p99 us | target |');
   lines.push('|---|---:|---:|---:|---|');
-  for (const [label, patterns] of [['small (3 patterns)', 3], ['medium (30 patterns)', 30], ['large (300 patterns)', 300]] as const) {
+  for (const [label, patterns] of [
+    ['small (3 patterns)', 3],
+    ['medium (30 patterns)', 30],
+    ['large (300 patterns)', 300],
+  ] as const) {
     const text = sized(patterns);
     const times = timeUs(() => lexQueryShape(text, 'http://localhost/'), patterns === 300 ? 2000 : 20_000);
     const p50 = percentile(times, 50);
-    const target = patterns === 30 ? `p50 <= ${SHAPE_KEY_P50_US} us: ${p50 <= SHAPE_KEY_P50_US ? 'met' : `MISSED by ${(p50 - SHAPE_KEY_P50_US).toFixed(2)} us`}` : '';
+    const target =
+      patterns === 30
+        ? `p50 <= ${SHAPE_KEY_P50_US} us: ${p50 <= SHAPE_KEY_P50_US ? 'met' : `MISSED by ${(p50 - SHAPE_KEY_P50_US).toFixed(2)} us`}`
+        : '';
     lines.push(`| ${label} | ${text.length} | ${p50.toFixed(2)} | ${percentile(times, 99).toFixed(2)} | ${target} |`);
   }
   // For scale: what reading the medium text once costs on this machine now (no lexing at all).
@@ -182,7 +200,9 @@ function micro(): string[] {
   const read = timeUs(() => {
     for (let i = 0; i < medium.length; i++) sink = (sink + medium.charCodeAt(i)) | 0;
   }, 20_000);
-  lines.push(`| reading the medium text once (a charCodeAt loop, for scale) | ${medium.length} | ${percentile(read, 50).toFixed(2)} | ${percentile(read, 99).toFixed(2)} |  |`);
+  lines.push(
+    `| reading the medium text once (a charCodeAt loop, for scale) | ${medium.length} | ${percentile(read, 50).toFixed(2)} | ${percentile(read, 99).toFixed(2)} |  |`,
+  );
   // Cold plans: a first sight of a shape through the planner vs preparing the exact text (the plan before shapes).
   const grant = { policies: ['urn:bench'], graphs: new Set(['https://bench.example.org/graphs/g0']), hiddenByGraph: new Map() };
   const settings = { baseIri: 'http://localhost/', maxQueryDepth: 64, allowedFunctions: compileFunctionAllowList([]) };
@@ -196,7 +216,9 @@ function micro(): string[] {
   const shaped = timeUs(() => createPlanner(options).plan(request, grant), 300);
   const ratio = percentile(shaped, 50) / percentile(exact, 50);
   lines.push(`| exact text (prepare, no shapes) | ${percentile(exact, 50).toFixed(0)} | ${percentile(exact, 99).toFixed(0)} | |`);
-  lines.push(`| first sight of a shape | ${percentile(shaped, 50).toFixed(0)} | ${percentile(shaped, 99).toFixed(0)} | no slower: ${ratio <= 1.1 ? 'met' : `MISSED: ${ratio.toFixed(2)} x`} (${ratio.toFixed(2)} x) |`);
+  lines.push(
+    `| first sight of a shape | ${percentile(shaped, 50).toFixed(0)} | ${percentile(shaped, 99).toFixed(0)} | no slower: ${ratio <= 1.1 ? 'met' : `MISSED: ${ratio.toFixed(2)} x`} (${ratio.toFixed(2)} x) |`,
+  );
   return lines;
 }
 
@@ -206,7 +228,7 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify(await scenario(args[0] as Scenario)));
     return;
   }
-  console.log('### Templated workload: an application\'s traffic\n');
+  console.log("### Templated workload: an application's traffic\n");
   console.log(`machine: ${describeMachine()}`);
   console.log(`load: ${describeLoad()} at the start`);
   console.log(
@@ -232,11 +254,15 @@ async function main(): Promise<void> {
         `CPU <= ${TEMPLATED_CPU_VS_REPEATED} x repeated: ${cpuRatio.toFixed(2)} x, ${cpuRatio <= TEMPLATED_CPU_VS_REPEATED ? 'met' : `MISSED by ${(cpuRatio - TEMPLATED_CPU_VS_REPEATED).toFixed(2)}`}; ` +
         `req/s >= ${TEMPLATED_RPS_VS_PROXY} x proxy: ${rps.toFixed(2)} x, ${rps >= TEMPLATED_RPS_VS_PROXY ? 'met' : `MISSED by ${(TEMPLATED_RPS_VS_PROXY - rps).toFixed(2)}`}`;
     }
-    console.log(`| ${LABELS[name]} | ${row.requestsPerS.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${row.cpuUsPerRequest?.toFixed(0) ?? ''} | ${row.failures} | ${target} |`);
+    console.log(
+      `| ${LABELS[name]} | ${row.requestsPerS.toFixed(0)} | ${row.p50Ms.toFixed(2)} | ${row.p99Ms.toFixed(2)} | ${row.cpuUsPerRequest?.toFixed(0) ?? ''} | ${row.failures} | ${target} |`,
+    );
   }
   const { rate, shapes } = hitRate();
   console.log('');
-  console.log(`plan-cache hit rate on the mix after warm-up (20,000 plans in process, ${shapes} prepares during 500 warm-up plans): ${(rate * 100).toFixed(2)} % (target >= ${HIT_RATE * 100} %: ${rate >= HIT_RATE ? 'met' : `MISSED by ${((HIT_RATE - rate) * 100).toFixed(2)} points`})\n`);
+  console.log(
+    `plan-cache hit rate on the mix after warm-up (20,000 plans in process, ${shapes} prepares during 500 warm-up plans): ${(rate * 100).toFixed(2)} % (target >= ${HIT_RATE * 100} %: ${rate >= HIT_RATE ? 'met' : `MISSED by ${((HIT_RATE - rate) * 100).toFixed(2)} points`})\n`,
+  );
   for (const line of micro()) console.log(line);
   console.log('');
 }

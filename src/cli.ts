@@ -87,7 +87,10 @@ async function serve(): Promise<number> {
   if (typeof first === 'string') {
     // Stopped while starting: wait for the start to settle, then close what it opened.
     log({ event: 'shutdown', signal: first });
-    await started.then((running) => running.close(), () => undefined);
+    await started.then(
+      (running) => running.close(),
+      () => undefined,
+    );
     return 0;
   }
   guard = first;

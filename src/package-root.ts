@@ -21,6 +21,7 @@ function walkUp(start: string): string {
     if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === 'sparql-guard') {
       return folder;
     }
-    if (dirname(folder) === folder) throw new Error('cannot find the sparql-guard package root (a package.json named sparql-guard) above its modules');
+    if (dirname(folder) === folder)
+      throw new Error('cannot find the sparql-guard package root (a package.json named sparql-guard) above its modules');
   }
 }

@@ -17,13 +17,27 @@ const REFUSED: readonly string[] = [
   ...Array.from({ length: 0x21 }, (_, code) => String.fromCodePoint(code)),
   ...Array.from({ length: 0x21 }, (_, offset) => String.fromCodePoint(0x7f + offset)),
   ...'<>"{}|^`\\',
-  '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff',
+  '\u00a0',
+  '\u1680',
+  '\u2000',
+  '\u200a',
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+  '\ufeff',
 ];
 
 const name = (char: string): string => `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 const GRAPH = 'http://example.org/g/public';
 const grant: Grant = { policies: ['urn:test:p'], graphs: new Set([GRAPH]), hiddenByGraph: new Map() };
-const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 }, allowedFunctions: [] });
+const planner = createPlanner({
+  baseIri: 'http://localhost/',
+  maxQueryDepth: 64,
+  planCache: { maxEntries: 0, maxBytes: 1 },
+  allowedFunctions: [],
+});
 const plan = (query: string) => planner.plan({ query, defaultGraphs: [], namedGraphs: [] }, grant);
 const refused400 = (error: unknown) => error instanceof GuardError && error.status === 400;
 
@@ -32,7 +46,13 @@ test('the class refuses C0, space, DEL, every C1 control, the IRIREF punctuation
 });
 
 test('letters beyond ASCII, percent escapes and the characters RFC 3986 reserves pass', () => {
-  for (const iri of ['http://example.org/caf\u00e9', 'http://example.org/\u4e2d\u6587', 'http://example.org/a%20b', "http://ex.org/a;b=c,d&e+f$g!h*i'j(k)l@m:n[o]?p#q", 'urn:x:\u00a1']) {
+  for (const iri of [
+    'http://example.org/caf\u00e9',
+    'http://example.org/\u4e2d\u6587',
+    'http://example.org/a%20b',
+    "http://ex.org/a;b=c,d&e+f$g!h*i'j(k)l@m:n[o]?p#q",
+    'urn:x:\u00a1',
+  ]) {
     assert.equal(isAbsoluteIri(iri), true, iri);
   }
 });
@@ -51,7 +71,7 @@ test('a C1 control is refused in the query text, raw or as a codepoint escape, l
   assert.match(plan(`SELECT * FROM <${GRAPH}> { ?s ?p ?o }`).query, /public/);
 });
 
-test('the protocol dataset, policy IRIs, agent IRIs, and the configuration\'s baseIri and allowedFunctions refuse the same characters', () => {
+test("the protocol dataset, policy IRIs, agent IRIs, and the configuration's baseIri and allowedFunctions refuse the same characters", () => {
   const folder = mkdtempSync(join(tmpdir(), 'iri-'));
   for (const char of ['\u0085', '\u009f', '\u007f', '\u2028']) {
     const iri = `http://example.org/a${char}b`;
@@ -62,6 +82,10 @@ test('the protocol dataset, policy IRIs, agent IRIs, and the configuration\'s ba
     writeFileSync(file, JSON.stringify({ baseIri: iri }));
     assert.throws(() => readConfig({ GUARD_CONFIG: file }), { name: 'ConfigError', message: /baseIri: not an absolute IRI/ }, name(char));
     writeFileSync(file, JSON.stringify({ allowedFunctions: [iri] }));
-    assert.throws(() => readConfig({ GUARD_CONFIG: file }), { name: 'ConfigError', message: /allowedFunctions\[0\]: not an absolute IRI/ }, name(char));
+    assert.throws(
+      () => readConfig({ GUARD_CONFIG: file }),
+      { name: 'ConfigError', message: /allowedFunctions\[0\]: not an absolute IRI/ },
+      name(char),
+    );
   }
 });

@@ -39,7 +39,11 @@ function declaredKeys(keys: ConfigKeys, prefix = ''): [string, ConfigKey<unknown
 /** What an absent key stands for, as the operator would write it; an object's from its keys'. */
 function defaultOf(key: ConfigKey<unknown>): unknown {
   if (key.keys === undefined || key.default === undefined) return key.default;
-  return Object.fromEntries(Object.entries(key.keys).map(([name, inner]) => [name, defaultOf(inner)]).filter(([, value]) => value !== undefined));
+  return Object.fromEntries(
+    Object.entries(key.keys)
+      .map(([name, inner]) => [name, defaultOf(inner)])
+      .filter(([, value]) => value !== undefined),
+  );
 }
 
 /**
@@ -110,9 +114,13 @@ describe('README configuration table and the declared keys (CONFIG_KEYS)', () =>
     const jwt = declared.get('auth.jwt')?.keys;
     assert.ok(jwt !== undefined);
     const jwtTable = rows('JWT bearer tokens');
-    assert.deepEqual(jwtTable.map(([name]) => name!.replace(/`/g, '')), Object.keys(jwt));
+    assert.deepEqual(
+      jwtTable.map(([name]) => name!.replace(/`/g, '')),
+      Object.keys(jwt),
+    );
     checkDefaults(jwtTable, (name) => jwt[name]);
-    for (const [name, , cell] of jwtTable) assert.equal(cell === 'required', jwt[name!.replace(/`/g, '')]?.required !== undefined, `${name} required`);
+    for (const [name, , cell] of jwtTable)
+      assert.equal(cell === 'required', jwt[name!.replace(/`/g, '')]?.required !== undefined, `${name} required`);
   });
 
   it('names each environment variable that overrides a key, and no other', () => {
@@ -144,7 +152,10 @@ describe('README errors table', () => {
       [403, await fetch(`${t.endpoint}?update=${q}`)],
       [404, await fetch(`${t.guard.url}/elsewhere`)],
       [405, await fetch(t.endpoint, { method: 'PUT' })],
-      [413, await fetch(t.endpoint, { method: 'POST', headers: { 'content-type': 'application/sparql-query' }, body: 'x'.repeat(2 ** 20 + 1) })],
+      [
+        413,
+        await fetch(t.endpoint, { method: 'POST', headers: { 'content-type': 'application/sparql-query' }, body: 'x'.repeat(2 ** 20 + 1) }),
+      ],
       [415, await fetch(t.endpoint, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' })],
       [431, await fetch(t.endpoint, { headers: { 'x-padding': 'x'.repeat(20_000) } })],
       [502, await fetch(`${unreachable.endpoint}?query=${q}`)],

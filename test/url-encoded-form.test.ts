@@ -20,7 +20,23 @@ describe('parseForm', () => {
   });
 
   it('agrees with URLSearchParams on edge cases of the syntax', () => {
-    for (const text of ['', '&&', 'a', 'a=', '=b', 'a=b=c', 'a=1&a=2&b', '%41%4a%4A', '%', '%4', '%zz', '%%41', 'a+b=c+d', '%2B=%26', 'x=%C3%A9']) {
+    for (const text of [
+      '',
+      '&&',
+      'a',
+      'a=',
+      '=b',
+      'a=b=c',
+      'a=1&a=2&b',
+      '%41%4a%4A',
+      '%',
+      '%4',
+      '%zz',
+      '%%41',
+      'a+b=c+d',
+      '%2B=%26',
+      'x=%C3%A9',
+    ]) {
       const expected: Record<string, string[]> = {};
       for (const [name, value] of new URLSearchParams(text)) (expected[name] ??= []).push(value);
       assert.deepEqual(parse(text), expected, text);
@@ -54,13 +70,20 @@ describe('encodeQueryForm', () => {
 
   it('round-trips through parseForm, for the samples and for random text', () => {
     let seed = 7;
-    const random = (below: number): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % below);
+    const random = (below: number): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % below;
     const texts = [...SAMPLES];
     for (let n = 0; n < 200; n += 1) {
       let text = '';
       for (let i = random(40); i > 0; i -= 1) {
         const plane = random(4);
-        const code = plane === 0 ? random(0x80) : plane === 1 ? 0x80 + random(0x780) : plane === 2 ? 0xe000 + random(0x2000) : 0x10000 + random(0x100000);
+        const code =
+          plane === 0
+            ? random(0x80)
+            : plane === 1
+              ? 0x80 + random(0x780)
+              : plane === 2
+                ? 0xe000 + random(0x2000)
+                : 0x10000 + random(0x100000);
         text += String.fromCodePoint(code);
       }
       texts.push(text);

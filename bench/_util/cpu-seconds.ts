@@ -11,7 +11,10 @@ export function cpuSeconds(pid: number): number | undefined {
   try {
     let children: number[] = [];
     try {
-      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter((n) => n > 0);
+      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+        .split('\n')
+        .map(Number)
+        .filter((n) => n > 0);
     } catch {
       // ps exits 1 when the process has no children.
     }
@@ -26,4 +29,3 @@ export function cpuSeconds(pid: number): number | undefined {
     return undefined;
   }
 }
-

@@ -11,5 +11,7 @@ export function describeMachine(): string {
 
 /** The load average now: other work on the machine lowers throughput figures (CPU per request much less). */
 export function describeLoad(): string {
-  return `${loadavg().map((value) => value.toFixed(2)).join(', ')} (1, 5, 15 min) on ${availableParallelism()} cores`;
+  return `${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(', ')} (1, 5, 15 min) on ${availableParallelism()} cores`;
 }

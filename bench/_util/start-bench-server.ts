@@ -56,7 +56,15 @@ export async function startBenchGuard(upstream: string, workers: number, options
     JSON.stringify({
       upstream,
       policies: ['policies.ttl'],
-      auth: { apiKeys: [{ agent: 'https://bench.example.org/agents/caller', groups: ['bench'], sha256: createHash('sha256').update(BENCH_KEY).digest('hex') }] },
+      auth: {
+        apiKeys: [
+          {
+            agent: 'https://bench.example.org/agents/caller',
+            groups: ['bench'],
+            sha256: createHash('sha256').update(BENCH_KEY).digest('hex'),
+          },
+        ],
+      },
       host: '127.0.0.1',
       port,
       workers,

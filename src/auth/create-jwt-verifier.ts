@@ -43,7 +43,17 @@ export interface JwtSettings {
 
 /** The asymmetric JWS algorithms of RFC 7518 section 3.1 and RFC 8037; the default of `algorithms`. */
 export const ASYMMETRIC_ALGORITHMS: readonly string[] = Object.freeze([
-  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
 ]);
 
 /** Longest bearer token accepted, in characters: real access tokens are a few kilobytes at most. */
@@ -192,7 +202,7 @@ function translateJoseError(error: unknown): GuardError {
     case 'ERR_JOSE_NOT_SUPPORTED':
       return unauthorized('the token is signed with an algorithm that is not accepted');
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
-      return unauthorized('the token\'s signature does not verify');
+      return unauthorized("the token's signature does not verify");
     case 'ERR_JWKS_NO_MATCHING_KEY':
       return unauthorized('no key of the issuer matches the token');
     case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
@@ -203,11 +213,12 @@ function translateJoseError(error: unknown): GuardError {
     case 'ERR_JWKS_TIMEOUT':
     case 'ERR_JWKS_INVALID':
     case 'ERR_JOSE_GENERIC':
-      return new GuardError(503, 'the issuer\'s key set could not be fetched');
+      return new GuardError(503, "the issuer's key set could not be fetched");
     default:
       // A key that does not suit the algorithm (jose throws TypeError), or a fetch that failed.
-      if (error instanceof TypeError && /fetch/i.test(error.message)) return new GuardError(503, 'the issuer\'s key set could not be fetched');
-      return unauthorized('the token cannot be verified with the issuer\'s keys');
+      if (error instanceof TypeError && /fetch/i.test(error.message))
+        return new GuardError(503, "the issuer's key set could not be fetched");
+      return unauthorized("the token cannot be verified with the issuer's keys");
   }
 }
 

@@ -15,9 +15,7 @@ export interface AuthSettings {
   /** `sha256` is the hex SHA-256 of the key; `groups` may repeat (duplicates are dropped). */
   readonly apiKeys: readonly { readonly agent: string; readonly groups: readonly string[]; readonly sha256: string }[];
   /** Header names as node spells request headers (lower case); agentPrefix '' = the header holds whole IRIs. */
-  readonly trustedHeaders:
-    | { readonly agent: string; readonly groups: string | undefined; readonly agentPrefix: string }
-    | undefined;
+  readonly trustedHeaders: { readonly agent: string; readonly groups: string | undefined; readonly agentPrefix: string } | undefined;
   /** JWT bearer tokens; undefined = not accepted (a JWT-shaped bearer value is then an API key). */
   readonly jwt: JwtSettings | undefined;
 }
@@ -146,7 +144,8 @@ function readCredential(headers: RequestHeaders, jwtAccepted: boolean, refuse: R
   const fromHeader = readSingle(headers['x-api-key'], 'the X-API-Key header', refuse);
   if (fromHeader === '') refuse('the X-API-Key header is empty');
   if (fromHeader === undefined) return fromAuthorization;
-  if (fromAuthorization?.kind === 'jwt') refuse('the Authorization header carries a JWT and the X-API-Key header an API key; send one credential');
+  if (fromAuthorization?.kind === 'jwt')
+    refuse('the Authorization header carries a JWT and the X-API-Key header an API key; send one credential');
   if (fromAuthorization !== undefined && fromAuthorization.value !== fromHeader) {
     refuse('the Authorization and X-API-Key headers carry different API keys');
   }

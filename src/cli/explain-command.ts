@@ -5,7 +5,13 @@ import { parseArgs } from 'node:util';
 import type { Caller } from '../auth/caller.js';
 import { ANONYMOUS_AGENT } from '../vocabulary.js';
 import { findAgentIriProblem } from '../iri.js';
-import { authChallenge, createCallerIdentifier, credentialHeaderNames, type CallerOrPromise, type RequestHeaders } from '../auth/identify-caller.js';
+import {
+  authChallenge,
+  createCallerIdentifier,
+  credentialHeaderNames,
+  type CallerOrPromise,
+  type RequestHeaders,
+} from '../auth/identify-caller.js';
 import { GuardError } from '../guard-error.js';
 import { loadPolicySet } from '../policy/load-policy-set.js';
 import { policySetSources } from '../policy/policy-set-sources.js';
@@ -77,8 +83,14 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
   const config = readCommandConfig(env, values.config);
   const policies = createPolicyHolder(authChallenge(config.auth));
   policies.replace(await loadPolicySet(policySetSources(config)));
-  const planner = createPlanner({ baseIri: config.baseIri, maxQueryDepth: config.maxQueryDepth, planCache: config.planCache, allowedFunctions: config.allowedFunctions });
-  const identifyCaller: (headers: RequestHeaders) => CallerOrPromise = values.agent === undefined ? createCallerIdentifier(config.auth) : constantCaller(values.agent, values.group ?? []);
+  const planner = createPlanner({
+    baseIri: config.baseIri,
+    maxQueryDepth: config.maxQueryDepth,
+    planCache: config.planCache,
+    allowedFunctions: config.allowedFunctions,
+  });
+  const identifyCaller: (headers: RequestHeaders) => CallerOrPromise =
+    values.agent === undefined ? createCallerIdentifier(config.auth) : constantCaller(values.agent, values.group ?? []);
 
   const app = createApp(
     { path: config.path, explain: true, cors: { origins: undefined, credentials: false }, ui: false },

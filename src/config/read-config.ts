@@ -68,13 +68,35 @@ const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HTTP_FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Headers the upstream client sets or that frame the message: an operator value would break it. */
 const PROXY_OWNED_UPSTREAM_HEADERS = new Set([
-  'accept', 'connection', 'content-length', 'content-type', 'expect', 'host', 'keep-alive',
-  'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'accept',
+  'connection',
+  'content-length',
+  'content-type',
+  'expect',
+  'host',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
 ]);
 /** Standard request headers that a client always controls; none can carry a trusted identity. */
 const STANDARD_REQUEST_HEADERS = new Set([
-  'accept', 'accept-encoding', 'accept-language', 'connection', 'content-length', 'content-type', 'cookie',
-  'host', 'origin', 'referer', 'te', 'transfer-encoding', 'upgrade', 'user-agent',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'connection',
+  'content-length',
+  'content-type',
+  'cookie',
+  'host',
+  'origin',
+  'referer',
+  'te',
+  'transfer-encoding',
+  'upgrade',
+  'user-agent',
 ]);
 /** SPARQL 1.1 Protocol parameters: the guard alone decides them (sections 2.1 and 2.2). */
 const PROTOCOL_PARAMETERS = ['query', 'update', 'default-graph-uri', 'named-graph-uri', 'using-graph-uri', 'using-named-graph-uri'];
@@ -111,7 +133,10 @@ const JWT_KEYS = {
   algorithms: key({ default: [...ASYMMETRIC_ALGORITHMS], read: readAlgorithms }),
   clockToleranceSeconds: integer(30, 0, 300, 'seconds'),
   agentClaim: key({ default: 'sub', read: readAgentClaim }),
-  agentPrefix: key({ default: '', read: agentPrefixReader('a claim value', 'https://idp.example.org/users/', 'the claim holds whole IRIs') }),
+  agentPrefix: key({
+    default: '',
+    read: agentPrefixReader('a claim value', 'https://idp.example.org/users/', 'the claim holds whole IRIs'),
+  }),
   groupsClaim: key({ read: readGroupsClaim }),
   jwksRefreshCooldownMs: integer(30_000, 1000, 86_400_000, 'milliseconds'),
   cacheMaxEntries: integer(10_000, 0, 1_000_000, 'tokens; 0 verifies every request'),
@@ -223,10 +248,13 @@ export function readConfig(env: NodeJS.ProcessEnv): GuardConfig {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const problem =
-      code === 'ENOENT' ? 'not found' :
-      code === 'EISDIR' ? 'is a folder' :
-      code === 'EACCES' || code === 'EPERM' ? 'cannot be read (permission denied)' :
-      `cannot be read (${code ?? 'unknown error'})`;
+      code === 'ENOENT'
+        ? 'not found'
+        : code === 'EISDIR'
+          ? 'is a folder'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'cannot be read (permission denied)'
+            : `cannot be read (${code ?? 'unknown error'})`;
     throw new ConfigError(`config file ${configFile}: ${problem} (set GUARD_CONFIG to the path of a readable JSON file)`);
   }
   return parseConfig(parseJson(text, configFile), { configFile, env });
@@ -288,7 +316,11 @@ function optionalSection<K extends ConfigKeys>(keys: K): ConfigKey<ValuesOf<K> |
 
 /** Reads an object of `keys` in their order into `values`; unknown keys are refused first. */
 function readObjectKeys<K extends ConfigKeys>(
-  value: unknown, path: string, keys: K, context: ReadContext, values: Record<string, unknown> = {},
+  value: unknown,
+  path: string,
+  keys: K,
+  context: ReadContext,
+  values: Record<string, unknown> = {},
 ): ValuesOf<K> {
   const object = readObject(value, path, Object.keys(keys));
   const inner: ReadContext = { ...context, siblings: values };
@@ -322,7 +354,9 @@ function parseJson(text: string, configFile: string): unknown {
     // others ("Unexpected token 'x', "...") quote the file, which may hold secrets.
     const phrase = /^(Expected [^"]*?|Unexpected end of JSON input)(?= in JSON|$)/.exec(message)?.[1];
     const detail = [phrase, where].filter((part) => part !== undefined).join(' ');
-    throw new ConfigError(`config file ${configFile}: invalid JSON${detail === '' ? '' : ` (${detail})`} (fix the syntax; JSON has no comments or trailing commas)`);
+    throw new ConfigError(
+      `config file ${configFile}: invalid JSON${detail === '' ? '' : ` (${detail})`} (fix the syntax; JSON has no comments or trailing commas)`,
+    );
   }
 }
 
@@ -444,7 +478,7 @@ function checkUpstream(value: string, subject: string): string {
   const problem = (text: string, fix: string): never => {
     throw new ConfigError(`${subject}: ${text} (${fix})`);
   };
-  const example = 'give the store\'s query endpoint, e.g. http://store:7878/query';
+  const example = "give the store's query endpoint, e.g. http://store:7878/query";
   let url: URL;
   try {
     url = new URL(value);
@@ -457,7 +491,8 @@ function checkUpstream(value: string, subject: string): string {
   }
   if (url.hash !== '') problem('must not have a #fragment', 'remove the part from #');
   for (const name of PROTOCOL_PARAMETERS) {
-    if (url.searchParams.has(name)) problem(`must not carry the SPARQL protocol parameter ${name}`, 'the guard sets the protocol parameters itself; remove it');
+    if (url.searchParams.has(name))
+      problem(`must not carry the SPARQL protocol parameter ${name}`, 'the guard sets the protocol parameters itself; remove it');
   }
   return url.href;
 }
@@ -490,7 +525,11 @@ function readUpstreamHeaders(value: unknown, _path: string, context: ReadContext
     if (PROXY_OWNED_UPSTREAM_HEADERS.has(lower)) fail(path, 'this header is set by the guard itself', 'remove it');
     const headerValue = readText(raw, path, context);
     if (!HTTP_FIELD_VALUE.test(headerValue)) {
-      fail(path, 'value holds a line break, a control character or a character outside Latin-1', 'check the value and any environment variable it uses');
+      fail(
+        path,
+        'value holds a line break, a control character or a character outside Latin-1',
+        'check the value and any environment variable it uses',
+      );
     }
     seen.set(lower, name);
     headers[name] = headerValue;
@@ -510,15 +549,21 @@ function readJwt(value: unknown, path: string, context: ReadContext): JwtSetting
   const audience = read('audience');
   const given = (['jwksUri', 'jwks', 'publicKey'] as const).filter((name) => jwt[name] !== undefined);
   if (given.length !== 1) {
-    fail(path, given.length === 0 ? 'no key source' : `both ${given.join(' and ')}`, 'give exactly one of jwksUri (the issuer\'s JWKS URL), jwks (an inline key set) or publicKey (a PEM public key)');
+    fail(
+      path,
+      given.length === 0 ? 'no key source' : `both ${given.join(' and ')}`,
+      "give exactly one of jwksUri (the issuer's JWKS URL), jwks (an inline key set) or publicKey (a PEM public key)",
+    );
   }
   const jwksUri = read('jwksUri');
   const jwks = read('jwks');
   const publicKey = read('publicKey');
   const keys: JwtSettings['keys'] =
-    jwksUri !== undefined ? { kind: 'jwksUri', uri: jwksUri } :
-    jwks !== undefined ? { kind: 'jwks', jwks } :
-    { kind: 'publicKey', pem: publicKey ?? '' };
+    jwksUri !== undefined
+      ? { kind: 'jwksUri', uri: jwksUri }
+      : jwks !== undefined
+        ? { kind: 'jwks', jwks }
+        : { kind: 'publicKey', pem: publicKey ?? '' };
   const algorithms = read('algorithms');
   const agentClaim = read('agentClaim');
   const agentPrefix = read('agentPrefix');
@@ -561,7 +606,11 @@ function agentPrefixReader(valueName: string, example: string, whenEmpty: string
     const agentPrefix = readText(value, path, context);
     const prefixProblem = agentPrefix === '' ? undefined : findAgentIriProblem(`${agentPrefix}a`);
     if (prefixProblem !== undefined) {
-      fail(path, `the prefix and ${valueName} together ${prefixProblem}`, `give the start of an absolute IRI, e.g. ${example} (or "" when ${whenEmpty})`);
+      fail(
+        path,
+        `the prefix and ${valueName} together ${prefixProblem}`,
+        `give the start of an absolute IRI, e.g. ${example} (or "" when ${whenEmpty})`,
+      );
     }
     return agentPrefix;
   };
@@ -575,9 +624,14 @@ function readJwksUri(value: string): string {
     url = undefined;
   }
   if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    fail('auth.jwt.jwksUri', 'not an absolute http(s) URL', 'give the jwks_uri of the issuer\'s discovery document, e.g. https://idp.example.org/realms/main/protocol/openid-connect/certs');
+    fail(
+      'auth.jwt.jwksUri',
+      'not an absolute http(s) URL',
+      "give the jwks_uri of the issuer's discovery document, e.g. https://idp.example.org/realms/main/protocol/openid-connect/certs",
+    );
   }
-  if (url.username !== '' || url.password !== '') fail('auth.jwt.jwksUri', 'must not carry a user or password', 'a JWKS is public; remove them');
+  if (url.username !== '' || url.password !== '')
+    fail('auth.jwt.jwksUri', 'must not carry a user or password', 'a JWKS is public; remove them');
   return url.href;
 }
 
@@ -590,9 +644,11 @@ function readInlineJwks(value: unknown): { keys: readonly Record<string, unknown
     const path = `auth.jwt.jwks.keys[${index}]`;
     if (typeof key !== 'object' || key === null || Array.isArray(key)) fail(path, `expected an object, found ${typeName(key)}`, fix);
     const kty = (key as Record<string, unknown>).kty;
-    if (kty !== 'RSA' && kty !== 'EC' && kty !== 'OKP') fail(`${path}.kty`, 'expected RSA, EC or OKP (symmetric oct keys are refused)', fix);
+    if (kty !== 'RSA' && kty !== 'EC' && kty !== 'OKP')
+      fail(`${path}.kty`, 'expected RSA, EC or OKP (symmetric oct keys are refused)', fix);
     const secret = PRIVATE_JWK_MEMBERS.find((member) => Object.hasOwn(key, member));
-    if (secret !== undefined) fail(`${path}.${secret}`, 'a private key member', 'give the public key only; never put a private key in the configuration');
+    if (secret !== undefined)
+      fail(`${path}.${secret}`, 'a private key member', 'give the public key only; never put a private key in the configuration');
   });
   return { keys: keys as Record<string, unknown>[] };
 }
@@ -625,10 +681,12 @@ function readAlgorithms(value: unknown, path: string, context: ReadContext): rea
 /** A dotted path (`realm_access.roles`), or an array of member names when a name holds a dot. */
 function readGroupsClaim(value: unknown, path: string, context: ReadContext): readonly string[] | undefined {
   if (value === undefined) return undefined;
-  const fix = 'write a dotted path such as "realm_access.roles", or an array of member names such as ["https://example.org/claims", "groups"]';
-  const members = typeof value === 'string'
-    ? readText(value, path, context).split('.')
-    : readArray(value, path, fix).map((item, index) => readText(item, `${path}[${index}]`, context));
+  const fix =
+    'write a dotted path such as "realm_access.roles", or an array of member names such as ["https://example.org/claims", "groups"]';
+  const members =
+    typeof value === 'string'
+      ? readText(value, path, context).split('.')
+      : readArray(value, path, fix).map((item, index) => readText(item, `${path}[${index}]`, context));
   if (members.length === 0 || members.includes('')) fail(path, 'empty member name', fix);
   return members;
 }
@@ -666,7 +724,11 @@ function readGroups(value: unknown, path: string, context: ReadContext): readonl
     // Groups from the trusted header are trimmed, so a padded name here could never match
     // the same group arriving by header.
     if (group === '' || group.trim() !== group || /[\u0000-\u001f\u007f]/.test(group)) {
-      fail(`${path}[${index}]`, 'a group name must be non-empty, without surrounding spaces or control characters', 'write the name as the policies spell it');
+      fail(
+        `${path}[${index}]`,
+        'a group name must be non-empty, without surrounding spaces or control characters',
+        'write the name as the policies spell it',
+      );
     }
     return group;
   });
@@ -676,7 +738,8 @@ function readGroups(value: unknown, path: string, context: ReadContext): readonl
 function readTrustedGroupsHeader(value: unknown, path: string, context: ReadContext): string | undefined {
   if (value === undefined) return undefined;
   const groups = readTrustedHeaderName(value, path, context);
-  if (groups === context.siblings.agent) fail(path, 'same header as auth.trustedHeaders.agent', 'use a separate header for the groups, e.g. X-Remote-Groups');
+  if (groups === context.siblings.agent)
+    fail(path, 'same header as auth.trustedHeaders.agent', 'use a separate header for the groups, e.g. X-Remote-Groups');
   return groups;
 }
 
@@ -687,7 +750,8 @@ function readTrustedHeaderName(value: unknown, path: string, context: ReadContex
   if (lower === 'authorization' || lower === 'x-api-key') {
     fail(path, `collides with the API key header ${name}`, 'use a header of its own, e.g. X-Remote-User');
   }
-  if (STANDARD_REQUEST_HEADERS.has(lower)) fail(path, 'a standard HTTP header cannot carry a trusted identity', 'use a header of its own, e.g. X-Remote-User');
+  if (STANDARD_REQUEST_HEADERS.has(lower))
+    fail(path, 'a standard HTTP header cannot carry a trusted identity', 'use a header of its own, e.g. X-Remote-User');
   return lower;
 }
 
@@ -704,7 +768,11 @@ function readEndpointPath(value: unknown, key: string, context: ReadContext): st
   if (!path.startsWith('/')) fail(key, 'must start with /', 'write e.g. /sparql');
   if (path.length > 1 && path.endsWith('/')) fail(key, 'must not end with /', 'write e.g. /sparql');
   if (!ENDPOINT_PATH.test(path)) {
-    fail(key, 'must be /-separated segments of letters, digits and ._~!$&\'()+,;=@- (no ?, #, %, :, *, empty segments)', 'write e.g. /sparql');
+    fail(
+      key,
+      "must be /-separated segments of letters, digits and ._~!$&'()+,;=@- (no ?, #, %, :, *, empty segments)",
+      'write e.g. /sparql',
+    );
   }
   if (path === '/healthz' || path === '/readyz') fail(key, `collides with the probe endpoint ${path}`, 'choose another path, e.g. /sparql');
   return path;
@@ -787,7 +855,11 @@ function readAllowedFunctions(value: unknown, key: string, context: ReadContext)
     }
     const denied = findDeniedNamespace(iri);
     if (denied !== undefined) {
-      fail(path, `lies in or covers the store namespace ${denied}, whose functions run code in the store`, 'remove it; these can never be allowed');
+      fail(
+        path,
+        `lies in or covers the store namespace ${denied}, whose functions run code in the store`,
+        'remove it; these can never be allowed',
+      );
     }
     return iri;
   });
@@ -821,7 +893,6 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
-
 
 /** The configuration an empty file gives, without environment: every key's default. */
 export const DEFAULT_CONFIG: GuardConfig = parseConfig({}, { configFile: undefined, env: {} });

@@ -133,8 +133,7 @@ function negotiate(accept: string | undefined, table: MediaTable, fallback: stri
     }
     if (q <= bestQ) continue;
     const mediaRange = range.toLowerCase();
-    const candidate =
-      mediaRange === '*/*' || mediaRange === 'application/*' || mediaRange === 'text/*' ? fallback : table.get(mediaRange);
+    const candidate = mediaRange === '*/*' || mediaRange === 'application/*' || mediaRange === 'text/*' ? fallback : table.get(mediaRange);
     if (candidate !== undefined) {
       best = candidate;
       bestQ = q;

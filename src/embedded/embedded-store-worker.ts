@@ -18,9 +18,7 @@ export interface WorkerInput {
 
 /** What the worker tells the parent: ready or failed once at start, crashed just before dying. */
 export type StoreWorkerReport =
-  | { kind: 'ready'; port: number; quads: number }
-  | { kind: 'failed'; message: string }
-  | { kind: 'crashed'; message: string };
+  { kind: 'ready'; port: number; quads: number } | { kind: 'failed'; message: string } | { kind: 'crashed'; message: string };
 
 /** The parent's only message: close and exit. */
 export type WorkerCommand = { kind: 'stop' };
@@ -90,7 +88,10 @@ server.listen(input.port, '127.0.0.1', () => {
   port.postMessage({ kind: 'ready', port: address.port, quads: store.size } satisfies StoreWorkerReport);
 });
 server.on('error', (error) => {
-  port.postMessage({ kind: 'failed', message: `embedded store cannot listen on 127.0.0.1:${input.port}: ${error.message}` } satisfies StoreWorkerReport);
+  port.postMessage({
+    kind: 'failed',
+    message: `embedded store cannot listen on 127.0.0.1:${input.port}: ${error.message}`,
+  } satisfies StoreWorkerReport);
   process.exit(1);
 });
 

@@ -12,8 +12,13 @@ const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
  * the end (its status and Content-Type come back unchanged).
  */
 const RESULT_FORMATS = [
-  'SPARQL_Results_JSON', 'SPARQL_Results_XML', 'SPARQL_Results_CSV', 'SPARQL_Results_TSV',
-  'Turtle', 'N-Triples', 'RDF_XML',
+  'SPARQL_Results_JSON',
+  'SPARQL_Results_XML',
+  'SPARQL_Results_CSV',
+  'SPARQL_Results_TSV',
+  'Turtle',
+  'N-Triples',
+  'RDF_XML',
 ].map((name) => `${FORMATS}${name}`);
 
 /** What the description says: the endpoint and the caller's own access, never a policy IRI. */

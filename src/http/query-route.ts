@@ -111,7 +111,12 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
 
   // GET {path} with no query string is the endpoint itself (SPARQL 1.1 Service Description,
   // section 2): the page for a browser, the description for a client that names RDF.
-  const endpointViews: readonly EndpointView[] = ['text/turtle', 'application/n-triples', 'application/ld+json', ...(queryPage === undefined ? [] : ['text/html' as const])];
+  const endpointViews: readonly EndpointView[] = [
+    'text/turtle',
+    'application/n-triples',
+    'application/ld+json',
+    ...(queryPage === undefined ? [] : ['text/html' as const]),
+  ];
   const endpointViewOf = (request: FastifyRequest): EndpointView | undefined =>
     request.method === 'GET' && request.url === options.path
       ? chooseEndpointView(headerValue(request.headers.accept), endpointViews)
@@ -160,8 +165,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     return reply.send();
   };
 
-  const isQuery = (request: FastifyRequest): boolean =>
-    request.routeOptions.url === options.path && endpointViewOf(request) === undefined;
+  const isQuery = (request: FastifyRequest): boolean => request.routeOptions.url === options.path && endpointViewOf(request) === undefined;
 
   return { query, explain, preflight, isQuery };
 }

@@ -63,9 +63,7 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
   }
   throw new GuardError(
     415,
-    mediaType === ''
-      ? `POST needs a Content-Type: ${FORM} or ${SPARQL_QUERY}`
-      : `unsupported Content-Type: use ${FORM} or ${SPARQL_QUERY}`,
+    mediaType === '' ? `POST needs a Content-Type: ${FORM} or ${SPARQL_QUERY}` : `unsupported Content-Type: use ${FORM} or ${SPARQL_QUERY}`,
   );
 }
 
@@ -116,7 +114,11 @@ export function parseContentType(header: string | undefined): { mediaType: strin
     const eq = param.indexOf('=');
     if (eq < 0) continue;
     if (param.slice(0, eq).trim().toLowerCase() === 'charset') {
-      charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+      charset = param
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .toLowerCase();
     }
   }
   return { mediaType: type.trim().toLowerCase(), charset };

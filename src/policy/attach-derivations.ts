@@ -22,7 +22,12 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
   // Engines derive in different orders: the error reported is that of the first bad triple in
   // term order, and the lists are sorted, so the result does not depend on the engine.
   let failure: { key: string; error: Error } | undefined;
-  const fail = (subject: Quad['subject'] | BlankNode, predicate: Quad['predicate'], object: Quad['object'] | BlankNode, error: () => Error) => {
+  const fail = (
+    subject: Quad['subject'] | BlankNode,
+    predicate: Quad['predicate'],
+    object: Quad['object'] | BlankNode,
+    error: () => Error,
+  ) => {
     const key = `${subject.id}\u0000${predicate.value}\u0000${object.id}`;
     if (failure === undefined || key < failure.key) failure = { key, error: error() };
   };
@@ -37,13 +42,17 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
     const grants = predicate.value === guard.grantsGraph;
     const name = grants ? 'guard:grantsGraph' : 'guard:appliesTo';
     if (target === undefined) {
-      fail(subject, predicate, unskolemize(quad.object), () => policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`));
+      fail(subject, predicate, unskolemize(quad.object), () =>
+        policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`),
+      );
       continue;
     }
     const judged = grants ? graphs.judge(quad.object, graphOf) : principals.judge(quad.object, principalOf);
     if (typeof judged === 'string') {
       const object = unskolemize(quad.object);
-      fail(subject, predicate, object, () => policyLoadError(`the rules derived ${name} ${describe(object)}: ${judged}`, target.file, subject.value));
+      fail(subject, predicate, object, () =>
+        policyLoadError(`the rules derived ${name} ${describe(object)}: ${judged}`, target.file, subject.value),
+      );
     } else if (grants) target.graphs.push(judged as Judged<string>);
     else target.principals.push(judged as Judged<Principal>);
   }
@@ -117,7 +126,11 @@ class Judgements<T> {
  * (`rank`, whose keys are in stated order), then the rest in key order. The entries are sorted as
  * numbers in a typed array: a policy high in a hierarchy has hundreds of derived principals.
  */
-function inStatedOrder<T>(entries: readonly Judged<T>[] | undefined, rank: ReadonlyMap<string, number> | undefined, all: Judgements<T>): T[] {
+function inStatedOrder<T>(
+  entries: readonly Judged<T>[] | undefined,
+  rank: ReadonlyMap<string, number> | undefined,
+  all: Judgements<T>,
+): T[] {
   if (entries === undefined || entries.length === 0) return [];
   const ranks = Int32Array.from(entries, (entry) => entry.rank).sort();
   const stated: number[] = [];

@@ -30,7 +30,12 @@ const RDF_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#langString';
  * of https://www.w3.org/2000/10/swap/, and EYE's own): N3.Reasoner would read them as plain
  * predicates and match nothing, so a rule that names one is EYE's.
  */
-const BUILT_IN_NAMESPACES = ['http://www.w3.org/2000/10/swap/', 'http://eulersharp.sourceforge.net/', 'https://eyereasoner.github.io/', 'http://www.w3.org/2007/rif#'];
+const BUILT_IN_NAMESPACES = [
+  'http://www.w3.org/2000/10/swap/',
+  'http://eulersharp.sourceforge.net/',
+  'https://eyereasoner.github.io/',
+  'http://www.w3.org/2007/rif#',
+];
 
 /**
  * Classifies a rule file by reading it, never by running it. The fragment is what
@@ -69,8 +74,17 @@ export function classifyRules(text: string): RuleReading {
       facts.push(quad);
       continue;
     }
-    if (subject.termType !== 'BlankNode' || object.termType !== 'BlankNode' || !byFormula.has(subject.value) || !byFormula.has(object.value)) {
-      outside(object.termType === 'Literal' && object.value === 'false' ? 'a rule concluding false' : 'a rule whose side is not a list of triples');
+    if (
+      subject.termType !== 'BlankNode' ||
+      object.termType !== 'BlankNode' ||
+      !byFormula.has(subject.value) ||
+      !byFormula.has(object.value)
+    ) {
+      outside(
+        object.termType === 'Literal' && object.value === 'false'
+          ? 'a rule concluding false'
+          : 'a rule whose side is not a list of triples',
+      );
       continue;
     }
     const premise = byFormula.get(subject.value) ?? [];

@@ -37,8 +37,16 @@ export async function loadPolicySet(sources: PolicySetSources): Promise<PolicySe
  * file (for `check`, reload logs and bench/). `engine: 'eye'` runs every rule file in
  * EYE: the reference that the differential test compares the chosen engines against.
  */
-export async function loadPolicySetWithStats(sources: PolicySetSources, options: { readonly engine?: EngineChoice } = {}): Promise<LoadedPolicySet> {
-  const reply = await inWorker({ id: 0, policyFiles: [...sources.policyFiles], ruleFiles: [...sources.ruleFiles], engine: options.engine ?? 'auto' });
+export async function loadPolicySetWithStats(
+  sources: PolicySetSources,
+  options: { readonly engine?: EngineChoice } = {},
+): Promise<LoadedPolicySet> {
+  const reply = await inWorker({
+    id: 0,
+    policyFiles: [...sources.policyFiles],
+    ruleFiles: [...sources.ruleFiles],
+    engine: options.engine ?? 'auto',
+  });
   if (!reply.ok) throw new PolicyLoadError(reply.message, reply.file, reply.policy);
   const started = performance.now();
   const set = compilePolicySet(reply.policies);
@@ -89,9 +97,13 @@ function runJob(job: WorkerJob): Promise<WorkerReply> {
       settle();
       resolve(reply);
     };
-    const onError = (error: Error) => abandon(new PolicyLoadError(`policy load failed in the worker: ${error.message.split('\n')[0] ?? ''}`));
+    const onError = (error: Error) =>
+      abandon(new PolicyLoadError(`policy load failed in the worker: ${error.message.split('\n')[0] ?? ''}`));
     const onExit = (code: number) => abandon(new PolicyLoadError(`policy worker exited with code ${code}`));
-    const timer = setTimeout(() => abandon(new PolicyLoadError(`policy load took longer than ${LOAD_TIMEOUT_MS} ms (a rule that never ends?)`)), LOAD_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => abandon(new PolicyLoadError(`policy load took longer than ${LOAD_TIMEOUT_MS} ms (a rule that never ends?)`)),
+      LOAD_TIMEOUT_MS,
+    );
     thread.on('message', onMessage);
     thread.on('error', onError);
     thread.on('exit', onExit);

@@ -71,7 +71,13 @@ async function run(job: WorkerJob): Promise<WorkerReply> {
     };
   } catch (error) {
     if (error instanceof PolicyLoadError) {
-      return { id: job.id, ok: false, message: error.message, ...(error.file && { file: error.file }), ...(error.policy && { policy: error.policy }) };
+      return {
+        id: job.id,
+        ok: false,
+        message: error.message,
+        ...(error.file && { file: error.file }),
+        ...(error.policy && { policy: error.policy }),
+      };
     }
     // Not ours (an EYE or n3 crash): still one line, still a refusal to load.
     const message = error instanceof Error ? error.message : String(error);

@@ -27,7 +27,13 @@ export interface PolicyDocument {
 
 /** Predicates that only a guard:Policy may carry; on anything else they are a mistake. */
 const POLICY_PREDICATES: readonly string[] = [
-  guard.agent, guard.group, guard.readGraph, guard.hidePath, guard.timeoutMs, guard.resultLimit, guard.maxConcurrent,
+  guard.agent,
+  guard.group,
+  guard.readGraph,
+  guard.hidePath,
+  guard.timeoutMs,
+  guard.resultLimit,
+  guard.maxConcurrent,
 ];
 
 /** The limit predicates, by the member of PolicyLimits they set. */
@@ -147,7 +153,10 @@ function readLimits(own: readonly Quad[], fail: (reason: string) => never): Poli
     if (values.length === 0) continue;
     if (values.length > 1) fail(`${name} is given ${values.length} times (give one value)`);
     const object = values[0]!;
-    const number = object.termType === 'Literal' && object.datatype.value === XSD_INTEGER && /^\+?\d{1,10}$/.test(object.value) ? Number(object.value) : Number.NaN;
+    const number =
+      object.termType === 'Literal' && object.datatype.value === XSD_INTEGER && /^\+?\d{1,10}$/.test(object.value)
+        ? Number(object.value)
+        : Number.NaN;
     if (!(number >= 1 && number <= MAX_LIMIT)) fail(`${name} must be a whole number from 1 to ${MAX_LIMIT}, found ${describe(object)}`);
     limits[member] = number;
   }

@@ -89,7 +89,11 @@ const TARGET_PREDICATES = new Set<string>([guard.appliesTo, guard.grantsGraph]);
  * facts. A rule file that cannot be read, or any error EYE reports, fails the
  * load: fail closed.
  */
-export async function reasonOverPolicies(quads: readonly Quad[], ruleFiles: readonly string[], choice: EngineChoice = 'auto'): Promise<Reasoning> {
+export async function reasonOverPolicies(
+  quads: readonly Quad[],
+  ruleFiles: readonly string[],
+  choice: EngineChoice = 'auto',
+): Promise<Reasoning> {
   const started = performance.now();
   const texts = await Promise.all(ruleFiles.map(readRuleFile));
   const readings = texts.map(classifyRules);
@@ -124,7 +128,11 @@ export async function reasonOverPolicies(quads: readonly Quad[], ruleFiles: read
       const reads = premisePredicates({ fragment: true, rules, facts });
       // Only what these rules or the EYE files read, and the targets themselves, go in.
       const keep = ({ predicate }: Quad) =>
-        reads === 'any' || eyeNeeds === 'all' || reads.has(predicate.value) || eyeNeeds.has(predicate.value) || TARGET_PREDICATES.has(predicate.value);
+        reads === 'any' ||
+        eyeNeeds === 'all' ||
+        reads.has(predicate.value) ||
+        eyeNeeds.has(predicate.value) ||
+        TARGET_PREDICATES.has(predicate.value);
       const input = quads.filter(keep);
       inputTriples = input.length;
       const store = runN3Reasoner(input, rules, facts);
@@ -134,7 +142,12 @@ export async function reasonOverPolicies(quads: readonly Quad[], ruleFiles: read
           ? [...store.getQuads(null, guard.appliesTo, null, null), ...store.getQuads(null, guard.grantsGraph, null, null)]
           : store.getQuads(null, null, null, null);
     }
-    stages.push({ engine: copies === undefined ? 'n3' : 'copy', files: first.map((index) => ruleFiles[index] ?? ''), ms: performance.now() - stageStarted, inputTriples });
+    stages.push({
+      engine: copies === undefined ? 'n3' : 'copy',
+      files: first.map((index) => ruleFiles[index] ?? ''),
+      ms: performance.now() - stageStarted,
+      inputTriples,
+    });
   }
   if (eyeIndexes.length === 0) {
     const derived = closure.filter((quad) => TARGET_PREDICATES.has(quad.predicate.value));
@@ -143,7 +156,10 @@ export async function reasonOverPolicies(quads: readonly Quad[], ruleFiles: read
 
   // Stage 2: EYE with its files, over the policy triples and what stage 1 derived.
   const eyeFiles = eyeIndexes.map((index) => ruleFiles[index] ?? '');
-  const input = eyeNeeds === 'all' ? closure : closure.filter((quad) => eyeNeeds.has(quad.predicate.value) || TARGET_PREDICATES.has(quad.predicate.value));
+  const input =
+    eyeNeeds === 'all'
+      ? closure
+      : closure.filter((quad) => eyeNeeds.has(quad.predicate.value) || TARGET_PREDICATES.has(quad.predicate.value));
   const { derived, eyeMs } = await runEye(input, eyeTexts, eyeFiles);
   stages.push({ engine: 'eye', files: eyeFiles, ms: eyeMs, inputTriples: input.length });
   return { derived, inputTriples: input.length, eyeMs, otherMs: performance.now() - started - eyeMs, files, stages, readings };
@@ -155,7 +171,9 @@ export async function reasonOverPolicies(quads: readonly Quad[], ruleFiles: read
  * predicate that an EYE file derives or states, which only a joint run sees.
  */
 function planEngines(readings: readonly RuleReading[], choice: EngineChoice): (string | undefined)[] {
-  const plan = readings.map((reading) => (choice === 'eye' ? 'every file in EYE (reference run)' : reading.fragment ? undefined : reading.reason));
+  const plan = readings.map((reading) =>
+    choice === 'eye' ? 'every file in EYE (reference run)' : reading.fragment ? undefined : reading.reason,
+  );
   /** Predicates EYE files derive or state; `any` once one derives a variable predicate or could not be read. */
   const fed = { any: false, predicates: new Set<string>() };
   const feed = (reading: RuleReading) => {
@@ -168,7 +186,7 @@ function planEngines(readings: readonly RuleReading[], choice: EngineChoice): (s
     for (const fact of reading.facts) fed.predicates.add(fact.predicate.value);
   };
   readings.forEach((reading, index) => plan[index] !== undefined && feed(reading));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const [index, reading] of readings.entries()) {
       if (plan[index] !== undefined) continue;
@@ -178,7 +196,9 @@ function planEngines(readings: readonly RuleReading[], choice: EngineChoice): (s
           ? 'it may read what a rule in EYE derives'
           : reads === 'any'
             ? undefined
-            : [...reads].filter((predicate) => fed.predicates.has(predicate)).map((predicate) => `it reads <${predicate}>, which a rule in EYE derives`)[0];
+            : [...reads]
+                .filter((predicate) => fed.predicates.has(predicate))
+                .map((predicate) => `it reads <${predicate}>, which a rule in EYE derives`)[0];
       if (why === undefined) continue;
       plan[index] = why;
       feed(reading);
@@ -188,7 +208,11 @@ function planEngines(readings: readonly RuleReading[], choice: EngineChoice): (s
   return plan;
 }
 
-async function runEye(input: readonly Quad[], texts: readonly string[], files: readonly string[]): Promise<{ derived: Quad[]; eyeMs: number }> {
+async function runEye(
+  input: readonly Quad[],
+  texts: readonly string[],
+  files: readonly string[],
+): Promise<{ derived: Quad[]; eyeMs: number }> {
   const data = writeN3p(input);
   const eye = await (nextEye ?? createEye());
   nextEye = undefined;
@@ -235,7 +259,8 @@ function readCopyRules(rules: readonly HornRule[]): CopyRule[] | undefined {
     if (body === undefined || head === undefined || moreBody.length > 0 || moreHead.length > 0) return undefined;
     const variables = [body.subject, body.object, head.subject, head.object];
     if (variables.some((term) => term.termType !== 'Variable')) return undefined;
-    if (body.subject.value === body.object.value || !body.subject.equals(head.subject) || !body.object.equals(head.object)) return undefined;
+    if (body.subject.value === body.object.value || !body.subject.equals(head.subject) || !body.object.equals(head.object))
+      return undefined;
     if (body.predicate.termType !== 'NamedNode' || head.predicate.termType !== 'NamedNode') return undefined;
     copies.push({ from: body.predicate.value, to: head.predicate.value });
   }
@@ -308,7 +333,10 @@ function predicatesUsed(rules: readonly string[]): Set<string> | 'all' {
  */
 function eyeFailure(errors: readonly string[], ruleFiles: readonly string[]) {
   const line = errors.find((text) => text.includes('** ERROR **')) ?? errors[0] ?? 'unknown error';
-  const parts = line.split('**').map((part) => part.trim()).filter((part) => part !== '' && part !== 'ERROR');
+  const parts = line
+    .split('**')
+    .map((part) => part.trim())
+    .filter((part) => part !== '' && part !== 'ERROR');
   const index = /rule-(\d+)\.n3/.exec(line)?.[1];
   const file = index === undefined ? undefined : ruleFiles[Number(index)];
   let what = (parts.length > 1 ? parts.slice(1).join(' ') : (parts[0] ?? line)).replace(/\($/, '');

@@ -21,7 +21,7 @@ export function runN3Reasoner(quads: readonly Quad[], rules: readonly HornRule[]
   const reasoner = new Reasoner(store);
   const input = rules.map(({ premise, conclusion }) => ({ premise: [...premise], conclusion: [...conclusion] }));
   const repeat = missesLinks(rules);
-  for (let size = -1; size !== store.size; ) {
+  for (let size = -1; size !== store.size;) {
     size = store.size;
     reasoner.reason(input);
     if (!repeat) break;

@@ -6,7 +6,15 @@ import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../vocabulary
 import { iriSpliceProblem } from '../iri.js';
 
 /** Predicates whose triples grow with the number of policies. */
-const POLICY_SIZED = new Set<string>([guard.agent, guard.group, guard.readGraph, guard.hidePath, guard.appliesTo, guard.grantsGraph, RDF_TYPE]);
+const POLICY_SIZED = new Set<string>([
+  guard.agent,
+  guard.group,
+  guard.readGraph,
+  guard.hidePath,
+  guard.appliesTo,
+  guard.grantsGraph,
+  RDF_TYPE,
+]);
 
 /**
  * One line per problem found in the rule files (the shipped ones excepted), for the
@@ -18,7 +26,12 @@ const POLICY_SIZED = new Set<string>([guard.agent, guard.group, guard.readGraph,
  * joined only through their objects: two policies sharing a group or a graph).
  * Only rules N3.js can read are judged; nothing here changes what loads.
  */
-export function warnAboutRules(quads: readonly Quad[], readings: readonly RuleReading[], ruleFiles: readonly string[], skip: ReadonlySet<string>): string[] {
+export function warnAboutRules(
+  quads: readonly Quad[],
+  readings: readonly RuleReading[],
+  ruleFiles: readonly string[],
+  skip: ReadonlySet<string>,
+): string[] {
   const stated = new Set<string>();
   for (const { predicate } of quads) stated.add(predicate.value);
   const derived = new Set<string>();
@@ -45,11 +58,20 @@ export function warnAboutRules(quads: readonly Quad[], readings: readonly RuleRe
     if (skip.has(file)) return;
     (reading.rules ?? []).forEach((rule, ruleIndex) => {
       const where = `${file}: rule ${ruleIndex + 1} (${summarise(rule)})`;
-      const missing = rule.premise.find(({ predicate }) => predicate.termType === 'NamedNode' && !isBuiltIn(predicate.value) && !stated.has(predicate.value) && !derived.has(predicate.value) && !derivesAny);
+      const missing = rule.premise.find(
+        ({ predicate }) =>
+          predicate.termType === 'NamedNode' &&
+          !isBuiltIn(predicate.value) &&
+          !stated.has(predicate.value) &&
+          !derived.has(predicate.value) &&
+          !derivesAny,
+      );
       if (missing !== undefined) warnings.push(`${where} cannot fire: no triple, fact or rule has <${missing.predicate.value}>`);
       for (const { predicate, object } of rule.conclusion) {
         if (predicate.termType === 'NamedNode' && !readsAny && !read.has(predicate.value)) {
-          warnings.push(`${where} derives <${predicate.value}>, which no rule reads: the loader keeps only guard:appliesTo and guard:grantsGraph`);
+          warnings.push(
+            `${where} derives <${predicate.value}>, which no rule reads: the loader keeps only guard:appliesTo and guard:grantsGraph`,
+          );
         }
         const refused = refusal(predicate.value, object);
         if (refused !== undefined) warnings.push(`${where} derives a ${refused}: the load will be refused`);
@@ -71,7 +93,8 @@ function refusal(predicate: string, object: Term): string | undefined {
   }
   if (predicate === guard.appliesTo) {
     if (object.termType === 'NamedNode' && isReservedIri(object.value)) return 'reserved principal IRI';
-    if (object.termType === 'Literal' && (object.datatype.value !== XSD_STRING || object.language !== '' || object.value === '')) return 'principal that is neither an IRI nor a group name';
+    if (object.termType === 'Literal' && (object.datatype.value !== XSD_STRING || object.language !== '' || object.value === ''))
+      return 'principal that is neither an IRI nor a group name';
   }
   return undefined;
 }
@@ -86,9 +109,11 @@ function squareJoin(rule: HornRule): string | undefined {
       if (a === undefined || b === undefined || !unbounded(a) || !unbounded(b)) continue;
       if (!connected(patterns, i, j)) return `${pattern(a)} and ${pattern(b)} share no variable (every pair is tried)`;
       const shared = variablesOf(a).filter((name) => variablesOf(b).includes(name));
-      const throughObjects = shared.length > 0 && shared.every((name) => a.object.value === name && b.object.value === name && a.object.termType === 'Variable');
+      const throughObjects =
+        shared.length > 0 && shared.every((name) => a.object.value === name && b.object.value === name && a.object.termType === 'Variable');
       const policySized = [a, b].every((quad) => quad.predicate.termType === 'NamedNode' && POLICY_SIZED.has(quad.predicate.value));
-      if (throughObjects && policySized && !a.subject.equals(b.subject)) return `${pattern(a)} and ${pattern(b)} join only on their objects (every two policies sharing one)`;
+      if (throughObjects && policySized && !a.subject.equals(b.subject))
+        return `${pattern(a)} and ${pattern(b)} join only on their objects (every two policies sharing one)`;
     }
   }
   return undefined;
@@ -106,7 +131,7 @@ function variablesOf(quad: Quad): string[] {
 /** Whether patterns i and j are linked by shared variables, directly or through other patterns. */
 function connected(patterns: readonly Quad[], i: number, j: number): boolean {
   const reached = new Set([i]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [k, quad] of patterns.entries()) {
       if (reached.has(k)) continue;
@@ -127,6 +152,13 @@ function summarise(rule: HornRule): string {
 }
 
 function pattern(quad: Quad): string {
-  const show = (term: Term) => (term.termType === 'Variable' ? `?${term.value}` : term.termType === 'NamedNode' ? (term.value.startsWith(GUARD) ? `guard:${term.value.slice(GUARD.length)}` : `<${term.value}>`) : JSON.stringify(term.value));
+  const show = (term: Term) =>
+    term.termType === 'Variable'
+      ? `?${term.value}`
+      : term.termType === 'NamedNode'
+        ? term.value.startsWith(GUARD)
+          ? `guard:${term.value.slice(GUARD.length)}`
+          : `<${term.value}>`
+        : JSON.stringify(term.value);
   return `${show(quad.subject)} ${show(quad.predicate)} ${show(quad.object)}`;
 }

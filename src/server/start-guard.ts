@@ -124,7 +124,8 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const planner = createPlanner({
     baseIri: config.baseIri,
     maxQueryDepth: config.maxQueryDepth,
-    planCache: config.planCache, allowedFunctions: config.allowedFunctions,
+    planCache: config.planCache,
+    allowedFunctions: config.allowedFunctions,
   });
   const policies = createPolicyHolder(authChallenge(config.auth));
   const readiness = createReadiness();
@@ -185,8 +186,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     await upstream.close();
     await embedded?.stop();
   };
-  const close = (timing: Partial<GuardConfig['shutdown']> = {}): Promise<void> =>
-    (closing ??= shutDown({ ...config.shutdown, ...timing }));
+  const close = (timing: Partial<GuardConfig['shutdown']> = {}): Promise<void> => (closing ??= shutDown({ ...config.shutdown, ...timing }));
 
   const sources = policySetSources(config);
   try {
@@ -197,7 +197,9 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     }
     const [first, support] = await Promise.all([loadPolicySet(sources), datasetGate.start()]);
     if (support.kind === 'ignored') {
-      throw new Error(`${support.reason}; refusing to serve ${upstreamUrl}: make the store honour dataset clauses (no union default graph)`);
+      throw new Error(
+        `${support.reason}; refusing to serve ${upstreamUrl}: make the store honour dataset clauses (no union default graph)`,
+      );
     }
     if (support.kind === 'unverified') log({ event: 'upstream-dataset-check', verdict: 'unverified', reason: support.error.message });
     policies.replace(first);
@@ -241,7 +243,12 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
  * events costs at most two loads). Requests in flight keep the grant they computed
  * from the previous set; the swap is one assignment.
  */
-function createReload(sources: PolicySetSources, policies: PolicyHolder, log: LogLine, metrics: GuardMetrics | undefined): () => Promise<boolean> {
+function createReload(
+  sources: PolicySetSources,
+  policies: PolicyHolder,
+  log: LogLine,
+  metrics: GuardMetrics | undefined,
+): () => Promise<boolean> {
   let running: Promise<boolean> | undefined;
   let queued: Promise<boolean> | undefined;
   const loadOnce = async (): Promise<boolean> => {

@@ -20,7 +20,6 @@ export interface HiddenText {
 
 const NO_CONSTANTS: readonly string[] = [];
 
-
 /** The refusal of a path that can match zero steps with blank nodes at both ends, while something is hidden. */
 export const BLANK_ZERO_LENGTH = 'a zero-length path between blank nodes cannot be checked for hidden paths (name a variable at one end)';
 
@@ -31,7 +30,10 @@ export const BLANK_ZERO_LENGTH = 'a zero-length path between blank nodes cannot 
 function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): string {
   if (limit.kind !== 'outer') {
     if (limit.kind === 'none' || cap === undefined) return '';
-    throw new GuardError(403, `a query ending in a VALUES clause cannot be held to this caller's result limit of ${cap}; move the VALUES block into WHERE`);
+    throw new GuardError(
+      403,
+      `a query ending in a VALUES clause cannot be held to this caller's result limit of ${cap}; move the VALUES block into WHERE`,
+    );
   }
   const effective = limit.limit === undefined ? cap : cap === undefined ? limit.limit : Math.min(limit.limit, cap);
   return effective === undefined ? '' : `\nLIMIT ${effective}`;
@@ -117,8 +119,7 @@ export function fillTemplate(parts: readonly TemplatePart[], filling: Filling, h
       const constant = constants[part.index];
       if (constant === undefined) throw new GuardError(500, 'a constant slot has no value');
       out += constant;
-    }
-    else if (part.kind === 'dataset') out += dataset;
+    } else if (part.kind === 'dataset') out += dataset;
     else if (part.kind === 'graph') {
       // An effective named graph is requested (or all are) and granted; inside, it is the active graph (§18.6).
       const kept = typeof keep === 'boolean' ? keep : part.requested && keep.has(part.iri);
@@ -162,7 +163,8 @@ function fillGraphVariable(part: GraphVariableSlot, filling: Filling, hidden: Hi
     const key = text?.list ?? '';
     let body = bodies.get(key);
     if (body === undefined) bodies.set(key, (body = fillTemplate(part.body, filling, text)));
-    branches += (branches === '' ? '{ GRAPH <' : '\nUNION\n{ GRAPH <') + graph + '> ' + body + ' VALUES ' + part.variable + ' { <' + graph + '> } }';
+    branches +=
+      (branches === '' ? '{ GRAPH <' : '\nUNION\n{ GRAPH <') + graph + '> ' + body + ' VALUES ' + part.variable + ' { <' + graph + '> } }';
   }
   return branches;
 }

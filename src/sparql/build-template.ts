@@ -130,7 +130,13 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   });
   const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots, requestedNamed);
   verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? { marks, fresh, endTexts } : undefined, transitive);
-  return { parts, namedPredicates: [...marks.named].sort(), namedIn: marks.namedIn, hasHiddenSlots: leafSlots.length > 0, blankZeroLength: marks.zeroLengthBlank };
+  return {
+    parts,
+    namedPredicates: [...marks.named].sort(),
+    namedIn: marks.namedIn,
+    hasHiddenSlots: leafSlots.length > 0,
+    blankZeroLength: marks.zeroLengthBlank,
+  };
 }
 
 /**
@@ -223,7 +229,14 @@ function cutAtMarkers(
       const parent = stack[stack.length - 1];
       if (slot === undefined || parent === undefined) throw unsafe();
       const graphSlot: GraphSlot | GraphVariableSlot = slot.variable
-        ? { kind: 'graph-variable', variable: '?' + slot.name, perGraph: slot.perGraph, hiddenSlots: top.parts.some(isLeafSlot), body: top.parts, removed: slot.removed }
+        ? {
+            kind: 'graph-variable',
+            variable: '?' + slot.name,
+            perGraph: slot.perGraph,
+            hiddenSlots: top.parts.some(isLeafSlot),
+            body: top.parts,
+            removed: slot.removed,
+          }
         : {
             kind: 'graph',
             iri: slot.name,
@@ -259,7 +272,9 @@ function verifyTemplate(
   parts: readonly TemplatePart[],
   root: LooseQuery,
   hasGraphSlots: boolean,
-  hidden: { readonly marks: HiddenPathMarks; readonly fresh: FreshVariables; readonly endTexts: ReadonlyMap<object, readonly string[]> } | undefined,
+  hidden:
+    | { readonly marks: HiddenPathMarks; readonly fresh: FreshVariables; readonly endTexts: ReadonlyMap<object, readonly string[]> }
+    | undefined,
   transitive: ReadonlySet<object>,
 ): void {
   const marks = hidden?.marks;
@@ -268,16 +283,34 @@ function verifyTemplate(
   const sample: HiddenText | undefined = marks === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
   let kept: sparqljs.SparqlQuery;
   let keptHidden: sparqljs.SparqlQuery | undefined;
-  const filling = (keep: boolean, hiddenIn: Filling['hiddenIn']): Filling => ({ dataset, keep, named: NAMED_SAMPLES, hiddenIn, constants: [] });
+  const filling = (keep: boolean, hiddenIn: Filling['hiddenIn']): Filling => ({
+    dataset,
+    keep,
+    named: NAMED_SAMPLES,
+    hiddenIn,
+    constants: [],
+  });
   const nothing = (): undefined => undefined;
   try {
     kept = parseQuery(fillTemplate(parts, filling(true, nothing), undefined));
     // Without GRAPH slots the all-removed fillings are the all-kept ones.
     if (hasGraphSlots) parseQuery(fillTemplate(parts, filling(false, nothing), undefined));
     if (sample !== undefined) {
-      keptHidden = parseQuery(fillTemplate(parts, filling(true, () => sample), sample));
+      keptHidden = parseQuery(
+        fillTemplate(
+          parts,
+          filling(true, () => sample),
+          sample,
+        ),
+      );
       if (hasGraphSlots) {
-        parseQuery(fillTemplate(parts, filling(false, () => sample), sample));
+        parseQuery(
+          fillTemplate(
+            parts,
+            filling(false, () => sample),
+            sample,
+          ),
+        );
         // The first sample graph hides something, the second nothing: GRAPH ?var with slots of its own writes a branch per graph.
         const mixed = (graph: string): HiddenText | undefined => (graph === NAMED_SAMPLES[0] ? sample : undefined);
         parseQuery(fillTemplate(parts, filling(true, mixed), undefined));
@@ -317,7 +350,13 @@ function withGraphExpansion(root: LooseQuery, transitive: ReadonlySet<object>): 
     const variable = '?' + (record['name'] as { value: string }).value;
     const branches = NAMED_SAMPLES.map((graph) => {
       const name = { termType: 'NamedNode', value: graph };
-      return { type: 'group', patterns: [{ type: 'graph', patterns: out['patterns'], name }, { type: 'values', values: [{ [variable]: name }] }] };
+      return {
+        type: 'group',
+        patterns: [
+          { type: 'graph', patterns: out['patterns'], name },
+          { type: 'values', values: [{ [variable]: name }] },
+        ],
+      };
     });
     return { type: 'union', patterns: branches };
   };
@@ -330,7 +369,12 @@ function withGraphExpansion(root: LooseQuery, transitive: ReadonlySet<object>): 
  * standing as a UNION branch or EXISTS argument becomes a group holding both),
  * and the sample added to every negated property set in the directions it has.
  */
-function withHiddenSample(root: unknown, marks: HiddenPathMarks, fresh: FreshVariables, endTexts: ReadonlyMap<object, readonly string[]>): unknown {
+function withHiddenSample(
+  root: unknown,
+  marks: HiddenPathMarks,
+  fresh: FreshVariables,
+  endTexts: ReadonlyMap<object, readonly string[]>,
+): unknown {
   const sample = { termType: 'NamedNode', value: HIDDEN_SAMPLE };
   const list = hiddenText([HIDDEN_SAMPLE]).list;
   const filtersAfter = (item: object): unknown[] | undefined => {
@@ -342,7 +386,9 @@ function withHiddenSample(root: unknown, marks: HiddenPathMarks, fresh: FreshVar
       expression: { type: 'operation', operator: 'notin', args: [{ termType: 'Variable', value: name }, [sample]] },
     }));
     // The EXISTS pattern as the parser reads the text the slot writes.
-    const exists = (ends ?? []).map((end) => (parseQuery(`ASK { ${zeroLengthFilter(fresh, end, list)} }`) as { where?: unknown[] }).where?.[0]);
+    const exists = (ends ?? []).map(
+      (end) => (parseQuery(`ASK { ${zeroLengthFilter(fresh, end, list)} }`) as { where?: unknown[] }).where?.[0],
+    );
     return [...notIn, ...exists];
   };
   const copy = (node: unknown, bareIsGroup: boolean): unknown => {
@@ -370,8 +416,7 @@ function withHiddenSample(root: unknown, marks: HiddenPathMarks, fresh: FreshVar
     const operator = record['type'] === 'operation' ? record['operator'] : undefined;
     for (const key of Object.keys(record)) {
       const bare =
-        (record['type'] === 'union' && key === 'patterns') ||
-        ((operator === 'exists' || operator === 'notexists') && key === 'args');
+        (record['type'] === 'union' && key === 'patterns') || ((operator === 'exists' || operator === 'notexists') && key === 'args');
       out[key] = copy(record[key], bare);
     }
     return out;

@@ -58,9 +58,7 @@ function sentinel(cls: string, k: number, mark: string, digits: string): string 
 }
 
 /** The outcome of cutting: the template with constant slots, or the constants that must stay in the key. */
-export type CutResult =
-  | { readonly prepared: PreparedQuery }
-  | { readonly sensitive: readonly number[] };
+export type CutResult = { readonly prepared: PreparedQuery } | { readonly sensitive: readonly number[] };
 
 /**
  * Cuts the template prepared from `sentinels` at each free constant's
@@ -80,10 +78,7 @@ export function cutConstantSlots(
   sentinels: SentinelText,
 ): CutResult | undefined {
   const { mark, digits } = sentinels;
-  const pattern = new RegExp(
-    `<${SENTINEL_IRI}${mark}i(\\d+)${mark}>|${mark}s(\\d+)${mark}|${digits}(\\d{4})(\\.5|e0)?`,
-    'g',
-  );
+  const pattern = new RegExp(`<${SENTINEL_IRI}${mark}i(\\d+)${mark}>|${mark}s(\\d+)${mark}|${digits}(\\d{4})(\\.5|e0)?`, 'g');
   /** Outside generated text a sentinel may stand without its brackets or quotes. */
   const loose = new RegExp(`${mark}[si](\\d+)${mark}|${digits}(\\d{4})`, 'g');
   const count = new Array<number>(shape.raw.length).fill(0);

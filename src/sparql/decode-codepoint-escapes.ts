@@ -4,7 +4,6 @@ import { GuardError } from '../guard-error.js';
 import { NOT_IN_IRI } from '../iri.js';
 import { splitQueryText, type TextRegion } from './split-query-text.js';
 
-
 /** Outside IRIs, strings and comments a decoded escape may only continue a name. */
 const NAME_CHAR = /^[A-Za-z0-9_]$/;
 
@@ -21,10 +20,7 @@ const NAME_CHAR = /^[A-Za-z0-9_]$/;
  * rule Java and Jena apply. Throws GuardError 400 for a malformed escape or
  * one that would change the structure.
  */
-export function decodeCodepointEscapes(
-  text: string,
-  regions: readonly TextRegion[] = splitQueryText(text),
-): string {
+export function decodeCodepointEscapes(text: string, regions: readonly TextRegion[] = splitQueryText(text)): string {
   if (!/\\[uU]/.test(text)) return text;
   let out = '';
   for (const region of regions) {

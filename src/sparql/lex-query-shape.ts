@@ -69,7 +69,13 @@ const BLANK_NODE_LABEL = new RegExp(`_:[${PN_CHARS_U}0-9](?:[${PN_CHARS}.]*[${PN
 const ECHAR: Readonly<Record<string, string>> = { t: '\t', b: '\b', n: '\n', r: '\r', f: '\f', '"': '"', "'": "'", '\\': '\\' };
 /** What the sparqljs generator escapes inside `"…"`, and how. */
 const GENERATOR_ESCAPES: Readonly<Record<string, string>> = {
-  '\\': '\\\\', '"': '\\"', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\b': '\\b', '\f': '\\f',
+  '\\': '\\\\',
+  '"': '\\"',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\b': '\\b',
+  '\f': '\\f',
 };
 const GENERATOR_ESCAPED = /["\\\t\n\r\b\f]/g;
 
@@ -193,7 +199,8 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
         const open = nesting.pop();
         if (open === undefined) state = NONE;
         else if (open >> 3 === OPEN_PATH) state = VERB_DONE;
-        else if (open >> 3 === OPEN_EXPR) state = SUBJECT; // after FILTER (…) or BIND (…) a triple may start
+        else if (open >> 3 === OPEN_EXPR)
+          state = SUBJECT; // after FILTER (…) or BIND (…) a triple may start
         else {
           state = (open & 7) - 1;
           term();
@@ -455,9 +462,17 @@ const KEYWORD_PREFIX = 5;
 const KEYWORDS: readonly (readonly [string, number] | undefined)[] = (() => {
   const table: (readonly [string, number] | undefined)[] = [];
   for (const [word, meaning] of [
-    ['LIMIT', KEYWORD_LIMIT], ['OFFSET', KEYWORD_LIMIT],
-    ['FROM', KEYWORD_KEYED], ['NAMED', KEYWORD_KEYED], ['GRAPH', KEYWORD_KEYED], ['SERVICE', KEYWORD_KEYED], ['SILENT', KEYWORD_KEYED],
-    ['TRUE', KEYWORD_BOOLEAN], ['FALSE', KEYWORD_BOOLEAN], ['BASE', KEYWORD_BASE], ['PREFIX', KEYWORD_PREFIX],
+    ['LIMIT', KEYWORD_LIMIT],
+    ['OFFSET', KEYWORD_LIMIT],
+    ['FROM', KEYWORD_KEYED],
+    ['NAMED', KEYWORD_KEYED],
+    ['GRAPH', KEYWORD_KEYED],
+    ['SERVICE', KEYWORD_KEYED],
+    ['SILENT', KEYWORD_KEYED],
+    ['TRUE', KEYWORD_BOOLEAN],
+    ['FALSE', KEYWORD_BOOLEAN],
+    ['BASE', KEYWORD_BASE],
+    ['PREFIX', KEYWORD_PREFIX],
   ] as const) {
     table[word.length * 32 + (word.charCodeAt(0) & 31)] = [word, meaning];
   }
@@ -693,7 +708,7 @@ function scanPrefixedName(text: string, i: number): number {
   // PN_LOCAL: its first character a PN_CHARS_U, colon, digit or PLX, then those, `-` or dots, not ending in a dot.
   let end = colon + 1;
   let escaped = false;
-  for (let j = colon + 1; j < n; ) {
+  for (let j = colon + 1; j < n;) {
     const c = text.charCodeAt(j);
     if (c >= 0x80) return UNICODE;
     let unit = 0;

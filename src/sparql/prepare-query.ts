@@ -36,7 +36,10 @@ export interface PrepareSettings {
 const UPDATE_KEYWORD = /^(?:INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)$/i;
 
 const FORMS: Readonly<Record<string, QueryForm>> = {
-  SELECT: 'select', ASK: 'ask', CONSTRUCT: 'construct', DESCRIBE: 'describe',
+  SELECT: 'select',
+  ASK: 'ask',
+  CONSTRUCT: 'construct',
+  DESCRIBE: 'describe',
 };
 
 /**
@@ -94,7 +97,9 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     for (const [where, iris] of namedIn) places.set(where, [...iris]);
     // What a DESCRIBE's WHERE names is checked against the whole dataset, as CONSTRUCT templates are.
     if (describeNames !== undefined) places.set(IN_WHOLE_DATASET, [...(places.get(IN_WHOLE_DATASET) ?? []), ...describeNames]);
-    const namedInPlaces = [...places].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([where, iris]) => [where, withNormalisedForms(iris)] as const);
+    const namedInPlaces = [...places]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([where, iris]) => [where, withNormalisedForms(iris)] as const);
     // IRI() and URI() resolve against the query's base (§17.4.2.8); every other IRI is absolute already.
     if (typeof parts[0] === 'string') parts[0] = `BASE <${base}>\n` + parts[0];
     else parts.unshift(`BASE <${base}>\n`);

@@ -8,7 +8,8 @@ import type { QueryForm, Plan } from './plan.js';
  * elements (named, or variable around a `*` / `+` path), and the two places
  * hidden predicates go (docs/design.md#vocabulary).
  */
-export type TemplatePart = string | DatasetSlot | GraphSlot | GraphVariableSlot | HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot | ConstantSlot;
+export type TemplatePart =
+  string | DatasetSlot | GraphSlot | GraphVariableSlot | HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot | ConstantSlot;
 
 /**
  * A constant of the query (a literal or an IRI the planner neither checks nor

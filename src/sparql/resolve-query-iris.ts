@@ -8,7 +8,6 @@ import type { TextRegion } from './split-query-text.js';
 /** A code region that ends with the keyword BASE, so the next IRI is a base IRI ([5] BaseDecl). */
 const ENDS_WITH_BASE = /(?:^|[^A-Za-z0-9_:?$@.\-\u0080-\uFFFF])BASE\s*$/i;
 
-
 /** The query text with every IRI absolute, and the base in force at its end. */
 export interface ResolvedQuery {
   readonly text: string;

@@ -86,7 +86,10 @@ export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
       queryType: 'SELECT',
       distinct: true,
       variables: [{ expression: term, variable: resource }],
-      where: [{ type: 'group', patterns: [solutions] }, { type: 'filter', expression: isResource }],
+      where: [
+        { type: 'group', patterns: [solutions] },
+        { type: 'filter', expression: isResource },
+      ],
     });
   }
 

@@ -84,7 +84,16 @@ export function generateWithHooks(root: unknown, hooks: GeneratorHooks): string 
 }
 
 /** The semantic action of sparqljs's generated parser: `this` is the value being reduced, `$$` the value stack. */
-type JisonAction = (this: { $: unknown }, yytext: unknown, yyleng: unknown, yylineno: unknown, yy: unknown, yystate: number, $$: unknown[], ...rest: unknown[]) => unknown;
+type JisonAction = (
+  this: { $: unknown },
+  yytext: unknown,
+  yyleng: unknown,
+  yylineno: unknown,
+  yy: unknown,
+  yystate: number,
+  $$: unknown[],
+  ...rest: unknown[]
+) => unknown;
 
 /**
  * sparqljs 3.7.4 crashes (`reading 'map'`) on a CONSTRUCT template triple that is a blank-node
@@ -96,10 +105,13 @@ type JisonAction = (this: { $: unknown }, yytext: unknown, yyleng: unknown, yyli
  * below); with any other sparqljs the query stays a 400.
  */
 function completeTemplateTriples(): void {
-  const jison = (createRequire(import.meta.url)('sparqljs/lib/SparqlParser.js') as { Parser: { prototype: { performAction: JisonAction } } }).Parser.prototype;
+  const jison = (
+    createRequire(import.meta.url)('sparqljs/lib/SparqlParser.js') as { Parser: { prototype: { performAction: JisonAction } } }
+  ).Parser.prototype;
   const original = jison.performAction;
   const TEMPLATE_TRIPLES_NODE = 103;
-  const expected = 'case 103:\nthis.$ = applyAnnotations(appendAllTo($$[$0].map(t => extend(triple($$[$0-1].entity), t)), $$[$0-1].triples))';
+  const expected =
+    'case 103:\nthis.$ = applyAnnotations(appendAllTo($$[$0].map(t => extend(triple($$[$0-1].entity), t)), $$[$0-1].triples))';
   if (!original.toString().includes(expected)) return;
   jison.performAction = function (this: { $: unknown }, ...args) {
     const [, , , , yystate, stack] = args;

@@ -290,7 +290,10 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   /** Ends the exchange for the guard's own reason: before the headers a rejection, after them a body error. */
   fail(failure: Failure): void {
     if (this.settled) return;
-    const error = failure === 'aborted' ? abortError(this.shared, this.signal) : new UpstreamError(KIND_OF_FAILURE[failure], this.shared.messages[failure]);
+    const error =
+      failure === 'aborted'
+        ? abortError(this.shared, this.signal)
+        : new UpstreamError(KIND_OF_FAILURE[failure], this.shared.messages[failure]);
     // The caller going away is no failure of the store; a bounded check's own deadline is.
     if (error.kind !== 'aborted') this.shared.onFailure?.(error.kind);
     if (this.stream !== undefined) return void this.stream.destroy(error);

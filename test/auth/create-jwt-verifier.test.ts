@@ -11,7 +11,15 @@ const PREFIX = 'https://idp.example.org/users/';
 
 /** Settings as an operator writes them, read by the real configuration parser. */
 function settings(issuer: TestIssuer, extra: Record<string, unknown> = {}): JwtSettings {
-  const jwt = { issuer: issuer.issuer, audience: issuer.audience, jwksUri: issuer.jwksUri, agentPrefix: PREFIX, groupsClaim: 'realm_access.roles', jwksRefreshCooldownMs: 1000, ...extra };
+  const jwt = {
+    issuer: issuer.issuer,
+    audience: issuer.audience,
+    jwksUri: issuer.jwksUri,
+    agentPrefix: PREFIX,
+    groupsClaim: 'realm_access.roles',
+    jwksRefreshCooldownMs: 1000,
+    ...extra,
+  };
   const config = parseConfig({ auth: { jwt } }, { configFile: undefined, env: {} });
   assert.ok(config.auth.jwt);
   return config.auth.jwt;
@@ -50,7 +58,9 @@ describe('JWT verification against a local issuer', () => {
 
   it('gives each caller its agent and groups from the claims (Keycloak-style realm_access.roles)', async () => {
     const verifier = createJwtVerifier(settings(issuer));
-    const alice = await verifier.verify(await issuer.sign({ claims: { sub: 'alice', realm_access: { roles: ['staff', 'editors', 'staff'] } } }));
+    const alice = await verifier.verify(
+      await issuer.sign({ claims: { sub: 'alice', realm_access: { roles: ['staff', 'editors', 'staff'] } } }),
+    );
     assert.deepEqual(alice, { agent: `${PREFIX}alice`, groups: ['staff', 'editors'], authenticated: true });
     const bob = await verifier.verify(await issuer.sign({ claims: { sub: 'bob' } }));
     assert.deepEqual(bob, { agent: `${PREFIX}bob`, groups: [], authenticated: true });
@@ -66,7 +76,9 @@ describe('JWT verification against a local issuer', () => {
 
   it('reads a groups claim whose member names hold dots, given as an array path', async () => {
     const verifier = createJwtVerifier(settings(issuer, { groupsClaim: ['https://example.org/claims', 'groups'] }));
-    const caller = await verifier.verify(await issuer.sign({ claims: { sub: 'carol', 'https://example.org/claims': { groups: ['team-a'] } } }));
+    const caller = await verifier.verify(
+      await issuer.sign({ claims: { sub: 'carol', 'https://example.org/claims': { groups: ['team-a'] } } }),
+    );
     assert.deepEqual(caller.groups, ['team-a']);
   });
 
@@ -81,11 +93,14 @@ describe('JWT verification against a local issuer', () => {
 
   it('refuses alg none, even naming a known kid', async () => {
     const verifier = createJwtVerifier(settings(issuer));
-    const token = unsecuredToken({ iss: issuer.issuer, aud: issuer.audience, sub: 'keeper', exp: Math.floor(Date.now() / 1000) + 600 }, issuer.current().kid);
+    const token = unsecuredToken(
+      { iss: issuer.issuer, aud: issuer.audience, sub: 'keeper', exp: Math.floor(Date.now() / 1000) + 600 },
+      issuer.current().kid,
+    );
     await refused(verifier.verify(token), /^the token is signed with an algorithm that is not accepted$/, token);
   });
 
-  it('refuses HS256 signed with the issuer\'s public key (as PEM, as JWK modulus, as JWK JSON)', async () => {
+  it("refuses HS256 signed with the issuer's public key (as PEM, as JWK modulus, as JWK JSON)", async () => {
     const verifier = createJwtVerifier(settings(issuer));
     const pemVerifier = createJwtVerifier(settings(issuer, { jwksUri: undefined, publicKey: issuer.current().publicPem }));
     const claims = { iss: issuer.issuer, aud: issuer.audience, sub: 'keeper', exp: Math.floor(Date.now() / 1000) + 600 };
@@ -205,7 +220,9 @@ describe('JWT verification against a local issuer', () => {
     const before = issuer.jwksRequests();
     await verifier.verify(await issuer.sign({ claims: { sub: 'alice' } }));
     const stray = await issuer.strayKey();
-    const flood = await Promise.all(Array.from({ length: 200 }, (_, i) => issuer.sign({ key: stray, kid: `flood-${i}`, claims: { sub: 'keeper' } })));
+    const flood = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => issuer.sign({ key: stray, kid: `flood-${i}`, claims: { sub: 'keeper' } })),
+    );
     const results = await Promise.allSettled(flood.map((token) => verifier.verify(token)));
     for (const result of results) {
       assert.equal(result.status, 'rejected');
@@ -215,7 +232,7 @@ describe('JWT verification against a local issuer', () => {
     assert.equal(verifier.jwksFetches(), 1);
   });
 
-  it('answers 503 when the issuer\'s keys cannot be fetched, and does not hammer it', async () => {
+  it("answers 503 when the issuer's keys cannot be fetched, and does not hammer it", async () => {
     const gone = await startTestIssuer();
     const verifier = createJwtVerifier(settings(gone, { jwksRefreshCooldownMs: 60_000 }));
     const token = await gone.sign({ claims: { sub: 'alice' } });
@@ -229,6 +246,10 @@ describe('JWT verification against a local issuer', () => {
     const ec = await makeKey('ES256');
     const verifier = createJwtVerifier(settings(issuer, { jwksUri: undefined, publicKey: issuer.current().publicPem }));
     const token = await signWith(ec, { iss: issuer.issuer, aud: issuer.audience, sub: 'alice', exp: Math.floor(Date.now() / 1000) + 60 });
-    await refused(verifier.verify(token), /^the token cannot be verified with the issuer's keys$|^the token's signature does not verify$/, token);
+    await refused(
+      verifier.verify(token),
+      /^the token cannot be verified with the issuer's keys$|^the token's signature does not verify$/,
+      token,
+    );
   });
 });

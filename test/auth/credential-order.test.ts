@@ -35,7 +35,11 @@ const RULE: readonly [string, (jwt: string) => string | undefined, readonly [Out
   ['Basic alice key', () => basic('alice', ALICE_KEY), [ALICE, ALICE, DIFFERENT]],
   ['Basic bob key, user alice', () => basic('alice', BOB_KEY), [BOB, DIFFERENT, BOB]],
 ];
-const X_API_KEY: readonly [string, string | undefined][] = [['no X-API-Key', undefined], ['X-API-Key alice', ALICE_KEY], ['X-API-Key bob', BOB_KEY]];
+const X_API_KEY: readonly [string, string | undefined][] = [
+  ['no X-API-Key', undefined],
+  ['X-API-Key alice', ALICE_KEY],
+  ['X-API-Key bob', BOB_KEY],
+];
 
 describe('credential order: every combination', () => {
   let identify: ReturnType<typeof createCallerIdentifier>;
@@ -78,20 +82,21 @@ describe('credential order: every combination', () => {
   }
 });
 
-async function check(identify: (headers: RequestHeaders) => unknown, headers: RequestHeaders, expected: string | { refused: RegExp }): Promise<void> {
+async function check(
+  identify: (headers: RequestHeaders) => unknown,
+  headers: RequestHeaders,
+  expected: string | { refused: RegExp },
+): Promise<void> {
   if (typeof expected === 'string') {
     const caller = (await identify(headers)) as { agent: string };
     assert.equal(caller.agent, expected);
     return;
   }
-  await assert.rejects(
-    (async () => identify(headers))(),
-    (error: unknown) => {
-      assert.ok(error instanceof GuardError);
-      assert.equal(error.status, 401);
-      assert.equal(error.headers['WWW-Authenticate'], CHALLENGE);
-      assert.match(error.message, expected.refused);
-      return true;
-    },
-  );
+  await assert.rejects((async () => identify(headers))(), (error: unknown) => {
+    assert.ok(error instanceof GuardError);
+    assert.equal(error.status, 401);
+    assert.equal(error.headers['WWW-Authenticate'], CHALLENGE);
+    assert.match(error.message, expected.refused);
+    return true;
+  });
 }

@@ -6,7 +6,14 @@ import { findAgentIriProblem } from '../../src/iri.js';
 
 describe('findAgentIriProblem', () => {
   it('accepts absolute IRIs of any scheme, non-ASCII included', () => {
-    for (const iri of ['https://example.org/agents/alice', 'mailto:a@example.org', 'urn:uuid:1234', 'did:web:example.org', 'https://例え.jp/ユーザー', 'x:']) {
+    for (const iri of [
+      'https://example.org/agents/alice',
+      'mailto:a@example.org',
+      'urn:uuid:1234',
+      'did:web:example.org',
+      'https://例え.jp/ユーザー',
+      'x:',
+    ]) {
       assert.equal(findAgentIriProblem(iri), undefined, iri);
     }
   });
@@ -19,12 +26,19 @@ describe('findAgentIriProblem', () => {
 
   it('refuses whitespace, controls and the characters IRIREF excludes', () => {
     for (const bad of [' ', '\t', '\n', '\u00a0', '\u2028', '\u0000', '\u007f', '\u0085', '<', '>', '"', '{', '}', '|', '^', '`', '\\']) {
-      assert.match(findAgentIriProblem(`https://example.org/a${bad}b`) ?? '', /^holds whitespace, a control character/, JSON.stringify(bad));
+      assert.match(
+        findAgentIriProblem(`https://example.org/a${bad}b`) ?? '',
+        /^holds whitespace, a control character/,
+        JSON.stringify(bad),
+      );
     }
   });
 
   it('refuses the guard vocabulary namespace', () => {
-    assert.match(findAgentIriProblem('https://w3id.org/sparql-guard#Everyone') ?? '', /^lies in the reserved namespace https:\/\/w3id\.org\/sparql-guard#/);
+    assert.match(
+      findAgentIriProblem('https://w3id.org/sparql-guard#Everyone') ?? '',
+      /^lies in the reserved namespace https:\/\/w3id\.org\/sparql-guard#/,
+    );
     assert.equal(findAgentIriProblem('https://w3id.org/sparql-guard-fan#me'), undefined);
   });
 

@@ -37,7 +37,10 @@ function refused(headers: RequestHeaders, pattern: RegExp, identifyCaller = iden
     (error: unknown) => {
       assert.ok(error instanceof GuardError, `expected GuardError, got ${String(error)}`);
       assert.equal(error.status, 401);
-      assert.match(error.headers['WWW-Authenticate'] ?? '', /^Bearer realm="sparql-guard"(, Basic realm="sparql-guard", charset="UTF-8")?$/);
+      assert.match(
+        error.headers['WWW-Authenticate'] ?? '',
+        /^Bearer realm="sparql-guard"(, Basic realm="sparql-guard", charset="UTF-8")?$/,
+      );
       assert.match(error.message, pattern);
       assert.doesNotMatch(error.message, /[\r\n]/);
       for (const value of Object.values(headers).flat()) {
@@ -51,7 +54,10 @@ function refused(headers: RequestHeaders, pattern: RegExp, identifyCaller = iden
 
 describe('the fixture', () => {
   it('stores the digests of the test keys', () => {
-    assert.deepEqual(config.auth.apiKeys.map((entry) => entry.sha256), [hashApiKey(ALICE_KEY), hashApiKey(BOB_KEY)]);
+    assert.deepEqual(
+      config.auth.apiKeys.map((entry) => entry.sha256),
+      [hashApiKey(ALICE_KEY), hashApiKey(BOB_KEY)],
+    );
   });
 });
 
@@ -83,7 +89,10 @@ describe('API keys', () => {
   });
 
   it('refuses two different keys', () => {
-    refused({ authorization: `Bearer ${ALICE_KEY}`, 'x-api-key': BOB_KEY }, /^the Authorization and X-API-Key headers carry different API keys$/);
+    refused(
+      { authorization: `Bearer ${ALICE_KEY}`, 'x-api-key': BOB_KEY },
+      /^the Authorization and X-API-Key headers carry different API keys$/,
+    );
   });
 
   it('refuses an unknown key, in either header', () => {
@@ -102,14 +111,25 @@ describe('API keys', () => {
     assert.deepEqual(identify({ authorization: 'Digest username="alice"' }), anonymous);
     assert.deepEqual(identify({ authorization: 'Bearerx abc' }), anonymous);
     assert.deepEqual(identify({ authorization: 'Negotiate YWxpY2U6c2VjcmV0', 'x-api-key': BOB_KEY }), bob);
-    assert.deepEqual(identify({ authorization: 'Negotiate YWxpY2U6c2VjcmV0', 'x-remote-user': 'carol' }).agent, 'https://idp.example.org/users/carol');
+    assert.deepEqual(
+      identify({ authorization: 'Negotiate YWxpY2U6c2VjcmV0', 'x-remote-user': 'carol' }).agent,
+      'https://idp.example.org/users/carol',
+    );
   });
 
   it('names Bearer, and Basic only when keys are configured, in the challenge', () => {
-    assert.throws(() => identify({ 'x-api-key': 'sg_nope' }), (error: GuardError) =>
-      error.headers['WWW-Authenticate'] === 'Bearer realm="sparql-guard", Basic realm="sparql-guard", charset="UTF-8"');
-    const headersOnly = syncIdentifier(parseConfig({ auth: { trustedHeaders: { agent: 'X-Agent' } } }, { configFile: undefined, env: {} }).auth);
-    assert.throws(() => headersOnly({ 'x-api-key': 'sg_nope' }), (error: GuardError) => error.headers['WWW-Authenticate'] === 'Bearer realm="sparql-guard"');
+    assert.throws(
+      () => identify({ 'x-api-key': 'sg_nope' }),
+      (error: GuardError) =>
+        error.headers['WWW-Authenticate'] === 'Bearer realm="sparql-guard", Basic realm="sparql-guard", charset="UTF-8"',
+    );
+    const headersOnly = syncIdentifier(
+      parseConfig({ auth: { trustedHeaders: { agent: 'X-Agent' } } }, { configFile: undefined, env: {} }).auth,
+    );
+    assert.throws(
+      () => headersOnly({ 'x-api-key': 'sg_nope' }),
+      (error: GuardError) => error.headers['WWW-Authenticate'] === 'Bearer realm="sparql-guard"',
+    );
   });
   it('refuses empty credentials', () => {
     refused({ 'x-api-key': '' }, /^the X-API-Key header is empty$/);
@@ -152,7 +172,10 @@ describe('HTTP Basic carrying an API key', () => {
   it('is the same credential as the key in X-API-Key or Bearer', () => {
     assert.equal(identify({ authorization: basic(`u:${ALICE_KEY}`) }), identify({ authorization: `Bearer ${ALICE_KEY}` }));
     assert.deepEqual(identify({ authorization: basic(`u:${BOB_KEY}`), 'x-api-key': BOB_KEY }), bob);
-    refused({ authorization: basic(`u:${ALICE_KEY}`), 'x-api-key': BOB_KEY }, /^the Authorization and X-API-Key headers carry different API keys$/);
+    refused(
+      { authorization: basic(`u:${ALICE_KEY}`), 'x-api-key': BOB_KEY },
+      /^the Authorization and X-API-Key headers carry different API keys$/,
+    );
   });
 
   it('wins over trusted headers', () => {
@@ -190,10 +213,30 @@ describe('trusted headers', () => {
   });
 
   it('refuse an agent that is not an absolute IRI or holds forbidden characters', () => {
-    for (const value of ['car ol', 'carol<', 'a>b', 'a"b', 'a{b', 'a}b', 'a|b', 'a^b', 'a`b', 'a\\b', 'a\tb', 'a\u0001b', 'a\u007fb', 'a\u0085b']) {
-      refused({ 'x-remote-user': value }, /^the trusted agent header does not make a valid agent IRI: it holds whitespace, a control character/);
+    for (const value of [
+      'car ol',
+      'carol<',
+      'a>b',
+      'a"b',
+      'a{b',
+      'a}b',
+      'a|b',
+      'a^b',
+      'a`b',
+      'a\\b',
+      'a\tb',
+      'a\u0001b',
+      'a\u007fb',
+      'a\u0085b',
+    ]) {
+      refused(
+        { 'x-remote-user': value },
+        /^the trusted agent header does not make a valid agent IRI: it holds whitespace, a control character/,
+      );
     }
-    const noPrefix = syncIdentifier(parseConfig({ auth: { trustedHeaders: { agent: 'X-Agent' } } }, { configFile: undefined, env: {} }).auth);
+    const noPrefix = syncIdentifier(
+      parseConfig({ auth: { trustedHeaders: { agent: 'X-Agent' } } }, { configFile: undefined, env: {} }).auth,
+    );
     assert.deepEqual(noPrefix({ 'x-agent': 'mailto:carol@example.org' }).agent, 'mailto:carol@example.org');
     refused({ 'x-agent': 'carol' }, /^the trusted agent header does not make a valid agent IRI: it is not an absolute IRI/, noPrefix);
     refused({ 'x-agent': 'https://w3id.org/sparql-guard#Anonymous' }, /it lies in the reserved namespace/, noPrefix);
@@ -220,8 +263,15 @@ describe('trusted headers', () => {
   });
 
   it('ignore a groups header when only the agent header is configured', () => {
-    const agentOnly = syncIdentifier(parseConfig({ auth: { trustedHeaders: { agent: 'X-Remote-User', agentPrefix: 'urn:user:' } } }, { configFile: undefined, env: {} }).auth);
-    assert.deepEqual(agentOnly({ 'x-remote-user': 'carol', 'x-remote-groups': 'admins' }), { agent: 'urn:user:carol', groups: [], authenticated: true });
+    const agentOnly = syncIdentifier(
+      parseConfig({ auth: { trustedHeaders: { agent: 'X-Remote-User', agentPrefix: 'urn:user:' } } }, { configFile: undefined, env: {} })
+        .auth,
+    );
+    assert.deepEqual(agentOnly({ 'x-remote-user': 'carol', 'x-remote-groups': 'admins' }), {
+      agent: 'urn:user:carol',
+      groups: [],
+      authenticated: true,
+    });
     assert.deepEqual(agentOnly({ 'x-remote-groups': 'admins' }), anonymous);
   });
 });

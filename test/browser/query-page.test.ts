@@ -13,7 +13,10 @@ import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 // The functions given to page.evaluate run in the browser, whose globals the Node types lack.
 declare const window: unknown, document: { querySelector(selector: string): { textContent: string | null } | null };
 declare const sessionStorage: Storage, localStorage: Storage;
-interface Storage { readonly length: number; getItem(key: string): string | null }
+interface Storage {
+  readonly length: number;
+  getItem(key: string): string | null;
+}
 
 /** Debian's package (`apt-get install chromium`); the tests never download a browser. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -61,8 +64,14 @@ before(async () => {
     executablePath: CHROMIUM,
     headless: true,
     args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
     ],
     viewport: { width: 1280, height: 900 },
   });
@@ -98,7 +107,8 @@ async function openPage(guard: TestGuard): Promise<Page> {
 
 async function runQuery(page: Page, query: string): Promise<void> {
   await page.evaluate((text) => {
-    const yasgui = (window as unknown as { yasgui: { getTab(): { getYasqe(): { setValue(v: string): void; query(): Promise<unknown> } } } }).yasgui;
+    const yasgui = (window as unknown as { yasgui: { getTab(): { getYasqe(): { setValue(v: string): void; query(): Promise<unknown> } } } })
+      .yasgui;
     yasgui.getTab().getYasqe().setValue(text);
   }, query);
   await page.click('.yasqe_queryButton');
@@ -111,7 +121,9 @@ describe('query page in Chromium', () => {
     // Anonymous: the public graph only.
     await page.waitForSelector('#access-facts:not([hidden])');
     assert.equal(await page.textContent('#agent'), 'https://w3id.org/sparql-guard#Anonymous');
-    assert.deepEqual(await page.$$eval('#graphs li', (items) => items.map((item) => item.textContent)), ['https://example.org/graphs/public']);
+    assert.deepEqual(await page.$$eval('#graphs li', (items) => items.map((item) => item.textContent)), [
+      'https://example.org/graphs/public',
+    ]);
 
     // The demo key: alice, group hr, her three graphs.
     await page.fill('#key', ALICE_KEY);
@@ -119,10 +131,16 @@ describe('query page in Chromium', () => {
     await page.waitForFunction((agent) => document.querySelector('#agent')?.textContent === agent, ALICE);
     assert.equal(await page.textContent('#groups'), 'hr');
     assert.deepEqual(await page.$$eval('#graphs li', (items) => items.map((item) => item.textContent)), [
-      'https://example.org/graphs/hr', 'https://example.org/graphs/people', 'https://example.org/graphs/public',
+      'https://example.org/graphs/hr',
+      'https://example.org/graphs/people',
+      'https://example.org/graphs/public',
     ]);
     assert.equal(await page.evaluate(() => sessionStorage.getItem('sparql-guard-key')), ALICE_KEY);
-    assert.equal(await page.evaluate(() => localStorage.length === 0 || !JSON.stringify(localStorage).includes('sg_demo_alice')), true, 'the key never goes to local storage');
+    assert.equal(
+      await page.evaluate(() => localStorage.length === 0 || !JSON.stringify(localStorage).includes('sg_demo_alice')),
+      true,
+      'the key never goes to local storage',
+    );
 
     await runQuery(page, 'SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g');
     await page.waitForSelector('.yasr table tbody tr >> text=graphs/hr', { timeout: 30_000 });
@@ -157,10 +175,17 @@ describe('query page in Chromium', () => {
           for (const [name, endpoint] of Object.entries(guards)) {
             for (const credentials of ['include', 'omit'] as const) {
               try {
-                const response = await fetch(`${endpoint}?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { GRAPH <https://example.org/graphs/hr> { ?s ?p ?o } }')}`, {
-                  credentials,
-                  headers: { authorization: `Bearer ${key}`, 'x-requested-with': 'XMLHttpRequest', accept: 'application/sparql-results+json' },
-                });
+                const response = await fetch(
+                  `${endpoint}?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { GRAPH <https://example.org/graphs/hr> { ?s ?p ?o } }')}`,
+                  {
+                    credentials,
+                    headers: {
+                      authorization: `Bearer ${key}`,
+                      'x-requested-with': 'XMLHttpRequest',
+                      accept: 'application/sparql-results+json',
+                    },
+                  },
+                );
                 const json = (await response.json()) as { results: { bindings: { n: { value: string } }[] } };
                 results[`${name} ${credentials}`] = `${response.status} n=${json.results.bindings[0]?.n.value}`;
               } catch (error) {

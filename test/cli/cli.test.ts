@@ -68,12 +68,16 @@ describe('sparql-guard (no command or an unknown one)', () => {
 });
 
 describe('sparql-guard hash-key', () => {
-  it('without a key on stdin, prints a new random key and its config entry, whose sha256 is the key\'s', () => {
+  it("without a key on stdin, prints a new random key and its config entry, whose sha256 is the key's", () => {
     const first = run(['hash-key']);
     assert.equal(first.status, 0, first.stderr);
     const key = /^key: (sg_[A-Za-z0-9_-]{43})$/m.exec(first.stdout)?.[1];
     assert.ok(key, first.stdout);
-    const entry = JSON.parse(/^config entry: (.*)$/m.exec(first.stdout)?.[1] ?? 'null') as { agent: string; groups: string[]; sha256: string };
+    const entry = JSON.parse(/^config entry: (.*)$/m.exec(first.stdout)?.[1] ?? 'null') as {
+      agent: string;
+      groups: string[];
+      sha256: string;
+    };
     assert.equal(entry.sha256, sha256(key));
     assert.deepEqual(entry.groups, []);
     assert.notEqual(run(['hash-key']).stdout, first.stdout, 'a new key every time');
@@ -85,7 +89,10 @@ describe('sparql-guard hash-key', () => {
     assert.equal(piped.stdout, `${sha256(KEY)}\n`);
     assert.doesNotMatch(piped.stdout + piped.stderr, new RegExp(KEY), 'the key itself is never printed');
     const entry = run(['hash-key', '--agent', 'https://example.org/agents/ann', '--group', 'hr', '--group', 'ops'], { input: KEY });
-    assert.equal(entry.stdout, `config entry: ${JSON.stringify({ agent: 'https://example.org/agents/ann', groups: ['hr', 'ops'], sha256: sha256(KEY) })}\n`);
+    assert.equal(
+      entry.stdout,
+      `config entry: ${JSON.stringify({ agent: 'https://example.org/agents/ann', groups: ['hr', 'ops'], sha256: sha256(KEY) })}\n`,
+    );
   });
 
   it('refuses an empty stdin and an agent that is not an IRI (exit 2)', () => {
@@ -105,10 +112,7 @@ describe('sparql-guard check', () => {
     const P = 'http://example.org/policies/';
     const G = 'http://example.org/graphs/';
     assert.match(result.stdout, /^ok: 4 policies from 1 policy file\(s\), 1 rule file\(s\); config /);
-    assert.ok(
-      result.stdout.includes(`Everyone\n  policies: <${P}everyone>\n  graphs:   <${G}a>\n`),
-      result.stdout,
-    );
+    assert.ok(result.stdout.includes(`Everyone\n  policies: <${P}everyone>\n  graphs:   <${G}a>\n`), result.stdout);
     assert.ok(result.stdout.includes(`group "beta"\n  policies: <${P}beta>\n  graphs:   <${G}b>\n`));
     assert.ok(
       result.stdout.includes(`<http://example.org/agents/keeper>\n  policies: <${P}keeper>\n  graphs:   <${G}a> <${G}b> <${G}secret>\n`),
@@ -118,7 +122,10 @@ describe('sparql-guard check', () => {
   it('--json prints the same listing as JSON; GUARD_CONFIG works like --config', () => {
     const result = run(['check', '--json'], { env: { GUARD_CONFIG: configFile } });
     assert.equal(result.status, 0, result.stderr);
-    const json = JSON.parse(result.stdout) as { policies: number; principals: { principal: string; policies: string[]; graphs: string[] }[] };
+    const json = JSON.parse(result.stdout) as {
+      policies: number;
+      principals: { principal: string; policies: string[]; graphs: string[] }[];
+    };
     assert.equal(json.policies, 4);
     assert.deepEqual(json.principals[0], {
       principal: 'Everyone',
@@ -158,16 +165,31 @@ describe('sparql-guard check', () => {
     assert.match(result.stdout, new RegExp(`^rules: N3\\.Reasoner ran ${hierarchy}$`, 'm'));
     assert.match(result.stdout, new RegExp(`^rules: N3\\.Reasoner ran ${warnings}$`, 'm'));
     assert.match(result.stdout, /^rules: N3\.Reasoner took \d+ ms over \d+ triples for 4 file\(s\)$/m);
-    assert.match(result.stdout, new RegExp(`^rules: EYE ran ${eyeOnly} \\(the built-in <http://www\\.w3\\.org/2000/10/swap/log#rawType>\\)$`, 'm'));
+    assert.match(
+      result.stdout,
+      new RegExp(`^rules: EYE ran ${eyeOnly} \\(the built-in <http://www\\.w3\\.org/2000/10/swap/log#rawType>\\)$`, 'm'),
+    );
     assert.match(result.stdout, /^rules: EYE took \d+ ms over \d+ triples for 1 file\(s\)$/m);
-    assert.match(result.stdout, /^warning: .*warnings\.n3: rule 1 .* cannot fire: no triple, fact or rule has <https:\/\/example\.org\/neverStated>$/m);
+    assert.match(
+      result.stdout,
+      /^warning: .*warnings\.n3: rule 1 .* cannot fire: no triple, fact or rule has <https:\/\/example\.org\/neverStated>$/m,
+    );
     assert.match(result.stdout, /^warning: .*warnings\.n3: rule 2 .* derives <https:\/\/example\.org\/tag>, which no rule reads/m);
     assert.match(result.stdout, /^warning: .*warnings\.n3: rule 3 .* costs the square of the policies/m);
     assert.doesNotMatch(result.stdout, /^warning: .*(group-hierarchy|eye-only)\.n3/m, 'sound rules earn no warning');
     // What EYE derived is in the listing: its file did run.
-    assert.match(result.stdout, /^group "beta"\n {2}policies: [^\n]*\n {2}graphs: +<http:\/\/example\.org\/graphs\/b> <http:\/\/example\.org\/graphs\/eye-derived>$/m);
-    const json = JSON.parse(run(['check', '--json', '--config', config('engines.json', { policies: [POLICIES], rules })]).stdout) as { engines: { engine: string }[]; warnings: string[] };
-    assert.deepEqual(json.engines.map((entry) => entry.engine), ['N3.Reasoner', 'EYE']);
+    assert.match(
+      result.stdout,
+      /^group "beta"\n {2}policies: [^\n]*\n {2}graphs: +<http:\/\/example\.org\/graphs\/b> <http:\/\/example\.org\/graphs\/eye-derived>$/m,
+    );
+    const json = JSON.parse(run(['check', '--json', '--config', config('engines.json', { policies: [POLICIES], rules })]).stdout) as {
+      engines: { engine: string }[];
+      warnings: string[];
+    };
+    assert.deepEqual(
+      json.engines.map((entry) => entry.engine),
+      ['N3.Reasoner', 'EYE'],
+    );
     assert.equal(json.warnings.length, 3);
   });
 
@@ -203,7 +225,17 @@ describe('sparql-guard explain', () => {
     assert.deepEqual(keeper.policies, ['<http://example.org/policies/everyone>', '<http://example.org/policies/keeper>']);
 
     const fromStdin = run(
-      ['explain', '--config', configFile, '--agent', 'http://example.org/agents/x', '--group', 'beta', '--default-graph-uri', 'http://example.org/graphs/b'],
+      [
+        'explain',
+        '--config',
+        configFile,
+        '--agent',
+        'http://example.org/agents/x',
+        '--group',
+        'beta',
+        '--default-graph-uri',
+        'http://example.org/graphs/b',
+      ],
       { input: QUERY },
     );
     assert.equal(fromStdin.status, 0, fromStdin.stderr);
@@ -220,7 +252,7 @@ describe('sparql-guard explain', () => {
     assert.deepEqual(json.policies, ['<http://example.org/policies/everyone>']);
   });
 
-  it('exits 1 with the server\'s status and one-line refusal', () => {
+  it("exits 1 with the server's status and one-line refusal", () => {
     const cases: [string[], RegExp][] = [
       [['--key', 'not-a-known-key', '--query', QUERY], /^sparql-guard explain: 401: unknown API key\n$/],
       [['--query', 'SELECT * { SERVICE <http://x.example/> { ?s ?p ?o } }'], /^sparql-guard explain: 403: /],

@@ -28,8 +28,13 @@ function contextFor(key: string | undefined, messages: string[]): Context {
       return fetch(input, { ...init, headers });
     },
     log: {
-      trace() {}, debug() {}, info() {}, flush() {},
-      warn: note('warn'), error: note('error'), fatal: note('fatal'),
+      trace() {},
+      debug() {},
+      info() {},
+      flush() {},
+      warn: note('warn'),
+      error: note('error'),
+      fatal: note('fatal'),
     } as unknown as Context['log'],
   };
 }
@@ -41,10 +46,18 @@ describe('Comunica through the guard', () => {
     const before = t.logs.length;
 
     const engine = new QueryEngine();
-    const rows = await (await engine.queryBindings('SELECT ?g (SUM(?v) AS ?sum) WHERE { GRAPH ?g { ?s <http://example.org/ns#value> ?v } } GROUP BY ?g ORDER BY ?g', context)).toArray();
+    const rows = await (
+      await engine.queryBindings(
+        'SELECT ?g (SUM(?v) AS ?sum) WHERE { GRAPH ?g { ?s <http://example.org/ns#value> ?v } } GROUP BY ?g ORDER BY ?g',
+        context,
+      )
+    ).toArray();
     assert.deepEqual(
       rows.map((row) => [row.get('g')?.value, row.get('sum')?.value]),
-      [['http://example.org/graphs/a', '6'], ['http://example.org/graphs/b', '30']],
+      [
+        ['http://example.org/graphs/a', '6'],
+        ['http://example.org/graphs/b', '30'],
+      ],
     );
     assert.equal(await engine.queryBoolean('ASK { GRAPH ?g { ?s ?p "beta one" } }', context), true);
     assert.equal(await engine.queryBoolean('ASK { GRAPH ?g { ?s ?p "CANARY-SECRET-1" } }', context), false);
@@ -64,6 +77,9 @@ describe('Comunica through the guard', () => {
   it('a bad key is refused with a 401 that Comunica reports', async () => {
     const messages: string[] = [];
     const engine = new QueryEngine();
-    await assert.rejects(async () => (await engine.queryBindings('SELECT * WHERE { ?s ?p ?o }', contextFor('not-a-key', messages))).toArray(), /401/);
+    await assert.rejects(
+      async () => (await engine.queryBindings('SELECT * WHERE { ?s ?p ?o }', contextFor('not-a-key', messages))).toArray(),
+      /401/,
+    );
   });
 });

@@ -17,14 +17,43 @@ const VALID: Readonly<Record<string, Record<string, unknown>>> = {
 
 /** Values of every JSON type, and strings each some check exists for. */
 const VALUES: readonly unknown[] = [
-  'x', '', 1.5, -1, 0, 1, 65_536, 1e12, null, true, [], [''], ['x'], ['x', 'x'], [1], {}, { a: 1 }, '${UNSET}',
-  'https://example.org/#f', 'http://user:secret@example.org/', 'ftp://example.org/', 'http://example.org/a b', '*',
-  '/healthz', 'Authorization', ['none'], ['HS256'], ['bif:contains'], [{ kty: 'oct' }], [{ kty: 'RSA', d: 'x' }],
+  'x',
+  '',
+  1.5,
+  -1,
+  0,
+  1,
+  65_536,
+  1e12,
+  null,
+  true,
+  [],
+  [''],
+  ['x'],
+  ['x', 'x'],
+  [1],
+  {},
+  { a: 1 },
+  '${UNSET}',
+  'https://example.org/#f',
+  'http://user:secret@example.org/',
+  'ftp://example.org/',
+  'http://example.org/a b',
+  '*',
+  '/healthz',
+  'Authorization',
+  ['none'],
+  ['HS256'],
+  ['bif:contains'],
+  [{ kty: 'oct' }],
+  [{ kty: 'RSA', d: 'x' }],
 ];
 
 /** Every object of the configuration with its key names, from the declarations (plus an API key entry). */
 function objects(keys: ConfigKeys, path = ''): [string, string[]][] {
-  const inner = Object.entries(keys).flatMap(([name, key]) => (key.keys === undefined ? [] : objects(key.keys, path === '' ? name : `${path}.${name}`)));
+  const inner = Object.entries(keys).flatMap(([name, key]) =>
+    key.keys === undefined ? [] : objects(key.keys, path === '' ? name : `${path}.${name}`),
+  );
   return [[path, Object.keys(keys)], ...inner];
 }
 
@@ -77,5 +106,9 @@ test('every message of the corpus is in the golden list, one line that names the
   }
   const found = [...messages].sort().join('\n') + '\n';
   if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(GOLDEN, found);
-  assert.equal(found, readFileSync(GOLDEN, 'utf8'), `a message changed: review the difference, then rerun with UPDATE_GOLDEN=1 to accept it (${GOLDEN})`);
+  assert.equal(
+    found,
+    readFileSync(GOLDEN, 'utf8'),
+    `a message changed: review the difference, then rerun with UPDATE_GOLDEN=1 to accept it (${GOLDEN})`,
+  );
 });

@@ -113,10 +113,10 @@ describe('readConfig with a real file setting every key', () => {
 
   it('names an unset variable with its key path', () => {
     const { STORE_CREDENTIAL: _, ...missing } = fullEnv;
-    assert.throws(
-      () => readConfig({ GUARD_CONFIG: file, ...missing }),
-      { name: 'ConfigError', message: /^config upstreamHeaders\.Authorization: environment variable STORE_CREDENTIAL is not set/ },
-    );
+    assert.throws(() => readConfig({ GUARD_CONFIG: file, ...missing }), {
+      name: 'ConfigError',
+      message: /^config upstreamHeaders\.Authorization: environment variable STORE_CREDENTIAL is not set/,
+    });
   });
 });
 
@@ -151,13 +151,16 @@ describe('readConfig file errors', () => {
   });
 
   it('never quotes the file in a JSON error, which may hold secrets', () => {
-    assert.throws(() => readConfig({ GUARD_CONFIG: 'test/fixtures/config/unexpected-token.json' }), (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
-      assert.match(error.message, /invalid JSON/);
-      assert.doesNotMatch(error.message, /s3cret|nope|port/);
-      assert.doesNotMatch(error.message, /[\r\n]/);
-      return true;
-    });
+    assert.throws(
+      () => readConfig({ GUARD_CONFIG: 'test/fixtures/config/unexpected-token.json' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /invalid JSON/);
+        assert.doesNotMatch(error.message, /s3cret|nope|port/);
+        assert.doesNotMatch(error.message, /[\r\n]/);
+        return true;
+      },
+    );
   });
 
   it('accepts a UTF-8 byte order mark', () => {
@@ -257,7 +260,11 @@ describe('parseConfig placeholders', () => {
   });
 
   it('refuses an empty variable', () => {
-    rejects({ upstreamHeaders: { Authorization: 'Bearer ${EMPTY}' } }, [/^config upstreamHeaders\.Authorization: environment variable EMPTY is empty/], env);
+    rejects(
+      { upstreamHeaders: { Authorization: 'Bearer ${EMPTY}' } },
+      [/^config upstreamHeaders\.Authorization: environment variable EMPTY is empty/],
+      env,
+    );
   });
 
   it('refuses an unterminated or malformed placeholder', () => {
@@ -274,7 +281,9 @@ describe('parseConfig rejects', () => {
   });
 
   it('unknown keys at every level, with a suggestion when close', () => {
-    rejects({ auth: { trustedHeader: { agent: 'X-User' } } }, [/^config auth\.trustedHeader: unknown key \(did you mean auth\.trustedHeaders\?\)/]);
+    rejects({ auth: { trustedHeader: { agent: 'X-User' } } }, [
+      /^config auth\.trustedHeader: unknown key \(did you mean auth\.trustedHeaders\?\)/,
+    ]);
     rejects({ Port: 1 }, [/^config Port: unknown key \(did you mean port\?\)/]);
     rejects({ zzzzzz: 1 }, [/^config zzzzzz: unknown key \(known keys here: upstream, /]);
     rejects({ planCache: { maxEntry: 1 } }, [/^config planCache\.maxEntry: unknown key \(did you mean planCache\.maxEntries\?\)/]);
@@ -309,7 +318,9 @@ describe('parseConfig rejects', () => {
   });
 
   it('out-of-range and fractional numbers', () => {
-    rejects({ timeoutMs: 0 }, [/^config timeoutMs: expected a whole number from 1 to 2147483647, found a number outside that range or with a fraction \(write an integer in milliseconds, default 60000\)/]);
+    rejects({ timeoutMs: 0 }, [
+      /^config timeoutMs: expected a whole number from 1 to 2147483647, found a number outside that range or with a fraction \(write an integer in milliseconds, default 60000\)/,
+    ]);
     rejects({ timeoutMs: 1.5 }, [/^config timeoutMs: expected a whole number/]);
     rejects({ port: 65536 }, [/^config port: expected a whole number from 0 to 65535/]);
     rejects({ port: -1 }, [/^config port:/]);
@@ -330,40 +341,70 @@ describe('parseConfig rejects', () => {
     rejects({ upstream: 'store:7878/query' }, [/^config upstream: must use http: or https:/]);
     rejects({ upstream: '/query' }, [/^config upstream: not an absolute URL \(give the store's query endpoint/]);
     rejects({ upstream: 'ftp://store/query' }, [/^config upstream: must use http: or https:/]);
-    rejects({ upstream: 'http://user:pw@store/query' }, [/^config upstream: must not carry a user or password \(put the credential in upstreamHeaders\.Authorization/]);
+    rejects({ upstream: 'http://user:pw@store/query' }, [
+      /^config upstream: must not carry a user or password \(put the credential in upstreamHeaders\.Authorization/,
+    ]);
     rejects({ upstream: 'http://store/query#x' }, [/^config upstream: must not have a #fragment/]);
-    rejects({ upstream: 'http://store/query?default-graph-uri=urn:g' }, [/^config upstream: must not carry the SPARQL protocol parameter default-graph-uri/]);
-    const message = rejects({ upstream: 'http://${USER_PW}@store/query' }, [/^config upstream: must not carry a user or password/], { USER_PW: 'u:s3cret' });
+    rejects({ upstream: 'http://store/query?default-graph-uri=urn:g' }, [
+      /^config upstream: must not carry the SPARQL protocol parameter default-graph-uri/,
+    ]);
+    const message = rejects({ upstream: 'http://${USER_PW}@store/query' }, [/^config upstream: must not carry a user or password/], {
+      USER_PW: 'u:s3cret',
+    });
     assert.doesNotMatch(message, /s3cret/);
   });
 
   it('bad upstream headers', () => {
     rejects({ upstreamHeaders: { 'Bad Name': 'x' } }, [/^config upstreamHeaders\["Bad Name"\]: not a valid HTTP header name/]);
-    rejects({ upstreamHeaders: { 'X-A': 'line\r\nInjected: yes' } }, [/^config upstreamHeaders\.X-A: value holds a line break, a control character/]);
-    const message = rejects({ upstreamHeaders: { Authorization: 'Basic ${SECRET}' } }, [/^config upstreamHeaders\.Authorization: value holds a line break/], { SECRET: 's3cret\nX-Evil: 1' });
+    rejects({ upstreamHeaders: { 'X-A': 'line\r\nInjected: yes' } }, [
+      /^config upstreamHeaders\.X-A: value holds a line break, a control character/,
+    ]);
+    const message = rejects(
+      { upstreamHeaders: { Authorization: 'Basic ${SECRET}' } },
+      [/^config upstreamHeaders\.Authorization: value holds a line break/],
+      { SECRET: 's3cret\nX-Evil: 1' },
+    );
     assert.doesNotMatch(message, /s3cret|Evil/);
     rejects({ upstreamHeaders: { 'X-A': 'snow \u2603' } }, [/outside Latin-1/]);
-    rejects({ upstreamHeaders: { 'X-Token': 'a', 'x-token': 'b' } }, [/^config upstreamHeaders\.x-token: same header as upstreamHeaders\.X-Token \(names ignore case\)/]);
-    rejects({ upstreamHeaders: { 'Content-Type': 'text/plain' } }, [/^config upstreamHeaders\.Content-Type: this header is set by the guard itself \(remove it\)/]);
+    rejects({ upstreamHeaders: { 'X-Token': 'a', 'x-token': 'b' } }, [
+      /^config upstreamHeaders\.x-token: same header as upstreamHeaders\.X-Token \(names ignore case\)/,
+    ]);
+    rejects({ upstreamHeaders: { 'Content-Type': 'text/plain' } }, [
+      /^config upstreamHeaders\.Content-Type: this header is set by the guard itself \(remove it\)/,
+    ]);
     rejects({ upstreamHeaders: { Host: 'store' } }, [/^config upstreamHeaders\.Host: this header is set by the guard itself/]);
   });
 
   it('bad API key entries', () => {
     const good = { agent: 'https://example.org/agents/a', sha256: 'ab'.repeat(32) };
-    rejects({ auth: { apiKeys: [good, good, { ...good, sha256: 'xyz' }] } }, [/^config auth\.apiKeys\[1\]\.sha256: same key as auth\.apiKeys\[0\] \(give each entry its own key\)/]);
-    rejects({ auth: { apiKeys: [good, { ...good, sha256: 'AB'.repeat(32) }] } }, [/^config auth\.apiKeys\[1\]\.sha256: same key as auth\.apiKeys\[0\]/]);
+    rejects({ auth: { apiKeys: [good, good, { ...good, sha256: 'xyz' }] } }, [
+      /^config auth\.apiKeys\[1\]\.sha256: same key as auth\.apiKeys\[0\] \(give each entry its own key\)/,
+    ]);
+    rejects({ auth: { apiKeys: [good, { ...good, sha256: 'AB'.repeat(32) }] } }, [
+      /^config auth\.apiKeys\[1\]\.sha256: same key as auth\.apiKeys\[0\]/,
+    ]);
     rejects({ auth: { apiKeys: [good, good, { ...good, sha256: 'ab'.repeat(31) }].slice(1, 3) } }, [
       /^config auth\.apiKeys\[1\]\.sha256: expected 64 hexadecimal characters \(run "sparql-guard hash-key" to make one\)$/,
     ]);
-    rejects({ auth: { apiKeys: [{ ...good, sha256: 'g'.repeat(64) }] } }, [/^config auth\.apiKeys\[0\]\.sha256: expected 64 hexadecimal characters/]);
+    rejects({ auth: { apiKeys: [{ ...good, sha256: 'g'.repeat(64) }] } }, [
+      /^config auth\.apiKeys\[0\]\.sha256: expected 64 hexadecimal characters/,
+    ]);
     rejects({ auth: { apiKeys: [{ agent: good.agent }] } }, [/^config auth\.apiKeys\[0\]\.sha256: missing \(run "sparql-guard hash-key"/]);
     rejects({ auth: { apiKeys: [{ sha256: good.sha256 }] } }, [/^config auth\.apiKeys\[0\]\.agent: missing/]);
     rejects({ auth: { apiKeys: [{ ...good, agent: 'alice' }] } }, [/^config auth\.apiKeys\[0\]\.agent: is not an absolute IRI/]);
-    rejects({ auth: { apiKeys: [{ ...good, agent: 'https://example.org/a b' }] } }, [/^config auth\.apiKeys\[0\]\.agent: holds whitespace/]);
-    rejects({ auth: { apiKeys: [{ ...good, agent: 'https://w3id.org/sparql-guard#Anonymous' }] } }, [/^config auth\.apiKeys\[0\]\.agent: lies in the reserved namespace/]);
+    rejects({ auth: { apiKeys: [{ ...good, agent: 'https://example.org/a b' }] } }, [
+      /^config auth\.apiKeys\[0\]\.agent: holds whitespace/,
+    ]);
+    rejects({ auth: { apiKeys: [{ ...good, agent: 'https://w3id.org/sparql-guard#Anonymous' }] } }, [
+      /^config auth\.apiKeys\[0\]\.agent: lies in the reserved namespace/,
+    ]);
     rejects({ auth: { apiKeys: [{ ...good, groups: 'staff' }] } }, [/^config auth\.apiKeys\[0\]\.groups: expected an array/]);
-    rejects({ auth: { apiKeys: [{ ...good, groups: ['staff', ' staff'] }] } }, [/^config auth\.apiKeys\[0\]\.groups\[1\]: a group name must be non-empty, without surrounding spaces/]);
-    rejects({ auth: { apiKeys: [{ ...good, groups: [''] }] } }, [/^config auth\.apiKeys\[0\]\.groups\[0\]: a group name must be non-empty/]);
+    rejects({ auth: { apiKeys: [{ ...good, groups: ['staff', ' staff'] }] } }, [
+      /^config auth\.apiKeys\[0\]\.groups\[1\]: a group name must be non-empty, without surrounding spaces/,
+    ]);
+    rejects({ auth: { apiKeys: [{ ...good, groups: [''] }] } }, [
+      /^config auth\.apiKeys\[0\]\.groups\[0\]: a group name must be non-empty/,
+    ]);
   });
 
   it('bad JWT settings: missing issuer, audience or key source, two key sources, none or HMAC, private keys', () => {
@@ -372,22 +413,44 @@ describe('parseConfig rejects', () => {
     rejects({ auth: { jwt: { ...base, audience: undefined } } }, [/^config auth\.jwt\.audience: missing/]);
     rejects({ auth: { jwt: { ...base, audience: [] } } }, [/^config auth\.jwt\.audience: empty/]);
     rejects({ auth: { jwt: { ...base, jwksUri: undefined } } }, [/^config auth\.jwt: no key source \(give exactly one of jwksUri/]);
-    rejects({ auth: { jwt: { ...base, jwks: { keys: [{ kty: 'RSA', n: 'x', e: 'AQAB' }] } } } }, [/^config auth\.jwt: both jwksUri and jwks/]);
+    rejects({ auth: { jwt: { ...base, jwks: { keys: [{ kty: 'RSA', n: 'x', e: 'AQAB' }] } } } }, [
+      /^config auth\.jwt: both jwksUri and jwks/,
+    ]);
     rejects({ auth: { jwt: { ...base, jwksUri: 'ftp://idp/certs' } } }, [/^config auth\.jwt\.jwksUri: not an absolute http\(s\) URL/]);
-    rejects({ auth: { jwt: { ...base, jwksUri: 'https://u:p@idp/certs' } } }, [/^config auth\.jwt\.jwksUri: must not carry a user or password/]);
-    rejects({ auth: { jwt: { ...base, algorithms: ['none'] } } }, [/^config auth\.jwt\.algorithms\[0\]: unsigned tokens \(none\) are never accepted/]);
-    rejects({ auth: { jwt: { ...base, algorithms: ['RS256', 'HS256'] } } }, [/^config auth\.jwt\.algorithms\[1\]: HMAC algorithms are refused/]);
-    rejects({ auth: { jwt: { ...base, algorithms: ['XY1'] } } }, [/^config auth\.jwt\.algorithms\[0\]: not a known asymmetric JWS algorithm/]);
+    rejects({ auth: { jwt: { ...base, jwksUri: 'https://u:p@idp/certs' } } }, [
+      /^config auth\.jwt\.jwksUri: must not carry a user or password/,
+    ]);
+    rejects({ auth: { jwt: { ...base, algorithms: ['none'] } } }, [
+      /^config auth\.jwt\.algorithms\[0\]: unsigned tokens \(none\) are never accepted/,
+    ]);
+    rejects({ auth: { jwt: { ...base, algorithms: ['RS256', 'HS256'] } } }, [
+      /^config auth\.jwt\.algorithms\[1\]: HMAC algorithms are refused/,
+    ]);
+    rejects({ auth: { jwt: { ...base, algorithms: ['XY1'] } } }, [
+      /^config auth\.jwt\.algorithms\[0\]: not a known asymmetric JWS algorithm/,
+    ]);
     rejects({ auth: { jwt: { ...base, algorithms: [] } } }, [/^config auth\.jwt\.algorithms: empty/]);
     const inline = (key: Record<string, unknown>) => ({ auth: { jwt: { ...base, jwksUri: undefined, jwks: { keys: [key] } } } });
-    rejects(inline({ kty: 'oct', k: 'c2VjcmV0' }), [/^config auth\.jwt\.jwks\.keys\[0\]\.kty: expected RSA, EC or OKP \(symmetric oct keys are refused/]);
+    rejects(inline({ kty: 'oct', k: 'c2VjcmV0' }), [
+      /^config auth\.jwt\.jwks\.keys\[0\]\.kty: expected RSA, EC or OKP \(symmetric oct keys are refused/,
+    ]);
     rejects(inline({ kty: 'EC', crv: 'P-256', x: 'a', y: 'b', d: 'c' }), [/^config auth\.jwt\.jwks\.keys\[0\]\.d: a private key member/]);
-    rejects({ auth: { jwt: { ...base, jwksUri: undefined, publicKey: 'not a key' } } }, [/^config auth\.jwt\.publicKey: not a PEM public key/]);
-    rejects({ auth: { jwt: { ...base, jwksUri: undefined, publicKey: '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----' } } }, [/^config auth\.jwt\.publicKey: cannot be read as a public key/]);
-    rejects({ auth: { jwt: { ...base, agentPrefix: 'users/' } } }, [/^config auth\.jwt\.agentPrefix: the prefix and a claim value together is not an absolute IRI/]);
+    rejects({ auth: { jwt: { ...base, jwksUri: undefined, publicKey: 'not a key' } } }, [
+      /^config auth\.jwt\.publicKey: not a PEM public key/,
+    ]);
+    rejects({ auth: { jwt: { ...base, jwksUri: undefined, publicKey: '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----' } } }, [
+      /^config auth\.jwt\.publicKey: cannot be read as a public key/,
+    ]);
+    rejects({ auth: { jwt: { ...base, agentPrefix: 'users/' } } }, [
+      /^config auth\.jwt\.agentPrefix: the prefix and a claim value together is not an absolute IRI/,
+    ]);
     rejects({ auth: { jwt: { ...base, groupsClaim: 'realm_access..roles' } } }, [/^config auth\.jwt\.groupsClaim: empty member name/]);
-    rejects({ auth: { jwt: { ...base, clockToleranceSeconds: 3600 } } }, [/^config auth\.jwt\.clockToleranceSeconds: expected a whole number from 0 to 300/]);
-    rejects({ auth: { jwt: { ...base, jwksRefreshCooldownMs: 10 } } }, [/^config auth\.jwt\.jwksRefreshCooldownMs: expected a whole number from 1000/]);
+    rejects({ auth: { jwt: { ...base, clockToleranceSeconds: 3600 } } }, [
+      /^config auth\.jwt\.clockToleranceSeconds: expected a whole number from 0 to 300/,
+    ]);
+    rejects({ auth: { jwt: { ...base, jwksRefreshCooldownMs: 10 } } }, [
+      /^config auth\.jwt\.jwksRefreshCooldownMs: expected a whole number from 1000/,
+    ]);
     rejects({ auth: { jwt: { ...base, secret: 'x' } } }, [/^config auth\.jwt\.secret: unknown key/]);
   });
 
@@ -405,7 +468,14 @@ describe('parseConfig rejects', () => {
       jwksRefreshCooldownMs: 30000,
       cacheMaxEntries: 10000,
     });
-    const dotted = parseConfig({ auth: { jwt: { issuer: 'https://idp', audience: 'a', jwksUri: 'https://idp/c', groupsClaim: ['https://example.org/claims', 'groups'] } } }, fileContext);
+    const dotted = parseConfig(
+      {
+        auth: {
+          jwt: { issuer: 'https://idp', audience: 'a', jwksUri: 'https://idp/c', groupsClaim: ['https://example.org/claims', 'groups'] },
+        },
+      },
+      fileContext,
+    );
     assert.deepEqual(dotted.auth.jwt?.groupsClaim, ['https://example.org/claims', 'groups']);
   });
 
@@ -413,14 +483,28 @@ describe('parseConfig rejects', () => {
     rejects({ auth: { trustedHeaders: {} } }, [/^config auth\.trustedHeaders\.agent: missing \(name the header/]);
     rejects({ auth: { trustedHeaders: { groups: 'X-Groups' } } }, [/^config auth\.trustedHeaders\.agent: missing/]);
     rejects({ auth: { trustedHeaders: { agent: 'X User' } } }, [/^config auth\.trustedHeaders\.agent: not a valid HTTP header name/]);
-    rejects({ auth: { trustedHeaders: { agent: 'Authorization' } } }, [/^config auth\.trustedHeaders\.agent: collides with the API key header Authorization/]);
-    rejects({ auth: { trustedHeaders: { agent: 'X-User', groups: 'x-api-key' } } }, [/^config auth\.trustedHeaders\.groups: collides with the API key header x-api-key/]);
-    rejects({ auth: { trustedHeaders: { agent: 'Cookie' } } }, [/^config auth\.trustedHeaders\.agent: a standard HTTP header cannot carry a trusted identity/]);
-    rejects({ auth: { trustedHeaders: { agent: 'X-User', groups: 'x-user' } } }, [/^config auth\.trustedHeaders\.groups: same header as auth\.trustedHeaders\.agent/]);
-    rejects({ auth: { trustedHeaders: { agent: 'X-User', agentPrefix: 'users/' } } }, [/^config auth\.trustedHeaders\.agentPrefix: the prefix and a header value together is not an absolute IRI/]);
-    rejects({ auth: { trustedHeaders: { agent: 'X-User', agentPrefix: 'https://idp/{user}' } } }, [/^config auth\.trustedHeaders\.agentPrefix: .*holds whitespace/]);
+    rejects({ auth: { trustedHeaders: { agent: 'Authorization' } } }, [
+      /^config auth\.trustedHeaders\.agent: collides with the API key header Authorization/,
+    ]);
+    rejects({ auth: { trustedHeaders: { agent: 'X-User', groups: 'x-api-key' } } }, [
+      /^config auth\.trustedHeaders\.groups: collides with the API key header x-api-key/,
+    ]);
+    rejects({ auth: { trustedHeaders: { agent: 'Cookie' } } }, [
+      /^config auth\.trustedHeaders\.agent: a standard HTTP header cannot carry a trusted identity/,
+    ]);
+    rejects({ auth: { trustedHeaders: { agent: 'X-User', groups: 'x-user' } } }, [
+      /^config auth\.trustedHeaders\.groups: same header as auth\.trustedHeaders\.agent/,
+    ]);
+    rejects({ auth: { trustedHeaders: { agent: 'X-User', agentPrefix: 'users/' } } }, [
+      /^config auth\.trustedHeaders\.agentPrefix: the prefix and a header value together is not an absolute IRI/,
+    ]);
+    rejects({ auth: { trustedHeaders: { agent: 'X-User', agentPrefix: 'https://idp/{user}' } } }, [
+      /^config auth\.trustedHeaders\.agentPrefix: .*holds whitespace/,
+    ]);
     rejects({ auth: { trustedHeaders: { agent: 'X-User', agentPrefix: 'https://w3id.org/sparql-guard#' } } }, [/reserved namespace/]);
-    rejects({ auth: { trustedHeaders: { agent: 'X-User', agentPrefix: 3 } } }, [/^config auth\.trustedHeaders\.agentPrefix: expected a string/]);
+    rejects({ auth: { trustedHeaders: { agent: 'X-User', agentPrefix: 3 } } }, [
+      /^config auth\.trustedHeaders\.agentPrefix: expected a string/,
+    ]);
   });
 
   it('bad endpoint paths', () => {
@@ -442,7 +526,9 @@ describe('parseConfig rejects', () => {
     rejects({ host: '[::1]' }, [/^config host:/]);
     assert.equal(parseConfig({ host: '::1' }, fileContext).host, '::1');
     rejects({ cors: { origins: 'https://app.example.org' } }, [/^config cors.origins: expected an array/]);
-    rejects({ cors: { origins: ['https://app.example.org/'] } }, [/^config cors.origins\[0\]: not a serialized http\(s\) origin \(write origins as scheme:\/\/host\[:port\]/]);
+    rejects({ cors: { origins: ['https://app.example.org/'] } }, [
+      /^config cors.origins\[0\]: not a serialized http\(s\) origin \(write origins as scheme:\/\/host\[:port\]/,
+    ]);
     rejects({ cors: { origins: ['*'] } }, [/^config cors.origins\[0\]: not a serialized/]);
     rejects({ cors: { origins: ['https://App.example.org'] } }, [/^config cors.origins\[0\]:/]);
     rejects({ cors: { origins: ['ftp://files.example.org'] } }, [/^config cors.origins\[0\]:/]);
@@ -454,9 +540,13 @@ describe('parseConfig rejects', () => {
   });
 
   it('credentials only with an explicit origin list; the old corsOrigins key names its replacement', () => {
-    rejects({ cors: { credentials: true } }, [/^config cors.credentials: true needs an explicit origin list \(list the origins in cors.origins/]);
+    rejects({ cors: { credentials: true } }, [
+      /^config cors.credentials: true needs an explicit origin list \(list the origins in cors.origins/,
+    ]);
     rejects({ cors: { origins: '*', credentials: true } }, [/^config cors.credentials: true needs an explicit origin list/]);
-    rejects({ corsOrigins: ['https://app.example.org'] }, [/^config corsOrigins: replaced by cors.origins \(write "cors": \{ "origins": \[...\] \} instead\)$/]);
+    rejects({ corsOrigins: ['https://app.example.org'] }, [
+      /^config corsOrigins: replaced by cors.origins \(write "cors": \{ "origins": \[...\] \} instead\)$/,
+    ]);
     const config = parseConfig({ cors: { origins: ['https://app.example.org'], credentials: true } }, fileContext);
     assert.deepEqual(config.cors, { origins: ['https://app.example.org'], credentials: true });
     rejects({ baseIri: 'relative/' }, [/^config baseIri: not an absolute IRI/]);
@@ -468,24 +558,56 @@ describe('parseConfig rejects', () => {
     rejects({ allowedFunctions: 'http://example.org/fn#' }, [/^config allowedFunctions: expected an array/]);
     rejects({ allowedFunctions: [42] }, [/^config allowedFunctions\[0\]: expected a string/]);
     rejects({ allowedFunctions: ['http://ok.example/f', 'fn#'] }, [/^config allowedFunctions\[1\]: not an absolute IRI/]);
-    for (const bad of ['http://x/ f', 'http://x/<f>', 'http://x/"f', 'http://x/{f}', 'http://x/f|g', 'http://x/^f', 'http://x/`f', 'http://x/\\f', 'http://x/\tf']) {
+    for (const bad of [
+      'http://x/ f',
+      'http://x/<f>',
+      'http://x/"f',
+      'http://x/{f}',
+      'http://x/f|g',
+      'http://x/^f',
+      'http://x/`f',
+      'http://x/\\f',
+      'http://x/\tf',
+    ]) {
       rejects({ allowedFunctions: [bad] }, [/^config allowedFunctions\[0\]: not an absolute IRI/]);
     }
     // Exact IRIs and namespaces in the denied namespaces, case-blind, and namespaces covering one of them.
     const denied = [
-      'bif:contains', 'BIF:', 'sql:', 'java:org.example.Evil', 'http://jena.apache.org/ARQ/property#splitIRI',
-      'http://jena.hpl.hp.com/ARQ/property#', 'http://jena.apache.org/ARQ/list#member', 'http://jena.hpl.hp.com/ARQ/list#',
-      'http://jena.apache.org/text#query', 'http://jena.apache.org/spatial#nearby', 'http://www.openlinksw.com/schemas/bif#',
-      'http://www.openlinksw.com/schemas/sql#', 'HTTP://JENA.APACHE.ORG/text#', 'http://jena.apache.org/', 'http://www.openlinksw.com/schemas/',
+      'bif:contains',
+      'BIF:',
+      'sql:',
+      'java:org.example.Evil',
+      'http://jena.apache.org/ARQ/property#splitIRI',
+      'http://jena.hpl.hp.com/ARQ/property#',
+      'http://jena.apache.org/ARQ/list#member',
+      'http://jena.hpl.hp.com/ARQ/list#',
+      'http://jena.apache.org/text#query',
+      'http://jena.apache.org/spatial#nearby',
+      'http://www.openlinksw.com/schemas/bif#',
+      'http://www.openlinksw.com/schemas/sql#',
+      'HTTP://JENA.APACHE.ORG/text#',
+      'http://jena.apache.org/',
+      'http://www.openlinksw.com/schemas/',
     ];
     for (const entry of denied) {
-      rejects({ allowedFunctions: ['http://example.org/fn#', entry] }, [/^config allowedFunctions\[1\]: lies in or covers the store namespace \S+, whose functions run code in the store \(remove it/]);
+      rejects({ allowedFunctions: ['http://example.org/fn#', entry] }, [
+        /^config allowedFunctions\[1\]: lies in or covers the store namespace \S+, whose functions run code in the store \(remove it/,
+      ]);
     }
   });
 
   it('refuses the allowedFunctions entries the planner once refused itself: it now relies on this check', () => {
-    for (const entry of ['bif:contains', 'SQL:', 'java:x.Y', 'http://jena.apache.org/ARQ/property#concat', 'http://jena.apache.org/', 'http://www.openlinksw.com/schemas/']) {
-      rejects({ allowedFunctions: ['http://example.org/ns#', entry] }, [/^config allowedFunctions\[1\]: lies in or covers the store namespace/]);
+    for (const entry of [
+      'bif:contains',
+      'SQL:',
+      'java:x.Y',
+      'http://jena.apache.org/ARQ/property#concat',
+      'http://jena.apache.org/',
+      'http://www.openlinksw.com/schemas/',
+    ]) {
+      rejects({ allowedFunctions: ['http://example.org/ns#', entry] }, [
+        /^config allowedFunctions\[1\]: lies in or covers the store namespace/,
+      ]);
     }
     for (const entry of ['ns#', 'http://x/ f', 'http://x/<f>']) rejects({ allowedFunctions: [entry] }, [/absolute IRI/]);
   });
@@ -502,7 +624,8 @@ describe('parseConfig rejects', () => {
 });
 
 describe('environment overrides', () => {
-  const parse = (env: NodeJS.ProcessEnv): GuardConfig => parseConfig({ upstream: 'http://file/query', port: 1, workers: 2 }, { configFile: undefined, env });
+  const parse = (env: NodeJS.ProcessEnv): GuardConfig =>
+    parseConfig({ upstream: 'http://file/query', port: 1, workers: 2 }, { configFile: undefined, env });
 
   it('apply over the file values', () => {
     const config = parse({ GUARD_UPSTREAM: 'https://env.example/sparql', PORT: '0', GUARD_WORKERS: '64' });
@@ -513,17 +636,32 @@ describe('environment overrides', () => {
   });
 
   it('are checked, naming the variable', () => {
-    assert.throws(() => parse({ GUARD_UPSTREAM: 'file:///etc/passwd' }), { name: 'ConfigError', message: /^environment variable GUARD_UPSTREAM: must use http: or https:/ });
+    assert.throws(() => parse({ GUARD_UPSTREAM: 'file:///etc/passwd' }), {
+      name: 'ConfigError',
+      message: /^environment variable GUARD_UPSTREAM: must use http: or https:/,
+    });
     assert.throws(() => parse({ GUARD_UPSTREAM: '' }), { name: 'ConfigError', message: /^environment variable GUARD_UPSTREAM: empty/ });
-    assert.throws(() => parse({ PORT: '80a' }), { name: 'ConfigError', message: /^environment variable PORT: expected a whole number from 0 to 65535/ });
+    assert.throws(() => parse({ PORT: '80a' }), {
+      name: 'ConfigError',
+      message: /^environment variable PORT: expected a whole number from 0 to 65535/,
+    });
     assert.throws(() => parse({ PORT: '65536' }), { name: 'ConfigError', message: /^environment variable PORT:/ });
     assert.throws(() => parse({ PORT: '' }), { name: 'ConfigError', message: /^environment variable PORT:/ });
-    assert.throws(() => parse({ GUARD_WORKERS: '0' }), { name: 'ConfigError', message: /^environment variable GUARD_WORKERS: expected a whole number from 1 to 64/ });
+    assert.throws(() => parse({ GUARD_WORKERS: '0' }), {
+      name: 'ConfigError',
+      message: /^environment variable GUARD_WORKERS: expected a whole number from 1 to 64/,
+    });
     assert.throws(() => parse({ GUARD_WORKERS: '1.5' }), { name: 'ConfigError', message: /^environment variable GUARD_WORKERS:/ });
   });
 
   it('do not hide a bad value in the file', () => {
-    assert.throws(() => parseConfig({ port: 'x' }, { configFile: undefined, env: { PORT: '80' } }), { name: 'ConfigError', message: /^config port:/ });
-    assert.throws(() => parseConfig({ upstream: 'ftp://x' }, { configFile: undefined, env: { GUARD_UPSTREAM: 'http://y/' } }), { name: 'ConfigError', message: /^config upstream:/ });
+    assert.throws(() => parseConfig({ port: 'x' }, { configFile: undefined, env: { PORT: '80' } }), {
+      name: 'ConfigError',
+      message: /^config port:/,
+    });
+    assert.throws(() => parseConfig({ upstream: 'ftp://x' }, { configFile: undefined, env: { GUARD_UPSTREAM: 'http://y/' } }), {
+      name: 'ConfigError',
+      message: /^config upstream:/,
+    });
   });
 });

@@ -101,7 +101,8 @@ describe('deploy/kubernetes', () => {
     const matches = (selector: Record<string, string>) => Object.entries(selector).every(([key, value]) => labels[key] === value);
     const service = byKind('Service');
     assert.ok(matches(service.spec.selector));
-    for (const port of service.spec.ports as Node[]) assert.ok(portByName.has(port.targetPort), `Service targetPort ${port.targetPort} is a container port`);
+    for (const port of service.spec.ports as Node[])
+      assert.ok(portByName.has(port.targetPort), `Service targetPort ${port.targetPort} is a container port`);
     assert.ok(matches(byKind('PodDisruptionBudget').spec.selector.matchLabels));
     const hpa = byKind('HorizontalPodAutoscaler');
     assert.equal(hpa.spec.scaleTargetRef.kind, 'Deployment');
@@ -117,10 +118,13 @@ describe('deploy/compose', () => {
 
   it('the guard reads the mounted config with the environment compose gives it, in front of a store that honours FROM', () => {
     const env: Record<string, string> = {};
-    for (const [name, value] of Object.entries(guard.environment as Record<string, string>)) env[name] = String(value).replace(/^\$\{[A-Z0-9_]+:-(.*)\}$/, '$1');
+    for (const [name, value] of Object.entries(guard.environment as Record<string, string>))
+      env[name] = String(value).replace(/^\$\{[A-Z0-9_]+:-(.*)\}$/, '$1');
     const [hostFolder, mountPath] = (guard.volumes[0] as string).split(':');
     assert.equal(env.GUARD_CONFIG, `${mountPath}/guard.json`);
-    const files = Object.fromEntries(readdirSync(join(COMPOSE, hostFolder!)).map((name) => [name, readFileSync(join(COMPOSE, hostFolder!, name), 'utf8')]));
+    const files = Object.fromEntries(
+      readdirSync(join(COMPOSE, hostFolder!)).map((name) => [name, readFileSync(join(COMPOSE, hostFolder!, name), 'utf8')]),
+    );
     const { config, folder } = readProductConfig(files, env);
     rmSync(folder, { recursive: true, force: true });
     assert.equal(new URL(config.upstream!).hostname, 'store', 'the upstream is the compose store service');

@@ -58,8 +58,14 @@ describe('startEmbeddedStore on the demo data', () => {
     assert.equal(Number(only(await q(`SELECT (SUM(?x) AS ?s) FROM ${PUBLIC} WHERE { ?p ex:price ?x }`))), 550);
     assert.equal(only(await q('SELECT (SUM(?x) AS ?s) FROM <https://example.org/graphs/people> WHERE { ?p ex:salary ?x }')), '450000');
     assert.equal(only(await q('SELECT (COUNT(?p) AS ?n) FROM <https://example.org/graphs/people> WHERE { ?p a ex:Person }')), '6');
-    assert.equal(only(await q('SELECT (SUM(?r) AS ?s) FROM <https://example.org/graphs/hr> WHERE { ?who ex:review ?v . ?v ex:rating ?r }')), '20');
-    assert.equal(only(await q('SELECT (SUM(?b) AS ?s) FROM <https://example.org/graphs/research> WHERE { ?r a ex:Report ; ex:budget ?b }')), '600000');
+    assert.equal(
+      only(await q('SELECT (SUM(?r) AS ?s) FROM <https://example.org/graphs/hr> WHERE { ?who ex:review ?v . ?v ex:rating ?r }')),
+      '20',
+    );
+    assert.equal(
+      only(await q('SELECT (SUM(?b) AS ?s) FROM <https://example.org/graphs/research> WHERE { ?r a ex:Report ; ex:budget ?b }')),
+      '600000',
+    );
   });
 
   test('without a dataset the default graph is the store’s own, holding only the canaries', async () => {
@@ -78,7 +84,10 @@ describe('startEmbeddedStore on the demo data', () => {
   });
 
   test('an ASK over FROM <urn:x-sparql-guard:empty> is false', async () => {
-    const answer = await post(url, { query: 'ASK FROM <urn:x-sparql-guard:empty> FROM NAMED <urn:x-sparql-guard:empty> WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }' });
+    const answer = await post(url, {
+      query:
+        'ASK FROM <urn:x-sparql-guard:empty> FROM NAMED <urn:x-sparql-guard:empty> WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }',
+    });
     assert.equal(answer.status, 200);
     assert.equal(JSON.parse(answer.text).boolean, false);
     const control = await post(url, { query: `ASK FROM ${PUBLIC} WHERE { ?s ?p ?o }` });
@@ -133,7 +142,11 @@ describe('startEmbeddedStore on the demo data', () => {
     const cases: Array<[string | undefined, string, RegExp]> = [
       [undefined, 'text/turtle', /"Kettle"/],
       ['*/*', 'text/turtle', /"Kettle"/],
-      ['application/n-triples', 'application/n-triples', /^<https:\/\/example\.org\/id\/product\d+> <http:\/\/www\.w3\.org\/2000\/01\/rdf-schema#label> "\w+" \.$/m],
+      [
+        'application/n-triples',
+        'application/n-triples',
+        /^<https:\/\/example\.org\/id\/product\d+> <http:\/\/www\.w3\.org\/2000\/01\/rdf-schema#label> "\w+" \.$/m,
+      ],
       ['application/n-quads', 'application/n-quads', /"Kettle" \.$/m],
       ['application/rdf+xml', 'application/rdf+xml', /<rdf:RDF/],
     ];
@@ -151,12 +164,18 @@ describe('startEmbeddedStore on the demo data', () => {
 
   test('q-values decide, ties go to the first listed, q=0 refuses', async () => {
     const select = `SELECT * FROM ${PUBLIC} WHERE { ?s ?p ?o } LIMIT 1`;
-    assert.equal((await post(url, { query: select }, 'text/csv;q=0.5, application/sparql-results+xml')).contentType, 'application/sparql-results+xml');
+    assert.equal(
+      (await post(url, { query: select }, 'text/csv;q=0.5, application/sparql-results+xml')).contentType,
+      'application/sparql-results+xml',
+    );
     assert.equal((await post(url, { query: select }, 'text/csv;q=0.9, application/sparql-results+xml;q=0.2')).contentType, 'text/csv');
     assert.equal((await post(url, { query: select }, 'text/tab-separated-values, text/csv')).contentType, 'text/tab-separated-values');
     assert.equal((await post(url, { query: select }, 'text/csv;q=0')).status, 406);
     const construct = `CONSTRUCT WHERE { ?s ?p ?o }`;
-    assert.equal((await post(url, { query: construct }, 'application/rdf+xml;q=0.3, application/n-triples;q=0.8')).contentType, 'application/n-triples');
+    assert.equal(
+      (await post(url, { query: construct }, 'application/rdf+xml;q=0.3, application/n-triples;q=0.8')).contentType,
+      'application/n-triples',
+    );
   });
 
   test('406 text/plain when nothing acceptable is offered', async () => {
@@ -198,7 +217,10 @@ describe('startEmbeddedStore on the demo data', () => {
       body: insert,
     });
     assert.equal(update.status, 404);
-    assert.equal((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/sparql-update' }, body: insert })).status, 415);
+    assert.equal(
+      (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/sparql-update' }, body: insert })).status,
+      415,
+    );
     assert.equal((await fetch(url, { method: 'PUT', body: 'x' })).status, 405);
     const check = await post(url, { query: 'ASK { GRAPH ?g { ?s ?p "INSERTED" } }' });
     assert.equal(JSON.parse(check.text).boolean, false);
@@ -291,8 +313,14 @@ describe('startEmbeddedStore lifecycle', () => {
       }
       assert.ok(answer);
       assert.equal(only(answer), '2');
-      assert.ok(lines.some((l) => l.startsWith('error: embedded store worker exited')), lines.join('\n'));
-      assert.ok(lines.some((l) => l.startsWith('info: embedded store restarted')), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => l.startsWith('error: embedded store worker exited')),
+        lines.join('\n'),
+      );
+      assert.ok(
+        lines.some((l) => l.startsWith('info: embedded store restarted')),
+        lines.join('\n'),
+      );
       assert.ok(!lines.some((l) => l.startsWith('fatal')), lines.join('\n'));
     } finally {
       await store.stop();
@@ -303,12 +331,17 @@ describe('startEmbeddedStore lifecycle', () => {
 describe('startEmbeddedStore robustness', () => {
   test('a client that goes away mid-body does not take the worker down', async () => {
     const lines: string[] = [];
-    const store = await startEmbeddedStore({ dataFiles: [`${FIXTURES}/small.ttl`], log: (level, message) => lines.push(`${level}: ${message}`) });
+    const store = await startEmbeddedStore({
+      dataFiles: [`${FIXTURES}/small.ttl`],
+      log: (level, message) => lines.push(`${level}: ${message}`),
+    });
     try {
       const { port } = new URL(store.queryUrl);
       const socket = connect(Number(port), '127.0.0.1');
       await once(socket, 'connect');
-      socket.write('POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nquery=ASK');
+      socket.write(
+        'POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nquery=ASK',
+      );
       await new Promise((r) => setTimeout(r, 50));
       socket.destroy();
       await new Promise((r) => setTimeout(r, 200));

@@ -26,10 +26,20 @@ export interface GeneratedPolicySet {
 
 /** The organisation of a larger operator: 500 groups about 9 levels deep, 20 policies each, a quarter members, a third collections of 25. */
 export function organisationShape(policies: number, seed = 1): PolicySetShape {
-  return { policies, groups: Math.max(1, Math.round(policies / 20)), depth: 9, cycles: 0, memberShare: 0.25, collectionShare: 1 / 3, collectionSize: 25, seed };
+  return {
+    policies,
+    groups: Math.max(1, Math.round(policies / 20)),
+    depth: 9,
+    cycles: 0,
+    memberShare: 0.25,
+    collectionShare: 1 / 3,
+    collectionSize: 25,
+    seed,
+  };
 }
 
-const PREFIXES = '@prefix guard: <https://w3id.org/sparql-guard#>.\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#>.\n@prefix ex: <https://example.org/>.\n';
+const PREFIXES =
+  '@prefix guard: <https://w3id.org/sparql-guard#>.\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#>.\n@prefix ex: <https://example.org/>.\n';
 
 /** Writes the set described by `shape`. */
 export function generatePolicySet(shape: PolicySetShape): GeneratedPolicySet {
@@ -62,9 +72,14 @@ export function generatePolicySet(shape: PolicySetShape): GeneratedPolicySet {
   const graphs = Math.max(collections * shape.collectionSize, shape.policies);
   const lines = [PREFIXES];
   for (let i = 0; i < shape.policies; i += 1) {
-    const grants = random() < shape.collectionShare ? `guard:readCollection ex:collection-${pick(collections)}` : `guard:readGraph ex:graph-${pick(graphs)}, ex:graph-${pick(graphs)}`;
+    const grants =
+      random() < shape.collectionShare
+        ? `guard:readCollection ex:collection-${pick(collections)}`
+        : `guard:readGraph ex:graph-${pick(graphs)}, ex:graph-${pick(graphs)}`;
     const hide = i % 5 === 0 ? '; guard:hidePath ex:salary' : '';
-    lines.push(`ex:policy-${i} a guard:Policy; rdfs:label "Policy ${i}"; guard:group "g-${i % shape.groups}"; guard:agent ex:agent-${i}; ${grants}${hide}.`);
+    lines.push(
+      `ex:policy-${i} a guard:Policy; rdfs:label "Policy ${i}"; guard:group "g-${i % shape.groups}"; guard:agent ex:agent-${i}; ${grants}${hide}.`,
+    );
     if (random() < shape.memberShare) lines.push(`ex:agent-${i} guard:memberOf "g-${pick(shape.groups)}".`);
   }
   for (let collection = 0; collection < collections; collection += 1) {

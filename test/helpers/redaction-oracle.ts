@@ -68,7 +68,14 @@ export function randomQuery(random: () => number, vocabulary: OracleVocabulary):
   const body = Array.from({ length: 1 + Math.floor(random() * 3) }, element).join(' ');
   const where = `WHERE { ${triple()} ${body} }`;
   const [first = '', second = first] = vocabulary.graphs;
-  const dataset = pick(['', '', '', `FROM <${first}> `, `FROM <${second}> FROM NAMED <${first}> `, `FROM <${first}> FROM <${second}> FROM NAMED <${second}> `]);
+  const dataset = pick([
+    '',
+    '',
+    '',
+    `FROM <${first}> `,
+    `FROM <${second}> FROM NAMED <${first}> `,
+    `FROM <${first}> FROM <${second}> FROM NAMED <${second}> `,
+  ]);
   const form = pick([
     `SELECT * ${dataset}${where}`,
     `SELECT DISTINCT ?a ?b ${dataset}${where}`,
@@ -97,7 +104,9 @@ export function mutate(query: string, random: () => number, vocabulary: OracleVo
 function queriesInSources(folders: readonly string[]): string[] {
   const found: string[] = [];
   for (const folder of folders) {
-    for (const file of readdirSync(folder).filter((name) => name.endsWith('.ts')).sort()) {
+    for (const file of readdirSync(folder)
+      .filter((name) => name.endsWith('.ts'))
+      .sort()) {
       const text = readFileSync(join(folder, file), 'utf8');
       for (const match of text.matchAll(/[`'](\s*(?:PREFIX|SELECT|ASK|CONSTRUCT|DESCRIBE|BASE)\b[^`']*)[`']/g)) {
         const query = match[1] ?? '';
@@ -172,7 +181,12 @@ export function redactedStore(data: string, hiddenIn: (graph: string) => Readonl
  * by `inDefault`, the union over the default graphs (the default graph is their merge). Ask it
  * with the copies as the default graph (see copyName) and the named graphs as they are.
  */
-export function ruleStore(data: string, hiddenIn: (graph: string) => ReadonlySet<string>, defaults: readonly string[], inDefault: ReadonlySet<string>): oxigraph.Store {
+export function ruleStore(
+  data: string,
+  hiddenIn: (graph: string) => ReadonlySet<string>,
+  defaults: readonly string[],
+  inDefault: ReadonlySet<string>,
+): oxigraph.Store {
   const store = new oxigraph.Store();
   store.load(data, { format: 'application/trig' });
   for (const quad of store.match(null, null, null, null)) {
@@ -268,7 +282,16 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
   const exact = redactedStore(run.data, (graph) => run.hidden.get(graph) ?? new Set());
   const full = run.fullKey === undefined ? undefined : redactedStore(run.data, () => new Set());
   const byRule = new Map<string, oxigraph.Store>();
-  const counts: Record<Verdict, number> = { equal: 0, 'union-rule': 0, refused: 0, invalid: 0, skipped: 0, 'store-deviates': 0, leak: 0, 'over-filtered': 0 };
+  const counts: Record<Verdict, number> = {
+    equal: 0,
+    'union-rule': 0,
+    refused: 0,
+    invalid: 0,
+    skipped: 0,
+    'store-deviates': 0,
+    leak: 0,
+    'over-filtered': 0,
+  };
   const failures: string[] = [];
   const ask = async (key: string, query: string): Promise<{ status: number; body: string }> => {
     const response = await fetch(run.endpoint, {
@@ -298,7 +321,13 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
       counts.invalid++;
       continue;
     }
-    if (tree === undefined || tree.type !== 'query' || NONDETERMINISTIC.test(query) || status !== 200 || subSelectInGraphVariable(tree.where)) {
+    if (
+      tree === undefined ||
+      tree.type !== 'query' ||
+      NONDETERMINISTIC.test(query) ||
+      status !== 200 ||
+      subSelectInGraphVariable(tree.where)
+    ) {
       // A store error (5xx) is no answer to compare: lab stores refuse some paths themselves.
       counts.skipped++;
       continue;
@@ -320,7 +349,10 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
     }
     const graph = tree.queryType === 'CONSTRUCT' || tree.queryType === 'DESCRIBE';
     // DESCRIBE means the guard's documented CONSTRUCT (docs/design.md), on the redacted data too.
-    const asked = tree.queryType === 'DESCRIBE' ? generator.stringify(rewriteDescribe(tree as sparqljs.DescribeQuery) as unknown as sparqljs.SparqlQuery) : query;
+    const asked =
+      tree.queryType === 'DESCRIBE'
+        ? generator.stringify(rewriteDescribe(tree as sparqljs.DescribeQuery) as unknown as sparqljs.SparqlQuery)
+        : query;
     const options = {
       base_iri: BASE,
       default_graph: defaults.map((iri) => oxigraph.namedNode(iri)),
@@ -350,11 +382,22 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
     }
     const answer = canonical(body, graph);
     if (same(answer, expected)) counts.equal++;
-    else if (same(answer, reference(rule, defaults.map((iri) => oxigraph.namedNode(iri === 'urn:x-oracle:empty' ? iri : copyName(iri)))) ?? [])) counts['union-rule']++;
+    else if (
+      same(
+        answer,
+        reference(
+          rule,
+          defaults.map((iri) => oxigraph.namedNode(iri === 'urn:x-oracle:empty' ? iri : copyName(iri))),
+        ) ?? [],
+      )
+    )
+      counts['union-rule']++;
     else {
       const verdict = submultiset(answer, expected) ? 'over-filtered' : 'leak';
       counts[verdict]++;
-      failures.push(`${verdict} (${source}): ${query}\n  guard: ${answer.slice(0, 6).join(' | ')}\n  redacted: ${expected.slice(0, 6).join(' | ')}`);
+      failures.push(
+        `${verdict} (${source}): ${query}\n  guard: ${answer.slice(0, 6).join(' | ')}\n  redacted: ${expected.slice(0, 6).join(' | ')}`,
+      );
     }
   }
   return { counts, failures };

@@ -43,11 +43,12 @@ export function storesUnderTest(): StoreUnderTest[] {
  * The rig dataset (the same file every rig store was loaded with) when the rig folder is
  * beside the clone, else the verbatim copy in test/fixtures/security/ (1395 quads).
  */
-export const SECURITY_DATA = [
-  process.env.RIG_DIR ? resolve(process.env.RIG_DIR, 'data/dataset.trig') : '',
-  resolve('../shared/rig/data/dataset.trig'),
-  resolve('../../shared/rig/data/dataset.trig'),
-].find((file) => file !== '' && existsSync(file)) ?? resolve('test/fixtures/security/dataset.trig');
+export const SECURITY_DATA =
+  [
+    process.env.RIG_DIR ? resolve(process.env.RIG_DIR, 'data/dataset.trig') : '',
+    resolve('../shared/rig/data/dataset.trig'),
+    resolve('../../shared/rig/data/dataset.trig'),
+  ].find((file) => file !== '' && existsSync(file)) ?? resolve('test/fixtures/security/dataset.trig');
 
 export const SECURITY_POLICIES = resolve('test/fixtures/security/policies.ttl');
 
@@ -261,11 +262,16 @@ export async function runAttack(endpoint: string, attack: Attack, store: StoreUn
     return answer;
   }
   assert.equal(answer.status, 200, `${attack.name}: status (${answer.body.trim().slice(0, 300)})`);
-  if (attack.mustContain !== undefined) assert.ok(answer.body.includes(attack.mustContain), `${attack.name}: answer lacks ${attack.mustContain}`);
+  if (attack.mustContain !== undefined)
+    assert.ok(answer.body.includes(attack.mustContain), `${attack.name}: answer lacks ${attack.mustContain}`);
   if ('bits' in expect) {
     const bits = bitsIn(answer.body);
     for (const bit of bits) assert.ok(ALLOWED_BITS[caller].includes(bit), `${attack.name}: graph bit ${bit} leaked to ${caller}`);
-    assert.deepEqual(bits, [...expect.bits].sort((x, y) => x - y), `${attack.name}: graphs seen`);
+    assert.deepEqual(
+      bits,
+      [...expect.bits].sort((x, y) => x - y),
+      `${attack.name}: graphs seen`,
+    );
   } else if ('ask' in expect) {
     assert.equal(askAnswer(answer.body), expect.ask, `${attack.name}: ASK answer`);
   }

@@ -56,7 +56,12 @@ export async function makeKey(alg = 'RS256'): Promise<IssuerKey> {
 }
 
 /** Signs `claims` with `key` as a compact JWS (no defaults added). */
-export function signWith(key: IssuerKey, claims: JWTPayload, header: Readonly<Record<string, unknown>> = {}, kid = key.kid): Promise<string> {
+export function signWith(
+  key: IssuerKey,
+  claims: JWTPayload,
+  header: Readonly<Record<string, unknown>> = {},
+  kid = key.kid,
+): Promise<string> {
   return new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid, typ: 'JWT', ...header }).sign(key.privateKey);
 }
 
@@ -92,7 +97,13 @@ export async function startTestIssuer(options: { audience?: string } = {}): Prom
     strayKey: (alg = 'RS256') => makeKey(alg),
     sign(tokenOptions = {}) {
       const nowSeconds = Math.floor(Date.now() / 1000);
-      const claims: Record<string, unknown> = { iss: issuer, aud: audience, iat: nowSeconds, exp: nowSeconds + 3600, ...tokenOptions.claims };
+      const claims: Record<string, unknown> = {
+        iss: issuer,
+        aud: audience,
+        iat: nowSeconds,
+        exp: nowSeconds + 3600,
+        ...tokenOptions.claims,
+      };
       for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
       const key = tokenOptions.key ?? keys[0]!;
       return signWith(key, claims as JWTPayload, tokenOptions.header, tokenOptions.kid ?? key.kid);

@@ -75,9 +75,19 @@ function createEdge(options: { explain?: boolean; ui?: boolean; origins?: string
   const logs: Record<string, unknown>[] = [];
   const policies = createPolicyHolder(authChallenge(config.auth));
   policies.replace(policySet);
-  const planner = createPlanner({ baseIri: config.baseIri, maxQueryDepth: config.maxQueryDepth, planCache: config.planCache, allowedFunctions: config.allowedFunctions });
+  const planner = createPlanner({
+    baseIri: config.baseIri,
+    maxQueryDepth: config.maxQueryDepth,
+    planCache: config.planCache,
+    allowedFunctions: config.allowedFunctions,
+  });
   const app = createApp(
-    { path: '/sparql', explain: options.explain ?? true, cors: { origins: options.origins ?? [ORIGIN], credentials: false }, ui: options.ui ?? false },
+    {
+      path: '/sparql',
+      explain: options.explain ?? true,
+      cors: { origins: options.origins ?? [ORIGIN], credentials: false },
+      ui: options.ui ?? false,
+    },
     {
       identifyCaller: createCallerIdentifier(config.auth),
       credentialHeaders: credentialHeaderNames(config.auth),
@@ -108,7 +118,12 @@ describe('paths and methods', () => {
     const { app } = createEdge();
     assertError(await app.inject({ url: '/nope' }), 404);
     assertError(await app.inject({ url: '/sparql/' }), 404);
-    for (const [url, allow] of [['/sparql', 'GET, POST, OPTIONS'], ['/sparql/explain', 'GET, POST, OPTIONS'], ['/healthz', 'GET'], ['/readyz', 'GET']]) {
+    for (const [url, allow] of [
+      ['/sparql', 'GET, POST, OPTIONS'],
+      ['/sparql/explain', 'GET, POST, OPTIONS'],
+      ['/healthz', 'GET'],
+      ['/readyz', 'GET'],
+    ]) {
       for (const method of ['PUT', 'DELETE', 'PATCH'] as const) {
         const response = await app.inject({ method, url: url! });
         assertError(response, 405);
@@ -168,7 +183,12 @@ describe('request bodies', () => {
       headers: { ...BETA, 'content-type': 'application/x-www-form-urlencoded' },
       payload: `query=${encodeURIComponent(SELECT)}`,
     });
-    const direct = await app.inject({ method: 'POST', url: '/sparql', headers: { ...BETA, 'content-type': 'application/sparql-query' }, payload: SELECT });
+    const direct = await app.inject({
+      method: 'POST',
+      url: '/sparql',
+      headers: { ...BETA, 'content-type': 'application/sparql-query' },
+      payload: SELECT,
+    });
     assert.equal(form.statusCode, 200);
     assert.equal(direct.statusCode, 200);
     assert.equal(store.sent.length, 2);
@@ -201,7 +221,10 @@ describe('CORS and Vary', () => {
       await app.inject({ method: 'PUT', url: '/sparql', headers: { origin: ORIGIN } }),
       await app.inject({ url: '/healthz', headers: { origin: ORIGIN } }),
     ];
-    assert.deepEqual(answers.map((response) => response.statusCode), [200, 401, 405, 200]);
+    assert.deepEqual(
+      answers.map((response) => response.statusCode),
+      [200, 401, 405, 200],
+    );
     for (const response of answers) assert.equal(response.headers['access-control-allow-origin'], ORIGIN);
     const stranger = await app.inject({ url: queryUrl(SELECT), headers: { ...BETA, origin: 'https://evil.example' } });
     assert.equal(stranger.statusCode, 200);
@@ -234,11 +257,14 @@ describe('error rendering', () => {
   });
 
   it('a bug of ours is a one-line 500 and a log line naming only its kind', async () => {
-    const { app, logs } = createEdge({}, {
-      plan: () => {
-        throw new TypeError('secret detail of the request');
+    const { app, logs } = createEdge(
+      {},
+      {
+        plan: () => {
+          throw new TypeError('secret detail of the request');
+        },
       },
-    });
+    );
     const body = assertError(await app.inject({ url: queryUrl(SELECT), headers: BETA }), 500);
     assert.equal(body, 'internal error\n');
     const line = logs.find((entry) => entry.event === 'internal-error');
@@ -271,7 +297,10 @@ describe('explain', () => {
 
   it('refuses as the query route does', async () => {
     const { app } = createEdge();
-    assertError(await app.inject({ url: `/sparql/explain?query=${encodeURIComponent(SELECT)}`, headers: { 'x-api-key': 'wrong-key' } }), 401);
+    assertError(
+      await app.inject({ url: `/sparql/explain?query=${encodeURIComponent(SELECT)}`, headers: { 'x-api-key': 'wrong-key' } }),
+      401,
+    );
     assertError(await app.inject({ url: '/sparql/explain?update=CLEAR%20ALL', headers: BETA }), 403);
     assertError(await app.inject({ url: '/sparql/explain', headers: BETA }), 400);
   });

@@ -58,7 +58,10 @@ describe('readQueryRequest', () => {
 
   it('refuses updates with 403 in every form, before anything else', () => {
     assert.equal(refusal({ method: 'GET', search: 'update=DROP%20ALL', contentType: undefined, body: undefined }), 403);
-    assert.equal(refusal({ method: 'GET', search: `update=x&query=${encodeURIComponent(Q)}`, contentType: undefined, body: undefined }), 403);
+    assert.equal(
+      refusal({ method: 'GET', search: `update=x&query=${encodeURIComponent(Q)}`, contentType: undefined, body: undefined }),
+      403,
+    );
     assert.equal(refusal(form('update=DROP%20ALL')), 403);
     assert.equal(refusal(form(`query=${encodeURIComponent(Q)}&update=`)), 403);
     assert.equal(refusal({ method: 'POST', search: '', contentType: 'application/sparql-update', body: Buffer.from(Q) }), 403);
@@ -71,10 +74,7 @@ describe('readQueryRequest', () => {
     assert.equal(refusal({ method: 'GET', search: 'query=', contentType: undefined, body: undefined }), 400);
     assert.equal(refusal({ method: 'GET', search: 'query=a&query=b', contentType: undefined, body: undefined }), 400);
     assert.equal(refusal(form('query=a', 'query=b')), 400);
-    assert.equal(
-      refusal({ method: 'POST', search: 'query=a', contentType: 'application/sparql-query', body: Buffer.from(Q) }),
-      400,
-    );
+    assert.equal(refusal({ method: 'POST', search: 'query=a', contentType: 'application/sparql-query', body: Buffer.from(Q) }), 400);
     assert.equal(refusal({ method: 'POST', search: '', contentType: 'application/sparql-query', body: undefined }), 400);
   });
 

@@ -44,10 +44,13 @@ describe('aggregates count only what the caller may see', () => {
   it('counts over GRAPH ?g only the granted named graphs', async () => {
     const perGraph = `${PREFIX}SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ex:value ?v } } GROUP BY ?g`;
     const answer = await select(t.endpoint, perGraph, { key: KEYS.beta });
-    assert.deepEqual(answer.rows.sort((x, y) => String(x.g).localeCompare(String(y.g))), [
-      { g: `${G}a`, n: '3' },
-      { g: `${G}b`, n: '2' },
-    ]);
+    assert.deepEqual(
+      answer.rows.sort((x, y) => String(x.g).localeCompare(String(y.g))),
+      [
+        { g: `${G}a`, n: '3' },
+        { g: `${G}b`, n: '2' },
+      ],
+    );
   });
 });
 
@@ -90,11 +93,9 @@ describe('GRAPH ?g ranges over granted graphs only', () => {
     assert.deepEqual(optional.rows, [{ x: `${EX}a1` }]);
     const ask = await select(t.endpoint, queries[2]!, { key: KEYS.beta });
     assert.equal(JSON.parse(ask.body).boolean, false);
-    const minus = await select(
-      t.endpoint,
-      `${PREFIX}SELECT ?s WHERE { ?s ex:value ?v MINUS { GRAPH <${G}secret> { ?s ?p ?o } } }`,
-      { key: KEYS.beta },
-    );
+    const minus = await select(t.endpoint, `${PREFIX}SELECT ?s WHERE { ?s ex:value ?v MINUS { GRAPH <${G}secret> { ?s ?p ?o } } }`, {
+      key: KEYS.beta,
+    });
     assert.equal(minus.rows.length, 5);
   });
 });

@@ -94,7 +94,11 @@ interface Answer {
   readonly body: string;
 }
 
-async function ask(endpoint: string, query: string, options: { key?: string; accept?: string; params?: Record<string, string> } = {}): Promise<Answer> {
+async function ask(
+  endpoint: string,
+  query: string,
+  options: { key?: string; accept?: string; params?: Record<string, string> } = {},
+): Promise<Answer> {
   const body = new URLSearchParams({ query, ...options.params });
   const response = await fetch(endpoint, {
     method: 'POST',
@@ -203,7 +207,10 @@ for (const s of scenarios) {
       }
       // The same through a protocol dataset and through FROM NAMED.
       const graphs = s.rig ? ['http://example.org/g/secret'] : ['http://example.org/graphs/people'];
-      const viaProtocol = await ask(t.endpoint, 'SELECT * WHERE { ?s ?p ?o }', { key: KEYS.staff, params: { 'default-graph-uri': graphs[0] ?? '' } });
+      const viaProtocol = await ask(t.endpoint, 'SELECT * WHERE { ?s ?p ?o }', {
+        key: KEYS.staff,
+        params: { 'default-graph-uri': graphs[0] ?? '' },
+      });
       assert.ok(rowsOf(viaProtocol).length > 0);
       assert.doesNotMatch(viaProtocol.body, s.salaryValue);
       const viaNamed = await ask(t.endpoint, `SELECT * FROM NAMED <${graphs[0]}> WHERE { GRAPH ?g { ?s ?p ?o } }`, { key: KEYS.staff });

@@ -29,10 +29,12 @@ describe('metrics of one process', () => {
   after(() => t.close());
 
   const get = (query: string, key?: string) =>
-    fetch(`${t.endpoint}?query=${encodeURIComponent(query)}`, { headers: key === undefined ? {} : { 'x-api-key': key } }).then(async (response) => {
-      await response.arrayBuffer();
-      return response.status;
-    });
+    fetch(`${t.endpoint}?query=${encodeURIComponent(query)}`, { headers: key === undefined ? {} : { 'x-api-key': key } }).then(
+      async (response) => {
+        await response.arrayBuffer();
+        return response.status;
+      },
+    );
 
   it('counts requests, query outcomes, times and the plan cache after real queries', async () => {
     const before = await scrape(t.guard.metricsUrl!);
@@ -94,7 +96,10 @@ describe('metrics settings', () => {
     const t = await startTestGuard();
     try {
       assert.equal(t.guard.metricsUrl, undefined);
-      assert.equal(t.logs.some((line) => line.event === 'metrics-listening'), false);
+      assert.equal(
+        t.logs.some((line) => line.event === 'metrics-listening'),
+        false,
+      );
     } finally {
       await t.close();
     }
@@ -134,7 +139,9 @@ describe('metrics with workers: 2', () => {
       const count = 20;
       for (let i = 0; i < count; i += 1) {
         // A new connection per request, so both workers get some.
-        const response = await fetch(`${endpoint}?query=${encodeURIComponent(SELECT)}`, { headers: { 'x-api-key': KEYS.beta, connection: 'close' } });
+        const response = await fetch(`${endpoint}?query=${encodeURIComponent(SELECT)}`, {
+          headers: { 'x-api-key': KEYS.beta, connection: 'close' },
+        });
         assert.equal(response.status, 200);
         await response.arrayBuffer();
       }

@@ -6,11 +6,20 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { classifyRules } from '../../src/policy/classify-rules.js';
 
-const PREFIXES = '@prefix guard: <https://w3id.org/sparql-guard#>. @prefix ex: <https://example.org/>. @prefix log: <http://www.w3.org/2000/10/swap/log#>. @prefix math: <http://www.w3.org/2000/10/swap/math#>. @prefix string: <http://www.w3.org/2000/10/swap/string#>. @prefix list: <http://www.w3.org/2000/10/swap/list#>.\n';
+const PREFIXES =
+  '@prefix guard: <https://w3id.org/sparql-guard#>. @prefix ex: <https://example.org/>. @prefix log: <http://www.w3.org/2000/10/swap/log#>. @prefix math: <http://www.w3.org/2000/10/swap/math#>. @prefix string: <http://www.w3.org/2000/10/swap/string#>. @prefix list: <http://www.w3.org/2000/10/swap/list#>.\n';
 
 describe('classifyRules', () => {
   it('puts the shipped copy rules and every example rule file inside the fragment', () => {
-    for (const file of ['rules/policy-targets.n3', 'rules/examples/group-hierarchy.n3', 'rules/examples/group-membership.n3', 'rules/examples/graph-collections.n3', 'rules/examples/attribute-access.n3', 'rules/examples/delegation.n3', 'policies/examples/group-hierarchy.n3']) {
+    for (const file of [
+      'rules/policy-targets.n3',
+      'rules/examples/group-hierarchy.n3',
+      'rules/examples/group-membership.n3',
+      'rules/examples/graph-collections.n3',
+      'rules/examples/attribute-access.n3',
+      'rules/examples/delegation.n3',
+      'policies/examples/group-hierarchy.n3',
+    ]) {
       const reading = classifyRules(readFileSync(resolve(file), 'utf8'));
       assert.equal(reading.fragment, true, `${file}: ${reading.fragment ? '' : reading.reason}`);
     }
@@ -24,9 +33,17 @@ describe('classifyRules', () => {
   });
 
   const outside: [string, string, RegExp][] = [
-    ['a log: built-in', '{ ?a ex:p ?g. ?g log:rawType log:Literal } => { ?a ex:q ?g }.', /built-in <http:\/\/www\.w3\.org\/2000\/10\/swap\/log#rawType>/],
+    [
+      'a log: built-in',
+      '{ ?a ex:p ?g. ?g log:rawType log:Literal } => { ?a ex:q ?g }.',
+      /built-in <http:\/\/www\.w3\.org\/2000\/10\/swap\/log#rawType>/,
+    ],
     ['a math: built-in', '{ ?a ex:level ?l. ?l math:greaterThan 2 } => { ?a ex:q ?l }.', /built-in|typed literal/],
-    ['a string: built-in', '{ ?a ex:name ?n. ?n string:startsWith "x" } => { ?a ex:q ?n }.', /built-in <http:\/\/www\.w3\.org\/2000\/10\/swap\/string#startsWith>/],
+    [
+      'a string: built-in',
+      '{ ?a ex:name ?n. ?n string:startsWith "x" } => { ?a ex:q ?n }.',
+      /built-in <http:\/\/www\.w3\.org\/2000\/10\/swap\/string#startsWith>/,
+    ],
     ['a false conclusion', '{ ?a ex:p ?b } => false.', /concluding false/],
     ['a list in a rule', '{ ?a ex:p (?b ?c) } => { ?a ex:q ?b }.', /blank node, list or formula/],
     ['a blank node in a conclusion', '{ ?a ex:p ?b } => { ?a ex:q [ ex:r ?b ] }.', /blank node/],

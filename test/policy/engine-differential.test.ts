@@ -97,10 +97,16 @@ describe('N3.Reasoner and EYE compile the same policy table', () => {
   }
 
   it('when a premise constant is produced only by a later rule variable (N3.Reasoner alone misses it)', async () => {
-    const chosen = await same([fixture('differential', 'open-to.ttl')], [fixture('differential', 'open-to-grants.n3'), fixture('differential', 'open-to-applies.n3')]);
+    const chosen = await same(
+      [fixture('differential', 'open-to.ttl')],
+      [fixture('differential', 'open-to-grants.n3'), fixture('differential', 'open-to-applies.n3')],
+    );
     assert.ok(chosen.ok);
     assert.deepEqual(chosen.engines, ['n3']);
-    assert.deepEqual(chosen.table.find((policy) => policy.iri === 'https://example.org/open')?.graphs, ['https://example.org/open-graph', 'https://example.org/everyone-extra']);
+    assert.deepEqual(chosen.table.find((policy) => policy.iri === 'https://example.org/open')?.graphs, [
+      'https://example.org/open-graph',
+      'https://example.org/everyone-extra',
+    ]);
   });
 
   it('for guard:appliesTo stated in the Turtle, with the shipped rules alone', async () => {
@@ -111,14 +117,21 @@ describe('N3.Reasoner and EYE compile the same policy table', () => {
   });
 
   it('when an EYE rule file feeds the fragment files (those then run in EYE too)', async () => {
-    const ruleFiles = [fixture('rules', 'team-lead-agent-eye.n3'), fixture('rules', 'typed-policies.n3'), fixture('rules', 'grants-copy.n3')];
+    const ruleFiles = [
+      fixture('rules', 'team-lead-agent-eye.n3'),
+      fixture('rules', 'typed-policies.n3'),
+      fixture('rules', 'grants-copy.n3'),
+    ];
     const chosen = await same([fixture('copy-rules.ttl')], ruleFiles);
     assert.ok(chosen.ok, JSON.stringify(chosen));
     assert.deepEqual(chosen.engines, ['n3', 'eye']);
     // The lead EYE derives is an agent of the policy: the copy rules ran after EYE's rule, in EYE.
     const viaTeam = chosen.table.find((policy) => policy.iri === 'https://example.org/via-team');
     assert.ok(viaTeam?.principals.includes('<https://example.org/carol>'), JSON.stringify(viaTeam));
-    const loaded = await loadPolicySetWithStats({ policyFiles: [fixture('copy-rules.ttl')], ruleFiles: [...shippedRuleFiles(), ...ruleFiles] });
+    const loaded = await loadPolicySetWithStats({
+      policyFiles: [fixture('copy-rules.ttl')],
+      ruleFiles: [...shippedRuleFiles(), ...ruleFiles],
+    });
     const engineOf = (file: string) => loaded.stats.ruleRuns.find((run) => run.file === file)?.engine;
     assert.equal(engineOf(shippedRuleFiles()[0] ?? ''), 'eye');
     assert.equal(engineOf(fixture('rules', 'team-lead-agent-eye.n3')), 'eye');
@@ -132,8 +145,16 @@ describe('N3.Reasoner and EYE refuse the same loads with the same line', () => {
     ['a derived graph that is not an IRI', [fixture('targeting.ttl')], [fixture('rules', 'derives-literal-graph.n3')]],
     ['a derived graph the rewriter reserves', [fixture('targeting.ttl')], [fixture('rules', 'derives-reserved-graph.n3')]],
     ['a derived graph with dot segments', [fixture('targeting.ttl')], [fixture('rules', 'derives-dot-segment-graph.n3')]],
-    ['a derivation about a resource that is not a declared policy', [fixture('targeting.ttl')], [fixture('rules', 'derives-for-non-policy.n3')]],
-    ['a derived graph that is a blank node of the data', [fixture('differential', 'blank-collection-graph.ttl')], [rule('graph-collections.n3')]],
+    [
+      'a derivation about a resource that is not a declared policy',
+      [fixture('targeting.ttl')],
+      [fixture('rules', 'derives-for-non-policy.n3')],
+    ],
+    [
+      'a derived graph that is a blank node of the data',
+      [fixture('differential', 'blank-collection-graph.ttl')],
+      [rule('graph-collections.n3')],
+    ],
     ['a stated guard:appliesTo about a resource that is not a policy', [fixture('differential', 'stated-for-non-policy.ttl')], []],
   ];
   for (const [name, policyFiles, ruleFiles] of cases) {

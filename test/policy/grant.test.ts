@@ -19,7 +19,9 @@ const load = (...files: string[]) =>
   loadPolicySet({ policyFiles: files.map((file) => resolve('test/fixtures/policy', file)), ruleFiles: shippedRuleFiles() });
 const names = (grant: Grant | undefined) => grant?.policies.map((iri) => iri.slice(EX.length));
 const hidden = (grant: Grant | undefined) =>
-  Object.fromEntries([...(grant?.hiddenByGraph ?? [])].map(([graph, paths]) => [graph.slice(EX.length), [...paths].map((p) => p.slice(EX.length)).sort()]));
+  Object.fromEntries(
+    [...(grant?.hiddenByGraph ?? [])].map(([graph, paths]) => [graph.slice(EX.length), [...paths].map((p) => p.slice(EX.length)).sort()]),
+  );
 
 describe('grantFor: targeting', () => {
   let set: PolicySet;
@@ -44,7 +46,14 @@ describe('grantFor: targeting', () => {
   it('adds the policies of the agent IRI and of each group, in order of listing, without duplicates', () => {
     const grant = grantFor(set, user(`${EX}alice`, 'editors', 'editors', 'unknown'));
     assert.deepEqual(names(grant), ['everyone', 'authenticated', 'alice', 'editors', 'two-ways']);
-    assert.deepEqual([...(grant?.graphs ?? [])].sort(), [`${EX}alice-graph`, `${EX}drafts`, `${EX}members`, `${EX}public`, `${EX}reviews`, `${EX}shared`]);
+    assert.deepEqual([...(grant?.graphs ?? [])].sort(), [
+      `${EX}alice-graph`,
+      `${EX}drafts`,
+      `${EX}members`,
+      `${EX}public`,
+      `${EX}reviews`,
+      `${EX}shared`,
+    ]);
   });
 
   it('counts a policy that grants no graph as applying', () => {
@@ -122,12 +131,18 @@ describe('grantFor: 1,000 policies', () => {
     const grant = grantFor(set, user(`${EX}agent-503`, 'team-7'));
     const expected = new Set<number>();
     for (let i = 0; i < N; i += 1) if (i % 100 === 0 || i % 10 === 7 || i === 503) expected.add(i);
-    assert.deepEqual(grant?.policies, [...expected].sort((a, b) => a - b).map((i) => `${EX}p-${i}`));
+    assert.deepEqual(
+      grant?.policies,
+      [...expected].sort((a, b) => a - b).map((i) => `${EX}p-${i}`),
+    );
     assert.equal(grant?.graphs.size, expected.size);
     assert.ok(grant?.graphs.has(`${EX}g-503`) && grant.graphs.has(`${EX}g-997`) && !grant.graphs.has(`${EX}g-998`));
   });
 
   it('returns the Everyone policies for an anonymous caller', () => {
-    assert.deepEqual(grantFor(set, anonymous)?.policies, Array.from({ length: 10 }, (_, k) => `${EX}p-${k * 100}`));
+    assert.deepEqual(
+      grantFor(set, anonymous)?.policies,
+      Array.from({ length: 10 }, (_, k) => `${EX}p-${k * 100}`),
+    );
   });
 });

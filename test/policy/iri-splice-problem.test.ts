@@ -13,7 +13,8 @@ test('plain absolute IRIs pass, dots inside names and after the path too', () =>
     'https://example.org/g?x=/../y',
     'https://example.org/ns#/../salary',
     'https://example.org/',
-  ]) assert.equal(iriSpliceProblem(iri), undefined, iri);
+  ])
+    assert.equal(iriSpliceProblem(iri), undefined, iri);
 });
 
 test('dot segments anywhere in the path are refused', () => {
@@ -26,11 +27,20 @@ test('dot segments anywhere in the path are refused', () => {
     'urn:a/../b',
     'tag:./x',
     'file:..',
-  ]) assert.match(iriSpliceProblem(iri) ?? '', /dot segments/, iri);
+  ])
+    assert.match(iriSpliceProblem(iri) ?? '', /dot segments/, iri);
 });
 
 test('what is no valid absolute IRIREF is refused', () => {
-  for (const iri of ['relative/graph', '', 'https://example.org/g x', 'https://example.org/g>x', 'https://example.org/{g}', 'https://example.org/g\\x', 'https://example.org/\ng']) {
+  for (const iri of [
+    'relative/graph',
+    '',
+    'https://example.org/g x',
+    'https://example.org/g>x',
+    'https://example.org/{g}',
+    'https://example.org/g\\x',
+    'https://example.org/\ng',
+  ]) {
     assert.match(iriSpliceProblem(iri) ?? '', /not a valid absolute SPARQL IRI/, JSON.stringify(iri));
   }
 });

@@ -52,7 +52,10 @@ describe('loadPolicySet: targeting derived by the shipped rules', () => {
   it('lists per principal the policies and graphs, for operator tools', async () => {
     const set = await load([fixture('targeting.ttl')]);
     const alice = set.principals.find((entry) => entry.label === `<${EX}alice>`);
-    assert.deepEqual(alice?.policies.map((p) => p.iri), [`${EX}alice`, `${EX}two-ways`]);
+    assert.deepEqual(
+      alice?.policies.map((p) => p.iri),
+      [`${EX}alice`, `${EX}two-ways`],
+    );
     assert.deepEqual(alice?.graphs, [`${EX}alice-graph`, `${EX}shared`]);
     assert.deepEqual(
       set.principals.map((entry) => entry.label),
@@ -64,18 +67,29 @@ describe('loadPolicySet: targeting derived by the shipped rules', () => {
     const set = await load([fixture('order-a.ttl'), fixture('order-b.ttl')]);
     assert.deepEqual(
       set.policies.map((p) => [p.iri.slice(EX.length), p.order]),
-      [['a2', 0], ['a1', 1], ['a3', 2], ['b1', 3], ['b0', 4]],
+      [
+        ['a2', 0],
+        ['a1', 1],
+        ['a3', 2],
+        ['b1', 3],
+        ['b0', 4],
+      ],
     );
     // A policy continued in a later file keeps its first file and gains the later triples (RDF merge).
     assert.equal(policy(set, `${EX}a3`)?.file, fixture('order-a.ttl'));
     assert.deepEqual(policy(set, `${EX}a3`)?.graphs, [`${EX}g3`, `${EX}g5`]);
     const swapped = await load([fixture('order-b.ttl'), fixture('order-a.ttl')]);
-    assert.deepEqual(swapped.policies.map((p) => p.iri.slice(EX.length)), ['b1', 'a3', 'b0', 'a2', 'a1']);
+    assert.deepEqual(
+      swapped.policies.map((p) => p.iri.slice(EX.length)),
+      ['b1', 'a3', 'b0', 'a2', 'a1'],
+    );
   });
 
   it('gives every policy that names a principal the same principal object (the worker sends it once)', async () => {
     const set = await load([fixture('targeting.ttl')]);
-    const alice = set.policies.flatMap((p) => p.principals.filter((principal) => principal.kind === 'agent' && principal.agent === `${EX}alice`));
+    const alice = set.policies.flatMap((p) =>
+      p.principals.filter((principal) => principal.kind === 'agent' && principal.agent === `${EX}alice`),
+    );
     assert.equal(alice.length, 2);
     assert.equal(alice[0], alice[1]);
     assert.ok(Object.isFrozen(alice[0]));
@@ -111,9 +125,18 @@ describe('loadPolicySet: validation fails closed with one line naming file and p
     ['group-iri.ttl', /policy <https:\/\/example\.org\/p>: guard:group must be a string literal, found <https:\/\/example\.org\/staff>$/],
     ['group-lang.ttl', /policy <https:\/\/example\.org\/p>: guard:group must be a plain string literal, found literal "staff"@en$/],
     ['group-empty.ttl', /policy <https:\/\/example\.org\/p>: guard:group must not be the empty string$/],
-    ['graph-dot-segments.ttl', /policy <https:\/\/example\.org\/p>: guard:readGraph "https:\/\/example\.org\/g\/x\/\.\.\/secret" has dot segments/],
-    ['graph-trailing-dot.ttl', /policy <https:\/\/example\.org\/p>: guard:readGraph "https:\/\/example\.org\/g\/public\/\." has dot segments/],
-    ['hidepath-dot-segments.ttl', /policy <https:\/\/example\.org\/p>: guard:hidePath "https:\/\/example\.org\/x\/\.\/ns#salary" has dot segments/],
+    [
+      'graph-dot-segments.ttl',
+      /policy <https:\/\/example\.org\/p>: guard:readGraph "https:\/\/example\.org\/g\/x\/\.\.\/secret" has dot segments/,
+    ],
+    [
+      'graph-trailing-dot.ttl',
+      /policy <https:\/\/example\.org\/p>: guard:readGraph "https:\/\/example\.org\/g\/public\/\." has dot segments/,
+    ],
+    [
+      'hidepath-dot-segments.ttl',
+      /policy <https:\/\/example\.org\/p>: guard:hidePath "https:\/\/example\.org\/x\/\.\/ns#salary" has dot segments/,
+    ],
     ['hidepath-literal.ttl', /policy <https:\/\/example\.org\/p>: guard:hidePath must be an IRI, found literal "salary"$/],
     ['untyped.ttl', /policy <https:\/\/example\.org\/p>: uses guard:agent but is not declared a guard:Policy$/],
     ['blank-policy.ttl', /: a guard:Policy must be named by an IRI, not a blank node$/],
@@ -142,11 +165,17 @@ describe('loadPolicySet: validation fails closed with one line naming file and p
 describe('loadPolicySet: rule files', () => {
   it('refuses a rule file with an N3 syntax error, naming it', async () => {
     const file = fixture('rules', 'broken-syntax.n3');
-    await refuses(load([fixture('targeting.ttl')], [file]), new RegExp(`^${file}: rule file fails in EYE: invalid_document\\(after_line\\(4\\)\\)$`));
+    await refuses(
+      load([fixture('targeting.ttl')], [file]),
+      new RegExp(`^${file}: rule file fails in EYE: invalid_document\\(after_line\\(4\\)\\)$`),
+    );
   });
 
   it('refuses a rule set that EYE stops on (inference fuse)', async () => {
-    await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'inference-fuse.n3')]), /\/inference-fuse\.n3: rule file fails in EYE: inference_fuse \(a rule concluded false\)$/);
+    await refuses(
+      load([fixture('targeting.ttl')], [fixture('rules', 'inference-fuse.n3')]),
+      /\/inference-fuse\.n3: rule file fails in EYE: inference_fuse \(a rule concluded false\)$/,
+    );
   });
 
   it('refuses a derived graph that is not an IRI', async () => {
@@ -157,19 +186,31 @@ describe('loadPolicySet: rule files', () => {
   });
 
   it('refuses a derived graph that the rewriter reserves', async () => {
-    await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'derives-reserved-graph.n3')]), /guard:grantsGraph <urn:x-sparql-guard:empty>: the IRI is reserved/);
+    await refuses(
+      load([fixture('targeting.ttl')], [fixture('rules', 'derives-reserved-graph.n3')]),
+      /guard:grantsGraph <urn:x-sparql-guard:empty>: the IRI is reserved/,
+    );
   });
 
   it('refuses a derived graph with dot segments (a store may normalise it to another graph)', async () => {
-    await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'derives-dot-segment-graph.n3')]), /policy <https:\/\/example\.org\/[a-z-]+>: the rules derived guard:grantsGraph <https:\/\/example\.org\/g\/a\/\.\.\/b>: the IRI has dot segments/);
+    await refuses(
+      load([fixture('targeting.ttl')], [fixture('rules', 'derives-dot-segment-graph.n3')]),
+      /policy <https:\/\/example\.org\/[a-z-]+>: the rules derived guard:grantsGraph <https:\/\/example\.org\/g\/a\/\.\.\/b>: the IRI has dot segments/,
+    );
   });
 
   it('refuses a derived principal that is neither an IRI nor a group name', async () => {
-    await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'derives-number-principal.n3')]), /guard:appliesTo literal "42"\^\^<http:\/\/www\.w3\.org\/2001\/XMLSchema#integer>: a principal must be/);
+    await refuses(
+      load([fixture('targeting.ttl')], [fixture('rules', 'derives-number-principal.n3')]),
+      /guard:appliesTo literal "42"\^\^<http:\/\/www\.w3\.org\/2001\/XMLSchema#integer>: a principal must be/,
+    );
   });
 
   it('refuses a derivation about a resource that is not a declared policy', async () => {
-    await refuses(load([fixture('targeting.ttl')], [fixture('rules', 'derives-for-non-policy.n3')]), /^the rules derived guard:appliesTo for <https:\/\/example\.org\/not-a-policy>, which is not a declared guard:Policy$/);
+    await refuses(
+      load([fixture('targeting.ttl')], [fixture('rules', 'derives-for-non-policy.n3')]),
+      /^the rules derived guard:appliesTo for <https:\/\/example\.org\/not-a-policy>, which is not a declared guard:Policy$/,
+    );
   });
 
   it('hands every triple to EYE when a rule has a variable predicate', async () => {
@@ -181,7 +222,10 @@ describe('loadPolicySet: rule files', () => {
   it('hands EYE the rdf:type triples when a rule reads them (they are left out otherwise)', async () => {
     const set = await load([fixture('targeting.ttl')], [fixture('rules', 'typed-policies.n3')]);
     for (const compiled of set.policies) {
-      assert.ok(compiled.principals.some((p) => p.kind === 'group' && p.group === 'every-policy-group'), compiled.iri);
+      assert.ok(
+        compiled.principals.some((p) => p.kind === 'group' && p.group === 'every-policy-group'),
+        compiled.iri,
+      );
     }
   });
 
@@ -202,8 +246,14 @@ describe('loadPolicySet: rule files', () => {
   it('lets EYE apply the shipped rules to what operator rules derive', async () => {
     const set = await load([fixture('copy-rules.ttl')], [fixture('rules', 'team-lead-agent.n3'), fixture('rules', 'grants-copy.n3')]);
     const principals = policy(set, `${EX}via-team`)?.principals ?? [];
-    assert.ok(principals.some((p) => p.kind === 'agent' && p.agent === `${EX}carol`), JSON.stringify(principals));
-    assert.ok(principals.some((p) => p.kind === 'group' && p.group === 'unused'), JSON.stringify(principals));
+    assert.ok(
+      principals.some((p) => p.kind === 'agent' && p.agent === `${EX}carol`),
+      JSON.stringify(principals),
+    );
+    assert.ok(
+      principals.some((p) => p.kind === 'group' && p.group === 'unused'),
+      JSON.stringify(principals),
+    );
     assert.deepEqual(policy(set, `${EX}via-copy`)?.graphs, [`${EX}copied-graph`]);
   });
 

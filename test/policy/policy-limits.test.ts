@@ -25,25 +25,38 @@ describe('limits per caller from policies', () => {
     assert.deepEqual(grantFor(set, caller(`${EX}bob`, ['staff']))?.limits, { timeoutMs: 30000, resultLimit: 10000, maxConcurrent: 2 });
     // alice's own policy sets a smaller resultLimit than Everyone's: the larger one still wins.
     assert.deepEqual(grantFor(set, caller(`${EX}alice`))?.limits, { timeoutMs: 2000, resultLimit: 100, maxConcurrent: 8 });
-    assert.deepEqual(grantFor(set, caller(`${EX}alice`, ['staff', 'plain']))?.limits, { timeoutMs: 30000, resultLimit: 10000, maxConcurrent: 8 });
+    assert.deepEqual(grantFor(set, caller(`${EX}alice`, ['staff', 'plain']))?.limits, {
+      timeoutMs: 30000,
+      resultLimit: 10000,
+      maxConcurrent: 8,
+    });
   });
 
   describe('refuses a bad limit, naming the policy', () => {
     const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-policy-limits-'));
     after(() => rmSync(folder, { recursive: true, force: true }));
     const cases: [string, RegExp][] = [
-      ['guard:timeoutMs 0', /guard:timeoutMs must be a whole number from 1 to 2147483647, found literal "0"\^\^<http:\/\/www\.w3\.org\/2001\/XMLSchema#integer>/],
+      [
+        'guard:timeoutMs 0',
+        /guard:timeoutMs must be a whole number from 1 to 2147483647, found literal "0"\^\^<http:\/\/www\.w3\.org\/2001\/XMLSchema#integer>/,
+      ],
       ['guard:timeoutMs 1.5', /guard:timeoutMs must be a whole number from 1 to 2147483647, found literal "1\.5"/],
       ['guard:resultLimit "100"', /guard:resultLimit must be a whole number from 1 to 2147483647, found literal "100"$/],
       ['guard:maxConcurrent -1', /guard:maxConcurrent must be a whole number/],
       ['guard:resultLimit 99999999999', /guard:resultLimit must be a whole number/],
       ['guard:timeoutMs 10, 20', /guard:timeoutMs is given 2 times \(give one value\)/],
-      ['guard:maxConcurrent <https://example.org/many>', /guard:maxConcurrent must be a whole number from 1 to 2147483647, found <https:\/\/example\.org\/many>/],
+      [
+        'guard:maxConcurrent <https://example.org/many>',
+        /guard:maxConcurrent must be a whole number from 1 to 2147483647, found <https:\/\/example\.org\/many>/,
+      ],
     ];
     for (const [triple, pattern] of cases) {
       it(triple, async () => {
         const file = join(folder, `${cases.findIndex(([t]) => t === triple)}.ttl`);
-        writeFileSync(file, `@prefix guard: <https://w3id.org/sparql-guard#> .\n<${EX}p> a guard:Policy ; guard:agent guard:Everyone ; guard:readGraph <${EX}g> ; ${triple} .\n`);
+        writeFileSync(
+          file,
+          `@prefix guard: <https://w3id.org/sparql-guard#> .\n<${EX}p> a guard:Policy ; guard:agent guard:Everyone ; guard:readGraph <${EX}g> ; ${triple} .\n`,
+        );
         await assert.rejects(load(file), (error: unknown) => {
           assert.ok(error instanceof PolicyLoadError, String(error));
           assert.match(error.message, pattern);

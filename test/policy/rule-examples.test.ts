@@ -36,7 +36,10 @@ describe('operator rule examples', () => {
   });
 
   it('group hierarchy: a cycle terminates', async () => {
-    const set = await load([example('group-hierarchy.ttl')], [rule('group-hierarchy.n3'), example('group-hierarchy.n3'), resolve('test/fixtures/policy/rules/group-cycle.n3')]);
+    const set = await load(
+      [example('group-hierarchy.ttl')],
+      [rule('group-hierarchy.n3'), example('group-hierarchy.n3'), resolve('test/fixtures/policy/rules/group-cycle.n3')],
+    );
     assert.deepEqual(names(set, user(`${EX}x`, 'staff')), ['policies/staff-handbook', 'policies/intern-desk']);
   });
 

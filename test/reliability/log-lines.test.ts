@@ -47,29 +47,43 @@ describe('the request log under a mixed load', () => {
     folder.remove();
   });
 
-  it('writes one line per request with its outcome and bytes: completed, client-closed, upstream-cut, timeout, refused by the parser', { timeout: 60_000 }, async () => {
-    const from = guard.lines.length;
-    const endpoint = `${url}/sparql?query=${QUERY}`;
-    store.mode = 'answer';
-    await Promise.all(Array.from({ length: 30 }, async () => (await fetch(endpoint)).text()));
-    store.mode = 'drip';
-    await Promise.all(Array.from({ length: 8 }, () => abandonedGet(endpoint, 3)));
-    store.mode = 'cut';
-    await Promise.all(Array.from({ length: 6 }, () => fetch(endpoint).then((r) => r.text()).catch(() => undefined)));
-    store.mode = 'answer';
-    const stalled = 'POST /sparql HTTP/1.1\r\nHost: guard\r\nContent-Type: application/sparql-query\r\nContent-Length: 50\r\n\r\nSEL';
-    await Promise.all(Array.from({ length: 5 }, () => rawRequest(url, stalled)));
-    await Promise.all(Array.from({ length: 4 }, () => rawRequest(url, 'GET /healthz HTTP/1.1\r\nHost: guard\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n')));
-    // Requests that are not aborted by the test: 30 + 8 + 6 + 5 + 4 = 53.
-    const requestLines = () => guard.lines.slice(from).filter((line) => line.outcome !== undefined);
-    const end = performance.now() + 10_000;
-    while (requestLines().length < 53 && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
-    await new Promise((resolve) => setTimeout(resolve, 500)); // and no extra line after them
-    const counts: Record<string, number> = {};
-    for (const line of requestLines()) counts[String(line.outcome)] = (counts[String(line.outcome)] ?? 0) + 1;
-    assert.deepEqual(counts, { completed: 34, 'client-closed': 8, 'upstream-cut': 6, timeout: 5 });
-    for (const line of requestLines()) assert.equal(typeof line.bytes, 'number');
-    const cut = requestLines().filter((line) => line.outcome !== 'completed');
-    for (const line of cut.filter((entry) => entry.outcome !== 'timeout')) assert.ok((line.bytes as number) > 0, 'the answer had begun');
-  });
+  it(
+    'writes one line per request with its outcome and bytes: completed, client-closed, upstream-cut, timeout, refused by the parser',
+    { timeout: 60_000 },
+    async () => {
+      const from = guard.lines.length;
+      const endpoint = `${url}/sparql?query=${QUERY}`;
+      store.mode = 'answer';
+      await Promise.all(Array.from({ length: 30 }, async () => (await fetch(endpoint)).text()));
+      store.mode = 'drip';
+      await Promise.all(Array.from({ length: 8 }, () => abandonedGet(endpoint, 3)));
+      store.mode = 'cut';
+      await Promise.all(
+        Array.from({ length: 6 }, () =>
+          fetch(endpoint)
+            .then((r) => r.text())
+            .catch(() => undefined),
+        ),
+      );
+      store.mode = 'answer';
+      const stalled = 'POST /sparql HTTP/1.1\r\nHost: guard\r\nContent-Type: application/sparql-query\r\nContent-Length: 50\r\n\r\nSEL';
+      await Promise.all(Array.from({ length: 5 }, () => rawRequest(url, stalled)));
+      await Promise.all(
+        Array.from({ length: 4 }, () =>
+          rawRequest(url, 'GET /healthz HTTP/1.1\r\nHost: guard\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'),
+        ),
+      );
+      // Requests that are not aborted by the test: 30 + 8 + 6 + 5 + 4 = 53.
+      const requestLines = () => guard.lines.slice(from).filter((line) => line.outcome !== undefined);
+      const end = performance.now() + 10_000;
+      while (requestLines().length < 53 && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 500)); // and no extra line after them
+      const counts: Record<string, number> = {};
+      for (const line of requestLines()) counts[String(line.outcome)] = (counts[String(line.outcome)] ?? 0) + 1;
+      assert.deepEqual(counts, { completed: 34, 'client-closed': 8, 'upstream-cut': 6, timeout: 5 });
+      for (const line of requestLines()) assert.equal(typeof line.bytes, 'number');
+      const cut = requestLines().filter((line) => line.outcome !== 'completed');
+      for (const line of cut.filter((entry) => entry.outcome !== 'timeout')) assert.ok((line.bytes as number) > 0, 'the answer had begun');
+    },
+  );
 });

@@ -16,7 +16,11 @@ export interface RawAnswer {
  * `dripEveryMs`), and resolves once the server closes the connection (or after `limitMs`,
  * with status 0).
  */
-export function rawRequest(url: string, head: string | Buffer, options: { drip?: string[]; dripEveryMs?: number; limitMs?: number } = {}): Promise<RawAnswer> {
+export function rawRequest(
+  url: string,
+  head: string | Buffer,
+  options: { drip?: string[]; dripEveryMs?: number; limitMs?: number } = {},
+): Promise<RawAnswer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const started = performance.now();

@@ -50,7 +50,10 @@ async function waitUntil(check: () => boolean, limitMs: number): Promise<number>
 /** Process ids of the children of `pid` (the cluster's workers). */
 function childrenOf(pid: number): number[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter((n) => n > 0);
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map(Number)
+      .filter((n) => n > 0);
   } catch {
     return [];
   }
@@ -67,57 +70,78 @@ describe('signals against the real bin', () => {
     folder.remove();
   });
 
-  it('SIGTERM: /readyz 503 at once, answers say Connection: close, an idle keep-alive client does not hold the exit', { timeout: 30_000 }, async () => {
-    const guard = spawnGuard(folder.folder, { upstream: store.url, policies: [INTEGRATION_POLICIES], shutdown: { drainMs: 600, graceMs: 10_000 } });
-    try {
-      const url = await listeningUrl(guard);
-      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-      assert.equal((await get(`${url}/sparql?query=${QUERY}`, agent)).connection, 'keep-alive');
-      const signalled = performance.now();
-      guard.child.kill('SIGTERM');
-      await guard.waitFor((line) => line.event === 'shutdown');
-      const ready = await fetch(`${url}/readyz`);
-      assert.equal(ready.status, 503);
-      assert.equal(await ready.text(), 'draining: the guard is shutting down\n');
-      const during = await get(`${url}/sparql?query=${QUERY}`, false);
-      assert.equal(during.status, 200, 'still serving during the drain');
-      assert.equal(during.connection, 'close');
-      assert.equal(await guard.exited(), 0);
-      const tookMs = performance.now() - signalled;
-      assert.ok(tookMs < 5000, `exited ${Math.round(tookMs)} ms after SIGTERM (drain 600 ms, grace 10 s)`);
-      agent.destroy();
-    } finally {
-      await guard.stop();
-    }
-  });
+  it(
+    'SIGTERM: /readyz 503 at once, answers say Connection: close, an idle keep-alive client does not hold the exit',
+    { timeout: 30_000 },
+    async () => {
+      const guard = spawnGuard(folder.folder, {
+        upstream: store.url,
+        policies: [INTEGRATION_POLICIES],
+        shutdown: { drainMs: 600, graceMs: 10_000 },
+      });
+      try {
+        const url = await listeningUrl(guard);
+        const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+        assert.equal((await get(`${url}/sparql?query=${QUERY}`, agent)).connection, 'keep-alive');
+        const signalled = performance.now();
+        guard.child.kill('SIGTERM');
+        await guard.waitFor((line) => line.event === 'shutdown');
+        const ready = await fetch(`${url}/readyz`);
+        assert.equal(ready.status, 503);
+        assert.equal(await ready.text(), 'draining: the guard is shutting down\n');
+        const during = await get(`${url}/sparql?query=${QUERY}`, false);
+        assert.equal(during.status, 200, 'still serving during the drain');
+        assert.equal(during.connection, 'close');
+        assert.equal(await guard.exited(), 0);
+        const tookMs = performance.now() - signalled;
+        assert.ok(tookMs < 5000, `exited ${Math.round(tookMs)} ms after SIGTERM (drain 600 ms, grace 10 s)`);
+        agent.destroy();
+      } finally {
+        await guard.stop();
+      }
+    },
+  );
 
-  it('SIGTERM with a stream outliving the grace: the stream is cut and logged shutdown-cut, exit right after the grace', { timeout: 30_000 }, async () => {
-    const guard = spawnGuard(folder.folder, { upstream: store.url, policies: [INTEGRATION_POLICIES], shutdown: { drainMs: 0, graceMs: 500 } });
-    try {
-      const url = await listeningUrl(guard);
-      store.mode = 'drip';
-      const streaming = get(`${url}/sparql?query=${QUERY}`, false);
-      await waitUntil(() => store.received >= 3, 10_000);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const signalled = performance.now();
-      guard.child.kill('SIGTERM');
-      assert.equal(await guard.exited(), 0);
-      assert.ok(performance.now() - signalled < 4000);
-      assert.ok((await streaming).error !== undefined, 'the client saw its stream cut');
-      // stdout may still be in the pipe when the exit is reported.
-      const isRequest = (entry: Record<string, unknown>) => entry.method === 'GET' && entry.path === '/sparql';
-      await waitUntil(() => guard.lines.some(isRequest), 5000);
-      const line = guard.lines.find(isRequest);
-      assert.equal(line?.outcome, 'shutdown-cut');
-      assert.ok(typeof line.durationMs === 'number' && line.durationMs > 100);
-    } finally {
-      store.mode = 'answer';
-      await guard.stop();
-    }
-  });
+  it(
+    'SIGTERM with a stream outliving the grace: the stream is cut and logged shutdown-cut, exit right after the grace',
+    { timeout: 30_000 },
+    async () => {
+      const guard = spawnGuard(folder.folder, {
+        upstream: store.url,
+        policies: [INTEGRATION_POLICIES],
+        shutdown: { drainMs: 0, graceMs: 500 },
+      });
+      try {
+        const url = await listeningUrl(guard);
+        store.mode = 'drip';
+        const streaming = get(`${url}/sparql?query=${QUERY}`, false);
+        await waitUntil(() => store.received >= 3, 10_000);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const signalled = performance.now();
+        guard.child.kill('SIGTERM');
+        assert.equal(await guard.exited(), 0);
+        assert.ok(performance.now() - signalled < 4000);
+        assert.ok((await streaming).error !== undefined, 'the client saw its stream cut');
+        // stdout may still be in the pipe when the exit is reported.
+        const isRequest = (entry: Record<string, unknown>) => entry.method === 'GET' && entry.path === '/sparql';
+        await waitUntil(() => guard.lines.some(isRequest), 5000);
+        const line = guard.lines.find(isRequest);
+        assert.equal(line?.outcome, 'shutdown-cut');
+        assert.ok(typeof line.durationMs === 'number' && line.durationMs > 100);
+      } finally {
+        store.mode = 'answer';
+        await guard.stop();
+      }
+    },
+  );
 
   it('workers: 2, a worker killed with SIGKILL under load (a new connection per request): no 503', { timeout: 90_000 }, async () => {
-    const guard = spawnGuard(folder.folder, { upstream: store.url, policies: [INTEGRATION_POLICIES], workers: 2, shutdown: { drainMs: 0 } });
+    const guard = spawnGuard(folder.folder, {
+      upstream: store.url,
+      policies: [INTEGRATION_POLICIES],
+      workers: 2,
+      shutdown: { drainMs: 0 },
+    });
     let stop = false;
     try {
       const url = await listeningUrl(guard);
@@ -150,7 +174,12 @@ describe('signals against the real bin', () => {
   });
 
   it('workers log one line and exit when the primary disappears', { timeout: 60_000 }, async () => {
-    const guard = spawnGuard(folder.folder, { upstream: store.url, policies: [INTEGRATION_POLICIES], workers: 2, shutdown: { drainMs: 0 } });
+    const guard = spawnGuard(folder.folder, {
+      upstream: store.url,
+      policies: [INTEGRATION_POLICIES],
+      workers: 2,
+      shutdown: { drainMs: 0 },
+    });
     await listeningUrl(guard);
     // Both workers past their start (a worker still booting has no listener yet and exits silently).
     await waitUntil(() => guard.lines.filter((line) => line.event === 'listening' && line.worker !== undefined).length === 2, 30_000);

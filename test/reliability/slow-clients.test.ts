@@ -55,25 +55,31 @@ describe('a guard with tight client bounds, in front of a store that can stream 
   });
 
   it('answers headers that never end with 408 within the headers bound', async () => {
-    const answer = await rawRequest(url, 'GET /healthz HTTP/1.1\r\nHost: guard\r\n', { drip: Array.from({ length: 50 }, () => 'X-A: b\r\n') });
+    const answer = await rawRequest(url, 'GET /healthz HTTP/1.1\r\nHost: guard\r\n', {
+      drip: Array.from({ length: 50 }, () => 'X-A: b\r\n'),
+    });
     assert.equal(answer.status, 408);
     assert.ok(answer.closedAfterMs < 4000, `closed after ${answer.closedAfterMs} ms`);
   });
 
-  it('cuts a client that stops reading a streamed answer after timeoutMs of silence, and logs how much it got', { timeout: 30_000 }, async () => {
-    store.mode = 'huge';
-    const from = guard.lines.length;
-    const reader = await stalledReader(url, `GET /sparql?query=${QUERY} HTTP/1.1\r\nHost: guard\r\n\r\n`);
-    try {
-      const line = await guard.waitFor((entry) => entry.method === 'GET' && entry.path === '/sparql', from, 20_000);
-      assert.equal(line.outcome, 'timeout');
-      assert.equal(line.status, 200);
-      assert.ok(typeof line.bytes === 'number' && line.bytes > 0 && line.bytes < 64 * 1024 * 1024, `bytes ${String(line.bytes)}`);
-    } finally {
-      reader.close();
-      store.mode = 'answer';
-    }
-  });
+  it(
+    'cuts a client that stops reading a streamed answer after timeoutMs of silence, and logs how much it got',
+    { timeout: 30_000 },
+    async () => {
+      store.mode = 'huge';
+      const from = guard.lines.length;
+      const reader = await stalledReader(url, `GET /sparql?query=${QUERY} HTTP/1.1\r\nHost: guard\r\n\r\n`);
+      try {
+        const line = await guard.waitFor((entry) => entry.method === 'GET' && entry.path === '/sparql', from, 20_000);
+        assert.equal(line.outcome, 'timeout');
+        assert.equal(line.status, 200);
+        assert.ok(typeof line.bytes === 'number' && line.bytes > 0 && line.bytes < 64 * 1024 * 1024, `bytes ${String(line.bytes)}`);
+      } finally {
+        reader.close();
+        store.mode = 'answer';
+      }
+    },
+  );
 
   it('refuses connections past maxConnections with one 503 line, and serves again once they close', async () => {
     store.mode = 'drip';
@@ -120,6 +126,9 @@ describe('a guard with tight client bounds, in front of a store that can stream 
       assert.match(answer.body, /^[^\n{]+\n$/);
     }
     await guard.waitFor(() => parserLines(from).length >= 3, from);
-    assert.deepEqual(parserLines(from).map((line) => line.status), [400, 400, 431]);
+    assert.deepEqual(
+      parserLines(from).map((line) => line.status),
+      [400, 400, 431],
+    );
   });
 });

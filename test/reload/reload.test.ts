@@ -231,7 +231,8 @@ describe('start-up', () => {
     const policyFile = join(folder.folder, 'policies.ttl');
     // Enough policies that the first load takes a while after the listener is up.
     const lines = ['@prefix guard: <https://w3id.org/sparql-guard#> .'];
-    for (let i = 0; i < 3000; i += 1) lines.push(`<http://example.org/p/${i}> a guard:Policy ; guard:agent guard:Everyone ; guard:readGraph <http://example.org/g/${i}> .`);
+    for (let i = 0; i < 3000; i += 1)
+      lines.push(`<http://example.org/p/${i}> a guard:Policy ; guard:agent guard:Everyone ; guard:readGraph <http://example.org/g/${i}> .`);
     writeFileSync(policyFile, `${lines.join('\n')}\n`);
     const guard = spawnGuard(folder.folder, { policies: [policyFile], port });
     try {

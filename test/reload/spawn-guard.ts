@@ -34,7 +34,10 @@ export function makeFolder(): { folder: string; remove(): void } {
 /** Writes `config` (over loopback, port 0, the integration data) as guard.json in `folder` and starts the bin on it. */
 export function spawnGuard(folder: string, config: Record<string, unknown>): SpawnedGuard {
   const configFile = join(folder, 'guard.json');
-  writeFileSync(configFile, JSON.stringify({ port: 0, host: '127.0.0.1', embedded: { data: [INTEGRATION_DATA] }, shutdown: { drainMs: 0 }, ...config }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({ port: 0, host: '127.0.0.1', embedded: { data: [INTEGRATION_DATA] }, shutdown: { drainMs: 0 }, ...config }),
+  );
   const { GUARD_UPSTREAM: _ignored, PORT: _port, ...env } = process.env;
   const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...env, GUARD_CONFIG: configFile }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: LogEntry[] = [];

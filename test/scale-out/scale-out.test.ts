@@ -181,8 +181,18 @@ describe('three replicas behind HAProxy', { skip, timeout: 150_000 }, () => {
     );
     const { sent, failures } = await traffic.stop();
     const slowest = Math.max(...reached);
-    t.diagnostic(`propagation: every replica answered with the new set ${slowest.toFixed(0)} ms after the rename (per replica: ${reached.map((ms) => ms.toFixed(0)).join(', ')} ms); ${sent} requests meanwhile, ${failures.length} failed`);
-    console.log(JSON.stringify({ figure: 'reload-propagation', slowestMs: Math.round(slowest), perReplicaMs: reached.map(Math.round), requests: sent, failed: failures.length }));
+    t.diagnostic(
+      `propagation: every replica answered with the new set ${slowest.toFixed(0)} ms after the rename (per replica: ${reached.map((ms) => ms.toFixed(0)).join(', ')} ms); ${sent} requests meanwhile, ${failures.length} failed`,
+    );
+    console.log(
+      JSON.stringify({
+        figure: 'reload-propagation',
+        slowestMs: Math.round(slowest),
+        perReplicaMs: reached.map(Math.round),
+        requests: sent,
+        failed: failures.length,
+      }),
+    );
     assert.deepEqual(failures, []);
     assert.equal(await graphCount(lbUrl), 2);
   });
@@ -203,8 +213,18 @@ describe('three replicas behind HAProxy', { skip, timeout: 150_000 }, () => {
     }
     const { sent, failures, counts } = await traffic.stop();
     const seconds = (performance.now() - started) / 1000;
-    t.diagnostic(`rolling restart of ${REPLICAS} replicas in ${seconds.toFixed(1)} s: ${sent} requests through HAProxy, ${failures.length} failed`);
-    console.log(JSON.stringify({ figure: 'rolling-restart', seconds: Number(seconds.toFixed(1)), requests: sent, failed: failures.length, failures: failures.slice(0, 5) }));
+    t.diagnostic(
+      `rolling restart of ${REPLICAS} replicas in ${seconds.toFixed(1)} s: ${sent} requests through HAProxy, ${failures.length} failed`,
+    );
+    console.log(
+      JSON.stringify({
+        figure: 'rolling-restart',
+        seconds: Number(seconds.toFixed(1)),
+        requests: sent,
+        failed: failures.length,
+        failures: failures.slice(0, 5),
+      }),
+    );
     assert.ok(sent > 50, `steady traffic flowed (${sent} requests)`);
     assert.deepEqual(failures, []);
     assert.deepEqual([...counts.keys()], [2], 'every answer under the new set');

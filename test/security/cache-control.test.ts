@@ -11,7 +11,11 @@ const SELECT = 'SELECT * WHERE { ?s ?p ?o }';
 /** True when `value` lets a shared cache or any cache keep the answer. */
 function cacheable(value: string | null): boolean {
   const directives = (value ?? '').split(',').map((part) => part.trim().toLowerCase());
-  return !directives.includes('private') || !directives.includes('no-store') || directives.some((d) => d === 'public' || d.startsWith('s-maxage') || d.startsWith('max-age'));
+  return (
+    !directives.includes('private') ||
+    !directives.includes('no-store') ||
+    directives.some((d) => d === 'public' || d.startsWith('s-maxage') || d.startsWith('max-age'))
+  );
 }
 
 describe('a store that asks shared caches to keep its answers', () => {
@@ -31,7 +35,10 @@ describe('a store that asks shared caches to keep its answers', () => {
     assert.equal(response.status, 200);
     assert.equal(await response.text(), STUB_ANSWER);
     assert.equal(response.headers.get('cache-control'), 'private, no-store');
-    assert.ok(store.queries.some((query) => !query.startsWith('ASK\nFROM <urn:x-sparql-guard:empty>')), 'the query reached the store');
+    assert.ok(
+      store.queries.some((query) => !query.startsWith('ASK\nFROM <urn:x-sparql-guard:empty>')),
+      'the query reached the store',
+    );
   });
 
   it('an anonymous refusal, a probe and a preflight are private, no-store too', async () => {
@@ -43,7 +50,11 @@ describe('a store that asks shared caches to keep its answers', () => {
       await fetch(`${t.guard.url}/nope`),
     ]) {
       await response.arrayBuffer();
-      assert.equal(cacheable(response.headers.get('cache-control')), false, `${response.url} ${response.status}: ${response.headers.get('cache-control')}`);
+      assert.equal(
+        cacheable(response.headers.get('cache-control')),
+        false,
+        `${response.url} ${response.status}: ${response.headers.get('cache-control')}`,
+      );
     }
   });
 });
@@ -52,7 +63,11 @@ describe('a store error answer that asks to be cached', () => {
   let store: StubStore;
   let t: TestGuard;
   before(async () => {
-    store = await startStubStore({ status: 500, body: 'store error\n', headers: { 'cache-control': 'public, max-age=600', 'content-type': 'text/plain' } });
+    store = await startStubStore({
+      status: 500,
+      body: 'store error\n',
+      headers: { 'cache-control': 'public, max-age=600', 'content-type': 'text/plain' },
+    });
     t = await startTestGuard({ upstream: store.url });
   });
   after(async () => {
@@ -72,14 +87,25 @@ describe('composeCacheControl', () => {
   it('keeps private, no-store and adds only the store directives that restrict further', () => {
     assert.equal(composeCacheControl(undefined), 'private, no-store');
     assert.equal(composeCacheControl('public, max-age=600'), 'private, no-store');
-    assert.equal(composeCacheControl('PUBLIC, No-Cache, must-revalidate, stale-while-revalidate=30'), 'private, no-store, no-cache, must-revalidate');
+    assert.equal(
+      composeCacheControl('PUBLIC, No-Cache, must-revalidate, stale-while-revalidate=30'),
+      'private, no-store, no-cache, must-revalidate',
+    );
     assert.equal(composeCacheControl('no-cache="set-cookie", no-transform, no-cache'), 'private, no-store, no-cache, no-transform');
     assert.equal(composeCacheControl('private="x", s-maxage=5, proxy-revalidate'), 'private, no-store, proxy-revalidate');
     assert.equal(composeCacheControl(''), 'private, no-store');
   });
 
   it('never yields public or a lifetime, whatever the store sends', () => {
-    for (const value of ['public', 'max-age=1, public', 'public,,', ',public', 'public\tmax-age=9', 's-maxage=9', 'immutable, max-age=31536000']) {
+    for (const value of [
+      'public',
+      'max-age=1, public',
+      'public,,',
+      ',public',
+      'public\tmax-age=9',
+      's-maxage=9',
+      'immutable, max-age=31536000',
+    ]) {
       assert.equal(cacheable(composeCacheControl(value)), false, value);
     }
   });

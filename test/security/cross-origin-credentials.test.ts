@@ -49,7 +49,10 @@ describe('CORS with credentials', () => {
       await answer.arrayBuffer();
       assert.equal(answer.headers.get('access-control-allow-origin'), null, origin);
       assert.equal(answer.headers.get('access-control-allow-credentials'), null, origin);
-      const preflight = await fetch(withCredentials.endpoint, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } });
+      const preflight = await fetch(withCredentials.endpoint, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'GET' },
+      });
       assert.equal(preflight.headers.get('access-control-allow-origin'), null, origin);
       assert.equal(preflight.headers.get('access-control-allow-credentials'), null, origin);
     }
@@ -60,7 +63,10 @@ describe('CORS with credentials', () => {
     await answer.arrayBuffer();
     assert.equal(answer.headers.get('access-control-allow-origin'), 'https://evil.example');
     assert.equal(answer.headers.get('access-control-allow-credentials'), null);
-    const preflight = await fetch(byDefault.endpoint, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    const preflight = await fetch(byDefault.endpoint, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
     assert.equal(preflight.headers.get('access-control-allow-credentials'), null);
     assert.equal(preflight.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, Accept, X-API-Key');
   });

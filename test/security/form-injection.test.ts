@@ -28,13 +28,20 @@ describeOnEveryStore('form-encoding injection', (guard) => {
     const query = `PREFIX ex: <http://example.org/>\nSELECT DISTINCT ?b WHERE { ?f ex:graphBit ?b } # &default-graph-uri=${GRAPHS.secret}&union-default-graph=true\n`;
     const answer = await send(guard().endpoint, query, { caller: 'reader' });
     assert.equal(answer.status, 200);
-    assert.deepEqual(bindings(answer.body, 'b').map(Number).sort((x, y) => x - y), [2, 8]);
+    assert.deepEqual(
+      bindings(answer.body, 'b')
+        .map(Number)
+        .sort((x, y) => x - y),
+      [2, 8],
+    );
     const explained = await send(guard().endpoint, query, { caller: 'reader', suffix: '/explain' });
     assert.doesNotMatch(explained.body, /default-graph-uri|union-default-graph/);
   });
 
   it('a raw & in a GET query string splits parameters for the guard, which then sees a broken query', async () => {
-    const response = await fetch(`${guard().endpoint}?query=ASK%20%7B%7D&default-graph-uri=${encodeURIComponent(GRAPHS.secret)}&query=ASK%20%7B%7D`);
+    const response = await fetch(
+      `${guard().endpoint}?query=ASK%20%7B%7D&default-graph-uri=${encodeURIComponent(GRAPHS.secret)}&query=ASK%20%7B%7D`,
+    );
     assert.equal(response.status, 400, 'two query parameters');
   });
 

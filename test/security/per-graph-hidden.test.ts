@@ -93,7 +93,11 @@ interface Answer {
 async function ask(endpoint: string, query: string, key: string): Promise<Answer> {
   const response = await fetch(endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/sparql-results+json, application/n-triples;q=0.9', authorization: `Bearer ${key}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/sparql-results+json, application/n-triples;q=0.9',
+      authorization: `Bearer ${key}`,
+    },
     body: new URLSearchParams({ query }),
   });
   return { status: response.status, body: await response.text() };
@@ -136,22 +140,26 @@ for (const store of storesUnderTest().filter(({ name }) => name !== 'jena-union'
       }
     });
 
-    it('every answer equals the redacted copy of the data (where the store answers HR as Oxigraph does)', { timeout: 120_000 }, async () => {
-      const { counts, failures } = await runOracle({
-        endpoint: guard.endpoint,
-        key: KEYS.staff,
-        fullKey: KEYS.hr,
-        data: readFileSync(SECURITY_DATA, 'utf8'),
-        granted: [PUBLIC1, SECRET, TEAM_A],
-        hidden: HIDDEN,
-        queries: [...ANSWERED, ...REFUSED].map((query) => ({ source: 'attack', query })),
-      });
-      process.stdout.write(`# per-graph attacks, ${store.name}: ${JSON.stringify(counts)}\n`);
-      assert.deepEqual(failures, []);
-      assert.equal(counts.refused, REFUSED.length);
-      // On the embedded store every answered attack is compared and equal, but sub-selects inside GRAPH ?var
-      // (the reference evaluates them over all named graphs at once: not compared).
-      if (store.queryUrl === undefined) assert.equal(counts.equal + counts.skipped, ANSWERED.length, JSON.stringify(counts));
-    });
+    it(
+      'every answer equals the redacted copy of the data (where the store answers HR as Oxigraph does)',
+      { timeout: 120_000 },
+      async () => {
+        const { counts, failures } = await runOracle({
+          endpoint: guard.endpoint,
+          key: KEYS.staff,
+          fullKey: KEYS.hr,
+          data: readFileSync(SECURITY_DATA, 'utf8'),
+          granted: [PUBLIC1, SECRET, TEAM_A],
+          hidden: HIDDEN,
+          queries: [...ANSWERED, ...REFUSED].map((query) => ({ source: 'attack', query })),
+        });
+        process.stdout.write(`# per-graph attacks, ${store.name}: ${JSON.stringify(counts)}\n`);
+        assert.deepEqual(failures, []);
+        assert.equal(counts.refused, REFUSED.length);
+        // On the embedded store every answered attack is compared and equal, but sub-selects inside GRAPH ?var
+        // (the reference evaluates them over all named graphs at once: not compared).
+        if (store.queryUrl === undefined) assert.equal(counts.equal + counts.skipped, ANSWERED.length, JSON.stringify(counts));
+      },
+    );
   });
 }

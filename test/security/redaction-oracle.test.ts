@@ -83,7 +83,13 @@ describe('redaction oracle: the guard with hidden paths answers as the redacted 
   before(async () => {
     guard = await startTestGuard({
       policies: [join(FIXTURES, 'policies.ttl')],
-      auth: { apiKeys: POLICY_SETS.map(({ group }) => ({ agent: `http://example.org/agents/${group}`, groups: [group], sha256: sha256(keyOf(group)) })) },
+      auth: {
+        apiKeys: POLICY_SETS.map(({ group }) => ({
+          agent: `http://example.org/agents/${group}`,
+          groups: [group],
+          sha256: sha256(keyOf(group)),
+        })),
+      },
       embedded: { data: [join(FIXTURES, 'data.trig')] },
     });
   });
@@ -94,7 +100,14 @@ describe('redaction oracle: the guard with hidden paths answers as the redacted 
   for (const [index, set] of POLICY_SETS.entries()) {
     it(`${set.name}: no answer holds more or less than the redacted store's`, { timeout: 120_000 }, async () => {
       const queries = sampleOf(corpus, SAMPLE, SEED + index);
-      const { counts, failures } = await runOracle({ endpoint: guard.endpoint, key: keyOf(set.group), data, granted: [HR, PEOPLE], hidden: set.hidden, queries });
+      const { counts, failures } = await runOracle({
+        endpoint: guard.endpoint,
+        key: keyOf(set.group),
+        data,
+        granted: [HR, PEOPLE],
+        hidden: set.hidden,
+        queries,
+      });
       process.stdout.write(`# redaction oracle, embedded, ${set.name}: ${queries.length} queries ${JSON.stringify(counts)}\n`);
       assert.deepEqual(failures, []);
       assert.ok(counts.equal > queries.length / 3, 'most queries are compared');

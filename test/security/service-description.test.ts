@@ -58,19 +58,27 @@ describe('service description', () => {
       'sd:defaultDataset': { 'sd:namedGraph': { 'sd:name': { '@id': string } }[] };
       'guard:caller': { 'guard:agent': { '@id': string } };
     };
-    assert.deepEqual(json['sd:defaultDataset']['sd:namedGraph'].map((graph) => graph['sd:name']['@id']), [`${G}a`, `${G}b`, `${G}secret`]);
+    assert.deepEqual(
+      json['sd:defaultDataset']['sd:namedGraph'].map((graph) => graph['sd:name']['@id']),
+      [`${G}a`, `${G}b`, `${G}secret`],
+    );
     assert.equal(json['guard:caller']['guard:agent']['@id'], 'http://example.org/agents/keeper');
   });
 
   it('negotiates as clients ask: q-values decide, */* and text/* alone keep the protocol 400', async () => {
-    const comunicaLike = await describeAs(t, 'application/n-quads,application/trig;q=0.95,application/ld+json;q=0.9,text/turtle;q=0.6,text/html;q=0.2');
+    const comunicaLike = await describeAs(
+      t,
+      'application/n-quads,application/trig;q=0.95,application/ld+json;q=0.9,text/turtle;q=0.6,text/html;q=0.2',
+    );
     assert.match(comunicaLike.response.headers.get('content-type') ?? '', /^application\/ld\+json/);
     for (const accept of ['*/*', 'text/*', 'application/sparql-results+json', 'text/turtle;q=0']) {
       const { response, text } = await describeAs(t, accept);
       assert.equal(response.status, 400, accept);
       assert.equal(text, 'the query parameter is missing\n');
     }
-    const withQueryString = await fetch(`${t.endpoint}?default-graph-uri=${encodeURIComponent(`${G}a`)}`, { headers: { accept: 'text/turtle' } });
+    const withQueryString = await fetch(`${t.endpoint}?default-graph-uri=${encodeURIComponent(`${G}a`)}`, {
+      headers: { accept: 'text/turtle' },
+    });
     assert.equal(withQueryString.status, 400, 'a query string means a protocol request');
   });
 
@@ -80,7 +88,11 @@ describe('service description', () => {
     const quads = parse(text, t.endpoint, 'text/turtle');
     assert.deepEqual(objects(quads, `${SD}name`), [`${G}a`]);
     assert.deepEqual(objects(quads, `${GUARD}agent`), [`${GUARD}Anonymous`]);
-    for (const [key, hidden] of [[undefined, /graphs\/(b|secret)/], [KEYS.beta, /graphs\/secret/], [KEYS.keeper, /nomatch/]] as const) {
+    for (const [key, hidden] of [
+      [undefined, /graphs\/(b|secret)/],
+      [KEYS.beta, /graphs\/secret/],
+      [KEYS.keeper, /nomatch/],
+    ] as const) {
       for (const accept of ['text/turtle', 'application/n-triples', 'application/ld+json']) {
         const answer = await describeAs(t, accept, key === undefined ? {} : { 'x-api-key': key });
         assert.doesNotMatch(answer.text, hidden, `${accept} as ${key ?? 'anonymous'}`);

@@ -3,11 +3,7 @@
 import { describeOnEveryStore, itAttacks, type Attack } from '../helpers/rig-stores.js';
 
 const P = 'PREFIX ex: <http://example.org/>\n';
-const SELF = [
-  'http://127.0.0.1:7101/query',
-  'http://127.0.0.1:7102/ds/query',
-  'http://127.0.0.1:7103/sparql',
-];
+const SELF = ['http://127.0.0.1:7101/query', 'http://127.0.0.1:7102/ds/query', 'http://127.0.0.1:7103/sparql'];
 const inner = (endpoint: string, silent = '') => `SERVICE ${silent}<${endpoint}> { GRAPH ?g { ?f ex:graphBit ?b } }`;
 
 const positions: readonly [string, (service: string) => string][] = [
@@ -29,13 +25,33 @@ const positions: readonly [string, (service: string) => string][] = [
 
 const attacks: Attack[] = [
   ...positions.flatMap(([where, build]): Attack[] =>
-    SELF.map((endpoint) => ({ name: `SERVICE ${where} to ${endpoint}`, caller: 'reader', query: P + build(inner(endpoint)), expect: { status: 403 } })),
+    SELF.map((endpoint) => ({
+      name: `SERVICE ${where} to ${endpoint}`,
+      caller: 'reader',
+      query: P + build(inner(endpoint)),
+      expect: { status: 403 },
+    })),
   ),
   { name: 'SERVICE SILENT', caller: 'reader', query: P + `SELECT ?b WHERE { ${inner(SELF[1]!, 'SILENT ')} }`, expect: { status: 403 } },
-  { name: 'SERVICE with a variable endpoint bound by VALUES', caller: 'reader', query: P + `SELECT ?b WHERE { VALUES ?e { <${SELF[1]}> } SERVICE ?e { ?f ex:graphBit ?b } }`, expect: { status: 403 } },
-  { name: 'service in lower case', caller: 'reader', query: P + `SELECT ?b WHERE { service <${SELF[1]}> { ?f ex:graphBit ?b } }`, expect: { status: 403 } },
+  {
+    name: 'SERVICE with a variable endpoint bound by VALUES',
+    caller: 'reader',
+    query: P + `SELECT ?b WHERE { VALUES ?e { <${SELF[1]}> } SERVICE ?e { ?f ex:graphBit ?b } }`,
+    expect: { status: 403 },
+  },
+  {
+    name: 'service in lower case',
+    caller: 'reader',
+    query: P + `SELECT ?b WHERE { service <${SELF[1]}> { ?f ex:graphBit ?b } }`,
+    expect: { status: 403 },
+  },
   // SPARQL 1.1 section 19.2: escapes are decoded before parsing, so this is SERVICE.
-  { name: 'SERVICE spelled with a \\u escape', caller: 'reader', query: P + `SELECT ?b WHERE { \\u0053ERVICE <${SELF[1]}> { ?f ex:graphBit ?b } }`, expect: { status: 403 } },
+  {
+    name: 'SERVICE spelled with a \\u escape',
+    caller: 'reader',
+    query: P + `SELECT ?b WHERE { \\u0053ERVICE <${SELF[1]}> { ?f ex:graphBit ?b } }`,
+    expect: { status: 403 },
+  },
 ];
 
 describeOnEveryStore('SERVICE', (guard, store) => {

@@ -22,12 +22,44 @@ const SPECIAL_GRAPHS = [
 ];
 
 const attacks: Attack[] = SPECIAL_GRAPHS.flatMap((iri): Attack[] => [
-  { name: `FROM <${iri}>`, caller: 'reader', query: `${P}SELECT DISTINCT ?b FROM <${iri}> WHERE { ?f ex:graphBit ?b }`, expect: { bits: [] } },
-  { name: `FROM NAMED <${iri}>, GRAPH ?g`, caller: 'reader', query: `${P}SELECT DISTINCT ?b FROM NAMED <${iri}> WHERE { GRAPH ?g { ?f ex:graphBit ?b } }`, expect: { bits: [] } },
-  { name: `GRAPH <${iri}>`, caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { GRAPH <${iri}> { ?f ex:graphBit ?b } }`, expect: { bits: [] } },
-  { name: `GRAPH <${iri}> beside FROM <public1>`, caller: 'reader', query: `${P}SELECT DISTINCT ?b FROM <http://example.org/g/public1> WHERE { { ?f ex:graphBit ?b } UNION { GRAPH <${iri}> { ?f ex:graphBit ?b } } }`, expect: { bits: [BITS.public1] } },
-  { name: `default-graph-uri=${iri}`, caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { ?f ex:graphBit ?b }`, params: { 'default-graph-uri': [iri] }, expect: { bits: [] } },
-  { name: `named-graph-uri=${iri}`, caller: 'reader', query: `${P}SELECT DISTINCT ?b WHERE { GRAPH ?g { ?f ex:graphBit ?b } }`, params: { 'named-graph-uri': [iri] }, expect: { bits: [] } },
+  {
+    name: `FROM <${iri}>`,
+    caller: 'reader',
+    query: `${P}SELECT DISTINCT ?b FROM <${iri}> WHERE { ?f ex:graphBit ?b }`,
+    expect: { bits: [] },
+  },
+  {
+    name: `FROM NAMED <${iri}>, GRAPH ?g`,
+    caller: 'reader',
+    query: `${P}SELECT DISTINCT ?b FROM NAMED <${iri}> WHERE { GRAPH ?g { ?f ex:graphBit ?b } }`,
+    expect: { bits: [] },
+  },
+  {
+    name: `GRAPH <${iri}>`,
+    caller: 'reader',
+    query: `${P}SELECT DISTINCT ?b WHERE { GRAPH <${iri}> { ?f ex:graphBit ?b } }`,
+    expect: { bits: [] },
+  },
+  {
+    name: `GRAPH <${iri}> beside FROM <public1>`,
+    caller: 'reader',
+    query: `${P}SELECT DISTINCT ?b FROM <http://example.org/g/public1> WHERE { { ?f ex:graphBit ?b } UNION { GRAPH <${iri}> { ?f ex:graphBit ?b } } }`,
+    expect: { bits: [BITS.public1] },
+  },
+  {
+    name: `default-graph-uri=${iri}`,
+    caller: 'reader',
+    query: `${P}SELECT DISTINCT ?b WHERE { ?f ex:graphBit ?b }`,
+    params: { 'default-graph-uri': [iri] },
+    expect: { bits: [] },
+  },
+  {
+    name: `named-graph-uri=${iri}`,
+    caller: 'reader',
+    query: `${P}SELECT DISTINCT ?b WHERE { GRAPH ?g { ?f ex:graphBit ?b } }`,
+    params: { 'named-graph-uri': [iri] },
+    expect: { bits: [] },
+  },
   { name: `ASK GRAPH <${iri}> {}`, caller: 'reader', query: `ASK { GRAPH <${iri}> { } }`, expect: { ask: false } },
 ]);
 attacks.push({

@@ -23,7 +23,9 @@ function startUnionStub(): Promise<{ server: Server; url: string; queries: strin
     });
   });
   return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/query`, queries })),
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/query`, queries }),
+    ),
   );
 }
 
@@ -45,9 +47,13 @@ describe('a store that ignores the dataset is refused at start', () => {
   });
 
   const unionUrl = process.env.RIG_OXIGRAPH_UNION_QUERY;
-  it('the rig Oxigraph with --union-default-graph is refused', { skip: unionUrl ? false : 'RIG_OXIGRAPH_UNION_QUERY is not set' }, async () => {
-    await assert.rejects(startSecurityGuard({ name: 'oxigraph-union', queryUrl: unionUrl }), /ignores FROM \/ FROM NAMED/);
-  });
+  it(
+    'the rig Oxigraph with --union-default-graph is refused',
+    { skip: unionUrl ? false : 'RIG_OXIGRAPH_UNION_QUERY is not set' },
+    async () => {
+      await assert.rejects(startSecurityGuard({ name: 'oxigraph-union', queryUrl: unionUrl }), /ignores FROM \/ FROM NAMED/);
+    },
+  );
 });
 
 describe('stores that honour the dataset pass the check', () => {
@@ -93,7 +99,14 @@ describe('the gate follows the store', () => {
         const empty = !/WHERE \{ \}$/.test(query);
         const body = new PassThrough();
         body.end(JSON.stringify({ boolean: empty ? state.ignoring : true }));
-        return { status: 200, contentType: 'application/sparql-results+json', cacheControl: undefined, contentLength: undefined, body, takeWhole: () => undefined };
+        return {
+          status: 200,
+          contentType: 'application/sparql-results+json',
+          cacheControl: undefined,
+          contentLength: undefined,
+          body,
+          takeWhole: () => undefined,
+        };
       },
       close: async () => undefined,
     };
@@ -107,8 +120,14 @@ describe('the gate follows the store', () => {
     await gate.admit(new AbortController().signal);
     state.ignoring = true;
     assert.match((await gate.problem()) ?? '', /ignores FROM/);
-    await assert.rejects(gate.admit(new AbortController().signal), (error: GuardError) => error.status === 503 && /no query is forwarded/.test(error.message));
-    assert.ok(state.sent.every((query) => query.startsWith('ASK\nFROM <urn:x-sparql-guard:empty>')), 'only probes were sent');
+    await assert.rejects(
+      gate.admit(new AbortController().signal),
+      (error: GuardError) => error.status === 503 && /no query is forwarded/.test(error.message),
+    );
+    assert.ok(
+      state.sent.every((query) => query.startsWith('ASK\nFROM <urn:x-sparql-guard:empty>')),
+      'only probes were sent',
+    );
     assert.ok(logs.some((line) => line.verdict === 'ignored'));
     state.ignoring = false;
     assert.equal(await gate.problem(), undefined, 'a store that is fixed is used again');
@@ -123,7 +142,14 @@ describe('the gate follows the store', () => {
           const timer = setTimeout(() => {
             const body = new PassThrough();
             body.end(JSON.stringify({ boolean: /WHERE \{ \}$/.test(_query) }));
-            resolve({ status: 200, contentType: 'application/sparql-results+json', cacheControl: undefined, contentLength: undefined, body, takeWhole: () => undefined });
+            resolve({
+              status: 200,
+              contentType: 'application/sparql-results+json',
+              cacheControl: undefined,
+              contentLength: undefined,
+              body,
+              takeWhole: () => undefined,
+            });
           }, 100);
           signal.addEventListener('abort', () => {
             clearTimeout(timer);

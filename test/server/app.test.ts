@@ -18,8 +18,7 @@ after(async () => {
   await t.close();
 });
 
-const get = (query: string, headers: Record<string, string> = {}) =>
-  fetch(`${t.endpoint}?query=${encodeURIComponent(query)}`, { headers });
+const get = (query: string, headers: Record<string, string> = {}) => fetch(`${t.endpoint}?query=${encodeURIComponent(query)}`, { headers });
 
 async function expectError(response: Response, status: number): Promise<string> {
   const body = await response.text();
@@ -92,10 +91,14 @@ describe('credentials', () => {
       ['X-API-Key', KEYS.beta],
     ] as const) {
       const status = await new Promise<number>((resolve, reject) => {
-        const request = httpRequest(`${t.endpoint}?query=${encodeURIComponent(SELECT)}`, { headers: { [name]: [value, value] } }, (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        });
+        const request = httpRequest(
+          `${t.endpoint}?query=${encodeURIComponent(SELECT)}`,
+          { headers: { [name]: [value, value] } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
         request.on('error', reject);
         request.end();
       });
@@ -189,16 +192,28 @@ describe('request log', () => {
     const update = 'INSERT DATA { <urn:a> <urn:b> <urn:c> }';
     const beta = 'http://example.org/agents/beta-user';
     assert.deepEqual(
-      await agentOf({ method: 'POST', headers: { authorization: `Bearer ${KEYS.beta}`, 'content-type': 'application/sparql-update' }, body: update }),
+      await agentOf({
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEYS.beta}`, 'content-type': 'application/sparql-update' },
+        body: update,
+      }),
       [403, beta],
     );
     assert.deepEqual(
-      await agentOf({ method: 'POST', headers: { 'x-api-key': KEYS.beta, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ update }) }),
+      await agentOf({
+        method: 'POST',
+        headers: { 'x-api-key': KEYS.beta, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ update }),
+      }),
       [403, beta],
     );
     assert.deepEqual(await agentOf({ headers: { authorization: `Bearer ${KEYS.beta}` } }), [400, beta], 'a missing query');
     assert.deepEqual(
-      await agentOf({ method: 'POST', headers: { authorization: 'Bearer not-a-key', 'content-type': 'application/sparql-update' }, body: update }),
+      await agentOf({
+        method: 'POST',
+        headers: { authorization: 'Bearer not-a-key', 'content-type': 'application/sparql-update' },
+        body: update,
+      }),
       [403, null],
       'invalid credentials identify nobody',
     );
@@ -284,9 +299,7 @@ describe('a store that fails', () => {
     try {
       const before = seen.length;
       const client = new AbortController();
-      const pending = fetch(`${slow.endpoint}?query=${encodeURIComponent(SELECT)}`, { signal: client.signal }).catch(
-        () => undefined,
-      );
+      const pending = fetch(`${slow.endpoint}?query=${encodeURIComponent(SELECT)}`, { signal: client.signal }).catch(() => undefined);
       while (seen.length === before) await new Promise((resolve) => setTimeout(resolve, 10));
       client.abort();
       await pending;

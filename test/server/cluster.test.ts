@@ -118,50 +118,62 @@ function writeConfig(name: string, policiesFile: string): string {
   const file = join(folder, name);
   writeFileSync(
     file,
-    JSON.stringify({ policies: [policiesFile], auth: { apiKeys: INTEGRATION_API_KEYS }, embedded: { data: [INTEGRATION_DATA] }, host: '127.0.0.1', port: 0 }),
+    JSON.stringify({
+      policies: [policiesFile],
+      auth: { apiKeys: INTEGRATION_API_KEYS },
+      embedded: { data: [INTEGRATION_DATA] },
+      host: '127.0.0.1',
+      port: 0,
+    }),
   );
   return file;
 }
 
 describe('sparql-guard serve with workers: 2', () => {
-  it('serves from both workers over one embedded store; SIGHUP reloads both; SIGTERM stops all and exits 0', { timeout: 120_000 }, async () => {
-    const policies = join(folder, 'policies.ttl');
-    writeFileSync(policies, readFileSync(INTEGRATION_POLICIES));
-    const guard = serve(writeConfig('guard.json', policies), 2);
-    try {
-      const [primaryListening] = await guard.waitFor((line) => line.event === 'listening' && line.worker === undefined);
-      assert.equal(primaryListening!.workers, 2);
-      const endpoint = `${String(primaryListening!.url)}/sparql`;
-      const workerIds = (await guard.waitFor((line) => line.event === 'listening' && line.worker !== undefined, 2)).map((line) => line.worker);
-      assert.equal(new Set(workerIds).size, 2, 'two distinct workers listen');
-      assert.equal(guard.lines.filter((line) => line.event === 'embedded-store-started').length, 1, 'one store, started by the primary');
-      assert.ok(guard.lines.every((line) => line.event !== 'embedded-store-started' || line.worker === undefined));
-      const workerPids = childrenOf(guard.child.pid!);
-      assert.equal(workerPids.length, 2);
+  it(
+    'serves from both workers over one embedded store; SIGHUP reloads both; SIGTERM stops all and exits 0',
+    { timeout: 120_000 },
+    async () => {
+      const policies = join(folder, 'policies.ttl');
+      writeFileSync(policies, readFileSync(INTEGRATION_POLICIES));
+      const guard = serve(writeConfig('guard.json', policies), 2);
+      try {
+        const [primaryListening] = await guard.waitFor((line) => line.event === 'listening' && line.worker === undefined);
+        assert.equal(primaryListening!.workers, 2);
+        const endpoint = `${String(primaryListening!.url)}/sparql`;
+        const workerIds = (await guard.waitFor((line) => line.event === 'listening' && line.worker !== undefined, 2)).map(
+          (line) => line.worker,
+        );
+        assert.equal(new Set(workerIds).size, 2, 'two distinct workers listen');
+        assert.equal(guard.lines.filter((line) => line.event === 'embedded-store-started').length, 1, 'one store, started by the primary');
+        assert.ok(guard.lines.every((line) => line.event !== 'embedded-store-started' || line.worker === undefined));
+        const workerPids = childrenOf(guard.child.pid!);
+        assert.equal(workerPids.length, 2);
 
-      // Every worker answers, and answers the same from the shared store.
-      for (let i = 0; i < 8; i += 1) assert.deepEqual(await labels(endpoint), ALPHA);
-      const served = await guard.waitFor((line) => line.method === 'POST', 8);
-      assert.deepEqual(new Set(served.map((line) => line.worker)), new Set(workerIds), 'requests reached both workers');
+        // Every worker answers, and answers the same from the shared store.
+        for (let i = 0; i < 8; i += 1) assert.deepEqual(await labels(endpoint), ALPHA);
+        const served = await guard.waitFor((line) => line.method === 'POST', 8);
+        assert.deepEqual(new Set(served.map((line) => line.worker)), new Set(workerIds), 'requests reached both workers');
 
-      // SIGHUP to the primary reloads the policies of every worker.
-      writeFileSync(policies, `${readFileSync(INTEGRATION_POLICIES, 'utf8')}\np:everyone guard:readGraph g:b .\n`);
-      guard.child.kill('SIGHUP');
-      const reloaded = await guard.waitFor((line) => line.event === 'policies-reloaded', 2);
-      assert.deepEqual(new Set(reloaded.map((line) => line.worker)), new Set(workerIds));
-      for (let i = 0; i < 6; i += 1) assert.deepEqual(await labels(endpoint), ALPHA_AND_BETA);
+        // SIGHUP to the primary reloads the policies of every worker.
+        writeFileSync(policies, `${readFileSync(INTEGRATION_POLICIES, 'utf8')}\np:everyone guard:readGraph g:b .\n`);
+        guard.child.kill('SIGHUP');
+        const reloaded = await guard.waitFor((line) => line.event === 'policies-reloaded', 2);
+        assert.deepEqual(new Set(reloaded.map((line) => line.worker)), new Set(workerIds));
+        for (let i = 0; i < 6; i += 1) assert.deepEqual(await labels(endpoint), ALPHA_AND_BETA);
 
-      // SIGTERM to the primary stops every worker, then the primary exits 0.
-      guard.child.kill('SIGTERM');
-      assert.equal(await guard.exited, 0);
-      const stopped = guard.lines.filter((line) => line.event === 'shutdown' && line.worker !== undefined).map((line) => line.worker);
-      assert.deepEqual(new Set(stopped), new Set(workerIds));
-      for (const pid of workerPids) assert.equal(alive(pid), false, `worker ${pid} has exited`);
-      await assert.rejects(labels(endpoint), (error: NodeJS.ErrnoException) => error.code === 'ECONNREFUSED');
-    } finally {
-      guard.child.kill('SIGKILL');
-    }
-  });
+        // SIGTERM to the primary stops every worker, then the primary exits 0.
+        guard.child.kill('SIGTERM');
+        assert.equal(await guard.exited, 0);
+        const stopped = guard.lines.filter((line) => line.event === 'shutdown' && line.worker !== undefined).map((line) => line.worker);
+        assert.deepEqual(new Set(stopped), new Set(workerIds));
+        for (const pid of workerPids) assert.equal(alive(pid), false, `worker ${pid} has exited`);
+        await assert.rejects(labels(endpoint), (error: NodeJS.ErrnoException) => error.code === 'ECONNREFUSED');
+      } finally {
+        guard.child.kill('SIGKILL');
+      }
+    },
+  );
 
   it('replaces a worker that dies', { timeout: 120_000 }, async () => {
     const guard = serve(writeConfig('replace.json', INTEGRATION_POLICIES), 2);
@@ -182,10 +194,16 @@ describe('sparql-guard serve with workers: 2', () => {
 
   it('exits 1 with the reason when the workers cannot load the policies', { timeout: 120_000 }, async () => {
     const broken = join(folder, 'broken.ttl');
-    writeFileSync(broken, '@prefix guard: <https://w3id.org/sparql-guard#> .\n<http://example.org/p> a guard:Policy ; guard:readGraph "not an IRI" .\n');
+    writeFileSync(
+      broken,
+      '@prefix guard: <https://w3id.org/sparql-guard#> .\n<http://example.org/p> a guard:Policy ; guard:readGraph "not an IRI" .\n',
+    );
     const guard = serve(writeConfig('broken.json', broken), 2);
     assert.equal(await guard.exited, 1);
     assert.match(guard.stderr(), /broken\.ttl/);
-    assert.equal(guard.lines.some((line) => line.event === 'listening'), false);
+    assert.equal(
+      guard.lines.some((line) => line.event === 'listening'),
+      false,
+    );
   });
 });

@@ -29,7 +29,11 @@ before(async () => {
       const probe = query.startsWith('ASK') && query.includes('urn:x-sparql-guard:empty');
       if (!probe) queriesRun += 1;
       response.writeHead(200, { 'content-type': 'application/sparql-results+json' });
-      response.end(JSON.stringify(probe ? { head: {}, boolean: /WHERE \{\s*\}$/.test(query.trim()) } : { head: { vars: [] }, results: { bindings: [] } }));
+      response.end(
+        JSON.stringify(
+          probe ? { head: {}, boolean: /WHERE \{\s*\}$/.test(query.trim()) } : { head: { vars: [] }, results: { bindings: [] } },
+        ),
+      );
     });
   });
   await new Promise<void>((done) => store.listen(0, '127.0.0.1', done));
@@ -65,7 +69,12 @@ describe('explain answers', () => {
     assert.deepEqual(from.sort(), [`${G}a`, `${G}b`, `${G}secret`]);
     assert.deepEqual(named.sort(), [`${G}a`, `${G}b`, `${G}secret`]);
 
-    const anonymous = (await (await fetch(explainUrl(SELECT))).json()) as { agent: string; groups: string[]; policies: string[]; query: string };
+    const anonymous = (await (await fetch(explainUrl(SELECT))).json()) as {
+      agent: string;
+      groups: string[];
+      policies: string[];
+      query: string;
+    };
     assert.equal(anonymous.agent, 'https://w3id.org/sparql-guard#Anonymous');
     assert.deepEqual(anonymous.groups, []);
     assert.deepEqual(anonymous.policies, [`<${P}y-everyone>`]);
@@ -132,11 +141,23 @@ describe('explain refuses exactly what the query endpoint refuses', () => {
       name: 'application/sparql-update',
       init: (path) => [path, { method: 'POST', headers: { 'content-type': 'application/sparql-update' }, body: 'CLEAR ALL' }],
     },
-    { name: 'SERVICE', init: (path) => [`${path}?query=${encodeURIComponent('SELECT * { SERVICE <http://x.example/> { ?s ?p ?o } }')}`, {}] },
+    {
+      name: 'SERVICE',
+      init: (path) => [`${path}?query=${encodeURIComponent('SELECT * { SERVICE <http://x.example/> { ?s ?p ?o } }')}`, {}],
+    },
     { name: 'unknown key', init: (path) => [`${path}?query=ASK%7B%7D`, { headers: { authorization: 'Bearer nope-nope-nope' } }] },
-    { name: 'two different keys', init: (path) => [`${path}?query=ASK%7B%7D`, { headers: { authorization: `Bearer ${KEYS.beta}`, 'x-api-key': KEYS.keeper } }] },
-    { name: 'unsupported media type', init: (path) => [path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'ASK {}' }] },
-    { name: 'body over 1 MiB', init: (path) => [path, { method: 'POST', headers: { 'content-type': 'application/sparql-query' }, body: big }] },
+    {
+      name: 'two different keys',
+      init: (path) => [`${path}?query=ASK%7B%7D`, { headers: { authorization: `Bearer ${KEYS.beta}`, 'x-api-key': KEYS.keeper } }],
+    },
+    {
+      name: 'unsupported media type',
+      init: (path) => [path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'ASK {}' }],
+    },
+    {
+      name: 'body over 1 MiB',
+      init: (path) => [path, { method: 'POST', headers: { 'content-type': 'application/sparql-query' }, body: big }],
+    },
     { name: 'another method', init: (path) => [`${path}?query=ASK%7B%7D`, { method: 'PUT' }] },
   ];
   for (const { name, init } of cases) {
@@ -158,7 +179,10 @@ describe('explain refuses exactly what the query endpoint refuses', () => {
   it('a caller no policy applies to: 401 anonymous, 403 identified, on both', async () => {
     const lonely = await startTestGuard({ explain: true, policies: [resolve('test/fixtures/integration/no-policies.ttl')] });
     try {
-      for (const [headers, status] of [[{}, 401], [{ 'x-api-key': KEYS.lonely }, 403]] as const) {
+      for (const [headers, status] of [
+        [{}, 401],
+        [{ 'x-api-key': KEYS.lonely }, 403],
+      ] as const) {
         const viaQuery = await fetch(`${lonely.endpoint}?query=ASK%7B%7D`, { headers });
         const viaExplain = await fetch(`${lonely.endpoint}/explain?query=ASK%7B%7D`, { headers });
         assert.equal(viaQuery.status, status);

@@ -36,7 +36,7 @@ describe('result cap: a LIMIT per caller, the largest of its policies', () => {
     await t.close();
   });
 
-  it('caps each caller at its policies\' largest resultLimit, against the real store', async () => {
+  it("caps each caller at its policies' largest resultLimit, against the real store", async () => {
     assert.equal((await select(t.endpoint, THINGS)).rows.length, 2, 'anonymous: Everyone caps at 2 of 3');
     assert.equal((await select(t.endpoint, THINGS, { key: KEYS.beta })).rows.length, 4, 'beta: max(2, 4) of 5');
     assert.equal((await select(t.endpoint, THINGS, { key: KEYS.keeper })).rows.length, 5, 'keeper: 100, all 5');
@@ -46,7 +46,10 @@ describe('result cap: a LIMIT per caller, the largest of its policies', () => {
     assert.equal((await select(t.endpoint, `${THINGS} LIMIT 1`)).rows.length, 1);
     assert.equal((await select(t.endpoint, `${THINGS} LIMIT 50`)).rows.length, 2);
     const paged = await select(t.endpoint, `${THINGS} ORDER BY ?s OFFSET 1 LIMIT 3`, { key: KEYS.keeper });
-    assert.deepEqual(paged.rows.map((row) => row.s), ['http://example.org/ns#a2', 'http://example.org/ns#a3', 'http://example.org/ns#b1']);
+    assert.deepEqual(
+      paged.rows.map((row) => row.s),
+      ['http://example.org/ns#a2', 'http://example.org/ns#a3', 'http://example.org/ns#b1'],
+    );
   });
 
   it('shows the LIMIT in explain, and the plan cache serves each caller its own cap', async () => {
@@ -67,10 +70,13 @@ describe('result cap: a LIMIT per caller, the largest of its policies', () => {
     assert.match(construct, /\nLIMIT 2$/);
   });
 
-  it('refuses a capped caller\'s query that ends in VALUES (no LIMIT can follow it)', async () => {
+  it("refuses a capped caller's query that ends in VALUES (no LIMIT can follow it)", async () => {
     const response = await fetch(`${t.endpoint}?query=${encodeURIComponent(`${THINGS} VALUES ?s { <http://example.org/ns#a1> }`)}`);
     assert.equal(response.status, 403);
-    assert.match(await response.text(), /^a query ending in a VALUES clause cannot be held to this caller's result limit of 2; move the VALUES block into WHERE\n$/);
+    assert.match(
+      await response.text(),
+      /^a query ending in a VALUES clause cannot be held to this caller's result limit of 2; move the VALUES block into WHERE\n$/,
+    );
   });
 });
 
@@ -91,7 +97,11 @@ describe('timeout tier and concurrency per agent, in front of a slow store', () 
         const answer = () => {
           if (response.destroyed) return;
           response.writeHead(200, { 'content-type': 'application/sparql-results+json' });
-          response.end(JSON.stringify(probe ? { head: {}, boolean: /WHERE \{\s*\}$/.test(query.trim()) } : { head: { vars: [] }, results: { bindings: [] } }));
+          response.end(
+            JSON.stringify(
+              probe ? { head: {}, boolean: /WHERE \{\s*\}$/.test(query.trim()) } : { head: { vars: [] }, results: { bindings: [] } },
+            ),
+          );
         };
         if (streamForever && !probe) {
           // Headers and a first chunk at once, then nothing: an answer under way when the client leaves.
@@ -140,7 +150,7 @@ describe('timeout tier and concurrency per agent, in front of a slow store', () 
     await keeper.text();
   });
 
-  it('answers 429 with Retry-After past an agent\'s maxConcurrent, counts agents apart, and frees the slot when a query ends', async () => {
+  it("answers 429 with Retry-After past an agent's maxConcurrent, counts agents apart, and frees the slot when a query ends", async () => {
     delayMs = 600;
     const first = query(asKey(KEYS.keeper));
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -162,7 +172,9 @@ describe('timeout tier and concurrency per agent, in front of a slow store', () 
   it('frees the slot when the client goes away mid-query', async () => {
     delayMs = 2000;
     const abort = new AbortController();
-    const gone = fetch(`${t.endpoint}?query=${encodeURIComponent(THINGS)}`, { headers: asKey(KEYS.keeper), signal: abort.signal }).catch(() => undefined);
+    const gone = fetch(`${t.endpoint}?query=${encodeURIComponent(THINGS)}`, { headers: asKey(KEYS.keeper), signal: abort.signal }).catch(
+      () => undefined,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     abort.abort();
     await gone;
@@ -179,7 +191,7 @@ describe('timeout tier and concurrency per agent, in front of a slow store', () 
     const reader = gone.body!.getReader();
     assert.ok(((await reader.read()).value?.length ?? 0) > 0, 'the answer is under way');
     const busy = await query(asKey(KEYS.keeper));
-    assert.equal(busy.status, 429, 'the streaming answer holds the keeper\'s one slot');
+    assert.equal(busy.status, 429, "the streaming answer holds the keeper's one slot");
     await busy.text();
     abort.abort();
     await reader.read().catch(() => undefined);

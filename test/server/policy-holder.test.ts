@@ -26,7 +26,10 @@ describe('createPolicyHolder', () => {
   it('answers 503 until the first set is loaded, then grants under it', async () => {
     const holder = createPolicyHolder();
     assert.equal(holder.current(), undefined);
-    assert.equal(statusOf(() => holder.grant(anonymous)), 503);
+    assert.equal(
+      statusOf(() => holder.grant(anonymous)),
+      503,
+    );
     holder.replace(
       await loadPolicySet({ policyFiles: [resolve('test/fixtures/integration/policies.ttl')], ruleFiles: shippedRuleFiles() }),
     );
@@ -46,7 +49,10 @@ describe('createPolicyHolder', () => {
       assert.equal(error.status, 401);
       assert.equal(error.headers['www-authenticate'], 'Bearer');
     }
-    assert.equal(statusOf(() => holder.grant(lonely)), 403);
+    assert.equal(
+      statusOf(() => holder.grant(lonely)),
+      403,
+    );
   });
 });
 
@@ -58,7 +64,11 @@ describe('createPolicyHolder grant cache', () => {
     const caller = Object.freeze({ agent: 'http://example.org/agents/keeper', groups: [], authenticated: true });
     const first = holder.grant(caller);
     assert.equal(holder.grant(caller), first);
-    assert.deepEqual([...first.graphs].sort(), ['http://example.org/graphs/a', 'http://example.org/graphs/b', 'http://example.org/graphs/secret']);
+    assert.deepEqual([...first.graphs].sort(), [
+      'http://example.org/graphs/a',
+      'http://example.org/graphs/b',
+      'http://example.org/graphs/secret',
+    ]);
     // Interleaved callers each keep their own grant: the cache is keyed by the caller object.
     const everyone = holder.grant(anonymous);
     assert.deepEqual([...everyone.graphs], ['http://example.org/graphs/a']);
@@ -66,6 +76,9 @@ describe('createPolicyHolder grant cache', () => {
     assert.deepEqual([...holder.grant(anonymous).graphs], ['http://example.org/graphs/a']);
     // A reload must not serve the grant of the previous set.
     holder.replace(await loadPolicySet({ ...sources, policyFiles: [resolve('test/fixtures/integration/no-policies.ttl')] }));
-    assert.equal(statusOf(() => holder.grant(caller)), 403);
+    assert.equal(
+      statusOf(() => holder.grant(caller)),
+      403,
+    );
   });
 });

@@ -45,7 +45,11 @@ describe('probes', () => {
     try {
       assert.equal((await probe(`${t.guard.url}/readyz`)).status, 200);
       t.guard.readiness.startDraining();
-      assert.deepEqual(await probe(`${t.guard.url}/readyz`), { status: 503, body: 'draining: the guard is shutting down\n', type: 'text/plain; charset=utf-8' });
+      assert.deepEqual(await probe(`${t.guard.url}/readyz`), {
+        status: 503,
+        body: 'draining: the guard is shutting down\n',
+        type: 'text/plain; charset=utf-8',
+      });
       assert.equal((await probe(`${t.guard.url}/healthz`)).status, 200);
       const query = await fetch(`${t.endpoint}?query=${encodeURIComponent(SELECT)}`, { headers: { 'x-api-key': KEYS.beta } });
       assert.equal(query.status, 200);

@@ -31,5 +31,6 @@ test('queryOutcomeOf: each status of the query path has its own outcome', () => 
     [503, 'upstream not verified', 'not_ready'],
     [500, 'boom', 'internal_error'],
   ];
-  for (const [status, message, outcome] of cases) assert.equal(queryOutcomeOf(new GuardError(status, message)), outcome, `${status} ${message}`);
+  for (const [status, message, outcome] of cases)
+    assert.equal(queryOutcomeOf(new GuardError(status, message)), outcome, `${status} ${message}`);
 });

@@ -36,7 +36,12 @@ describe('query page', () => {
   it('serves every asset the page names, from the guard', async () => {
     const html = await (await fetch(on.endpoint, { headers: { accept: 'text/html' } })).text();
     const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
-    assert.deepEqual(assets.sort(), ['/data/sparql/ui/page.css', '/data/sparql/ui/page.js', '/data/sparql/ui/yasgui.min.css', '/data/sparql/ui/yasgui.min.js']);
+    assert.deepEqual(assets.sort(), [
+      '/data/sparql/ui/page.css',
+      '/data/sparql/ui/page.js',
+      '/data/sparql/ui/yasgui.min.css',
+      '/data/sparql/ui/yasgui.min.js',
+    ]);
     for (const asset of assets) {
       const response = await fetch(new URL(asset, on.guard.url));
       const body = await response.arrayBuffer();

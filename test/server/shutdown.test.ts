@@ -67,14 +67,18 @@ async function startHeldStore(mode: 'hold' | 'stall'): Promise<HeldStore> {
 /** A query over a fresh connection (no keep-alive pool): status, and the body as far as it came. */
 function query(endpoint: string): Promise<{ status: number; body: string; complete: boolean }> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(endpoint, { method: 'POST', agent: false, headers: { 'content-type': 'application/sparql-query' } }, (answer) => {
-      let body = '';
-      answer.setEncoding('utf8');
-      answer.on('data', (text: string) => (body += text));
-      answer.on('end', () => resolve({ status: answer.statusCode ?? 0, body, complete: true }));
-      answer.on('error', () => resolve({ status: answer.statusCode ?? 0, body, complete: false }));
-      answer.on('aborted', () => resolve({ status: answer.statusCode ?? 0, body, complete: false }));
-    });
+    const outgoing = request(
+      endpoint,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/sparql-query' } },
+      (answer) => {
+        let body = '';
+        answer.setEncoding('utf8');
+        answer.on('data', (text: string) => (body += text));
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, body, complete: true }));
+        answer.on('error', () => resolve({ status: answer.statusCode ?? 0, body, complete: false }));
+        answer.on('aborted', () => resolve({ status: answer.statusCode ?? 0, body, complete: false }));
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end('SELECT ?s WHERE { ?s ?p ?o }');
   });
@@ -133,7 +137,10 @@ interface ServeProcess {
 
 function serve(configFile: string): ServeProcess {
   const { GUARD_CONFIG: _c, GUARD_UPSTREAM: _u, GUARD_WORKERS: _w, PORT: _p, ...env } = process.env;
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...env, GUARD_CONFIG: configFile }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...env, GUARD_CONFIG: configFile },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
   createInterface({ input: child.stdout! }).on('line', (text) => {
@@ -173,7 +180,13 @@ describe('sparql-guard serve, on SIGTERM', () => {
     const configFile = join(folder, 'guard.json');
     writeFileSync(
       configFile,
-      JSON.stringify({ upstream: store.url, policies: [INTEGRATION_POLICIES], auth: { apiKeys: INTEGRATION_API_KEYS }, host: '127.0.0.1', port: 0 }),
+      JSON.stringify({
+        upstream: store.url,
+        policies: [INTEGRATION_POLICIES],
+        auth: { apiKeys: INTEGRATION_API_KEYS },
+        host: '127.0.0.1',
+        port: 0,
+      }),
     );
     const guard = serve(configFile);
     try {

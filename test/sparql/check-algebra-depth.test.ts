@@ -10,7 +10,12 @@ import { createPlanner } from '../../src/sparql/create-planner.js';
 import { prepareQuery } from '../../src/sparql/prepare-query.js';
 
 const GRANT: Grant = { policies: ['urn:test:p'], graphs: new Set(['urn:x:g']), hiddenByGraph: new Map() };
-const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 }, allowedFunctions: [] });
+const planner = createPlanner({
+  baseIri: 'http://localhost/',
+  maxQueryDepth: 64,
+  planCache: { maxEntries: 0, maxBytes: 1 },
+  allowedFunctions: [],
+});
 const plan = (query: string) => planner.plan({ query, defaultGraphs: [], namedGraphs: [] }, GRANT);
 const depthOf = (query: string) => algebraDepth(new sparqljs.Parser().parse(query));
 const tooComplex = (limit: number) => (error: unknown) =>
@@ -52,7 +57,12 @@ for (const [name, build, atLimit] of CONSTRUCTS) {
 }
 
 test('the limit follows maxQueryDepth (4 levels per bracket level)', () => {
-  const small = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 8, planCache: { maxEntries: 0, maxBytes: 1 }, allowedFunctions: [] });
+  const small = createPlanner({
+    baseIri: 'http://localhost/',
+    maxQueryDepth: 8,
+    planCache: { maxEntries: 0, maxBytes: 1 },
+    allowedFunctions: [],
+  });
   const union = (n: number) => `SELECT * { ${list(n, (i) => `{ ?s <urn:x:p${i}> ?o }`, ' UNION ')} }`;
   small.plan({ query: union(29), defaultGraphs: [], namedGraphs: [] }, GRANT);
   assert.throws(() => small.plan({ query: union(30), defaultGraphs: [], namedGraphs: [] }, GRANT), tooComplex(32));
@@ -71,7 +81,7 @@ test('flat lists stay flat: negated sets, function arguments, VALUES rows, CONST
   }
 });
 
-test('the bench\'s large query (300 triple patterns in one BGP) plans', () => {
+test("the bench's large query (300 triple patterns in one BGP) plans", () => {
   const query = `PREFIX ex: <http://example.org/>\nSELECT * WHERE { ${list(300, (i) => `?s ex:p${i} ?o${i} .`)} }`;
   assert.equal(depthOf(query), 1 + 150);
   plan(query);

@@ -48,7 +48,14 @@ test('property functions in predicate position stay refused whatever the allow-l
 // That the configuration refuses such entries (the planner gets only checked ones) is proven in
 // test/config/read-config.test.ts.
 test('entries in or covering a denied namespace are found, and even compiled they never let a call into it pass', () => {
-  for (const entry of ['bif:contains', 'SQL:', 'java:x.Y', 'http://jena.apache.org/ARQ/property#concat', 'http://jena.apache.org/', 'http://www.openlinksw.com/schemas/']) {
+  for (const entry of [
+    'bif:contains',
+    'SQL:',
+    'java:x.Y',
+    'http://jena.apache.org/ARQ/property#concat',
+    'http://jena.apache.org/',
+    'http://www.openlinksw.com/schemas/',
+  ]) {
     const denied = findDeniedNamespace(entry);
     assert.notEqual(denied, undefined, entry);
     const callee = entry.endsWith('/') ? `${denied}f` : entry;

@@ -15,7 +15,10 @@ const P2 = 'http://example.org/g/public2';
 const SECRET = 'http://example.org/g/secret';
 const grantOf = (...graphs: string[]): Grant => ({ policies: ['urn:test:p'], graphs: new Set(graphs), hiddenByGraph: new Map() });
 const options = (maxEntries: number, maxBytes = 16 * 1024 * 1024): PlannerOptions => ({
-  baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries, maxBytes }, allowedFunctions: [],
+  baseIri: 'http://localhost/',
+  maxQueryDepth: 64,
+  planCache: { maxEntries, maxBytes },
+  allowedFunctions: [],
 });
 const request = (query: string, defaultGraphs: string[] = [], namedGraphs: string[] = []) => ({ query, defaultGraphs, namedGraphs });
 const refusal = (status: number) => (error: unknown) => error instanceof GuardError && error.status === status;
@@ -118,8 +121,15 @@ test('nesting exactly at maxQueryDepth plans, one deeper is refused', () => {
 
 test('refusal messages never echo the query', () => {
   const planner = createPlanner(options(0));
-  for (const query of ['SELECT * WHERE { ?s ?p "CANARY-TEXT" ', 'SELECT ?CANARY WHERE { ?s ?p ?o } GROUP BY ?s', 'SELECT * { ?s <CANARY\\u003E> ?o }']) {
-    assert.throws(() => planner.plan(request(query), grantOf(P1)), (error: unknown) => error instanceof GuardError && error.status === 400 && !error.message.includes('CANARY'));
+  for (const query of [
+    'SELECT * WHERE { ?s ?p "CANARY-TEXT" ',
+    'SELECT ?CANARY WHERE { ?s ?p ?o } GROUP BY ?s',
+    'SELECT * { ?s <CANARY\\u003E> ?o }',
+  ]) {
+    assert.throws(
+      () => planner.plan(request(query), grantOf(P1)),
+      (error: unknown) => error instanceof GuardError && error.status === 400 && !error.message.includes('CANARY'),
+    );
   }
 });
 
@@ -136,20 +146,47 @@ test('codepoint escapes are decoded only where they cannot change the tokens', (
     'SELECT * { ?s ?p "\\uD800" }', // a surrogate is no character
     'SELECT * { ?s ?p "\\u12" }',
     'SELECT * { ?s <http://a/\\u0020b> ?o }',
-  ]) assert.throws(() => plan(bad), refusal(400), bad);
+  ])
+    assert.throws(() => plan(bad), refusal(400), bad);
 });
 
 test('RFC 3986 5.4 reference resolution examples', () => {
   const base = 'http://a/b/c/d;p?q';
   const examples: Record<string, string> = {
-    'g:h': 'g:h', g: 'http://a/b/c/g', './g': 'http://a/b/c/g', 'g/': 'http://a/b/c/g/', '/g': 'http://a/g',
-    '//g': 'http://g', '?y': 'http://a/b/c/d;p?y', 'g?y': 'http://a/b/c/g?y', '#s': 'http://a/b/c/d;p?q#s',
-    'g#s': 'http://a/b/c/g#s', ';x': 'http://a/b/c/;x', '': 'http://a/b/c/d;p?q', '.': 'http://a/b/c/', './': 'http://a/b/c/',
-    '..': 'http://a/b/', '../': 'http://a/b/', '../g': 'http://a/b/g', '../..': 'http://a/', '../../g': 'http://a/g',
-    '../../../g': 'http://a/g', '/./g': 'http://a/g', '/../g': 'http://a/g', 'g.': 'http://a/b/c/g.', '.g': 'http://a/b/c/.g',
-    'g..': 'http://a/b/c/g..', '..g': 'http://a/b/c/..g', './../g': 'http://a/b/g', './g/.': 'http://a/b/c/g/',
-    'g/./h': 'http://a/b/c/g/h', 'g/../h': 'http://a/b/c/h', 'g;x=1/./y': 'http://a/b/c/g;x=1/y', 'g;x=1/../y': 'http://a/b/c/y',
-    'g?y/./x': 'http://a/b/c/g?y/./x', 'g#s/../x': 'http://a/b/c/g#s/../x',
+    'g:h': 'g:h',
+    g: 'http://a/b/c/g',
+    './g': 'http://a/b/c/g',
+    'g/': 'http://a/b/c/g/',
+    '/g': 'http://a/g',
+    '//g': 'http://g',
+    '?y': 'http://a/b/c/d;p?y',
+    'g?y': 'http://a/b/c/g?y',
+    '#s': 'http://a/b/c/d;p?q#s',
+    'g#s': 'http://a/b/c/g#s',
+    ';x': 'http://a/b/c/;x',
+    '': 'http://a/b/c/d;p?q',
+    '.': 'http://a/b/c/',
+    './': 'http://a/b/c/',
+    '..': 'http://a/b/',
+    '../': 'http://a/b/',
+    '../g': 'http://a/b/g',
+    '../..': 'http://a/',
+    '../../g': 'http://a/g',
+    '../../../g': 'http://a/g',
+    '/./g': 'http://a/g',
+    '/../g': 'http://a/g',
+    'g.': 'http://a/b/c/g.',
+    '.g': 'http://a/b/c/.g',
+    'g..': 'http://a/b/c/g..',
+    '..g': 'http://a/b/c/..g',
+    './../g': 'http://a/b/g',
+    './g/.': 'http://a/b/c/g/',
+    'g/./h': 'http://a/b/c/g/h',
+    'g/../h': 'http://a/b/c/h',
+    'g;x=1/./y': 'http://a/b/c/g;x=1/y',
+    'g;x=1/../y': 'http://a/b/c/y',
+    'g?y/./x': 'http://a/b/c/g?y/./x',
+    'g#s/../x': 'http://a/b/c/g#s/../x',
   };
   for (const [reference, expected] of Object.entries(examples)) assert.equal(resolveIri(reference, base), expected, reference);
 });
@@ -191,14 +228,22 @@ test('function refusals name neither the IRI nor the query', () => {
     'SELECT * { ?s <http://jena.apache.org/text#CANARY> "x" }',
     'SELECT (<urn:CANARY>(DISTINCT ?o) AS ?a) { ?s ?p ?o }',
   ]) {
-    assert.throws(() => planner.plan(request(query), grantOf(P1)), (error: unknown) => error instanceof GuardError && error.status === 400 && !error.message.includes('CANARY') && !error.message.includes('\n'), query);
+    assert.throws(
+      () => planner.plan(request(query), grantOf(P1)),
+      (error: unknown) =>
+        error instanceof GuardError && error.status === 400 && !error.message.includes('CANARY') && !error.message.includes('\n'),
+      query,
+    );
   }
 });
 
-test('the BASE line is the query\'s last BASE, resolved, or the configured base', () => {
+test("the BASE line is the query's last BASE, resolved, or the configured base", () => {
   const planner = createPlanner(options(0));
   assert.match(planner.plan(request('SELECT * { ?s ?p ?o }'), grantOf(P1)).query, /^BASE <http:\/\/localhost\/>\nSELECT /);
-  assert.match(planner.plan(request('BASE <http://a/b/> BASE <c/> SELECT * { ?s ?p ?o }'), grantOf(P1)).query, /^BASE <http:\/\/a\/b\/c\/>\nSELECT /);
+  assert.match(
+    planner.plan(request('BASE <http://a/b/> BASE <c/> SELECT * { ?s ?p ?o }'), grantOf(P1)).query,
+    /^BASE <http:\/\/a\/b\/c\/>\nSELECT /,
+  );
 });
 
 test('a blank-node label in two basic graph patterns is a 400 (§4.1.4); FILTERs between triples do not split one', () => {
@@ -209,16 +254,28 @@ test('a blank-node label in two basic graph patterns is a 400 (§4.1.4); FILTERs
     'SELECT * { _:a ?p ?v . FILTER EXISTS { _:a ?q 1 } }',
     'SELECT * { _:a ?p ?v { SELECT * { _:a ?q 1 } } }',
   ]) {
-    assert.throws(() => planner.plan(request(query), grantOf(P1)), (error: unknown) => error instanceof GuardError && error.status === 400 && /blank node label/.test(error.message), query);
+    assert.throws(
+      () => planner.plan(request(query), grantOf(P1)),
+      (error: unknown) => error instanceof GuardError && error.status === 400 && /blank node label/.test(error.message),
+      query,
+    );
   }
-  for (const query of ['SELECT * { _:a ?p ?v . FILTER(?v > 1) _:a ?q 1 }', 'SELECT * { _:a ?p ?v . [] ?q _:a }', 'CONSTRUCT { _:a <x:p> ?v } WHERE { _:a ?p ?v }']) {
+  for (const query of [
+    'SELECT * { _:a ?p ?v . FILTER(?v > 1) _:a ?q 1 }',
+    'SELECT * { _:a ?p ?v . [] ?q _:a }',
+    'CONSTRUCT { _:a <x:p> ?v } WHERE { _:a ?p ?v }',
+  ]) {
     new sparqljs.Parser().parse(planner.plan(request(query), grantOf(P1)).query);
   }
 });
 
 test('a CONSTRUCT template triple that is only `[ p o ]` or a collection plans as its `[] p o` spelling (W3C construct-3); what the grammar forbids stays a 400', () => {
   const planner = createPlanner(options(0));
-  const hidden: Grant = { policies: ['urn:test:p'], graphs: new Set([P1]), hiddenByGraph: new Map([[P1, new Set(['http://example.org/secret'])]]) };
+  const hidden: Grant = {
+    policies: ['urn:test:p'],
+    graphs: new Set([P1]),
+    hiddenByGraph: new Map([[P1, new Set(['http://example.org/secret'])]]),
+  };
   const outcome = (query: string, grant: Grant) => {
     try {
       // Blank nodes are numbered in the order the parser makes them, which differs between the spellings.
@@ -228,9 +285,18 @@ test('a CONSTRUCT template triple that is only `[ p o ]` or a collection plans a
     }
   };
   const pairs = [
-    ['CONSTRUCT { [ <http://example.org/p> ?o ; <http://example.org/q> ?s ] . } WHERE { ?s ?p ?o }', 'CONSTRUCT { [] <http://example.org/p> ?o ; <http://example.org/q> ?s . } WHERE { ?s ?p ?o }'],
-    ['CONSTRUCT { [ <http://example.org/secret> ?o ] } WHERE { ?s ?p ?o }', 'CONSTRUCT { [] <http://example.org/secret> ?o } WHERE { ?s ?p ?o }'],
-    ['CONSTRUCT { ?s <http://example.org/p> 1 . ( ?o 2 ) . } WHERE { ?s ?p ?o }', 'CONSTRUCT { ?s <http://example.org/p> 1 . _:l <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> ?o ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> _:m . _:m <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> 2 ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> <http://www.w3.org/1999/02/22-rdf-syntax-ns#nil> . } WHERE { ?s ?p ?o }'],
+    [
+      'CONSTRUCT { [ <http://example.org/p> ?o ; <http://example.org/q> ?s ] . } WHERE { ?s ?p ?o }',
+      'CONSTRUCT { [] <http://example.org/p> ?o ; <http://example.org/q> ?s . } WHERE { ?s ?p ?o }',
+    ],
+    [
+      'CONSTRUCT { [ <http://example.org/secret> ?o ] } WHERE { ?s ?p ?o }',
+      'CONSTRUCT { [] <http://example.org/secret> ?o } WHERE { ?s ?p ?o }',
+    ],
+    [
+      'CONSTRUCT { ?s <http://example.org/p> 1 . ( ?o 2 ) . } WHERE { ?s ?p ?o }',
+      'CONSTRUCT { ?s <http://example.org/p> 1 . _:l <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> ?o ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> _:m . _:m <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> 2 ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> <http://www.w3.org/1999/02/22-rdf-syntax-ns#nil> . } WHERE { ?s ?p ?o }',
+    ],
   ] as const;
   for (const grant of [grantOf(P1), hidden]) {
     for (const [bare, spelled] of pairs) {
@@ -240,7 +306,11 @@ test('a CONSTRUCT template triple that is only `[ p o ]` or a collection plans a
     }
   }
   assert.match(outcome(pairs[1][0], hidden), /^403 /);
-  for (const query of ['CONSTRUCT { [ <http://example.org/p>/<http://example.org/q> ?o ] . } WHERE { ?s ?p ?o }', 'CONSTRUCT { [] . } WHERE { ?s ?p ?o }', 'CONSTRUCT { [ ] } WHERE { ?s ?p ?o }']) {
+  for (const query of [
+    'CONSTRUCT { [ <http://example.org/p>/<http://example.org/q> ?o ] . } WHERE { ?s ?p ?o }',
+    'CONSTRUCT { [] . } WHERE { ?s ?p ?o }',
+    'CONSTRUCT { [ ] } WHERE { ?s ?p ?o }',
+  ]) {
     assert.match(outcome(query, grantOf(P1)), /^400 query is not valid SPARQL 1\.1/, query);
   }
 });

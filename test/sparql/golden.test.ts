@@ -45,8 +45,7 @@ function readCase(text: string): GoldenCase {
     else if (key === 'hidden') {
       const [graph = '', ...paths] = value.split(/\s+/).filter(Boolean);
       hiddenByGraph.set(graph, new Set(paths));
-    }
-    else (key === 'default' ? defaultGraphs : namedGraphs).push(value);
+    } else (key === 'default' ? defaultGraphs : namedGraphs).push(value);
   }
   let query = '';
   let expect: string | undefined;
@@ -60,7 +59,15 @@ function readCase(text: string): GoldenCase {
     else if (title.startsWith('status ')) status = Number(title.slice(7));
   }
   const grant: Grant = { policies: ['urn:test:policy'], graphs, hiddenByGraph };
-  return { grant, defaultGraphs, namedGraphs, allowedFunctions, query, ...(expect === undefined ? {} : { expect }), ...(status === undefined ? {} : { status }) };
+  return {
+    grant,
+    defaultGraphs,
+    namedGraphs,
+    allowedFunctions,
+    query,
+    ...(expect === undefined ? {} : { expect }),
+    ...(status === undefined ? {} : { status }),
+  };
 }
 
 /** One planner per allow-list, as a process has one (allowedFunctions is fixed per planner). */
@@ -69,13 +76,20 @@ function plannerFor(allowedFunctions: readonly string[]): Planner {
   const key = JSON.stringify(allowedFunctions);
   let planner = planners.get(key);
   if (planner === undefined) {
-    planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 }, allowedFunctions });
+    planner = createPlanner({
+      baseIri: 'http://localhost/',
+      maxQueryDepth: 64,
+      planCache: { maxEntries: 0, maxBytes: 1 },
+      allowedFunctions,
+    });
     planners.set(key, planner);
   }
   return planner;
 }
 
-const files = readdirSync(FOLDER).filter((name) => name.endsWith('.txt')).sort();
+const files = readdirSync(FOLDER)
+  .filter((name) => name.endsWith('.txt'))
+  .sort();
 
 test('the golden folder holds the cases', () => {
   assert.ok(files.length >= 40, `only ${files.length} golden cases`);

@@ -12,7 +12,12 @@ import { GRAPHS, SECURITY_DATA, rigStores } from '../helpers/rig-stores.js';
 
 const P = 'PREFIX ex: <http://example.org/>\nPREFIX res: <http://example.org/res/>\n';
 
-const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 }, allowedFunctions: [] });
+const planner = createPlanner({
+  baseIri: 'http://localhost/',
+  maxQueryDepth: 64,
+  planCache: { maxEntries: 0, maxBytes: 1 },
+  allowedFunctions: [],
+});
 const grantOf = (graphs: readonly string[], hidden: Record<string, string[]> = {}): Grant => ({
   policies: ['urn:test:p'],
   graphs: new Set(graphs),
@@ -40,15 +45,39 @@ const CASES: readonly Case[] = [
   { name: 'alternative +', query: `${P}SELECT ?g ?o WHERE { GRAPH ?g { res:item5 (ex:seeAlso|ex:secretPredicate)+ ?o } }` },
   { name: 'negated set +', query: `${P}SELECT ?g ?o WHERE { GRAPH ?g { res:item5 (!ex:value)+ ?o } }` },
   { name: 'zero-length * with a constant subject, per graph', query: `${P}SELECT ?g ?o WHERE { GRAPH ?g { res:item5 ex:seeAlso* ?o } }` },
-  { name: '* between two variables, counted per graph', query: `${P}SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ex:relatedTo* ?o } } GROUP BY ?g` },
-  { name: 'OPTIONAL around the path', query: `${P}SELECT ?g ?o ?d WHERE { GRAPH ?g { res:item4 ex:relatedTo+ ?o OPTIONAL { ?o ex:seeAlso* ?d } } }` },
-  { name: 'two GRAPH variables, one expanded', query: `${P}SELECT ?g ?h ?b ?c WHERE { GRAPH ?g { ex:fingerprint ex:graphBit ?b } GRAPH ?h { ex:fingerprint ex:graphBit+ ?c } }` },
-  { name: 'nested GRAPH variables', query: `${P}SELECT ?g ?h ?o WHERE { GRAPH ?g { res:item4 ex:relatedTo ?x GRAPH ?h { ?x ex:relatedTo+ ?o } } }` },
-  { name: 'path only inside EXISTS', query: `${P}SELECT ?g ?b WHERE { GRAPH ?g { ex:fingerprint ex:graphBit ?b FILTER EXISTS { res:item4 ex:relatedTo+ res:item6 } } }` },
-  { name: 'GRAPH ?g as a UNION branch', query: `${P}SELECT ?g ?o WHERE { { GRAPH ?g { res:item5 ex:relatedTo+ ?o } } UNION { BIND(1 AS ?o) } }` },
-  { name: 'MINUS of a GRAPH ?g with a path', query: `${P}SELECT ?o WHERE { GRAPH <${GRAPHS.public1}> { res:item4 ex:relatedTo ?o } MINUS { GRAPH ?g { res:item5 ex:relatedTo* ?o } } }` },
+  {
+    name: '* between two variables, counted per graph',
+    query: `${P}SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ex:relatedTo* ?o } } GROUP BY ?g`,
+  },
+  {
+    name: 'OPTIONAL around the path',
+    query: `${P}SELECT ?g ?o ?d WHERE { GRAPH ?g { res:item4 ex:relatedTo+ ?o OPTIONAL { ?o ex:seeAlso* ?d } } }`,
+  },
+  {
+    name: 'two GRAPH variables, one expanded',
+    query: `${P}SELECT ?g ?h ?b ?c WHERE { GRAPH ?g { ex:fingerprint ex:graphBit ?b } GRAPH ?h { ex:fingerprint ex:graphBit+ ?c } }`,
+  },
+  {
+    name: 'nested GRAPH variables',
+    query: `${P}SELECT ?g ?h ?o WHERE { GRAPH ?g { res:item4 ex:relatedTo ?x GRAPH ?h { ?x ex:relatedTo+ ?o } } }`,
+  },
+  {
+    name: 'path only inside EXISTS',
+    query: `${P}SELECT ?g ?b WHERE { GRAPH ?g { ex:fingerprint ex:graphBit ?b FILTER EXISTS { res:item4 ex:relatedTo+ res:item6 } } }`,
+  },
+  {
+    name: 'GRAPH ?g as a UNION branch',
+    query: `${P}SELECT ?g ?o WHERE { { GRAPH ?g { res:item5 ex:relatedTo+ ?o } } UNION { BIND(1 AS ?o) } }`,
+  },
+  {
+    name: 'MINUS of a GRAPH ?g with a path',
+    query: `${P}SELECT ?o WHERE { GRAPH <${GRAPHS.public1}> { res:item4 ex:relatedTo ?o } MINUS { GRAPH ?g { res:item5 ex:relatedTo* ?o } } }`,
+  },
   { name: 'ASK', query: `${P}ASK { GRAPH ?g { res:item5 (ex:seeAlso/ex:secretPredicate)+ ?o } }` },
-  { name: 'FROM NAMED names a granted and an ungranted graph', query: `${P}SELECT ?g ?o FROM NAMED <${GRAPHS.public1}> FROM NAMED <${GRAPHS.secret}> WHERE { GRAPH ?g { res:item5 (ex:seeAlso|ex:secretPredicate)+ ?o } }` },
+  {
+    name: 'FROM NAMED names a granted and an ungranted graph',
+    query: `${P}SELECT ?g ?o FROM NAMED <${GRAPHS.public1}> FROM NAMED <${GRAPHS.secret}> WHERE { GRAPH ?g { res:item5 (ex:seeAlso|ex:secretPredicate)+ ?o } }`,
+  },
 ];
 
 const CASES_WITH_SPEC: readonly Case[] = [
@@ -95,15 +124,26 @@ test('the plan writes one GRAPH <g> branch per effective named graph, in dataset
   const query = `${P}SELECT ?o WHERE { GRAPH ?g { ?g ex:seeAlso+ ?o } }`;
   const two = plan(query, grantOf([GRAPHS.teamA, GRAPHS.public1]));
   assert.doesNotMatch(two, /GRAPH \?/);
-  const branches = [...two.matchAll(/\{ GRAPH <([^>]+)> \{ \?g \(<http:\/\/example\.org\/seeAlso>\+\) \?o\. \} VALUES \?g \{ <([^>]+)> \} \}/g)];
-  assert.deepEqual(branches.map((m) => [m[1], m[2]]), [[GRAPHS.public1, GRAPHS.public1], [GRAPHS.teamA, GRAPHS.teamA]]);
+  const branches = [
+    ...two.matchAll(/\{ GRAPH <([^>]+)> \{ \?g \(<http:\/\/example\.org\/seeAlso>\+\) \?o\. \} VALUES \?g \{ <([^>]+)> \} \}/g),
+  ];
+  assert.deepEqual(
+    branches.map((m) => [m[1], m[2]]),
+    [
+      [GRAPHS.public1, GRAPHS.public1],
+      [GRAPHS.teamA, GRAPHS.teamA],
+    ],
+  );
   assert.equal(two.split('\nUNION\n').length, 2);
   const one = plan(query, grantOf([GRAPHS.public1]));
   assert.ok(one.includes(`{ GRAPH <${GRAPHS.public1}> { ?g (<http://example.org/seeAlso>+) ?o. } VALUES ?g { <${GRAPHS.public1}> } }`));
   assert.ok(!one.includes('UNION'));
   // Protocol named graphs keep request order; one not granted gets no branch.
   const requested = plan(query, grantOf([GRAPHS.public1, GRAPHS.teamA]), [GRAPHS.teamA, GRAPHS.secret, GRAPHS.public1]);
-  assert.deepEqual([...requested.matchAll(/\{ GRAPH <([^>]+)>/g)].map((m) => m[1]), [GRAPHS.teamA, GRAPHS.public1]);
+  assert.deepEqual(
+    [...requested.matchAll(/\{ GRAPH <([^>]+)>/g)].map((m) => m[1]),
+    [GRAPHS.teamA, GRAPHS.public1],
+  );
 });
 
 test('no effective named graph: the group with no solution over the variables of the whole element', () => {
@@ -132,7 +172,11 @@ function answerOf(body: string): string {
   const json = JSON.parse(body) as { boolean?: boolean; results?: { bindings: Record<string, { type: string; value: string }>[] } };
   if (typeof json.boolean === 'boolean') return `ask:${json.boolean}`;
   const rows = (json.results?.bindings ?? []).map((row) =>
-    JSON.stringify(Object.keys(row).sort().map((name) => [name, row[name]?.type === 'bnode' ? '_:b' : row[name]])),
+    JSON.stringify(
+      Object.keys(row)
+        .sort()
+        .map((name) => [name, row[name]?.type === 'bnode' ? '_:b' : row[name]]),
+    ),
   );
   return rows.sort().join('\n');
 }
@@ -179,7 +223,9 @@ for (const store of stores) {
           const planned = plan(query, grantOf(graphs));
           assert.doesNotMatch(planned, /GRAPH \?[gh] \{[^}]*[+*]/, 'expanded');
           const dataset = datasetOf(planned);
-          const named = dataset.filter(([parameter, graph]) => parameter === 'named-graph-uri' && graph !== EMPTY_GRAPH).map(([, graph]) => graph);
+          const named = dataset
+            .filter(([parameter, graph]) => parameter === 'named-graph-uri' && graph !== EMPTY_GRAPH)
+            .map(([, graph]) => graph);
           if (named.length === 0) continue;
           const guarded = await ask(url, planned);
           if (oxigraph && oxigraphIgnoresGraphVariable) {
@@ -194,7 +240,10 @@ for (const store of stores) {
     }
 
     it('an expansion over the empty named set answers nothing (the store would name the stand-in graph)', async () => {
-      const planned = plan(`${P}SELECT ?g ?o FROM <${GRAPHS.public1}> WHERE { GRAPH ?g { res:item5 ex:seeAlso* ?o } }`, grantOf([GRAPHS.public1]));
+      const planned = plan(
+        `${P}SELECT ?g ?o FROM <${GRAPHS.public1}> WHERE { GRAPH ?g { res:item5 ex:seeAlso* ?o } }`,
+        grantOf([GRAPHS.public1]),
+      );
       assert.equal(await ask(url, planned), '');
     });
   });

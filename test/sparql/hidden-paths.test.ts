@@ -21,7 +21,10 @@ const grantOf = (graphs: string[], hidden: Record<string, string[]> = {}): Grant
   hiddenByGraph: new Map(Object.entries(hidden).map(([graph, paths]) => [graph, new Set(paths)])),
 });
 const options = (maxEntries: number): PlannerOptions => ({
-  baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries, maxBytes: 16 * 1024 * 1024 }, allowedFunctions: [],
+  baseIri: 'http://localhost/',
+  maxQueryDepth: 64,
+  planCache: { maxEntries, maxBytes: 16 * 1024 * 1024 },
+  allowedFunctions: [],
 });
 const request = (query: string, defaultGraphs: string[] = [], namedGraphs: string[] = []) => ({ query, defaultGraphs, namedGraphs });
 const hiddenRefusal = (error: unknown) =>
@@ -82,15 +85,23 @@ test('a named predicate is checked against the hidden set where it is read, with
   assert.doesNotThrow(() => planner.plan(request(query, [HR], [PEOPLE]), both));
   // Inside GRAPH ?g or GRAPH <people> it reads people, which hides salary.
   assert.throws(() => planner.plan(request(`SELECT * WHERE { GRAPH ?g { ?s <${SALARY}> ?o } }`, [HR], [PEOPLE]), both), hiddenRefusal);
-  assert.throws(() => planner.plan(request(`SELECT * WHERE { GRAPH <${PEOPLE}> { ?s <${SALARY}> ?o } }`, [HR], [PEOPLE]), both), hiddenRefusal);
+  assert.throws(
+    () => planner.plan(request(`SELECT * WHERE { GRAPH <${PEOPLE}> { ?s <${SALARY}> ?o } }`, [HR], [PEOPLE]), both),
+    hiddenRefusal,
+  );
   // GRAPH <hr> reads hr only, whatever people hides; GRAPH ?g over hr alone as well.
   assert.doesNotThrow(() => planner.plan(request(`SELECT * WHERE { GRAPH <${HR}> { ?s <${SALARY}> ?o } }`), both));
   assert.doesNotThrow(() => planner.plan(request(`SELECT * WHERE { GRAPH ?g { ?s <${SALARY}> ?o } }`, [], [HR]), both));
   // The default graph merges people and hr: refused (people hides salary).
   assert.throws(() => planner.plan(request(query), both), hiddenRefusal);
   // GRAPH <hr> inside GRAPH <people>: the innermost GRAPH is the active graph.
-  assert.doesNotThrow(() => planner.plan(request(`SELECT * WHERE { GRAPH <${PEOPLE}> { ?s ?p ?o GRAPH <${HR}> { ?s <${SALARY}> ?x } } }`), both));
-  assert.throws(() => planner.plan(request(`SELECT * WHERE { GRAPH <${HR}> { ?s ?p ?o GRAPH <${PEOPLE}> { ?s <${SALARY}> ?x } } }`), both), hiddenRefusal);
+  assert.doesNotThrow(() =>
+    planner.plan(request(`SELECT * WHERE { GRAPH <${PEOPLE}> { ?s ?p ?o GRAPH <${HR}> { ?s <${SALARY}> ?x } } }`), both),
+  );
+  assert.throws(
+    () => planner.plan(request(`SELECT * WHERE { GRAPH <${HR}> { ?s ?p ?o GRAPH <${PEOPLE}> { ?s <${SALARY}> ?x } } }`), both),
+    hiddenRefusal,
+  );
   // A CONSTRUCT template names it for the whole dataset.
   assert.throws(() => planner.plan(request(`CONSTRUCT { ?s <${SALARY}> ?o } WHERE { GRAPH <${HR}> { ?s ?p ?o } }`), both), hiddenRefusal);
   // A requested graph that is not granted hides nothing and grants nothing.
@@ -107,12 +118,21 @@ test('with nothing hidden the text is exactly the text of a grant without hidden
   assert.equal(planner.plan(request(query), grantOf([PEOPLE, HR], { [HR]: [] })).query, withoutHidden);
   // people hides salary, but the dataset is hr alone.
   const peopleHidden = grantOf([PEOPLE, HR], { [PEOPLE]: [SALARY] });
-  assert.equal(planner.plan(request(query, [HR], [HR]), peopleHidden).query, planner.plan(request(query, [HR], [HR]), grantOf([PEOPLE, HR])).query);
+  assert.equal(
+    planner.plan(request(query, [HR], [HR]), peopleHidden).query,
+    planner.plan(request(query, [HR], [HR]), grantOf([PEOPLE, HR])).query,
+  );
   // people as a named graph: the default graph is still hr alone.
-  assert.equal(planner.plan(request(query, [HR], [PEOPLE]), peopleHidden).query, planner.plan(request(query, [HR], [PEOPLE]), grantOf([PEOPLE, HR])).query);
+  assert.equal(
+    planner.plan(request(query, [HR], [PEOPLE]), peopleHidden).query,
+    planner.plan(request(query, [HR], [PEOPLE]), grantOf([PEOPLE, HR])).query,
+  );
   // Inside GRAPH ?g over people the filter is written.
   const inGraph = `SELECT * WHERE { GRAPH ?g { ${query.slice(query.indexOf('{') + 1, query.lastIndexOf('}'))} } }`;
-  assert.notEqual(planner.plan(request(inGraph, [HR], [PEOPLE]), peopleHidden).query, planner.plan(request(inGraph, [HR], [PEOPLE]), grantOf([PEOPLE, HR])).query);
+  assert.notEqual(
+    planner.plan(request(inGraph, [HR], [PEOPLE]), peopleHidden).query,
+    planner.plan(request(inGraph, [HR], [PEOPLE]), grantOf([PEOPLE, HR])).query,
+  );
 });
 
 test('a hidden IRI that cannot be written into a query refuses the request rather than being spliced in', () => {

@@ -124,8 +124,30 @@ function random(seed: number): () => number {
 
 /** Replacement constants per class, the awkward ones included (escapes, quotes, dot segments, the hidden predicate). */
 const POOLS: Readonly<Record<string, readonly string[]>> = {
-  S: ['"x"', "'y'", '"""a\n"b"""', "'''c''d'''", '"q\\"\'\\\\\\n\\t"', '""', '"\u00e9\u2028\ud83d\ude00"', '"12"', "'1.0'", '"true"', '"2008-02-29"'],
-  I: [`<${HIDDEN}>`, '<http://example.org/m/a>', '<rel/./x/../y>', '<#frag>', '<http://example.org/ns#p>', '<http://example/q>', '<urn:x-sparql-guard:empty>', '<http://example.org/\u00e9\ud83d\ude00>', '<http://example.org/a\u00a0b\u007f>'],
+  S: [
+    '"x"',
+    "'y'",
+    '"""a\n"b"""',
+    "'''c''d'''",
+    '"q\\"\'\\\\\\n\\t"',
+    '""',
+    '"\u00e9\u2028\ud83d\ude00"',
+    '"12"',
+    "'1.0'",
+    '"true"',
+    '"2008-02-29"',
+  ],
+  I: [
+    `<${HIDDEN}>`,
+    '<http://example.org/m/a>',
+    '<rel/./x/../y>',
+    '<#frag>',
+    '<http://example.org/ns#p>',
+    '<http://example/q>',
+    '<urn:x-sparql-guard:empty>',
+    '<http://example.org/\u00e9\ud83d\ude00>',
+    '<http://example.org/a\u00a0b\u007f>',
+  ],
   N: ['0', '42', '007', '123456789012345678901234567890'],
   D: ['.5', '0.0', '12.250'],
   E: ['1e0', '1.5E+07', '.2e-3', '4E4'],
@@ -152,7 +174,7 @@ function mutate(query: string, seed: number): string | undefined {
     const raw = shape.raw[k] ?? '';
     const local = LOCALS[Math.floor(next() * LOCALS.length)] ?? 'm';
     const pname = cls === 'I' && !raw.startsWith('<') && next() < 0.5 ? raw.replace(/:.*$/, ':' + local + k) : undefined;
-    out += next() < 0.2 ? raw : pname ?? pool[Math.floor(next() * pool.length)] ?? raw;
+    out += next() < 0.2 ? raw : (pname ?? pool[Math.floor(next() * pool.length)] ?? raw);
     out += shape.code[o + 1] ?? '';
   }
   return out;
@@ -242,7 +264,9 @@ test('shape cache oracle: every query the project holds, and mutations of its co
   assert.deepEqual(mismatches, [], mismatches.join('\n\n'));
   assert.ok(filled > 300, `only ${filled} mutated queries planned`);
   assert.ok(fromTemplate > 200, `only ${fromTemplate} mutated queries filled from another query's template`);
-  console.log(`# shape oracle: ${sources.length} queries, ${compared} comparisons, ${filled} mutated plans, ${fromTemplate} of them (first grant) filled from another query's template`);
+  console.log(
+    `# shape oracle: ${sources.length} queries, ${compared} comparisons, ${filled} mutated plans, ${fromTemplate} of them (first grant) filled from another query's template`,
+  );
 });
 
 test('shape cache: a hit never parses, and one shape with many sensitive variants cannot push other plans out', () => {
@@ -293,7 +317,17 @@ const TYPED_QUERIES: readonly string[] = [
 
 /** Contents for typed literals: ones the generator could write differently, escapes, and the sentinels' own spellings. */
 const TYPED_CONTENTS: readonly string[] = [
-  '"12"', '"-1"', "'1.0'", '"1e3"', '"true"', '""', '"a\\"b"', "'''x\ny'''", '"\uF8FF"', '"7493021856"', '"2008-02-29T00:00:00Z"',
+  '"12"',
+  '"-1"',
+  "'1.0'",
+  '"1e3"',
+  '"true"',
+  '""',
+  '"a\\"b"',
+  "'''x\ny'''",
+  '"\uF8FF"',
+  '"7493021856"',
+  '"2008-02-29T00:00:00Z"',
 ];
 
 test('shape cache oracle: typed literals (their content a slot, their datatype in the key) plan as without a cache', () => {
@@ -332,17 +366,20 @@ test('shape cache oracle: typed literals (their content a slot, their datatype i
   });
   assert.deepEqual(mismatches, [], mismatches.join('\n\n'));
   // The dates of one shape share its template: typed-literal content is a slot.
-  const key = (literal: string) => lexQueryShape(`PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * { ?s ?p ${literal} }`, 'http://localhost/')?.key;
+  const key = (literal: string) =>
+    lexQueryShape(`PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> SELECT * { ?s ?p ${literal} }`, 'http://localhost/')?.key;
   assert.equal(key('"2008-01-01"^^xsd:date'), key('"2009-12-31"^^xsd:date'));
   assert.notEqual(key('"2008-01-01"^^xsd:date'), key('"2008-01-01"^^xsd:dateTime'));
   // xsd:integer and xsd:string are written apart by the generator (bare digits, a plain string): the whole literal is key.
   assert.notEqual(key('"1"^^xsd:integer'), key('"x"^^xsd:integer'));
   assert.notEqual(key('"1"^^xsd:string'), key('"x"^^xsd:string'));
   assert.ok(fromTemplate > 40, `only ${fromTemplate} typed-literal variants filled from a template`);
-  console.log(`# typed-literal oracle: ${TYPED_QUERIES.length} queries, ${compared} comparisons, ${fromTemplate} variants (first grant) filled from a template`);
+  console.log(
+    `# typed-literal oracle: ${TYPED_QUERIES.length} queries, ${compared} comparisons, ${fromTemplate} variants (first grant) filled from a template`,
+  );
 });
 
-test('shape cache: the result cap is the smaller of the request\'s own LIMIT and the caller\'s cap, per request', () => {
+test("shape cache: the result cap is the smaller of the request's own LIMIT and the caller's cap, per request", () => {
   const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 100, maxBytes: 1 << 20 } });
   const plain = GRANTS[0] as Grant;
   const capped = (resultLimit: number): Grant => ({ ...plain, limits: { resultLimit } });

@@ -16,7 +16,10 @@ test('package.json pins sparqljs to one exact version, the one installed and nam
   const pinned = readJson(join(root, 'package.json')).dependencies?.['sparqljs'];
   assert.match(pinned ?? '', /^\d+\.\d+\.\d+$/, 'sparqljs must be pinned exactly: its internals are not covered by semver');
   assert.equal(readJson(join(root, 'node_modules', 'sparqljs', 'package.json')).version, pinned);
-  assert.match(readFileSync(join(root, 'src', 'sparql', 'sparqljs-internals.ts'), 'utf8'), new RegExp(`sparqljs ${pinned!.replaceAll('.', '\\.')} exactly`));
+  assert.match(
+    readFileSync(join(root, 'src', 'sparql', 'sparqljs-internals.ts'), 'utf8'),
+    new RegExp(`sparqljs ${pinned!.replaceAll('.', '\\.')} exactly`),
+  );
 });
 
 test('blank-node labels start again with every strict parser', () => {
@@ -28,7 +31,8 @@ test('blank-node labels start again with every strict parser', () => {
 });
 
 test('namedNode builds terms of the class the parser builds', () => {
-  const parsed = (parseQuery('ASK { <x:a> <x:b> <x:c> }') as unknown as { where: [{ triples: [{ subject: object }] }] }).where[0].triples[0].subject;
+  const parsed = (parseQuery('ASK { <x:a> <x:b> <x:c> }') as unknown as { where: [{ triples: [{ subject: object }] }] }).where[0].triples[0]
+    .subject;
   const made = namedNode('x:a') as object;
   assert.equal(Object.getPrototypeOf(made), Object.getPrototypeOf(parsed));
   assert.deepEqual(made, parsed);

@@ -25,17 +25,27 @@ const tests = JSON.parse(readFileSync(join(SUITE, 'tests.json'), 'utf8')) as W3c
 const W3C_ALLOWED_FUNCTIONS = ['http://example.org/ns#', 'http://example.org/name', 'http://example/function'];
 /** Positives that call those functions: 400 without allowedFunctions. */
 const EXTENSION_FUNCTION_TESTS = [
-  'syntax-sparql1/manifest#syntax-expr-05', 'syntax-sparql1/manifest#syntax-order-05', 'syntax-sparql1/manifest#syntax-order-06',
-  'syntax-sparql2/manifest#syntax-function-01', 'syntax-sparql2/manifest#syntax-function-02', 'syntax-sparql2/manifest#syntax-function-03',
-  'syntax-sparql2/manifest#syntax-function-04', 'syntax-query/manifest#test_4',
+  'syntax-sparql1/manifest#syntax-expr-05',
+  'syntax-sparql1/manifest#syntax-order-05',
+  'syntax-sparql1/manifest#syntax-order-06',
+  'syntax-sparql2/manifest#syntax-function-01',
+  'syntax-sparql2/manifest#syntax-function-02',
+  'syntax-sparql2/manifest#syntax-function-03',
+  'syntax-sparql2/manifest#syntax-function-04',
+  'syntax-query/manifest#test_4',
 ];
 const options = { baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 } };
 const planner = createPlanner({ ...options, allowedFunctions: W3C_ALLOWED_FUNCTIONS });
 const closedPlanner = createPlanner({ ...options, allowedFunctions: [] });
-const grant = { policies: ['urn:test:p'], graphs: new Set(['http://example.org/g/public1', 'http://example.org/g/public2']), hiddenByGraph: new Map() };
+const grant = {
+  policies: ['urn:test:p'],
+  graphs: new Set(['http://example.org/g/public1', 'http://example.org/g/public2']),
+  hiddenByGraph: new Map(),
+};
 
 /** Known, decided exceptions: test id suffix -> why the guard's answer differs from the suite's. */
-const EMPTY_UPDATE = 'an update holding only comments or a prologue is an empty request: 400 (rule: empty is 400), there is no operation to refuse';
+const EMPTY_UPDATE =
+  'an update holding only comments or a prologue is an empty request: 400 (rule: empty is 400), there is no operation to refuse';
 const EXCEPTIONS: Readonly<Record<string, string>> = {
   'syntax-update-1/manifest#test_38': EMPTY_UPDATE,
   'syntax-update-1/manifest#test_39': EMPTY_UPDATE,

@@ -24,9 +24,30 @@ const EVERY_POSITION = `
   VALUES ?w { <x:trailing> }`;
 
 const POSITIONS = [
-  'template', 'bgp', 'seq', 'inv', 'neg', 'neginv', 'optional', 'minus', 'union1', 'union2', 'graph', 'projected',
-  'subselect', 'groupby', 'having', 'orderby', 'bind', 'exists', 'notin', 'builtin', 'notexists', 'values',
-  'outerorder', 'trailing',
+  'template',
+  'bgp',
+  'seq',
+  'inv',
+  'neg',
+  'neginv',
+  'optional',
+  'minus',
+  'union1',
+  'union2',
+  'graph',
+  'projected',
+  'subselect',
+  'groupby',
+  'having',
+  'orderby',
+  'bind',
+  'exists',
+  'notin',
+  'builtin',
+  'notexists',
+  'values',
+  'outerorder',
+  'trailing',
 ];
 
 test('every term of the tree reaches the term callback, wherever it stands', () => {
@@ -49,12 +70,24 @@ test('nodes are entered before and left after their fields, in field order; term
   });
   // The prefix map is a node too: every field is walked.
   assert.deepEqual(events, [
-    'enter query', 'enter bgp', 'enter triple', 'enter path', 'leave path', 'leave triple', 'leave bgp',
-    'enter filter', 'enter operation', 'leave operation', 'leave filter', 'enter prefixes', 'leave prefixes', 'leave query',
+    'enter query',
+    'enter bgp',
+    'enter triple',
+    'enter path',
+    'leave path',
+    'leave triple',
+    'leave bgp',
+    'enter filter',
+    'enter operation',
+    'leave operation',
+    'leave filter',
+    'enter prefixes',
+    'leave prefixes',
+    'leave query',
   ]);
 });
 
-test('enter returning false skips a node\'s fields and its leave', () => {
+test("enter returning false skips a node's fields and its leave", () => {
   const seen: string[] = [];
   walkQuery(parseQuery('SELECT * { ?s <x:outside> ?o FILTER EXISTS { ?s <x:inside> ?o } }'), {
     enter: (node: TreeNode) => node['type'] !== 'filter',
@@ -67,7 +100,10 @@ test('enter returning false skips a node\'s fields and its leave', () => {
 
 test('a term returned by the term callback replaces the term in arrays and in fields alike', () => {
   const tree = parseQuery('SELECT * { <x:a> <x:b> <x:c> FILTER(?o IN (<x:a>)) }') as unknown as {
-    where: [{ triples: [{ subject: { value: string }; predicate: { value: string } }] }, { expression: { args: [unknown, { value: string }[]] } }];
+    where: [
+      { triples: [{ subject: { value: string }; predicate: { value: string } }] },
+      { expression: { args: [unknown, { value: string }[]] } },
+    ];
   };
   walkQuery(tree, {
     term: (term) => (term.value === 'x:a' ? { termType: 'NamedNode', value: 'x:replaced' } : undefined),

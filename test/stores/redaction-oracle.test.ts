@@ -60,20 +60,24 @@ for (const store of rigStores().filter(({ name }) => name !== 'jena-union')) {
       await guard?.close();
     });
 
-    it('staff (salary hidden) gets the answers of the redacted rig dataset, where the store agrees with Oxigraph', { timeout: 300_000 }, async () => {
-      const queries = sampleOf(oracleCorpus(SEED, VOCABULARY, ATTACKS, 150), SAMPLE, SEED);
-      const { counts, failures } = await runOracle({
-        endpoint: guard.endpoint,
-        key: KEYS.staff,
-        fullKey: KEYS.hr,
-        data: readFileSync(SECURITY_DATA, 'utf8'),
-        granted: [PUBLIC1, SECRET, TEAM_A],
-        hidden: hiddenSalary,
-        queries,
-      });
-      process.stdout.write(`# redaction oracle, ${store.name}: ${queries.length} queries ${JSON.stringify(counts)}\n`);
-      assert.deepEqual(failures, []);
-      assert.ok(counts.equal > 0, 'some queries are compared');
-    });
+    it(
+      'staff (salary hidden) gets the answers of the redacted rig dataset, where the store agrees with Oxigraph',
+      { timeout: 300_000 },
+      async () => {
+        const queries = sampleOf(oracleCorpus(SEED, VOCABULARY, ATTACKS, 150), SAMPLE, SEED);
+        const { counts, failures } = await runOracle({
+          endpoint: guard.endpoint,
+          key: KEYS.staff,
+          fullKey: KEYS.hr,
+          data: readFileSync(SECURITY_DATA, 'utf8'),
+          granted: [PUBLIC1, SECRET, TEAM_A],
+          hidden: hiddenSalary,
+          queries,
+        });
+        process.stdout.write(`# redaction oracle, ${store.name}: ${queries.length} queries ${JSON.stringify(counts)}\n`);
+        assert.deepEqual(failures, []);
+        assert.ok(counts.equal > 0, 'some queries are compared');
+      },
+    );
   });
 }

@@ -22,19 +22,75 @@ interface Hazard {
 }
 
 const HAZARDS: readonly Hazard[] = [
-  { stores: ['virtuoso'], name: 'no dataset clause means every graph (a01)', query: `${P}SELECT ?o WHERE { res:item1 ex:secretPredicate ?o }` },
-  { stores: ['virtuoso'], name: 'FROM without FROM NAMED leaves GRAPH ?g open (a11)', query: `${P}SELECT ?o FROM <http://example.org/g/public1> WHERE { GRAPH ?g { res:item1 ex:secretPredicate ?o } }` },
-  { stores: ['virtuoso'], name: 'protocol default-graph-uri merged with the query FROM (b02)', query: `${P}SELECT ?o FROM <${SECRET}> WHERE { res:item1 ex:secretPredicate ?o }`, params: { 'default-graph-uri': ['http://example.org/g/public1'] } },
-  { stores: ['virtuoso'], name: 'DEFINE input:default-graph-uri adds a graph (c10)', query: `DEFINE input:default-graph-uri <${SECRET}>\n${P}SELECT ?o FROM <http://example.org/g/public1> WHERE { res:item1 ex:secretPredicate ?o }` },
-  { stores: ['virtuoso'], name: 'FROM inside a sub-select is applied (a14)', query: `${P}SELECT ?o FROM <http://example.org/g/public1> WHERE { { SELECT ?o FROM <${SECRET}> WHERE { res:item1 ex:secretPredicate ?o } } }` },
-  { stores: ['virtuoso'], name: 'a transitive path inside GRAPH ?g leaves FROM NAMED (found here)', query: `${P}SELECT ?o FROM <urn:x-sparql-guard:empty> FROM NAMED <http://example.org/g/public1> WHERE { GRAPH ?g { res:item5 (ex:seeAlso|ex:secretPredicate)+ ?o } }` },
-  { stores: ['jena', 'jena-arq', 'jena-mem'], name: 'FROM <urn:x-arq:UnionGraph> is every named graph (c01)', query: `${P}SELECT ?o FROM <urn:x-arq:UnionGraph> WHERE { res:item1 ex:secretPredicate ?o }` },
-  { stores: ['jena', 'jena-arq', 'jena-mem'], name: 'DESCRIBE without FROM reads every named graph (d01)', query: `${P}DESCRIBE res:item1`, accept: 'application/n-triples' },
-  { stores: ['jena-arq'], name: 'DESCRIBE ... FROM <public1> reads the whole dataset (d02)', query: `${P}DESCRIBE res:item1 FROM <http://example.org/g/public1>`, accept: 'application/n-triples' },
-  { stores: ['virtuoso'], name: 'bif: SQL built-ins run (found here)', query: `SELECT ?b FROM <http://example.org/g/public1> WHERE { BIND(<bif:concat>("CANARY-", "SECRET") AS ?b) }` },
-  { stores: ['jena', 'jena-arq', 'jena-mem'], name: 'ARQ property functions run (apf:concat, found here)', query: `SELECT ?b FROM <http://example.org/g/public1> WHERE { ?b <http://jena.apache.org/ARQ/property#concat> ("CANARY-" "SECRET") }` },
-  { stores: ['jena', 'jena-arq', 'jena-mem'], name: 'java: function classes load by name (found here)', query: `SELECT ?b FROM <http://example.org/g/public1> WHERE { BIND(<java:org.apache.jena.sparql.function.library.strjoin>("", "CANARY-", "SECRET") AS ?b) }` },
-  { stores: ['oxigraph'], name: 'the union-default-graph parameter replaces FROM (c09)', query: `${P}SELECT ?o FROM <http://example.org/g/public1> WHERE { res:item1 ex:secretPredicate ?o }`, params: { 'union-default-graph': [''] } },
+  {
+    stores: ['virtuoso'],
+    name: 'no dataset clause means every graph (a01)',
+    query: `${P}SELECT ?o WHERE { res:item1 ex:secretPredicate ?o }`,
+  },
+  {
+    stores: ['virtuoso'],
+    name: 'FROM without FROM NAMED leaves GRAPH ?g open (a11)',
+    query: `${P}SELECT ?o FROM <http://example.org/g/public1> WHERE { GRAPH ?g { res:item1 ex:secretPredicate ?o } }`,
+  },
+  {
+    stores: ['virtuoso'],
+    name: 'protocol default-graph-uri merged with the query FROM (b02)',
+    query: `${P}SELECT ?o FROM <${SECRET}> WHERE { res:item1 ex:secretPredicate ?o }`,
+    params: { 'default-graph-uri': ['http://example.org/g/public1'] },
+  },
+  {
+    stores: ['virtuoso'],
+    name: 'DEFINE input:default-graph-uri adds a graph (c10)',
+    query: `DEFINE input:default-graph-uri <${SECRET}>\n${P}SELECT ?o FROM <http://example.org/g/public1> WHERE { res:item1 ex:secretPredicate ?o }`,
+  },
+  {
+    stores: ['virtuoso'],
+    name: 'FROM inside a sub-select is applied (a14)',
+    query: `${P}SELECT ?o FROM <http://example.org/g/public1> WHERE { { SELECT ?o FROM <${SECRET}> WHERE { res:item1 ex:secretPredicate ?o } } }`,
+  },
+  {
+    stores: ['virtuoso'],
+    name: 'a transitive path inside GRAPH ?g leaves FROM NAMED (found here)',
+    query: `${P}SELECT ?o FROM <urn:x-sparql-guard:empty> FROM NAMED <http://example.org/g/public1> WHERE { GRAPH ?g { res:item5 (ex:seeAlso|ex:secretPredicate)+ ?o } }`,
+  },
+  {
+    stores: ['jena', 'jena-arq', 'jena-mem'],
+    name: 'FROM <urn:x-arq:UnionGraph> is every named graph (c01)',
+    query: `${P}SELECT ?o FROM <urn:x-arq:UnionGraph> WHERE { res:item1 ex:secretPredicate ?o }`,
+  },
+  {
+    stores: ['jena', 'jena-arq', 'jena-mem'],
+    name: 'DESCRIBE without FROM reads every named graph (d01)',
+    query: `${P}DESCRIBE res:item1`,
+    accept: 'application/n-triples',
+  },
+  {
+    stores: ['jena-arq'],
+    name: 'DESCRIBE ... FROM <public1> reads the whole dataset (d02)',
+    query: `${P}DESCRIBE res:item1 FROM <http://example.org/g/public1>`,
+    accept: 'application/n-triples',
+  },
+  {
+    stores: ['virtuoso'],
+    name: 'bif: SQL built-ins run (found here)',
+    query: `SELECT ?b FROM <http://example.org/g/public1> WHERE { BIND(<bif:concat>("CANARY-", "SECRET") AS ?b) }`,
+  },
+  {
+    stores: ['jena', 'jena-arq', 'jena-mem'],
+    name: 'ARQ property functions run (apf:concat, found here)',
+    query: `SELECT ?b FROM <http://example.org/g/public1> WHERE { ?b <http://jena.apache.org/ARQ/property#concat> ("CANARY-" "SECRET") }`,
+  },
+  {
+    stores: ['jena', 'jena-arq', 'jena-mem'],
+    name: 'java: function classes load by name (found here)',
+    query: `SELECT ?b FROM <http://example.org/g/public1> WHERE { BIND(<java:org.apache.jena.sparql.function.library.strjoin>("", "CANARY-", "SECRET") AS ?b) }`,
+  },
+  {
+    stores: ['oxigraph'],
+    name: 'the union-default-graph parameter replaces FROM (c09)',
+    query: `${P}SELECT ?o FROM <http://example.org/g/public1> WHERE { res:item1 ex:secretPredicate ?o }`,
+    params: { 'union-default-graph': [''] },
+  },
 ];
 
 async function direct(store: StoreUnderTest, hazard: Hazard): Promise<string> {
@@ -90,6 +146,12 @@ describe('store hazards [oxigraph-union]', { skip: unionUrl ? false : 'RIG_OXIGR
 
 describe('store suite', () => {
   it('names the stores it ran against', () => {
-    process.stdout.write(`# store suite: ${rigStores().map((s) => s.name).join(', ') || 'no rig store in the environment (RIG_*_QUERY)'}\n`);
+    process.stdout.write(
+      `# store suite: ${
+        rigStores()
+          .map((s) => s.name)
+          .join(', ') || 'no rig store in the environment (RIG_*_QUERY)'
+      }\n`,
+    );
   });
 });

@@ -217,7 +217,11 @@ describe('createUpstream: faults', () => {
     const base = await serve((req) => req.socket.destroy());
     await assert.rejects(
       upstream(base).send('ASK {}', 'text/csv', new AbortController().signal),
-      (e: unknown) => e instanceof UpstreamError && e.status === 502 && e.kind === 'reset' && e.message === 'upstream reset the connection before answering',
+      (e: unknown) =>
+        e instanceof UpstreamError &&
+        e.status === 502 &&
+        e.kind === 'reset' &&
+        e.message === 'upstream reset the connection before answering',
     );
   });
 

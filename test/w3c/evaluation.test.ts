@@ -23,7 +23,9 @@ describe('W3C query evaluation through the guard', { skip: tests.length === 0 ? 
   after(async () => {
     await rig?.close();
     const counts = tally(outcomes);
-    process.stdout.write(`# W3C evaluation: ${tests.length} tests: ${counts.pass} pass, ${counts.store} store deviations (guard = direct), ${counts.guard} guard differences, ${counts.skip} not compared\n`);
+    process.stdout.write(
+      `# W3C evaluation: ${tests.length} tests: ${counts.pass} pass, ${counts.store} store deviations (guard = direct), ${counts.guard} guard differences, ${counts.skip} not compared\n`,
+    );
     for (const outcome of outcomes) {
       if (outcome.verdict === 'guard' || (process.env.W3C_VERBOSE && outcome.verdict !== 'pass')) {
         process.stdout.write(`#   ${outcome.verdict} ${outcome.id} ${known(outcome.id) ?? outcome.note}\n`);
@@ -34,7 +36,10 @@ describe('W3C query evaluation through the guard', { skip: tests.length === 0 ? 
   it('answers every test as the store does directly, apart from the known differences', async () => {
     for (const test of tests) outcomes.push(await rig.run(test));
     const unexplained = outcomes.filter((o) => o.verdict === 'guard' && known(o.id) === undefined);
-    assert.deepEqual(unexplained.map((o) => `${o.id} ${o.note}`), []);
+    assert.deepEqual(
+      unexplained.map((o) => `${o.id} ${o.note}`),
+      [],
+    );
     // A guard that refuses everything would make every test a difference: most must pass.
     assert.ok(tally(outcomes).pass > 400, `only ${tally(outcomes).pass} pass`);
   });

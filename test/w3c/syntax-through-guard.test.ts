@@ -20,7 +20,16 @@ const NEGATIVE = new Set(['NegativeSyntaxTest', 'NegativeSyntaxTest11']);
  * Positives that call a made-up function IRI other than an XSD cast: 400 by default, as stores
  * run code under such IRIs; the guard under test allows them with allowedFunctions.
  */
-const EXTENSION_FUNCTIONS = ['syntax-sparql1/manifest#syntax-expr-05', 'syntax-sparql1/manifest#syntax-order-05', 'syntax-sparql1/manifest#syntax-order-06', 'syntax-sparql2/manifest#syntax-function-01', 'syntax-sparql2/manifest#syntax-function-02', 'syntax-sparql2/manifest#syntax-function-03', 'syntax-sparql2/manifest#syntax-function-04', 'syntax-query/manifest#test_4'];
+const EXTENSION_FUNCTIONS = [
+  'syntax-sparql1/manifest#syntax-expr-05',
+  'syntax-sparql1/manifest#syntax-order-05',
+  'syntax-sparql1/manifest#syntax-order-06',
+  'syntax-sparql2/manifest#syntax-function-01',
+  'syntax-sparql2/manifest#syntax-function-02',
+  'syntax-sparql2/manifest#syntax-function-03',
+  'syntax-sparql2/manifest#syntax-function-04',
+  'syntax-query/manifest#test_4',
+];
 /** An update file holding only a prologue or comments: nothing to refuse, an empty request (400). */
 /** The made-up functions those tests call: a namespace entry and two exact ones (as in test/sparql/w3c-syntax.test.ts). */
 const W3C_ALLOWED_FUNCTIONS = ['http://example.org/ns#', 'http://example.org/name', 'http://example/function'];
@@ -43,7 +52,9 @@ function startCountingProxy(target: () => string): Promise<{ server: Server; url
       forward.end(body);
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/query`, seen })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/query`, seen })),
+  );
 }
 
 describe('W3C syntax suites through the guard', { skip: tests.length === 0 ? 'the W3C suite is not beside the clone' : false }, () => {
@@ -89,7 +100,9 @@ describe('W3C syntax suites through the guard', { skip: tests.length === 0 ? 'th
     const closed = await startTestGuard({ upstream: proxy.url, embedded: undefined });
     try {
       const before = proxy.seen.length;
-      const calling = tests.filter((t) => POSITIVE.has(t.type) && t.query?.endsWith('.rq') && EXTENSION_FUNCTIONS.some((name) => t.id.endsWith(name)));
+      const calling = tests.filter(
+        (t) => POSITIVE.has(t.type) && t.query?.endsWith('.rq') && EXTENSION_FUNCTIONS.some((name) => t.id.endsWith(name)),
+      );
       assert.equal(new Set(calling.map((t) => t.query)).size, EXTENSION_FUNCTIONS.length);
       const failures: string[] = [];
       for (const test of calling) {
@@ -126,8 +139,14 @@ describe('W3C syntax suites through the guard', { skip: tests.length === 0 ? 'th
 
   it('every update file is 403 as query=, as application/sparql-update and as update=, and never reaches the store', async () => {
     const before = proxy.seen.length;
-    const files = [...new Set(tests.filter((t) => t.query?.endsWith('.ru')).map((t) => [t.id, t.query ?? ''] as const).map(([id, q]) => JSON.stringify([id, q])))]
-      .map((entry) => JSON.parse(entry) as [string, string]);
+    const files = [
+      ...new Set(
+        tests
+          .filter((t) => t.query?.endsWith('.ru'))
+          .map((t) => [t.id, t.query ?? ''] as const)
+          .map(([id, q]) => JSON.stringify([id, q])),
+      ),
+    ].map((entry) => JSON.parse(entry) as [string, string]);
     const failures: string[] = [];
     for (const [id, file] of files) {
       const text = read(file);

@@ -88,7 +88,10 @@ export interface EvaluationRig {
  * its file IRI (the default graph of a test is then `default-graph-uri` = its data files), grants
  * every one of them, and starts the guard on the embedded store with that data.
  */
-export async function startEvaluationRig(tests: readonly W3cTest[], options: { callers?: number; seed?: number } = {}): Promise<EvaluationRig> {
+export async function startEvaluationRig(
+  tests: readonly W3cTest[],
+  options: { callers?: number; seed?: number } = {},
+): Promise<EvaluationRig> {
   const store = new oxigraph.Store();
   const graphs = new Set<string>();
   for (const test of tests) {
@@ -164,7 +167,9 @@ async function runDifferential(
   const params: Record<string, string[]> = {};
   if (hasDataset) {
     const iris = (named: boolean) =>
-      [...text.matchAll(named ? /FROM\s+NAMED\s+<([^>]*)>/gi : /FROM\s+(?!NAMED\b)<([^>]*)>/gi)].map((m) => new URL(m[1] ?? '', fileIri(test.query ?? '')).href);
+      [...text.matchAll(named ? /FROM\s+NAMED\s+<([^>]*)>/gi : /FROM\s+(?!NAMED\b)<([^>]*)>/gi)].map(
+        (m) => new URL(m[1] ?? '', fileIri(test.query ?? '')).href,
+      );
     requestedDefault = iris(false);
     requestedNamed = iris(true);
   } else {
@@ -244,7 +249,10 @@ async function ask(endpoint: string, query: string, params: Record<string, strin
   if (graph) return { kind: 'graph', triples: ntriplesKeys(text) };
   const json = JSON.parse(text) as { boolean?: boolean; results?: { bindings: Record<string, JsonTerm>[] } };
   if (typeof json.boolean === 'boolean') return { kind: 'boolean', value: json.boolean };
-  return { kind: 'rows', rows: (json.results?.bindings ?? []).map((row) => rowKey(Object.entries(row).map(([k, t]) => [k, jsonTermKey(t)]))) };
+  return {
+    kind: 'rows',
+    rows: (json.results?.bindings ?? []).map((row) => rowKey(Object.entries(row).map(([k, t]) => [k, jsonTermKey(t)]))),
+  };
 }
 
 interface JsonTerm {
@@ -307,15 +315,24 @@ function readExpected(file: string): Answer {
   if (ext === '.srj') {
     const json = JSON.parse(text) as { boolean?: boolean; results?: { bindings: Record<string, JsonTerm>[] } };
     if (typeof json.boolean === 'boolean') return { kind: 'boolean', value: json.boolean };
-    return { kind: 'rows', rows: (json.results?.bindings ?? []).map((row) => rowKey(Object.entries(row).map(([k, t]) => [k, jsonTermKey(t)]))) };
+    return {
+      kind: 'rows',
+      rows: (json.results?.bindings ?? []).map((row) => rowKey(Object.entries(row).map(([k, t]) => [k, jsonTermKey(t)]))),
+    };
   }
   if (ext === '.srx') return readSrx(text);
   const format = FORMATS[ext];
   if (format === undefined) throw new Error(`unknown result format ${ext}`);
   const store = new oxigraph.Store();
   store.load(text, { format, base_iri: pathToFileURL(file).href });
-  const isResultSet = store.match(null, oxigraph.namedNode('http://www.w3.org/1999/02/22-rdf-syntax-ns#type'), oxigraph.namedNode(`${RS}ResultSet`), null).length > 0;
-  if (!isResultSet) return { kind: 'graph', triples: store.match(null, null, null, null).map((q) => [termKey(q.subject), termKey(q.predicate), termKey(q.object)].join(' ')) };
+  const isResultSet =
+    store.match(null, oxigraph.namedNode('http://www.w3.org/1999/02/22-rdf-syntax-ns#type'), oxigraph.namedNode(`${RS}ResultSet`), null)
+      .length > 0;
+  if (!isResultSet)
+    return {
+      kind: 'graph',
+      triples: store.match(null, null, null, null).map((q) => [termKey(q.subject), termKey(q.predicate), termKey(q.object)].join(' ')),
+    };
   const booleans = store.match(null, oxigraph.namedNode(`${RS}boolean`), null, null);
   if (booleans[0] !== undefined) return { kind: 'boolean', value: booleans[0].object.value === 'true' };
   const rows = new Map<string, [string, string][]>();
@@ -335,7 +352,9 @@ function readExpected(file: string): Answer {
 const XML_ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 const unxml = (s: string): string =>
   s.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (_, e: string) =>
-    e[0] === '#' ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1))) : (XML_ENTITIES[e] ?? `&${e};`),
+    e[0] === '#'
+      ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1)))
+      : (XML_ENTITIES[e] ?? `&${e};`),
   );
 
 function readSrx(text: string): Answer {
