@@ -1,8 +1,8 @@
 // Benchmark: loading N policies (Turtle -> rules on the worker -> compiled table) with copy rules, N3.Reasoner and EYE, cold and warm, and an organisation-shaped set with the example rules.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,7 @@ import { runScenario, scenarioArguments } from './_util/fresh-process.js';
 import { describeLoad, describeMachine } from './_util/describe-machine.js';
 import { tableHeader, tableRow } from './_util/markdown-table.js';
 import { percentile } from './_util/percentile.js';
+import { spawnServe, timedGet } from './_util/spawn-serve.js';
 
 const SIZES = [10, 1_000, 10_000];
 const BUDGET_MS = 2_000;
@@ -272,46 +273,12 @@ async function reloadUnderLoad(n: number): Promise<ReloadRow> {
     join(folder, 'guard.json'),
     JSON.stringify({ policies: [policies], rules: [...EXAMPLE_RULES, hierarchy], port: 0, host: '127.0.0.1' }),
   );
-  const { GUARD_UPSTREAM: _u, PORT: _p, ...env } = process.env;
-  const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { ...env, GUARD_CONFIG: join(folder, 'guard.json') },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const events: Record<string, unknown>[] = [];
-  let waiters: (() => void)[] = [];
-  let pending = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    pending += chunk;
-    const parts = pending.split('\n');
-    pending = parts.pop() ?? '';
-    for (const part of parts) if (part.startsWith('{')) events.push(JSON.parse(part) as Record<string, unknown>);
-    const ready = waiters;
-    waiters = [];
-    for (const waiter of ready) waiter();
-  });
-  const next = async (names: readonly string[], from: number): Promise<Record<string, unknown>> => {
-    for (;;) {
-      const found = events.slice(from).find((entry) => names.includes(String(entry.event)));
-      if (found !== undefined) return found;
-      if (child.exitCode !== null) throw new Error(`the guard exited: ${JSON.stringify(events.at(-1))}`);
-      await new Promise<void>((done) => waiters.push(done));
-    }
-  };
+  const { child, events, next } = spawnServe(CLI, join(folder, 'guard.json'));
   try {
     const url = String((await next(['listening'], 0)).url);
     const agent = new Agent({ keepAlive: true, maxSockets: 32 });
     const target = `${url}/sparql?query=${encodeURIComponent(QUERY)}`;
-    const once = () =>
-      new Promise<{ ms: number; status: number; body: string }>((done, fail) => {
-        const started = performance.now();
-        request(target, { agent, headers: { accept: 'application/sparql-results+json' } }, (response) => {
-          let body = '';
-          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-          response.on('end', () => done({ ms: performance.now() - started, status: response.statusCode ?? 0, body }));
-        })
-          .on('error', fail)
-          .end();
-      });
+    const once = () => timedGet(target, agent);
     // Check the answer before trusting the time.
     const check = await once();
     if (check.status !== 200 || !/"n"/.test(check.body)) throw new Error(`unexpected answer ${check.status}`);

@@ -1,8 +1,7 @@
 // Benchmark: query latency at a steady rate, with and without back-to-back reloads of 1,000 policies (EYE on the worker thread).
 
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +9,7 @@ import { runScenario, scenarioArguments } from './_util/fresh-process.js';
 import { describeLoad, describeMachine } from './_util/describe-machine.js';
 import { tableHeader, tableRow } from './_util/markdown-table.js';
 import { percentile } from './_util/percentile.js';
+import { spawnServe, timedGet } from './_util/spawn-serve.js';
 
 const POLICIES = 1_000;
 /** Queries per second; BENCH_RATE overrides (a 2-core machine saturates near 200/s with EYE busy on a core). */
@@ -61,47 +61,12 @@ async function scenario(name: Scenario): Promise<Result> {
   await writeFile(join(folder, 'no-op.n3'), NO_OP_RULE);
   const rules = name === 'reload-eye' ? [join(folder, 'no-op.n3')] : [];
   await writeFile(join(folder, 'guard.json'), JSON.stringify({ policies: [policyFile], rules, port: 0, host: '127.0.0.1' }));
-  const { GUARD_UPSTREAM: _u, PORT: _p, ...env } = process.env;
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...env, GUARD_CONFIG: join(folder, 'guard.json') },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const events: Record<string, unknown>[] = [];
-  let waiters: (() => void)[] = [];
-  let pending = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    pending += chunk;
-    const parts = pending.split('\n');
-    pending = parts.pop() ?? '';
-    for (const part of parts) if (part.startsWith('{')) events.push(JSON.parse(part) as Record<string, unknown>);
-    const ready = waiters;
-    waiters = [];
-    for (const waiter of ready) waiter();
-  });
-  const next = async (event: string, from: number): Promise<Record<string, unknown>> => {
-    for (;;) {
-      const found = events.slice(from).find((entry) => entry.event === event);
-      if (found !== undefined) return found;
-      if (child.exitCode !== null) throw new Error('the guard exited');
-      await new Promise<void>((done) => waiters.push(done));
-    }
-  };
-
+  const { child, events, next } = spawnServe(BIN, join(folder, 'guard.json'));
   try {
-    const url = String((await next('listening', 0)).url);
+    const url = String((await next(['listening'], 0)).url);
     const agent = new Agent({ keepAlive: true, maxSockets: 32 });
     const target = `${url}/sparql?query=${encodeURIComponent(QUERY)}`;
-    const once = () =>
-      new Promise<{ ms: number; status: number; body: string }>((done, fail) => {
-        const started = performance.now();
-        request(target, { agent, headers: { accept: 'application/sparql-results+json' } }, (response) => {
-          let body = '';
-          response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-          response.on('end', () => done({ ms: performance.now() - started, status: response.statusCode ?? 0, body }));
-        })
-          .on('error', fail)
-          .end();
-      });
+    const once = () => timedGet(target, agent);
 
     // Check the answer before trusting the time: the count of the public graph, through the guard.
     const check = await once();
@@ -115,7 +80,7 @@ async function scenario(name: Scenario): Promise<Result> {
       while (reloading && running) {
         const from = events.length;
         child.kill('SIGHUP');
-        const line = await next('policies-reloaded', from);
+        const line = await next(['policies-reloaded'], from);
         reloads += 1;
         reloadMs += Number(line.durationMs);
       }

@@ -1,14 +1,13 @@
 // Benchmark: an application's traffic (BSBM-style shapes, new constants per request) beside one repeated query, plain proxy vs sparql-guard; plan-cache hit rate; shape-key cost.
 
 import autocannon from 'autocannon';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createPlanner } from '../src/sparql/create-planner.js';
 import { lexQueryShape } from '../src/sparql/lex-query-shape.js';
 import { prepareQuery } from '../src/sparql/prepare-query.js';
 import { applyGrant } from '../src/sparql/apply-grant.js';
 import { compileFunctionAllowList } from '../src/sparql/check-function-calls.js';
 import { BSBM_SHAPES, seededRandom } from './bsbm-mix.js';
+import { cpuSeconds } from './_util/cpu-seconds.js';
 import { describeLoad, describeMachine } from './_util/describe-machine.js';
 import { percentile } from './_util/percentile.js';
 import { runScenario, scenarioArguments } from './_util/fresh-process.js';
@@ -47,29 +46,6 @@ interface Row {
   p99Ms: number;
   failures: number;
   cpuUsPerRequest: number | undefined;
-}
-
-/** CPU seconds (user + system) of a process and its direct children, from /proc. */
-function cpuSeconds(pid: number): number | undefined {
-  try {
-    let children: number[] = [];
-    try {
-      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
-        .split('\n')
-        .map(Number)
-        .filter((n) => n > 0);
-    } catch {
-      // ps exits 1 when the process has no children.
-    }
-    let ticks = 0;
-    for (const id of [pid, ...children]) {
-      const fields = readFileSync(`/proc/${id}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    }
-    return ticks / 100;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The next request body: the repeated query, or a random shape with random constants. */
