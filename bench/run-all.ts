@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describeLoad, describeMachine } from './_util/describe-machine.js';
 import { runEchoing } from './_util/fresh-process.js';
 
-/** Scenario scripts in report order; a script not built (another engineer's, not there yet) is skipped. */
+/** Scenario scripts in report order; a script that is not built is skipped. */
 const SCRIPTS = [
   'rewrite-latency',
   'end-to-end',

@@ -39,16 +39,20 @@ export function storesUnderTest(): StoreUnderTest[] {
   return [{ name: 'embedded', queryUrl: undefined }, ...rigStores()];
 }
 
+/** The lab's dataset file (RIG_DIR, or the lab beside the clone), or undefined without a lab. */
+export function rigDataset(): string | undefined {
+  return [
+    process.env.RIG_DIR ? resolve(process.env.RIG_DIR, 'data/dataset.trig') : '',
+    resolve('../shared/rig/data/dataset.trig'),
+    resolve('../../shared/rig/data/dataset.trig'),
+  ].find((file) => file !== '' && existsSync(file));
+}
+
 /**
  * The rig dataset (the same file every rig store was loaded with) when the rig folder is
  * beside the clone, else the verbatim copy in test/fixtures/security/ (1395 quads).
  */
-export const SECURITY_DATA =
-  [
-    process.env.RIG_DIR ? resolve(process.env.RIG_DIR, 'data/dataset.trig') : '',
-    resolve('../shared/rig/data/dataset.trig'),
-    resolve('../../shared/rig/data/dataset.trig'),
-  ].find((file) => file !== '' && existsSync(file)) ?? resolve('test/fixtures/security/dataset.trig');
+export const SECURITY_DATA = rigDataset() ?? resolve('test/fixtures/security/dataset.trig');
 
 export const SECURITY_POLICIES = resolve('test/fixtures/security/policies.ttl');
 

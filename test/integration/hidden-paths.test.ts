@@ -1,9 +1,9 @@
 // Integration: hidden paths (guard:hidePath) and DESCRIBE end to end, on the embedded Oxigraph store and on every rig store that is up.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { rigDataset } from '../helpers/rig-stores.js';
 import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
 const FIXTURES = 'test/fixtures/sparql/hidden-paths';
@@ -53,11 +53,7 @@ const embedded: Scenario = {
   rig: false,
 };
 
-const RIG_DATA = [
-  process.env['RIG_DIR'] ? resolve(process.env['RIG_DIR'], 'data/dataset.trig') : '',
-  resolve('../shared/rig/data/dataset.trig'),
-  resolve('../../shared/rig/data/dataset.trig'),
-].find((file) => file !== '' && existsSync(file));
+const RIG_DATA = rigDataset();
 
 const rigScenario = (name: string, config: Record<string, unknown>): Scenario => ({
   name,

@@ -1,10 +1,10 @@
 // Attacks: property paths that can match zero steps must not list the nodes only hidden triples hold, on the embedded store and every rig store that is up.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BLANK_ZERO_LENGTH } from '../../src/sparql/apply-grant.js';
+import { rigDataset } from '../helpers/rig-stores.js';
 import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
 const FIXTURES = 'test/fixtures/sparql/hidden-paths';
@@ -40,11 +40,7 @@ interface Scenario {
   readonly deviating?: boolean;
 }
 
-const RIG_DATA = [
-  process.env['RIG_DIR'] ? resolve(process.env['RIG_DIR'], 'data/dataset.trig') : '',
-  resolve('../shared/rig/data/dataset.trig'),
-  resolve('../../shared/rig/data/dataset.trig'),
-].find((file) => file !== '' && existsSync(file));
+const RIG_DATA = rigDataset();
 
 const rig = (name: string, config: Record<string, unknown>): Scenario => ({
   name,

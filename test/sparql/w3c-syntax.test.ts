@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import sparqljs from 'sparqljs';
 import { GuardError } from '../../src/guard-error.js';
 import { createPlanner, type Planner } from '../../src/sparql/create-planner.js';
+import { EXTENSION_FUNCTION_TESTS, W3C_ALLOWED_FUNCTIONS } from '../w3c/w3c-extension-functions.js';
 
 const SUITE = '/work/shared/w3c-sparql';
 
@@ -18,22 +19,6 @@ interface W3cTest {
 }
 
 const tests = JSON.parse(readFileSync(join(SUITE, 'tests.json'), 'utf8')) as W3cTest[];
-/**
- * The made-up functions the positive tests call (syntax-expr-05, syntax-order-05/06,
- * syntax-function-01..04, syntax-select-expr-04): a namespace entry and two exact ones.
- */
-const W3C_ALLOWED_FUNCTIONS = ['http://example.org/ns#', 'http://example.org/name', 'http://example/function'];
-/** Positives that call those functions: 400 without allowedFunctions. */
-const EXTENSION_FUNCTION_TESTS = [
-  'syntax-sparql1/manifest#syntax-expr-05',
-  'syntax-sparql1/manifest#syntax-order-05',
-  'syntax-sparql1/manifest#syntax-order-06',
-  'syntax-sparql2/manifest#syntax-function-01',
-  'syntax-sparql2/manifest#syntax-function-02',
-  'syntax-sparql2/manifest#syntax-function-03',
-  'syntax-sparql2/manifest#syntax-function-04',
-  'syntax-query/manifest#test_4',
-];
 const options = { baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 } };
 const planner = createPlanner({ ...options, allowedFunctions: W3C_ALLOWED_FUNCTIONS });
 const closedPlanner = createPlanner({ ...options, allowedFunctions: [] });

@@ -10,29 +10,14 @@ import { parseQuery } from '../../src/sparql/parse-query.js';
 import { SECURITY_DATA, send } from '../helpers/rig-stores.js';
 import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 import { W3C_SUITE, readW3cTests } from './w3c-evaluation.js';
+import { EXTENSION_FUNCTION_TESTS, W3C_ALLOWED_FUNCTIONS } from './w3c-extension-functions.js';
 
 const tests = readW3cTests();
 const read = (path: string) => readFileSync(join(W3C_SUITE ?? '', path), 'utf8');
 const POSITIVE = new Set(['PositiveSyntaxTest', 'PositiveSyntaxTest11']);
 const NEGATIVE = new Set(['NegativeSyntaxTest', 'NegativeSyntaxTest11']);
 
-/**
- * Positives that call a made-up function IRI other than an XSD cast: 400 by default, as stores
- * run code under such IRIs; the guard under test allows them with allowedFunctions.
- */
-const EXTENSION_FUNCTIONS = [
-  'syntax-sparql1/manifest#syntax-expr-05',
-  'syntax-sparql1/manifest#syntax-order-05',
-  'syntax-sparql1/manifest#syntax-order-06',
-  'syntax-sparql2/manifest#syntax-function-01',
-  'syntax-sparql2/manifest#syntax-function-02',
-  'syntax-sparql2/manifest#syntax-function-03',
-  'syntax-sparql2/manifest#syntax-function-04',
-  'syntax-query/manifest#test_4',
-];
 /** An update file holding only a prologue or comments: nothing to refuse, an empty request (400). */
-/** The made-up functions those tests call: a namespace entry and two exact ones (as in test/sparql/w3c-syntax.test.ts). */
-const W3C_ALLOWED_FUNCTIONS = ['http://example.org/ns#', 'http://example.org/name', 'http://example/function'];
 const EMPTY_UPDATES = ['syntax-update-1/manifest#test_38', 'syntax-update-1/manifest#test_39', 'syntax-update-1/manifest#test_40'];
 
 /** Counts the requests that reach the store: a pass-through proxy in front of the embedded store. */
@@ -101,9 +86,9 @@ describe('W3C syntax suites through the guard', { skip: tests.length === 0 ? 'th
     try {
       const before = proxy.seen.length;
       const calling = tests.filter(
-        (t) => POSITIVE.has(t.type) && t.query?.endsWith('.rq') && EXTENSION_FUNCTIONS.some((name) => t.id.endsWith(name)),
+        (t) => POSITIVE.has(t.type) && t.query?.endsWith('.rq') && EXTENSION_FUNCTION_TESTS.some((name) => t.id.endsWith(name)),
       );
-      assert.equal(new Set(calling.map((t) => t.query)).size, EXTENSION_FUNCTIONS.length);
+      assert.equal(new Set(calling.map((t) => t.query)).size, EXTENSION_FUNCTION_TESTS.length);
       const failures: string[] = [];
       for (const test of calling) {
         const answer = await send(closed.endpoint, read(test.query ?? ''));
