@@ -8,6 +8,7 @@ import { findAgentIriProblem, isAbsoluteIri } from '../iri.js';
 import { findDeniedNamespace } from '../property-function-namespaces.js';
 import { ConfigError } from './config-error.js';
 import { expandPlaceholders } from './expand-placeholders.js';
+import { MAX_TIMER_MS } from '../max-timer-ms.js';
 
 export { ConfigError } from './config-error.js';
 
@@ -56,8 +57,6 @@ export interface ConfigContext {
   readonly env: NodeJS.ProcessEnv;
 }
 
-/** Largest delay a Node timer accepts (2^31 - 1 ms); larger values fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 const MAX_WORKERS = 64;
 /** JWK members that only a private or secret key has (RFC 7518 section 6): never in a verifier's key set. */
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];

@@ -6,7 +6,7 @@ import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js
 import { errorKind, GuardError } from '../guard-error.js';
 import { headerValue } from '../header-value.js';
 import type { GuardMetrics } from '../metrics/create-metrics.js';
-import type { Grant } from '../policy/grant.js';
+import { sortedGraphs, type Grant } from '../policy/grant.js';
 import type { Plan } from '../sparql/plan.js';
 import type { QueryRequest } from '../sparql/query-request.js';
 import { UpstreamError, type Upstream } from '../upstream/create-upstream.js';
@@ -129,7 +129,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     // Turtle and JSON-LD name the endpoint by the document's own URL (right behind any proxy);
     // N-Triples has no relative IRIs, so it is built from the Host header.
     const endpoint = view === 'application/n-triples' ? absoluteEndpoint(request, options.path) : '';
-    const graphs = [...grant.graphs].sort();
+    const graphs = sortedGraphs(grant);
     reply.header('content-type', `${view}; charset=utf-8`);
     return describeService({ endpoint, agent: caller.agent, groups: caller.groups, graphs }, view);
   };

@@ -92,3 +92,15 @@ export function mergeInOrder(lists: readonly (readonly CompiledPolicy[])[]): Com
   for (const list of nonEmpty) for (const policy of list) byOrder.set(policy.order, policy);
   return [...byOrder.values()].sort((a, b) => a.order - b.order);
 }
+
+const sortedBySet = new WeakMap<ReadonlySet<string>, readonly string[]>();
+
+/** The granted graphs sorted, remembered per grant set (policy look-up hands out the same set again). */
+export function sortedGraphs(grant: Grant): readonly string[] {
+  let sorted = sortedBySet.get(grant.graphs);
+  if (sorted === undefined) {
+    sorted = [...grant.graphs].sort();
+    sortedBySet.set(grant.graphs, sorted);
+  }
+  return sorted;
+}

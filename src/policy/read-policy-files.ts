@@ -7,6 +7,7 @@ import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../vocabulary
 import { iriSpliceProblem } from '../iri.js';
 import { policyLoadError } from './policy-load-error.js';
 import type { PolicyLimits } from './policy-set.js';
+import { MAX_TIMER_MS } from '../max-timer-ms.js';
 
 /** One declared policy as written in the Turtle, before the rules run. */
 export interface PolicySource {
@@ -43,8 +44,8 @@ const LIMIT_PREDICATES = [
   [guard.maxConcurrent, 'maxConcurrent', 'guard:maxConcurrent'],
 ] as const;
 const XSD_INTEGER = 'http://www.w3.org/2001/XMLSchema#integer';
-/** Largest delay a Node timer accepts (2^31 - 1 ms), and so the largest limit of any kind. */
-const MAX_LIMIT = 2_147_483_647;
+/** The largest limit of any kind: a time limit must fit a Node timer. */
+const MAX_LIMIT = MAX_TIMER_MS;
 
 /**
  * Reads the files in order, parses them as Turtle and validates every policy

@@ -2,7 +2,7 @@
 
 import { GuardError } from '../guard-error.js';
 import { NOT_IN_IRI } from '../iri.js';
-import type { Grant } from '../policy/grant.js';
+import { sortedGraphs, type Grant } from '../policy/grant.js';
 import { EMPTY_GRAPH } from '../vocabulary.js';
 import type { Plan } from './plan.js';
 import { IN_ANY_NAMED_GRAPH, IN_DEFAULT_GRAPH, IN_WHOLE_DATASET } from './mark-hidden-paths.js';
@@ -237,7 +237,7 @@ function hiddenSets(prepared: PreparedQuery, grant: Grant, defaults: readonly st
   return sets.whole.size === 0 ? undefined : sets;
 }
 
-/** The hidden sets of a grant when nothing is requested, remembered per grant (see sortedBySet). */
+/** The hidden sets of a grant when nothing is requested, remembered per grant (as sortedGraphs in policy/grant.ts). */
 const setsByGrant = new WeakMap<ReadonlyMap<string, ReadonlySet<string>>, HiddenSets>();
 
 /**
@@ -286,16 +286,4 @@ function clauses(prefix: string, graphs: readonly string[], granted: ReadonlySet
   let out = '';
   for (const graph of graphs) if (granted.has(graph)) out += prefix + graph + '>\n';
   return out === '' ? prefix + EMPTY_GRAPH + '>\n' : out;
-}
-
-/** Sorted granted graphs, remembered per grant set (policy look-up may hand out the same set again). */
-const sortedBySet = new WeakMap<ReadonlySet<string>, readonly string[]>();
-
-function sortedGraphs(grant: Grant): readonly string[] {
-  let sorted = sortedBySet.get(grant.graphs);
-  if (sorted === undefined) {
-    sorted = [...grant.graphs].sort();
-    sortedBySet.set(grant.graphs, sorted);
-  }
-  return sorted;
 }
