@@ -293,18 +293,7 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
     'over-filtered': 0,
   };
   const failures: string[] = [];
-  const ask = async (key: string, query: string): Promise<{ status: number; body: string }> => {
-    const response = await fetch(run.endpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        accept: 'application/sparql-results+json, application/n-triples;q=0.9',
-        authorization: `Bearer ${key}`,
-      },
-      body: new URLSearchParams({ query }),
-    });
-    return { status: response.status, body: await response.text() };
-  };
+  const ask = (key: string, query: string) => askGuard(run.endpoint, query, key);
   for (const { source, query } of run.queries) {
     let tree: sparqljs.SparqlQuery | undefined;
     try {
@@ -401,6 +390,20 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
     }
   }
   return { counts, failures };
+}
+
+/** One POST of `query` to the guard at `endpoint` as the caller of API key `key`, asking for results or N-Triples. */
+export async function askGuard(endpoint: string, query: string, key: string): Promise<{ readonly status: number; readonly body: string }> {
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/sparql-results+json, application/n-triples;q=0.9',
+      authorization: `Bearer ${key}`,
+    },
+    body: new URLSearchParams({ query }),
+  });
+  return { status: response.status, body: await response.text() };
 }
 
 /** A deterministic sample of about `size` queries; attacks always. */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runOracle } from '../helpers/redaction-oracle.js';
+import { askGuard, runOracle } from '../helpers/redaction-oracle.js';
 import { SECURITY_DATA, storesUnderTest } from '../helpers/rig-stores.js';
 import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
@@ -85,23 +85,7 @@ const REFUSED = [
   `${P}SELECT ?o WHERE { GRAPH <${PUBLIC1}> { ?s ?p ?o } FILTER EXISTS { ?s !ex:salary ?o } }`,
 ];
 
-interface Answer {
-  readonly status: number;
-  readonly body: string;
-}
-
-async function ask(endpoint: string, query: string, key: string): Promise<Answer> {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      accept: 'application/sparql-results+json, application/n-triples;q=0.9',
-      authorization: `Bearer ${key}`,
-    },
-    body: new URLSearchParams({ query }),
-  });
-  return { status: response.status, body: await response.text() };
-}
+const ask = askGuard;
 
 for (const store of storesUnderTest().filter(({ name }) => name !== 'jena-union')) {
   describe(`per-graph hidden sets [${store.name}]`, () => {
