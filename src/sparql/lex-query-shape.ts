@@ -307,13 +307,13 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
           else {
             prefixes.names.push(declaredName);
             prefixes.opens.push('<' + resolved);
-            prefixes.hashes.push(hashOf(SEED_TERM, '<' + resolved, 0, resolved.length + 1));
+            prefixes.hashes.push(absolute ? iriRefOpenHash : hashOf(SEED_TERM, '<' + resolved, 0, resolved.length + 1));
           }
           baseFollows = false;
           declaring = undefined;
           emit(start, end);
           after = AFTER_OTHER;
-        } else if (absolute) iri(start, end, text.slice(start, end), hashOf(SEED_TERM, text, start, end));
+        } else if (absolute) iri(start, end, text.slice(start, end), Math.imul(iriRefOpenHash ^ 0x3e, FNV_PRIME));
         else {
           const filled = '<' + resolved + '>';
           iri(start, i, filled, hashOf(SEED_TERM, filled, 0, filled.length));
@@ -332,9 +332,12 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
         term();
       } else {
         const quote = end - start >= 6 && text.charCodeAt(start + 1) === c && text.charCodeAt(start + 2) === c ? 3 : 1;
-        const content = generatorContent(text, start + quote, end - quote);
-        if (content === undefined) return undefined;
-        constant('S', start, end, content, hashOf(SEED_STRING, content, 0, content.length));
+        if (stringPlain) constant('S', start, end, text.slice(start + quote, end - quote), stringHash);
+        else {
+          const content = generatorContent(text, start + quote, end - quote);
+          if (content === undefined) return undefined;
+          constant('S', start, end, content, hashOf(SEED_STRING, content, 0, content.length));
+        }
         term();
         if (!typed && text.charCodeAt(next) === 0x40) {
           const tagEnd = scanLangTag(text, next);
@@ -610,19 +613,24 @@ function skipSpace(text: string, from: number): number {
 
 /** Whether the IRIREF scanIriRef found holds only printable ASCII (below DEL). */
 let iriRefAscii = true;
+/** The hash (see findSlot) of `<` and the reference of the IRIREF scanIriRef found: a namespace's, or with `>` the whole token's. */
+let iriRefOpenHash = 0;
 
 /** The end of the IRIREF ([139]) starting with the `<` at `i`, or -1 when none does. */
 function scanIriRef(text: string, i: number): number {
   const n = text.length;
   let ascii = true;
+  let hash = Math.imul(SEED_TERM ^ 0x3c, FNV_PRIME);
   for (let j = i + 1; j < n; j++) {
     const c = text.charCodeAt(j);
     if (c === 0x3e) {
       iriRefAscii = ascii;
+      iriRefOpenHash = hash;
       return j + 1;
     }
     if (c >= 0x7f) ascii = false;
     else if ((ASCII[c]! & IN_IRI) === 0) return -1;
+    hash = Math.imul(hash ^ c, FNV_PRIME);
   }
   return -1;
 }
@@ -822,33 +830,63 @@ function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
 }
 
+// What stringEnd saw of the content: whether the generator writes it as it stands (no backslash, `"`, control
+// it escapes, or surrogate), and then its hash (see findSlot).
+let stringPlain = true;
+let stringHash = 0;
+
+/** Whether the content character `d` is written by the generator as it stands inside `"…"`. */
+function plainInString(d: number): boolean {
+  return d !== 0x5c && d !== 0x22 && d >= 0x0e && (d < 0xd800 || d > 0xdfff);
+}
+
 /**
  * The end of the string literal starting at `start` (STRING_LITERAL1/2 and
  * the LONG forms, [156]-[159]), or -1 when it does not end or holds a
- * character the short forms forbid.
+ * character the short forms forbid; stringPlain and stringHash say what it holds.
  */
 function stringEnd(text: string, start: number): number {
   const q = text.charCodeAt(start);
   const n = text.length;
+  let plain = true;
+  let hash = SEED_STRING;
   if (text.charCodeAt(start + 1) === q && text.charCodeAt(start + 2) === q) {
     let j = start + 3;
     while (j < n) {
       const d = text.charCodeAt(j);
-      if (d === 0x5c) j += 2;
+      if (d === 0x5c) {
+        plain = false;
+        j += 2;
+      }
       // Content never ends in a quote ([158]: quotes are followed by another character), so the first three close it.
-      else if (d === q && text.charCodeAt(j + 1) === q && text.charCodeAt(j + 2) === q) return j + 3;
-      else j++;
+      else if (d === q && text.charCodeAt(j + 1) === q && text.charCodeAt(j + 2) === q) {
+        stringPlain = plain;
+        stringHash = hash;
+        return j + 3;
+      } else {
+        if (!plainInString(d)) plain = false;
+        hash = Math.imul(hash ^ d, FNV_PRIME);
+        j++;
+      }
     }
     return -1;
   }
-  if (text.charCodeAt(start + 1) === q) return start + 2; // the empty short string
   let j = start + 1;
   while (j < n) {
     const d = text.charCodeAt(j);
-    if (d === 0x5c) j += 2;
-    else if (d === q) return j + 1;
-    else if (d === 0x0a || d === 0x0d) return -1;
-    else j++;
+    if (d === 0x5c) {
+      plain = false;
+      j += 2;
+    } else if (d === q) {
+      stringPlain = plain;
+      stringHash = hash;
+      return j + 1;
+    } else if (d === 0x0a || d === 0x0d) return -1;
+    else {
+      if (!plainInString(d)) plain = false;
+      hash = Math.imul(hash ^ d, FNV_PRIME);
+      j++;
+    }
   }
   return -1;
 }
@@ -859,15 +897,8 @@ function stringEnd(text: string, start: number): number {
  * any other backslash or a lone surrogate (sparqljs refuses those).
  */
 function generatorContent(text: string, from: number, to: number): string | undefined {
-  for (let j = from; j < to; j++) {
-    const c = text.charCodeAt(j);
-    // Backslash, `"`, and the controls the generator escapes, or a surrogate: the careful path.
-    if (c === 0x5c || c === 0x22 || c < 0x0e || (c >= 0xd800 && c <= 0xdfff)) {
-      const content = unescape(text.slice(from, to));
-      return content === undefined ? undefined : content.replace(GENERATOR_ESCAPED, (e) => GENERATOR_ESCAPES[e] ?? e);
-    }
-  }
-  return text.slice(from, to);
+  const content = unescape(text.slice(from, to));
+  return content === undefined ? undefined : content.replace(GENERATOR_ESCAPED, (e) => GENERATOR_ESCAPES[e] ?? e);
 }
 
 /** A string's content with ECHARs decoded, or undefined for any other backslash or a lone surrogate (sparqljs refuses those). */
