@@ -58,6 +58,11 @@ type ExactEntry = PreparedQuery | GuardError;
 /** What the cache knows of one query shape (the key of lexQueryShape plus the protocol dataset). */
 interface ShapeInfo {
   readonly kind: 'shape';
+  /**
+   * This entry's number, unique in the planner: its variants are keyed by it and not by the shape's
+   * long key again. A shape learned anew after eviction gets a new number (its old variants age out).
+   */
+  readonly id: number;
   /** 'exact': every query of this shape is planned by its exact text (its sentinel text was refused or could not be cut). */
   readonly mode: 'slots' | 'exact';
   /** Constants whose values stay in the key (second level): the planner checks or rewrites them. */
@@ -154,6 +159,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
 
   let hits = 0;
   let misses = 0;
+  let shapes = 0;
   const planCached = (request: QueryRequest, grant: Grant): Plan => {
     const shape = lexQueryShape(request.query, baseIri);
     if (shape === undefined) return planExact(request, grant);
@@ -170,7 +176,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
       info = learned.info;
     }
     if (info.mode === 'exact') return planExact(request, grant);
-    const variantKey = 'S' + shapeKey + variantSuffix(shape, info.sensitive);
+    const variantKey = variantKeyOf(info, shape);
     const cached = cache.get(variantKey);
     if (cached?.kind === 'variant') {
       if (cached.prepared === 'exact') return planExact(request, grant);
@@ -217,38 +223,47 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
       if (cut !== undefined && 'prepared' in cut) {
         const { prepared } = cut;
         if ([...guessed].every((k) => prepared.namedPredicates.includes((shape.fill[k] ?? '').slice(1, -1)))) {
-          const info: ShapeInfo = { kind: 'shape', mode: 'slots', sensitive: [...guessed].sort((a, b) => a - b), variants: 1 };
+          const info: ShapeInfo = {
+            kind: 'shape',
+            id: shapes++,
+            mode: 'slots',
+            sensitive: [...guessed].sort((a, b) => a - b),
+            variants: 1,
+          };
           cache.set(shapeKey, info);
-          cache.set('S' + shapeKey + variantSuffix(shape, info.sensitive), { kind: 'variant', shape: info, prepared });
+          cache.set(variantKeyOf(info, shape), { kind: 'variant', shape: info, prepared });
           return { info, prepared };
         }
       }
     }
     const first = prepareSlots(request, shape, NO_CONSTANT);
     if (first === undefined) {
-      const info: ShapeInfo = { kind: 'shape', mode: 'exact', sensitive: [], variants: 0 };
+      const info: ShapeInfo = { kind: 'shape', id: shapes++, mode: 'exact', sensitive: [], variants: 0 };
       cache.set(shapeKey, info);
       return { info };
     }
     if ('prepared' in first) {
-      const info: ShapeInfo = { kind: 'shape', mode: 'slots', sensitive: [], variants: 1 };
+      const info: ShapeInfo = { kind: 'shape', id: shapes++, mode: 'slots', sensitive: [], variants: 1 };
       cache.set(shapeKey, { kind: 'variant', shape: info, prepared: first.prepared });
       return { info, prepared: first.prepared };
     }
-    const info: ShapeInfo = { kind: 'shape', mode: 'slots', sensitive: first.sensitive, variants: 0 };
+    const info: ShapeInfo = { kind: 'shape', id: shapes++, mode: 'slots', sensitive: first.sensitive, variants: 0 };
     cache.set(shapeKey, info);
     return { info };
   }
 }
 
-/** The values of the sensitive constants, each length-prefixed so the key is unambiguous. */
-function variantSuffix(shape: QueryShape, sensitive: readonly number[]): string {
-  let suffix = '';
-  for (const k of sensitive) {
+/**
+ * The key of one variant of a shape: the shape entry's number and the values
+ * of its sensitive constants, each length-prefixed so the key is unambiguous.
+ */
+function variantKeyOf(info: ShapeInfo, shape: QueryShape): string {
+  let key = 'S' + info.id;
+  for (const k of info.sensitive) {
     const raw = shape.raw[k] ?? '';
-    suffix += '\u0002' + raw.length + ':' + raw;
+    key += '\u0002' + raw.length + ':' + raw;
   }
-  return suffix;
+  return key;
 }
 
 function entrySize(entry: CacheEntry): number {
