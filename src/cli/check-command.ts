@@ -45,7 +45,7 @@ export async function checkCommand(args: readonly string[], env: NodeJS.ProcessE
   return 0;
 }
 
-const ENGINE_NAMES = { copy: 'copy rules (applied directly)', n3: 'N3.Reasoner', eye: 'EYE' } as const;
+const ENGINE_NAMES = { copy: 'copy rules (applied directly)', chain: 'forward chainer', eye: 'EYE' } as const;
 
 /** Per engine that ran, in order: its time and files, each EYE file with the reason it is not N3.Reasoner's. */
 function engineRuns(stats: LoadStats) {

@@ -6,6 +6,7 @@ import { iriSpliceProblem } from '../iri.js';
 import { policyLoadError } from './policy-load-error.js';
 import type { CompiledPolicy, Principal } from './policy-set.js';
 import { describe, type PolicyDocument } from './read-policy-files.js';
+import type { ClosureTerm } from './forward-chain.js';
 
 /**
  * Turns the derived `guard:appliesTo` / `guard:grantsGraph` triples into one
@@ -15,46 +16,59 @@ import { describe, type PolicyDocument } from './read-policy-files.js';
  * declared policy, a graph that is not a usable IRI, a principal that is
  * neither an IRI nor a plain string.
  */
-export function attachDerivations(document: PolicyDocument, derived: readonly Quad[]): CompiledPolicy[] {
-  const byIri = new Map<string, { file: string; principals: Judged<Principal>[]; graphs: Judged<string>[] }>();
+export function attachDerivations(document: PolicyDocument, derived: DerivedTriples): CompiledPolicy[] {
+  const byIri = new Map<string, Target>();
   for (const policy of document.policies) byIri.set(policy.iri, { file: policy.file, principals: [], graphs: [] });
 
   // Engines derive in different orders: the error reported is that of the first bad triple in
   // term order, and the lists are sorted, so the result does not depend on the engine.
   let failure: { key: string; error: Error } | undefined;
-  const fail = (
-    subject: Quad['subject'] | BlankNode,
-    predicate: Quad['predicate'],
-    object: Quad['object'] | BlankNode,
-    error: () => Error,
-  ) => {
-    const key = `${subject.id}\u0000${predicate.value}\u0000${object.id}`;
+  const fail = (subject: ClosureTerm | BlankNode, predicate: string, object: Quad['object'] | BlankNode, error: () => Error) => {
+    const key = `${subject.id}\u0000${predicate}\u0000${object.id}`;
     if (failure === undefined || key < failure.key) failure = { key, error: error() };
   };
-  // Half a million derived triples name a few thousand terms: each object term is judged once,
-  // and each principal is one object shared by every policy that names it.
-  const graphs = new Judgements<string>();
-  const principals = new Judgements<Principal>();
-  for (const quad of derived) {
-    const { predicate } = quad;
-    const subject = unskolemize(quad.subject);
-    const target = subject.termType === 'NamedNode' ? byIri.get(subject.value) : undefined;
-    const grants = predicate.value === guard.grantsGraph;
-    const name = grants ? 'guard:grantsGraph' : 'guard:appliesTo';
+  // Half a million derived triples name a few thousand terms: each term is judged once, by its
+  // number, and each principal is one object shared by every policy that names it.
+  const { terms } = derived;
+  const targets = new Array<Target | null | undefined>(terms.length);
+  const targetOf = (number: number) => {
+    let target = targets[number];
     if (target === undefined) {
-      fail(subject, predicate, unskolemize(quad.object), () =>
-        policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`),
-      );
-      continue;
+      const subject = unskolemize(terms[number] as ClosureTerm);
+      target = (subject.termType === 'NamedNode' ? byIri.get(subject.value) : undefined) ?? null;
+      targets[number] = target;
     }
-    const judged = grants ? graphs.judge(quad.object, graphOf) : principals.judge(quad.object, principalOf);
-    if (typeof judged === 'string') {
-      const object = unskolemize(quad.object);
-      fail(subject, predicate, object, () =>
-        policyLoadError(`the rules derived ${name} ${describe(object)}: ${judged}`, target.file, subject.value),
-      );
-    } else if (grants) target.graphs.push(judged as Judged<string>);
-    else target.principals.push(judged as Judged<Principal>);
+    return target;
+  };
+  const graphs = new Judgements<string>(terms.length);
+  const principals = new Judgements<Principal>(terms.length);
+  for (const [pairs, grants] of [
+    [derived.appliesTo, false],
+    [derived.grantsGraph, true],
+  ] as const) {
+    const predicate = grants ? guard.grantsGraph : guard.appliesTo;
+    const name = grants ? 'guard:grantsGraph' : 'guard:appliesTo';
+    for (let at = 0; at < pairs.length; at += 2) {
+      const s = pairs[at] as number;
+      const o = pairs[at + 1] as number;
+      const target = targetOf(s);
+      if (target === null) {
+        const subject = unskolemize(terms[s] as ClosureTerm);
+        fail(subject, predicate, unskolemize(terms[o] as ClosureTerm), () =>
+          policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`),
+        );
+        continue;
+      }
+      const judged = grants ? graphs.judge(o, terms, graphOf) : principals.judge(o, terms, principalOf);
+      if (typeof judged === 'string') {
+        const subject = unskolemize(terms[s] as ClosureTerm);
+        const object = unskolemize(terms[o] as ClosureTerm);
+        fail(subject, predicate, object, () =>
+          policyLoadError(`the rules derived ${name} ${describe(object)}: ${judged}`, target.file, subject.value),
+        );
+      } else if (grants) target.graphs.push(judged.index);
+      else target.principals.push(judged.index);
+    }
   }
   if (failure !== undefined) throw failure.error;
   graphs.rank();
@@ -76,48 +90,97 @@ export function attachDerivations(document: PolicyDocument, derived: readonly Qu
   });
 }
 
-/** A derived graph or principal that validation accepted, with its key (`<iri>` or principalKey) and its place among all keys. */
+/** A declared policy and the entries derived for it, as Judged indexes. */
+interface Target {
+  readonly file: string;
+  readonly principals: number[];
+  readonly graphs: number[];
+}
+
+/**
+ * The derived `guard:appliesTo` and `guard:grantsGraph` triples, as term numbers: each a flat
+ * list of (subject, object) pairs, numbers indexing `terms` (duplicates allowed).
+ */
+export interface DerivedTriples {
+  readonly terms: readonly ClosureTerm[];
+  readonly appliesTo: readonly number[];
+  readonly grantsGraph: readonly number[];
+}
+
+/** The targeting triples among `quads` (an engine's output), numbered: each distinct term once, by its N3.js id. */
+export function derivedTriples(quads: Iterable<Quad>): DerivedTriples {
+  const terms: ClosureTerm[] = [];
+  const numbers = new Map<string, number>();
+  const number = (term: ClosureTerm) => {
+    let found = numbers.get(term.id);
+    if (found === undefined) {
+      found = terms.length;
+      numbers.set(term.id, found);
+      terms.push(term);
+    }
+    return found;
+  };
+  const appliesTo: number[] = [];
+  const grantsGraph: number[] = [];
+  for (const { subject, predicate, object } of quads) {
+    const pairs = predicate.value === guard.appliesTo ? appliesTo : predicate.value === guard.grantsGraph ? grantsGraph : undefined;
+    pairs?.push(number(subject as ClosureTerm), number(object as ClosureTerm));
+  }
+  return { terms, appliesTo, grantsGraph };
+}
+
+/** A derived graph or principal that validation accepted, with its key (`<iri>` or principalKey) and its number among the accepted. */
 interface Judged<T> {
   readonly key: string;
   readonly value: T;
-  rank: number;
+  readonly index: number;
 }
 
 /** The judgement of every distinct derived object term: one entry per key, or why the term is refused. */
 class Judgements<T> {
-  private readonly byTerm = new Map<string, Judged<T> | string>();
+  private readonly byTerm: (Judged<T> | string | undefined)[];
   private readonly byKey = new Map<string, Judged<T>>();
 
-  judge(term: Quad['object'], readTerm: (object: Quad['object'] | BlankNode) => { key: string; value: T } | string): Judged<T> | string {
-    let judged = this.byTerm.get(term.id);
+  constructor(terms: number) {
+    this.byTerm = new Array<Judged<T> | string | undefined>(terms);
+  }
+
+  /** The judgement of term number `number` of `terms`, made on its first call. */
+  judge(
+    number: number,
+    terms: readonly ClosureTerm[],
+    readTerm: (object: Quad['object'] | BlankNode) => { key: string; value: T } | string,
+  ): Judged<T> | string {
+    let judged = this.byTerm[number];
     if (judged === undefined) {
-      const read = readTerm(unskolemize(term));
+      const read = readTerm(unskolemize(terms[number] as ClosureTerm));
       if (typeof read === 'string') judged = read;
       else {
-        judged = this.byKey.get(read.key) ?? { ...read, rank: 0 };
+        judged = this.byKey.get(read.key) ?? { ...read, index: this.byKey.size };
         this.byKey.set(read.key, judged);
       }
-      this.byTerm.set(term.id, judged);
+      this.byTerm[number] = judged;
     }
     return judged;
   }
 
-  private sorted: Judged<T>[] = [];
+  /** Per rank (place in key order), the entry's value; after rank(). */
+  values: T[] = [];
+  /** Per entry index, its rank; after rank(). */
+  ranks = new Int32Array(0);
 
-  /** Numbers the entries in key order, so a policy's derived entries sort by number rather than by string. */
+  /** Ranks the entries in key order, so a policy's derived entries sort by number rather than by string. */
   rank(): void {
-    this.sorted = [...this.byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    this.sorted.forEach((entry, rank) => (entry.rank = rank));
+    const sorted = [...this.byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    this.values = sorted.map((entry) => entry.value);
+    this.ranks = new Int32Array(sorted.length);
+    sorted.forEach((entry, rank) => (this.ranks[entry.index] = rank));
   }
 
-  /** The entry with this key, if any triple named it. */
-  entry(key: string): Judged<T> | undefined {
-    return this.byKey.get(key);
-  }
-
-  /** The value of the entry ranked `rank` (after rank()). */
-  at(rank: number): T {
-    return (this.sorted[rank] as Judged<T>).value;
+  /** The rank of the entry with this key, or -1 when no triple named it. */
+  rankOf(key: string): number {
+    const entry = this.byKey.get(key);
+    return entry === undefined ? -1 : (this.ranks[entry.index] as number);
   }
 }
 
@@ -126,22 +189,22 @@ class Judgements<T> {
  * (`rank`, whose keys are in stated order), then the rest in key order. The entries are sorted as
  * numbers in a typed array: a policy high in a hierarchy has hundreds of derived principals.
  */
-function inStatedOrder<T>(
-  entries: readonly Judged<T>[] | undefined,
-  rank: ReadonlyMap<string, number> | undefined,
-  all: Judgements<T>,
-): T[] {
-  if (entries === undefined || entries.length === 0) return [];
-  const ranks = Int32Array.from(entries, (entry) => entry.rank).sort();
+function inStatedOrder<T>(indexes: readonly number[] | undefined, rank: ReadonlyMap<string, number> | undefined, all: Judgements<T>): T[] {
+  if (indexes === undefined || indexes.length === 0) return [];
+  const ranks = new Int32Array(indexes.length);
+  for (let at = 0; at < indexes.length; at += 1) ranks[at] = all.ranks[indexes[at] as number] as number;
+  ranks.sort();
   const stated: number[] = [];
   for (const key of rank?.keys() ?? []) {
-    const entry = all.entry(key);
-    if (entry !== undefined && ranks.includes(entry.rank)) stated.push(entry.rank);
+    const at = all.rankOf(key);
+    if (at >= 0 && ranks.includes(at)) stated.push(at);
   }
-  const values = stated.map((at) => all.at(at));
-  ranks.forEach((at, index) => {
-    if (ranks[index - 1] !== at && !stated.includes(at)) values.push(all.at(at));
-  });
+  const values = stated.map((at) => all.values[at] as T);
+  let previous = -1;
+  for (const at of ranks) {
+    if (at !== previous && (stated.length === 0 || !stated.includes(at))) values.push(all.values[at] as T);
+    previous = at;
+  }
   return values;
 }
 

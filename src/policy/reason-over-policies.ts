@@ -1,22 +1,23 @@
-// Runs the N3 rules over the policy triples, in N3.Reasoner or EYE per rule file, and returns the derived targeting triples.
+// Runs the N3 rules over the policy triples, in the forward chainer or EYE per rule file, and returns the derived targeting triples.
 
 import { readFile } from 'node:fs/promises';
 import { queryOnce, SwiplEye } from 'eyereasoner';
-import { DataFactory, Parser, type Quad } from 'n3';
+import { Parser, type Quad } from 'n3';
 import { classifyRules, derivedPredicates, premisePredicates, type HornRule, type RuleReading } from './classify-rules.js';
 import { GUARD, guard } from '../vocabulary.js';
 import { policyLoadError } from './policy-load-error.js';
-import { runN3Reasoner } from './run-n3-reasoner.js';
+import { forwardChain, type Closure } from './forward-chain.js';
+import { derivedTriples, type DerivedTriples } from './attach-derivations.js';
 import { writeN3p } from './write-n3p.js';
 
-/** The engine that ran a rule file: its copy rules applied directly, N3.Reasoner, or EYE. */
-export type Engine = 'copy' | 'n3' | 'eye';
+/** The engine that ran a rule file: the forward chainer with copy rules only, the forward chainer (forwardChain), or EYE. */
+export type Engine = 'copy' | 'chain' | 'eye';
 
-/** Which engine ran one rule file, and why it was not N3.Reasoner when it was EYE. */
+/** Which engine ran one rule file, and why it was not the forward chainer when it was EYE. */
 export interface RuleFileRun {
   readonly file: string;
   readonly engine: Engine;
-  /** For EYE: the construct outside N3.Reasoner's fragment, or the EYE file whose conclusions it reads. */
+  /** For EYE: the construct outside the Horn fragment, or the EYE file whose conclusions it reads. */
   readonly reason?: string;
 }
 
@@ -31,12 +32,12 @@ export interface EngineRun {
 /** What the rules produced and what it cost. */
 export interface Reasoning {
   /** Every `guard:appliesTo` and `guard:grantsGraph` triple the rules entail, stated ones included (duplicates possible). */
-  readonly derived: readonly Quad[];
+  readonly derived: DerivedTriples;
   /** Triples handed to EYE after dropping those no rule can read (0 when EYE did not run). */
   readonly inputTriples: number;
   /** Wall time inside EYE (load, reasoning, output), milliseconds. */
   readonly eyeMs: number;
-  /** Wall time of the rest (reading rules, the copy rules or N3.Reasoner, N3P, parsing the output), milliseconds. */
+  /** Wall time of the rest (reading rules, the forward chainer, N3P, parsing the output), milliseconds. */
   readonly otherMs: number;
   /** Per rule file, in the order given: the engine that ran it. */
   readonly files: readonly RuleFileRun[];
@@ -83,10 +84,10 @@ const TARGET_PREDICATES = new Set<string>([guard.appliesTo, guard.grantsGraph]);
  * Runs the rule files over the policy triples and returns what they entail,
  * as EYE would running all of them together (docs/design.md, "Two engines").
  * Each file is classified by reading it (classifyRules): a file inside
- * N3.Reasoner's fragment runs there, or as plain copies when it holds only copy
- * rules (the shipped rules), unless an EYE file's conclusions feed it; every
- * other file runs in EYE, after N3.Reasoner, with N3.Reasoner's results as
- * facts. A rule file that cannot be read, or any error EYE reports, fails the
+ * the Horn fragment runs in the forward chainer (forwardChain), labelled `copy`
+ * when it holds only copy rules (the shipped rules), unless an EYE file's
+ * conclusions feed it; every other file runs in EYE, after the chainer, with
+ * the chainer's closure as facts. A rule file that cannot be read, or any error EYE reports, fails the
  * load: fail closed.
  */
 export async function reasonOverPolicies(
@@ -104,7 +105,7 @@ export async function reasonOverPolicies(
     if (why !== undefined) return { file, engine: 'eye', reason: why };
     const reading = readings[index];
     const copies = reading?.fragment === true && reading.facts.length === 0 ? readCopyRules(reading.rules) : undefined;
-    return { file, engine: copies === undefined ? 'n3' : 'copy' };
+    return { file, engine: copies === undefined ? 'chain' : 'copy' };
   });
   const stages: EngineRun[] = [];
 
@@ -114,43 +115,37 @@ export async function reasonOverPolicies(
   const eyeTexts = eyeIndexes.map((index) => texts[index] ?? '');
   const eyeNeeds = eyeIndexes.length === 0 ? new Set<string>() : predicatesUsed(eyeTexts);
   let closure: readonly Quad[] = quads;
+  let chained: Closure | undefined;
   if (first.length > 0) {
     const stageStarted = performance.now();
     const fragment = first.map((index) => readings[index]).filter((reading) => reading?.fragment === true);
     const rules = fragment.flatMap((reading) => reading.rules);
     const facts = fragment.flatMap((reading) => reading.facts);
-    const copies = first.every((index) => files[index]?.engine === 'copy') ? readCopyRules(rules) : undefined;
-    let inputTriples: number;
-    if (copies !== undefined) {
-      closure = [...quads, ...applyCopyRules(quads, copies)];
-      inputTriples = quads.length;
-    } else {
-      const reads = premisePredicates({ fragment: true, rules, facts });
-      // Only what these rules or the EYE files read, and the targets themselves, go in.
-      const keep = ({ predicate }: Quad) =>
-        reads === 'any' ||
-        eyeNeeds === 'all' ||
-        reads.has(predicate.value) ||
-        eyeNeeds.has(predicate.value) ||
-        TARGET_PREDICATES.has(predicate.value);
-      const input = quads.filter(keep);
-      inputTriples = input.length;
-      const store = runN3Reasoner(input, rules, facts);
-      // Without EYE after it, only the targets are read out (the closure may be a million triples).
-      closure =
-        eyeIndexes.length === 0
-          ? [...store.getQuads(null, guard.appliesTo, null, null), ...store.getQuads(null, guard.grantsGraph, null, null)]
-          : store.getQuads(null, null, null, null);
-    }
+    const copies = first.every((index) => files[index]?.engine === 'copy');
+    const reads = premisePredicates({ fragment: true, rules, facts });
+    // Only what these rules or the EYE files read, and the targets themselves, go in.
+    const keep = ({ predicate }: Quad) =>
+      reads === 'any' ||
+      eyeNeeds === 'all' ||
+      reads.has(predicate.value) ||
+      eyeNeeds.has(predicate.value) ||
+      TARGET_PREDICATES.has(predicate.value);
+    const input = quads.filter(keep);
+    chained = forwardChain([...input, ...facts], rules);
+    // Without EYE after it, the targets are read out as numbers (the closure may be a million triples).
+    if (eyeIndexes.length > 0) closure = chained.quads();
     stages.push({
-      engine: copies === undefined ? 'n3' : 'copy',
+      engine: copies ? 'copy' : 'chain',
       files: first.map((index) => ruleFiles[index] ?? ''),
       ms: performance.now() - stageStarted,
-      inputTriples,
+      inputTriples: input.length,
     });
   }
   if (eyeIndexes.length === 0) {
-    const derived = closure.filter((quad) => TARGET_PREDICATES.has(quad.predicate.value));
+    const derived: DerivedTriples =
+      chained === undefined
+        ? derivedTriples(quads)
+        : { terms: chained.terms, appliesTo: chained.pairsOf(guard.appliesTo), grantsGraph: chained.pairsOf(guard.grantsGraph) };
     return { derived, inputTriples: 0, eyeMs: 0, otherMs: performance.now() - started, files, stages, readings };
   }
 
@@ -212,7 +207,7 @@ async function runEye(
   input: readonly Quad[],
   texts: readonly string[],
   files: readonly string[],
-): Promise<{ derived: Quad[]; eyeMs: number }> {
+): Promise<{ derived: DerivedTriples; eyeMs: number }> {
   const data = writeN3p(input);
   const eye = await (nextEye ?? createEye());
   nextEye = undefined;
@@ -234,7 +229,7 @@ async function runEye(
   const eyeMs = performance.now() - eyeStarted;
   if (errors.length > 0) throw eyeFailure(errors, files);
   try {
-    return { derived: new Parser({ format: 'text/n3' }).parse(output), eyeMs };
+    return { derived: derivedTriples(new Parser({ format: 'text/n3' }).parse(output)), eyeMs };
   } catch (error) {
     throw policyLoadError(`the rules derived output that is not plain triples (${(error as Error).message})`, files.join(', '));
   }
@@ -248,8 +243,7 @@ interface CopyRule {
 
 /**
  * The rules as copy rules (`{ ?s p ?o } => { ?s q ?o }`, as the shipped rules are), or
- * undefined when any rule is more than that: those are applied directly, which is all any
- * engine would do with them.
+ * undefined when any rule is more than that: `check` then names the stage `copy`.
  */
 function readCopyRules(rules: readonly HornRule[]): CopyRule[] | undefined {
   const copies: CopyRule[] = [];
@@ -265,31 +259,6 @@ function readCopyRules(rules: readonly HornRule[]): CopyRule[] | undefined {
     copies.push({ from: body.predicate.value, to: head.predicate.value });
   }
   return copies;
-}
-
-/** Applies copy rules until nothing new comes out (a chain p -> q -> r copies p to r). */
-function applyCopyRules(quads: readonly Quad[], rules: readonly CopyRule[]): Quad[] {
-  if (rules.length === 0) return [];
-  const targets = new Map<string, Set<string>>();
-  for (const { from, to } of rules) targets.set(from, (targets.get(from) ?? new Set()).add(to));
-  const seen = new Set<string>();
-  const copied: Quad[] = [];
-  let frontier: readonly Quad[] = quads;
-  while (frontier.length > 0) {
-    const next: Quad[] = [];
-    for (const { subject, predicate, object } of frontier) {
-      for (const to of targets.get(predicate.value) ?? []) {
-        const copy = DataFactory.quad(subject, DataFactory.namedNode(to), object);
-        const key = `${subject.id} ${to} ${object.id}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        copied.push(copy);
-        next.push(copy);
-      }
-    }
-    frontier = next;
-  }
-  return copied;
 }
 
 async function readRuleFile(file: string): Promise<string> {
