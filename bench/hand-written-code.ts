@@ -1,11 +1,18 @@
-// Benchmark: the hand-written form parser, form encoder and log writer beside the library each replaces (URLSearchParams, fast-querystring, encodeURIComponent, pino).
+// Benchmark: the hand-written form parser, form encoder, log writer and forward chainer beside the library each replaces (URLSearchParams, fast-querystring, encodeURIComponent, pino, N3.Reasoner).
 
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fastQuerystring from 'fast-querystring';
 import pino from 'pino';
+import { Parser, type Quad } from 'n3';
+import { classifyRules, premisePredicates, type HornRule } from '../src/policy/classify-rules.js';
+import { forwardChain } from '../src/policy/forward-chain.js';
+import { shippedRuleFiles } from '../src/policy/shipped-rule-files.js';
 import { createLogWriter } from '../src/server/create-log-writer.js';
+import { guard } from '../src/vocabulary.js';
+import { generatePolicySet, organisationShape } from '../test/helpers/generate-policy-set.js';
+import { runN3Reasoner } from './_util/run-n3-reasoner.js';
 import { encodeQueryForm, parseForm } from '../src/url-encoded-form.js';
 import { describeLoad, describeMachine } from './_util/describe-machine.js';
 import { runScenario, scenarioArguments } from './_util/fresh-process.js';
@@ -125,7 +132,45 @@ const LOG_WRITERS = {
   },
 } as const;
 
-type Comparison = 'parse' | 'encode' | 'log';
+/**
+ * The rule engines of the Horn fragment, each from the loader's input (the policy triples the
+ * rules read, and the rules and facts of the shipped and example rule files) to the closure.
+ */
+const RULE_ENGINES = {
+  forwardChain: (input: RuleInput) => forwardChain([...input.quads, ...input.facts], input.rules),
+  'N3.Reasoner (n3 Store)': (input: RuleInput) => runN3Reasoner(input.quads, input.rules, input.facts),
+} as const;
+
+interface RuleInput {
+  readonly quads: readonly Quad[];
+  readonly rules: readonly HornRule[];
+  readonly facts: readonly Quad[];
+}
+
+/** The organisation of `n` policies with the three example rule files, as the loader hands it to the engine. */
+function ruleInput(n: number): RuleInput {
+  const { policyTurtle, hierarchyN3 } = generatePolicySet(organisationShape(n));
+  const files = [
+    ...shippedRuleFiles(),
+    ...['group-hierarchy.n3', 'group-membership.n3', 'graph-collections.n3'].map((name) => join('rules/examples', name)),
+  ];
+  const readings = [...files.map((file) => readFileSync(file, 'utf8')), hierarchyN3].map(classifyRules);
+  const rules = readings.flatMap((reading) => reading.rules ?? []);
+  const facts = readings.flatMap((reading) => reading.facts ?? []);
+  const reads = premisePredicates({ fragment: true, rules, facts });
+  const targets = new Set<string>([guard.appliesTo, guard.grantsGraph]);
+  const quads = new Parser()
+    .parse(policyTurtle)
+    .filter(({ predicate }) => reads === 'any' || reads.has(predicate.value) || targets.has(predicate.value));
+  return { quads, rules, facts };
+}
+
+/** The closure as sorted N3.js ids, to compare engines. */
+function closureIds(quads: Iterable<Quad>): string[] {
+  return [...quads].map(({ subject, predicate, object }) => `${subject.id} ${predicate.id} ${object.id}`).sort();
+}
+
+type Comparison = 'parse' | 'encode' | 'log' | 'rules';
 interface Result {
   readonly comparison: Comparison;
   readonly input: string;
@@ -166,6 +211,36 @@ function sameParams(a: Params, b: Params): boolean {
 }
 
 function scenario(comparison: Comparison, input: string, alternative: string): Result {
+  if (comparison === 'rules') {
+    const rules = ruleInput(Number(input));
+    const run = RULE_ENGINES[alternative as keyof typeof RULE_ENGINES];
+    // Checked first: both engines give the same closure.
+    const ours = closureIds(forwardChain([...rules.quads, ...rules.facts], rules.rules).quads());
+    const theirs = closureIds(runN3Reasoner(rules.quads, rules.rules, rules.facts).getQuads(null, null, null, null));
+    if (ours.length !== theirs.length || ours.some((id, index) => id !== theirs[index])) {
+      throw new Error(`forwardChain gives ${ours.length} triples, N3.Reasoner ${theirs.length}, for ${input} policies`);
+    }
+    const runs = Number(input) >= 10_000 ? 3 : 10;
+    run(rules);
+    const perRun: number[] = [];
+    const cpuBefore = process.cpuUsage();
+    for (let i = 0; i < runs; i += 1) {
+      const started = process.hrtime.bigint();
+      run(rules);
+      perRun.push(Number(process.hrtime.bigint() - started));
+    }
+    const cpu = process.cpuUsage(cpuBefore);
+    perRun.sort((a, b) => a - b);
+    return {
+      comparison,
+      input: `organisation ${Number(input).toLocaleString('en')} policies, ${ours.length.toLocaleString('en')} triples in the closure`,
+      alternative,
+      p50Ns: percentile(perRun, 50),
+      p99Ns: percentile(perRun, 99),
+      cpuNs: ((cpu.user + cpu.system) * 1000) / runs,
+      calls: runs,
+    };
+  }
   if (comparison === 'parse') {
     const body = formBody(INPUTS[input as Input]);
     const parse = PARSERS[alternative as keyof typeof PARSERS];
@@ -226,18 +301,28 @@ async function main(): Promise<void> {
     ['encode', 'small', Object.keys(ENCODERS)],
     ['encode', 'medium', Object.keys(ENCODERS)],
     ['log', 'request line', Object.keys(LOG_WRITERS)],
+    ['rules', '1000', Object.keys(RULE_ENGINES)],
+    ['rules', '10000', Object.keys(RULE_ENGINES)],
   ];
   const titles: Record<Comparison, string> = {
     parse: 'form body -> every value of each name (query + 2 default-graph-uri)',
     encode: 'query text -> `query=` form bytes for the store',
     log: 'one request log line with its time, to a file, synchronously (the destinations get the line formatted as ours formats it; the pino logger formats its own)',
+    rules:
+      'Horn rules to their closure: the organisation (500 groups per 10,000 policies, 9 levels, a quarter members, a third collections) with the shipped and the three example rule files, the triples the loader hands the engine; one warm-up run, then 10 runs (3 at 10,000); per run, in ms',
   };
   let last: Comparison | undefined;
   for (const [comparison, input, alternatives] of plan) {
     if (comparison !== last) {
       if (last !== undefined) console.log('');
       console.log(`${titles[comparison]}\n`);
-      console.log(tableHeader(['input', 'alternative', 'p50 ns/call', 'p99 ns/call', 'CPU ns/call', 'CPU vs ours', 'calls'], 'llrrrrr'));
+      const unit = comparison === 'rules' ? 'ms/run' : 'ns/call';
+      console.log(
+        tableHeader(
+          ['input', 'alternative', `p50 ${unit}`, `p99 ${unit}`, `CPU ${unit}`, 'CPU vs ours', comparison === 'rules' ? 'runs' : 'calls'],
+          'llrrrrr',
+        ),
+      );
       last = comparison;
     }
     const bytes =
@@ -246,18 +331,19 @@ async function main(): Promise<void> {
         : comparison === 'encode'
           ? Buffer.byteLength(INPUTS[input as Input])
           : undefined;
-    const label = bytes === undefined ? input : `${input} (${bytes} bytes)`;
     let ours: Result | undefined;
+    const scale = comparison === 'rules' ? 1e6 : 1;
     for (const alternative of alternatives) {
       const r = runScenario<Result>(import.meta.url, comparison, input, alternative);
       ours ??= r;
+      const label = bytes === undefined ? (comparison === 'rules' ? r.input : input) : `${input} (${bytes} bytes)`;
       console.log(
         tableRow([
           label,
           alternative,
-          r.p50Ns.toFixed(0),
-          r.p99Ns.toFixed(0),
-          r.cpuNs.toFixed(0),
+          (r.p50Ns / scale).toFixed(0),
+          (r.p99Ns / scale).toFixed(0),
+          (r.cpuNs / scale).toFixed(0),
           `${(r.cpuNs / ours.cpuNs).toFixed(2)} x`,
           r.calls,
         ]),

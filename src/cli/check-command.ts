@@ -47,7 +47,7 @@ export async function checkCommand(args: readonly string[], env: NodeJS.ProcessE
 
 const ENGINE_NAMES = { copy: 'copy rules (applied directly)', chain: 'forward chainer', eye: 'EYE' } as const;
 
-/** Per engine that ran, in order: its time and files, each EYE file with the reason it is not N3.Reasoner's. */
+/** Per engine that ran, in order: its time and files, each EYE file with the reason it is not the forward chainer's. */
 function engineRuns(stats: LoadStats) {
   return stats.stages.map((stage) => ({
     engine: ENGINE_NAMES[stage.engine],

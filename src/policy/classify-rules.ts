@@ -1,15 +1,15 @@
-// Reads one rule file and decides whether N3.Reasoner computes exactly what EYE would for it (docs/design.md, "Two engines").
+// Reads one rule file and decides whether the forward chainer computes exactly what EYE would for it (docs/design.md, "Two engines").
 
 import { Parser, type Quad, type Term } from 'n3';
 import { XSD_STRING } from '../vocabulary.js';
 
-/** One rule as N3.Reasoner takes it; `<=` rules arrive turned around by N3.js. */
+/** One Horn rule, as forwardChain takes it; `<=` rules arrive turned around by N3.js. */
 export interface HornRule {
   readonly premise: readonly Quad[];
   readonly conclusion: readonly Quad[];
 }
 
-/** What reading a rule file found: its rules and facts inside N3.Reasoner's fragment, or why not. */
+/** What reading a rule file found: its rules and facts inside the Horn fragment, or why not. */
 export type RuleReading =
   | { readonly fragment: true; readonly rules: readonly HornRule[]; readonly facts: readonly Quad[] }
   | {
@@ -27,7 +27,7 @@ const RDF_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#langString';
 
 /**
  * Namespaces of the built-ins EYE evaluates (log:, math:, string:, list:, time:, crypto:, graph:
- * of https://www.w3.org/2000/10/swap/, and EYE's own): N3.Reasoner would read them as plain
+ * of https://www.w3.org/2000/10/swap/, and EYE's own): the forward chainer would read them as plain
  * predicates and match nothing, so a rule that names one is EYE's.
  */
 const BUILT_IN_NAMESPACES = [
@@ -39,7 +39,7 @@ const BUILT_IN_NAMESPACES = [
 
 /**
  * Classifies a rule file by reading it, never by running it. The fragment is what
- * N3.Reasoner (n3 2.13) evaluates with EYE's meaning: rules `{ P } => { C }` (or `<=`) whose
+ * the forward chainer (forwardChain) evaluates with EYE's meaning: rules `{ P } => { C }` (or `<=`) whose
  * sides are non-empty lists of triples over variables, IRIs and plain or language-tagged
  * strings, every conclusion variable bound by the premise, no built-in, no `false` or `true`
  * side, no nested formula, no list, no blank node; and ground facts over the same terms.

@@ -24,7 +24,7 @@ export interface LoadedPolicySet {
 const LOAD_TIMEOUT_MS = 60_000;
 
 /**
- * Reads and validates the policy files, runs the rules (N3.Reasoner or EYE,
+ * Reads and validates the policy files, runs the rules (the forward chainer or EYE,
  * per rule file) on a worker thread, and compiles the result. Throws PolicyLoadError with a one-line
  * message naming file, policy and reason.
  */

@@ -1,4 +1,4 @@
-// Which rule files N3.Reasoner may run: the shipped and example files are inside its fragment, every construct EYE alone understands is not.
+// Which rule files the forward chainer may run: the shipped and example files are inside its fragment, every construct EYE alone understands is not.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

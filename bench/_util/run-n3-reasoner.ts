@@ -1,8 +1,8 @@
-// Runs rules of N3.Reasoner's fragment over triples with the N3.Reasoner of the n3 package and returns the closure.
+// Runs Horn rules over triples with the N3.Reasoner of the n3 package, as the loader did before its own forward chainer, and returns the closure.
 
 import { DataFactory, Reasoner, Store, type Quad, type Term } from 'n3';
-import type { HornRule } from './classify-rules.js';
-import { skolemIri } from '../vocabulary.js';
+import type { HornRule } from '../../src/policy/classify-rules.js';
+import { skolemIri } from '../../src/vocabulary.js';
 
 /**
  * A store of every triple of `quads` and `facts` plus every triple the rules derive
