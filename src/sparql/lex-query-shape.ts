@@ -122,11 +122,13 @@ const UNICODE = -2;
  */
 export function lexQueryShape(text: string, baseIri: string): QueryShape | undefined {
   if (text.includes('\\u') || text.includes('\\U')) return undefined;
-  const code: string[] = [];
   const refs: number[] = [];
   /** Generated forms of IRIs kept in the key: a slot equal to one of them would compare differently as a sentinel. */
   let keyedIris: Set<string> | undefined;
-  const raw: string[] = [];
+  // Where each constant's marker starts in the key, and where each slot's token starts and ends in the text: the
+  // pieces of text between constants (`code`) and the tokens (`raw`) are cut from them only on a cache miss.
+  const markers: number[] = [];
+  const tokens: number[] = [];
   const fill: string[] = [];
   let classes = '';
   /** Each slot's hash of its class and generated form (see findSlot). */
@@ -136,9 +138,8 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
   let crowded = false;
   let key = '';
   // The key is the text between constants with white space and comments as one space. Text runs where it is
-  // already so are sliced whole: `piece` holds what is written, then the run from `run` to `written` (the
-  // end of the last token).
-  let piece = '';
+  // already so are sliced whole: the key holds what is written, then the run from `run` to `written` (the end
+  // of the last token).
   let run = 0;
   let written = 0;
   let base = baseIri;
@@ -231,7 +232,10 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
   /** Takes the token from `from` to `to` into the key's text: after one space or none the run goes on, else it is cut. */
   const emit = (from: number, to: number): void => {
     if (from !== written && !(written > 0 && from === written + 1 && text.charCodeAt(written) === 0x20)) {
-      if (written > 0) piece += text.slice(run, written) + ' ';
+      if (written > 0) {
+        key += text.slice(run, written);
+        key += ' ';
+      }
       run = from;
     }
     written = to;
@@ -240,8 +244,8 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
   const constant = (cls: ConstantClass, from: number, to: number, filled: string, fullHash: number): void => {
     const hash = fullHash & 0x3fffffff; // a small integer
     emit(from, from);
-    piece += text.slice(run, from);
-    code.push(piece);
+    key += text.slice(run, from);
+    markers.push(key.length);
     const mask = slots.table.length - 1;
     let bucket = hash & mask;
     let same = -1;
@@ -255,22 +259,21 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
       if (probes === MAX_PROBES) crowded = true;
       bucket = (bucket + 1) & mask;
     }
-    if (state === VERB && cls === 'I' && !datatypeNext) verbs.push(same >= 0 ? same : raw.length);
+    if (state === VERB && cls === 'I' && !datatypeNext) verbs.push(same >= 0 ? same : fill.length);
     if (same >= 0) {
-      key += piece + '\u0002' + same + ';';
+      key += '\u0002' + same + ';';
       refs.push(same);
     } else {
-      key += piece + MARKER[cls];
+      key += MARKER[cls];
       slots.stamps[bucket] = slots.generation;
-      slots.table[bucket] = raw.length + 1;
-      refs.push(raw.length);
+      slots.table[bucket] = fill.length + 1;
+      refs.push(fill.length);
       classes += cls;
       hashes.push(hash);
-      raw.push(text.slice(from, to));
+      tokens.push(from, to);
       fill.push(filled);
-      if (raw.length * 2 > slots.table.length) growSlotTable(slots, hashes);
+      if (fill.length * 2 > slots.table.length) growSlotTable(slots, hashes);
     }
-    piece = '';
     run = to;
     written = to;
   };
@@ -391,7 +394,17 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
       after = AFTER_OTHER;
       continue;
     }
-    if (readPrefixedName(text, i)) {
+    // A word (letters, digits, `_`) is read once: a keyword, unless what follows it may go on as a prefixed name.
+    let wordEnd = -1;
+    if (c < 0x80 && (ASCII[c]! & WORD) !== 0) {
+      wordEnd = i + 1;
+      while (wordEnd < n) {
+        const d = text.charCodeAt(wordEnd);
+        if (d >= 0x80 || (ASCII[d]! & WORD) === 0) break;
+        wordEnd++;
+      }
+    }
+    if ((wordEnd < 0 || mayGoOnAsPrefixedName(text.charCodeAt(wordEnd))) && readPrefixedName(text, i)) {
       const colon = pnameColon;
       i = pnameEnd;
       if (declaring === 'prefix') {
@@ -417,13 +430,8 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
       }
       continue;
     }
-    if (c < 0x80 && (ASCII[c]! & WORD) !== 0) {
-      let end = i + 1;
-      while (end < n) {
-        const d = text.charCodeAt(end);
-        if (d >= 0x80 || (ASCII[d]! & WORD) === 0) break;
-        end++;
-      }
+    if (wordEnd > 0) {
+      const end = wordEnd;
       i = end;
       emit(start, end);
       const word = end - start >= 4 && end - start <= 7 ? keywordAt(text, start, end) : KEYWORD_OTHER;
@@ -442,11 +450,68 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
     after = length === 2 && c === 0x5e ? AFTER_KEYED : AFTER_OTHER;
   }
   if (declaring !== undefined || baseFollows || crowded) return undefined;
-  if (keyedIris !== undefined) for (let k = 0; k < raw.length; k++) if (keyedIris.has(fill[k] ?? '')) return undefined;
-  piece += text.slice(run, written);
-  code.push(piece);
-  key += piece;
-  return { key, code, refs, verbs, classes, raw, fill };
+  if (keyedIris !== undefined) for (let k = 0; k < fill.length; k++) if (keyedIris.has(fill[k] ?? '')) return undefined;
+  key += text.slice(run, written);
+  return new LexedShape(text, key, markers, tokens, { refs, verbs, classes, fill });
+}
+
+/**
+ * A QueryShape that cuts its `code` and `raw` strings from the key and the
+ * text when first read: a cache hit reads only the key and the fills.
+ */
+class LexedShape implements QueryShape {
+  readonly key: string;
+  readonly refs: readonly number[];
+  readonly verbs: readonly number[];
+  readonly classes: string;
+  readonly fill: readonly string[];
+  readonly #text: string;
+  readonly #markers: readonly number[];
+  readonly #tokens: readonly number[];
+  #code: string[] | undefined;
+  #raw: string[] | undefined;
+
+  constructor(
+    text: string,
+    key: string,
+    markers: readonly number[],
+    tokens: readonly number[],
+    read: Pick<QueryShape, 'refs' | 'verbs' | 'classes' | 'fill'>,
+  ) {
+    this.key = key;
+    this.refs = read.refs;
+    this.verbs = read.verbs;
+    this.classes = read.classes;
+    this.fill = read.fill;
+    this.#text = text;
+    this.#markers = markers;
+    this.#tokens = tokens;
+  }
+
+  get code(): readonly string[] {
+    if (this.#code === undefined) {
+      const key = this.key;
+      const code: string[] = [];
+      let from = 0;
+      for (const at of this.#markers) {
+        code.push(key.slice(from, at));
+        // A new slot's marker is two characters, a reference to an earlier one `\u0002`, its number and `;`.
+        from = key.charCodeAt(at) === 0x01 ? at + 2 : key.indexOf(';', at) + 1;
+      }
+      code.push(key.slice(from));
+      this.#code = code;
+    }
+    return this.#code;
+  }
+
+  get raw(): readonly string[] {
+    if (this.#raw === undefined) {
+      const raw: string[] = [];
+      for (let t = 0; t < this.#tokens.length; t += 2) raw.push(this.#text.slice(this.#tokens[t], this.#tokens[t + 1]));
+      this.#raw = raw;
+    }
+    return this.#raw;
+  }
 }
 
 /** What a keyword or `^^` decides about the token after it: the integer of LIMIT or OFFSET stays in the key, and so does an IRI after FROM, NAMED, GRAPH, SERVICE, SILENT or `^^`. */
@@ -739,6 +804,11 @@ function scanPrefixedName(text: string, i: number): number {
   pnameEscaped = escaped;
   pnameUnicode = false;
   return end;
+}
+
+/** Whether a prefixed name may go on at `d` after a word: a colon, or PN_CHARS beyond a word's (`-`, `.` and non-ASCII). */
+function mayGoOnAsPrefixedName(d: number): boolean {
+  return d === 0x3a || d === 0x2d || d === 0x2e || d >= 0x80;
 }
 
 function isHex(c: number): boolean {
