@@ -37,6 +37,13 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 /** What identifyCaller returns: a Caller at once, or a promise when a JWT must be verified. */
 export type CallerOrPromise = Caller | Promise<Caller>;
 
+/** The compiled identification: request headers -> Caller, and the memory of the API keys it has matched. */
+export interface CallerIdentifier {
+  (headers: RequestHeaders): CallerOrPromise;
+  /** Forgets the API keys matched so far (each is hashed again on its next use). */
+  forgetKeys(): void;
+}
+
 /**
  * The `WWW-Authenticate` value of every 401 (RFC 9110 section 11.6.1): the schemes the
  * configuration accepts, Bearer (API keys or JWTs) and Basic (API keys); Bearer alone when
@@ -65,7 +72,7 @@ export function authChallenge(auth: AuthSettings): string {
  * that does not make an agent IRI, and a groups header without an agent header (503 when the
  * issuer's keys cannot be fetched). Messages never echo keys, tokens or header values.
  */
-export function createCallerIdentifier(auth: AuthSettings): (headers: RequestHeaders) => CallerOrPromise {
+export function createCallerIdentifier(auth: AuthSettings): CallerIdentifier {
   const challenge = Object.freeze({ 'WWW-Authenticate': authChallenge(auth) });
   const refuse = (message: string): never => {
     throw new GuardError(401, message, challenge);
@@ -80,6 +87,17 @@ export function createCallerIdentifier(auth: AuthSettings): (headers: RequestHea
     const caller: Caller = { agent: entry.agent, groups: Object.freeze([...new Set(entry.groups)]), authenticated: true };
     callersByDigest.set(entry.sha256.toLowerCase(), Object.freeze(caller));
   }
+  // Keys whose digest matched, by the key (docs/design.md#identity): only a key that is
+  // valid enters, so the map holds at most one entry per configured digest, and an unknown
+  // key is hashed every time and never stored.
+  const callersByKey = new Map<string, Caller>();
+  const callerOfKey = (key: string): Caller => {
+    const known = callersByKey.get(key);
+    if (known !== undefined) return known;
+    const caller = callersByDigest.get(hashApiKey(key)) ?? refuse('unknown API key');
+    if (callersByKey.size < callersByDigest.size) callersByKey.set(key, caller);
+    return caller;
+  };
   const jwt = auth.jwt === undefined ? undefined : createJwtVerifier(auth.jwt);
   const trusted = auth.trustedHeaders && {
     agent: auth.trustedHeaders.agent.toLowerCase(),
@@ -87,11 +105,11 @@ export function createCallerIdentifier(auth: AuthSettings): (headers: RequestHea
     agentPrefix: auth.trustedHeaders.agentPrefix,
   };
 
-  return function identifyCaller(headers: RequestHeaders): CallerOrPromise {
+  const identifyCaller = (headers: RequestHeaders): CallerOrPromise => {
     const credential = readCredential(headers, jwt !== undefined, refuse);
     if (credential?.kind === 'jwt') return jwt!.verify(credential.value).catch(withChallenge);
     // A caller-held credential wins over trusted headers: it is the stronger, caller-held proof.
-    if (credential !== undefined) return callersByDigest.get(hashApiKey(credential.value)) ?? refuse('unknown API key');
+    if (credential !== undefined) return callerOfKey(credential.value);
     if (trusted === undefined) return ANONYMOUS;
 
     const agentValue = readSingle(headers[trusted.agent], 'the trusted agent header', refuse);
@@ -106,6 +124,7 @@ export function createCallerIdentifier(auth: AuthSettings): (headers: RequestHea
     if (problem !== undefined) refuse(`the trusted agent header does not make a valid agent IRI: it ${problem}`);
     return Object.freeze({ agent, groups: Object.freeze(splitGroups(groupsValue)), authenticated: true });
   };
+  return Object.assign(identifyCaller, { forgetKeys: () => callersByKey.clear() });
 }
 
 /**

@@ -129,6 +129,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   });
   const policies = createPolicyHolder(authChallenge(config.auth));
   const readiness = createReadiness();
+  const identifyCaller = createCallerIdentifier(config.auth);
   const app = createApp(
     {
       path: config.path,
@@ -138,7 +139,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       limits: { ...config.http, sendIdleMs: config.timeoutMs },
     },
     {
-      identifyCaller: createCallerIdentifier(config.auth),
+      identifyCaller,
       credentialHeaders: credentialHeaderNames(config.auth),
       grant: (caller) => policies.grant(caller),
       plan: (request, grant) => planner.plan(request, grant),
@@ -212,7 +213,8 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     throw error;
   }
 
-  const reload = createReload(sources, policies, log, metrics);
+  // A new policy set also starts a new memory of matched API keys (docs/design.md#identity).
+  const reload = createReload(sources, policies, log, metrics, () => identifyCaller.forgetKeys());
   if (config.watchPolicies) {
     watcher = watchPolicies({
       files: [...sources.policyFiles, ...sources.ruleFiles],
@@ -248,6 +250,7 @@ function createReload(
   policies: PolicyHolder,
   log: LogLine,
   metrics: GuardMetrics | undefined,
+  onReloaded: () => void,
 ): () => Promise<boolean> {
   let running: Promise<boolean> | undefined;
   let queued: Promise<boolean> | undefined;
@@ -256,6 +259,7 @@ function createReload(
     try {
       const next = await loadPolicySet(sources);
       policies.replace(next);
+      onReloaded();
       metrics?.policiesLoaded('success', false);
       log({ event: 'policies-reloaded', policies: next.policies.length, durationMs: Math.round(performance.now() - started) });
       return true;

@@ -31,7 +31,7 @@ const alice: Caller = { agent: 'https://example.org/agents/alice', groups: ['sta
 const bob: Caller = { agent: 'https://example.org/agents/bob', groups: [], authenticated: true };
 
 /** Expects a 401 with the challenge of the configured schemes (Bearer, and Basic when keys are configured), a one-line message matching `pattern`, echoing no header value. */
-function refused(headers: RequestHeaders, pattern: RegExp, identifyCaller = identify): void {
+function refused(headers: RequestHeaders, pattern: RegExp, identifyCaller: (headers: RequestHeaders) => unknown = identify): void {
   assert.throws(
     () => identifyCaller(headers),
     (error: unknown) => {
@@ -155,6 +155,52 @@ describe('API keys', () => {
     const first = identify({ 'x-api-key': ALICE_KEY });
     assert.equal(identify({ authorization: `Bearer ${ALICE_KEY}` }), first);
     assert.ok(Object.isFrozen(first) && Object.isFrozen(first.groups));
+  });
+});
+
+describe('matched API keys, remembered', () => {
+  it('answer a key seen before with its caller, in every header, and again after forgetKeys', () => {
+    const identifyCaller = createCallerIdentifier(config.auth);
+    for (let round = 0; round < 2; round += 1) {
+      for (let i = 0; i < 3; i += 1) {
+        assert.deepEqual(identifyCaller({ authorization: `Bearer ${ALICE_KEY}` }), alice);
+        assert.deepEqual(identifyCaller({ 'x-api-key': BOB_KEY }), bob);
+        assert.deepEqual(identifyCaller({ authorization: `Basic ${Buffer.from(`u:${ALICE_KEY}`).toString('base64')}` }), alice);
+      }
+      identifyCaller.forgetKeys();
+    }
+  });
+
+  it('never let a near miss of a remembered key in: each near miss is refused, before and after the key was seen', () => {
+    const identifyCaller = createCallerIdentifier(config.auth);
+    const nearMisses = [
+      ALICE_KEY.slice(0, -1),
+      `${ALICE_KEY}x`,
+      ALICE_KEY.toUpperCase(),
+      `${ALICE_KEY.slice(0, -1)}${String.fromCharCode(ALICE_KEY.charCodeAt(ALICE_KEY.length - 1) + 1)}`,
+      `x${ALICE_KEY.slice(1)}`,
+      ALICE_KEY.replace('_', '\uFF3F'),
+    ];
+    for (const miss of nearMisses) refused({ 'x-api-key': miss }, /unknown API key/, identifyCaller);
+    assert.deepEqual(identifyCaller({ 'x-api-key': ALICE_KEY }), alice);
+    for (let i = 0; i < 2; i += 1) for (const miss of nearMisses) refused({ 'x-api-key': miss }, /unknown API key/, identifyCaller);
+    assert.deepEqual(identifyCaller({ 'x-api-key': ALICE_KEY }), alice);
+  });
+
+  it('remember no unknown key: a flood of them neither admits one nor pushes out a known key', () => {
+    const identifyCaller = createCallerIdentifier(config.auth);
+    assert.deepEqual(identifyCaller({ 'x-api-key': BOB_KEY }), bob);
+    for (let i = 0; i < 5_000; i += 1) refused({ 'x-api-key': `sg_flood-${i}` }, /unknown API key/, identifyCaller);
+    refused({ 'x-api-key': 'sg_flood-0' }, /unknown API key/, identifyCaller);
+    assert.deepEqual(identifyCaller({ 'x-api-key': BOB_KEY }), bob);
+  });
+
+  it('belong to one configuration: a key remembered by one identifier is unknown to another that lacks it', () => {
+    const withAlice = createCallerIdentifier(config.auth);
+    assert.deepEqual(withAlice({ 'x-api-key': ALICE_KEY }), alice);
+    const bobOnly = createCallerIdentifier({ ...config.auth, apiKeys: config.auth.apiKeys.filter((entry) => entry.sha256 === hashApiKey(BOB_KEY)) });
+    refused({ 'x-api-key': ALICE_KEY }, /unknown API key/, bobOnly);
+    assert.deepEqual(withAlice({ 'x-api-key': ALICE_KEY }), alice);
   });
 });
 
