@@ -1,5 +1,6 @@
 // The query and explain routes: read -> identify -> grant -> plan, then the plan forwarded to the store and its answer streamed back, or explained.
 
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/caller.js';
 import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js';
@@ -9,7 +10,7 @@ import type { GuardMetrics } from '../metrics/create-metrics.js';
 import { sortedGraphs, type Grant } from '../policy/grant.js';
 import type { Plan } from '../sparql/plan.js';
 import type { QueryRequest } from '../sparql/query-request.js';
-import { UpstreamError, type Upstream } from '../upstream/create-upstream.js';
+import { UpstreamError, type AbortLike, type AbortListener, type Upstream } from '../upstream/create-upstream.js';
 import { composeCacheControl } from './cache-control.js';
 import { chooseAccept } from './choose-accept.js';
 import { chooseEndpointView, type EndpointView } from './choose-endpoint-view.js';
@@ -39,7 +40,7 @@ export interface QueryServices {
    * Resolves when queries may go to the store, else throws GuardError (a store that ignores
    * FROM / FROM NAMED gets no query: docs/design.md#design-notes). Absent: every query may go.
    */
-  readonly admitQuery?: (signal: AbortSignal) => Promise<void>;
+  readonly admitQuery?: (signal: AbortLike) => Promise<void>;
   /** Records requests and queries for Prometheus; absent when metrics are off. */
   readonly metrics?: GuardMetrics;
 }
@@ -179,20 +180,17 @@ async function forward(
   sendIdleMs: number,
   timeoutMs: number | undefined,
 ) {
-  const abort = new AbortController();
   const socket = request.raw.socket;
   // The store's time is bounded by timeoutMs upstream; the client's connection may be silent meanwhile.
   setIdleBound(socket, 0);
   // A client that goes away aborts the upstream request (docs/design.md#http).
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) abort.abort();
-  });
+  const clientGone = new ClientGone(reply.raw);
   const accept = chooseAccept(headerValue(request.headers.accept), plan.defaultAccept);
-  await services.admitQuery?.(abort.signal);
+  await services.admitQuery?.(clientGone);
   const metrics = services.metrics;
   metrics?.guardTime(reply.elapsedTime / 1000);
   const sent = metrics === undefined ? 0 : performance.now();
-  const answer = await services.upstream.send(plan.query, accept, abort.signal, timeoutMs);
+  const answer = await services.upstream.send(plan.query, accept, clientGone, timeoutMs);
   metrics?.upstreamTime((performance.now() - sent) / 1000);
   request.queryOutcome = 'answered';
   // From here the client must keep reading: a reader silent for sendIdleMs is cut.
@@ -208,7 +206,7 @@ async function forward(
     if (whole !== undefined) return reply.send(whole);
   }
   answer.body.once('error', (error) => {
-    if (abort.signal.aborted) return;
+    if (clientGone.aborted) return;
     const kind = error instanceof UpstreamError ? error.kind : 'failed';
     request.outcome = kind === 'timeout' ? 'timeout' : kind === 'aborted' ? 'client-closed' : 'upstream-cut';
     request.failure = errorKind(error);
@@ -217,6 +215,42 @@ async function forward(
   // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing).
   if (answer.contentLength !== undefined) reply.header('content-length', String(answer.contentLength));
   return reply.send(answer.body);
+}
+
+/**
+ * The abort signal of a forwarded query: it fires when the client's response closes before
+ * it finished. One small object per request in place of an AbortController, whose signal is
+ * an EventTarget (its construction alone was about 2.5 % of the guard's CPU under load).
+ */
+class ClientGone implements AbortLike {
+  aborted = false;
+  private listeners: AbortListener[] | undefined;
+
+  constructor(response: ServerResponse) {
+    response.once('close', () => {
+      if (!response.writableFinished) this.abort();
+    });
+  }
+
+  addEventListener(_type: 'abort', listener: AbortListener): void {
+    (this.listeners ??= []).push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: AbortListener): void {
+    const index = this.listeners?.indexOf(listener) ?? -1;
+    if (index >= 0) this.listeners!.splice(index, 1);
+  }
+
+  private abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const listeners = this.listeners ?? [];
+    this.listeners = undefined;
+    for (const listener of listeners) {
+      if (typeof listener === 'function') listener();
+      else listener.handleEvent();
+    }
+  }
 }
 
 /**

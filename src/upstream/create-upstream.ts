@@ -41,6 +41,23 @@ export interface UpstreamResponse {
   takeWhole(): Buffer | undefined;
 }
 
+/** A listener of AbortLike: a function, or an object whose handleEvent is called. */
+export type AbortListener = (() => void) | { handleEvent(): void };
+
+/**
+ * What the guard needs of a cancellation: the members of an AbortSignal it reads. An
+ * AbortSignal is one; so is a lighter object that a request makes instead of an
+ * AbortController (an EventTarget) when only its client's going away can cancel it. The
+ * listener runs at most once.
+ */
+export interface AbortLike {
+  readonly aborted: boolean;
+  /** Why it aborted; an UpstreamError here is the error the exchange fails with. */
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: AbortListener, options?: { once: true }): void;
+  removeEventListener(type: 'abort', listener: AbortListener): void;
+}
+
 /** A keep-alive connection pool to the store. */
 export interface Upstream {
   /**
@@ -50,7 +67,7 @@ export interface Upstream {
    * `upstream request aborted by the client` when `signal` fires first. `timeoutMs`, when
    * given and below the pool's, replaces it for this request (a caller's timeout tier).
    */
-  send(queryText: string, accept: string, signal: AbortSignal, timeoutMs?: number): Promise<UpstreamResponse>;
+  send(queryText: string, accept: string, signal: AbortLike, timeoutMs?: number): Promise<UpstreamResponse>;
   /** Waits for requests in flight, then closes every connection. */
   close(): Promise<void>;
 }
@@ -189,7 +206,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     return tier;
   };
 
-  function send(queryText: string, accept: string, signal: AbortSignal, tierMs?: number): Promise<UpstreamResponse> {
+  function send(queryText: string, accept: string, signal: AbortLike, tierMs?: number): Promise<UpstreamResponse> {
     if (signal.aborted) return Promise.reject(abortError(shared, signal));
     const exchange = new Exchange(sharedFor(tierMs), signal);
     const own = exchange.timeoutMs === timeoutMs ? {} : { headersTimeout: exchange.timeoutMs, bodyTimeout: exchange.timeoutMs };
@@ -249,7 +266,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
 
   constructor(
     private readonly shared: Shared,
-    private readonly signal: AbortSignal,
+    private readonly signal: AbortLike,
   ) {
     this.response = new Promise<UpstreamResponse>((resolve, reject) => {
       this.resolve = resolve;
@@ -417,7 +434,7 @@ function ignore(): void {}
  * The error of an exchange ended by its signal: the signal's own reason when that is an
  * UpstreamError (a bounded check that timed out says so), else the caller went away.
  */
-function abortError(shared: Shared, signal: AbortSignal): UpstreamError {
+function abortError(shared: Shared, signal: AbortLike): UpstreamError {
   return signal.reason instanceof UpstreamError ? signal.reason : new UpstreamError('aborted', shared.messages.aborted);
 }
 
