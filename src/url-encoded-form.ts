@@ -111,3 +111,62 @@ export function encodeQueryForm(text: string): Buffer {
   }
   return out.subarray(0, n);
 }
+
+/**
+ * `text` as the form serializer writes it, without `query=`: a piece of a form body encoded
+ * once, to be joined by joinQueryForm. The serializer works code point by code point, so
+ * the encodings of pieces joined are the encoding of the pieces joined, as long as no piece
+ * ends inside a surrogate pair.
+ */
+export function encodeFormPiece(text: string): Buffer {
+  return Buffer.from(encodeQueryForm(text).subarray(QUERY_FIELD.length));
+}
+
+/**
+ * `query=` and the pieces, as encodeQueryForm writes their text joined: a Buffer piece is
+ * copied as it is (encodeFormPiece made it), a string is encoded here. `textLength` and
+ * `encodedBytes` are the total length of the strings and of the Buffers, to size the result.
+ */
+export function joinQueryForm(pieces: readonly (string | Buffer)[], textLength: number, encodedBytes: number): Buffer {
+  // At most 9 bytes per UTF-16 code unit: 3 UTF-8 bytes, each written as %XX.
+  const out = Buffer.allocUnsafe(QUERY_FIELD.length + encodedBytes + 9 * textLength);
+  let n = QUERY_FIELD.copy(out, 0);
+  for (const piece of pieces) {
+    if (typeof piece !== 'string') {
+      n += piece.copy(out, n);
+      continue;
+    }
+    for (let i = 0; i < piece.length; i += 1) {
+      const code = piece.charCodeAt(i);
+      if (code >= 0x80) {
+        // A run of non-ASCII code units, whole (a surrogate pair is never split), through UTF-8.
+        const run = i;
+        while (i + 1 < piece.length && piece.charCodeAt(i + 1) >= 0x80) i += 1;
+        n = writeEscaped(Buffer.from(piece.slice(run, i + 1), 'utf8'), out, n);
+        continue;
+      }
+      const kind = FORM_BYTE_KIND[code];
+      if (kind === 0) out[n++] = code;
+      else if (kind === 1) out[n++] = 0x2b;
+      else {
+        out[n] = 0x25;
+        out[n + 1] = HEX_DIGITS[code >> 4]!;
+        out[n + 2] = HEX_DIGITS[code & 15]!;
+        n += 3;
+      }
+    }
+  }
+  return out.subarray(0, n);
+}
+
+/** Writes every byte of `bytes` as %XX into `out` at `n`; returns the new end. */
+function writeEscaped(bytes: Buffer, out: Buffer, n: number): number {
+  for (let b = 0; b < bytes.length; b += 1) {
+    const byte = bytes[b]!;
+    out[n] = 0x25;
+    out[n + 1] = HEX_DIGITS[byte >> 4]!;
+    out[n + 2] = HEX_DIGITS[byte & 15]!;
+    n += 3;
+  }
+  return n;
+}

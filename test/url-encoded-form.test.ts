@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodeQueryForm, parseForm } from '../src/url-encoded-form.js';
+import { encodeFormPiece, encodeQueryForm, joinQueryForm, parseForm } from '../src/url-encoded-form.js';
 
 const parse = (text: string | Buffer) => Object.fromEntries(parseForm(Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8')));
 
@@ -89,5 +89,36 @@ describe('encodeQueryForm', () => {
       texts.push(text);
     }
     for (const text of texts) assert.deepEqual(parse(encodeQueryForm(text)), { query: [text] }, JSON.stringify(text));
+  });
+});
+
+describe('joinQueryForm', () => {
+  it('writes for pieces, some encoded once by encodeFormPiece, exactly what encodeQueryForm writes for their text joined', () => {
+    let seed = 11;
+    const random = (below: number): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % below;
+    // Whole code points, lone surrogates included (both sides write U+FFFD); no piece ends in a
+    // high surrogate, as no template piece or constant does (they end at token boundaries).
+    const alphabet = ['a', 'Z', '0', '*', '-', '.', '_', '~', '!', "'", '(', ')', ' ', '\n', '\t', '%', '+', '&', '=', '<', '>', '"', 'é', '€', '😀', '\u{10ffff}', '\ud800x', '\udfff', '\u00a0', '\u007f', '\u0000', '\u0080', '\u00ff', '\u0100'];
+    for (let n = 0; n < 2_000; n += 1) {
+      const pieces: (string | Buffer)[] = [];
+      let text = '';
+      let textLength = 0;
+      let encodedBytes = 0;
+      for (let p = random(6); p > 0; p -= 1) {
+        let piece = '';
+        for (let i = random(12); i > 0; i -= 1) piece += alphabet[random(alphabet.length)];
+        text += piece;
+        if (random(2) === 0) {
+          const encoded = encodeFormPiece(piece);
+          pieces.push(encoded);
+          encodedBytes += encoded.length;
+        } else {
+          pieces.push(piece);
+          textLength += piece.length;
+        }
+      }
+      assert.deepEqual(joinQueryForm(pieces, textLength, encodedBytes), encodeQueryForm(text), JSON.stringify(text));
+    }
+    for (const text of SAMPLES) assert.deepEqual(joinQueryForm([text], text.length, 0), encodeQueryForm(text), JSON.stringify(text));
   });
 });

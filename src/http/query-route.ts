@@ -190,7 +190,7 @@ async function forward(
   const metrics = services.metrics;
   metrics?.guardTime(reply.elapsedTime / 1000);
   const sent = metrics === undefined ? 0 : performance.now();
-  const answer = await services.upstream.send(plan.query, accept, clientGone, timeoutMs);
+  const answer = await services.upstream.send(plan.query, accept, clientGone, timeoutMs, plan.formBody);
   metrics?.upstreamTime((performance.now() - sent) / 1000);
   request.queryOutcome = 'answered';
   // From here the client must keep reading: a reader silent for sendIdleMs is cut.

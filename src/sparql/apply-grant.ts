@@ -4,6 +4,7 @@ import { GuardError } from '../guard-error.js';
 import { NOT_IN_IRI } from '../iri.js';
 import { sortedGraphs, type Grant } from '../policy/grant.js';
 import { EMPTY_GRAPH } from '../vocabulary.js';
+import { encodeFormPiece, joinQueryForm } from '../url-encoded-form.js';
 import type { Plan } from './plan.js';
 import { IN_ANY_NAMED_GRAPH, IN_DEFAULT_GRAPH, IN_WHOLE_DATASET } from './mark-hidden-paths.js';
 import type { GraphVariableSlot, PreparedQuery, TemplatePart } from './prepared-query.js';
@@ -64,7 +65,7 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
   const all = prepared.requestedDefault === null || prepared.requestedNamed === null ? sortedGraphs(grant) : undefined;
   const defaults = prepared.requestedDefault ?? all ?? [];
   const named = prepared.requestedNamed ?? all ?? [];
-  const dataset = clauses('FROM <', defaults, granted) + clauses('FROM NAMED <', named, granted);
+  const dataset = datasetOf(grant, defaults, named, prepared.requestedDefault === null && prepared.requestedNamed === null);
   let hidden: HiddenText | undefined;
   let hiddenIn: Filling['hiddenIn'] = NOTHING_HIDDEN;
   if (grant.hiddenByGraph.size > 0) {
@@ -78,12 +79,91 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
       }
     }
   }
-  const filling: Filling = { dataset, keep: granted, named, hiddenIn, constants };
+  const filling: Filling = { dataset: dataset.text, keep: granted, named, hiddenIn, constants };
+  // The text and, beside it, the form body: the template's strings were encoded once
+  // (encodedTemplateOf), so only what this request fills in is encoded now.
+  const { parts } = prepared;
+  const template = encodedTemplateOf(parts);
+  const pieces: (string | Buffer)[] = [];
+  let query = '';
+  let textLength = 0;
+  let encodedBytes = template.bytes;
+  for (let i = 0; i < parts.length; i += 1) {
+    const part = parts[i]!;
+    if (typeof part === 'string') {
+      query += part;
+      pieces.push(template.pieces[i]!);
+    } else if (part.kind === 'dataset') {
+      query += dataset.text;
+      pieces.push(dataset.encoded);
+      encodedBytes += dataset.encoded.length;
+    } else {
+      const text = fillPart(part, filling, hidden);
+      query += text;
+      pieces.push(text);
+      textLength += text.length;
+    }
+  }
+  const limit = limitClause(prepared.limit, grant.limits?.resultLimit);
+  if (limit !== '') {
+    query += limit;
+    pieces.push(limit);
+    textLength += limit.length;
+  }
   return {
-    query: fillTemplate(prepared.parts, filling, hidden) + limitClause(prepared.limit, grant.limits?.resultLimit),
+    query,
+    formBody: joinQueryForm(pieces, textLength, encodedBytes),
     form: prepared.form,
     defaultAccept: prepared.defaultAccept,
   };
+}
+
+/** A template's strings encoded for the form body, beside the template (undefined for its slots). */
+interface EncodedTemplate {
+  readonly pieces: readonly (Buffer | undefined)[];
+  readonly bytes: number;
+}
+
+/**
+ * The encoded strings of a template, made on its first plan and kept as long as the template
+ * (the plan cache's byte bound counts two bytes per character of its text, where an ASCII
+ * string and its encoding take about one each).
+ */
+const encodedTemplates = new WeakMap<readonly TemplatePart[], EncodedTemplate>();
+
+function encodedTemplateOf(parts: readonly TemplatePart[]): EncodedTemplate {
+  let template = encodedTemplates.get(parts);
+  if (template === undefined) {
+    let bytes = 0;
+    const pieces = parts.map((part) => {
+      if (typeof part !== 'string') return undefined;
+      const piece = encodeFormPiece(part);
+      bytes += piece.length;
+      return piece;
+    });
+    template = { pieces, bytes };
+    encodedTemplates.set(parts, template);
+  }
+  return template;
+}
+
+/** A request's FROM / FROM NAMED clauses, and their form encoding. */
+interface Dataset {
+  readonly text: string;
+  readonly encoded: Buffer;
+}
+
+/** The dataset of a query that requests none (all granted graphs), per grant (as sortedGraphs in policy/grant.ts). */
+const allGrantedDatasets = new WeakMap<Grant, Dataset>();
+
+function datasetOf(grant: Grant, defaults: readonly string[], named: readonly string[], allGranted: boolean): Dataset {
+  let dataset = allGranted ? allGrantedDatasets.get(grant) : undefined;
+  if (dataset === undefined) {
+    const text = clauses('FROM <', defaults, grant.graphs) + clauses('FROM NAMED <', named, grant.graphs);
+    dataset = { text, encoded: encodeFormPiece(text) };
+    if (allGranted) allGrantedDatasets.set(grant, dataset);
+  }
+  return dataset;
 }
 
 /** How a template is filled: for one request, or for one of the planner's checks. */
@@ -111,32 +191,38 @@ const NOTHING_HIDDEN = (): undefined => undefined;
  * named graph's.
  */
 export function fillTemplate(parts: readonly TemplatePart[], filling: Filling, hidden: HiddenText | undefined): string {
-  const { dataset, keep, hiddenIn, constants } = filling;
   let out = '';
-  for (const part of parts) {
-    if (typeof part === 'string') out += part;
-    else if (part.kind === 'constant') {
-      const constant = constants[part.index];
-      if (constant === undefined) throw new GuardError(500, 'a constant slot has no value');
-      out += constant;
-    } else if (part.kind === 'dataset') out += dataset;
-    else if (part.kind === 'graph') {
-      // An effective named graph is requested (or all are) and granted; inside, it is the active graph (§18.6).
-      const kept = typeof keep === 'boolean' ? keep : part.requested && keep.has(part.iri);
-      out += kept ? fillTemplate(part.kept, filling, hiddenIn(part.iri)) : part.removed;
-    } else if (part.kind === 'graph-variable') {
-      out += fillGraphVariable(part, filling, hidden);
-    } else if (hidden === undefined) {
-      if (part.kind === 'negated-set') out += part.plain;
-    } else if (part.kind === 'hidden-filter') {
-      for (const variable of part.variables) out += ` FILTER(${variable} NOT IN (${hidden.list}))`;
-    } else if (part.kind === 'zero-length') {
-      for (const end of part.ends) out += zeroLengthFilter(part, end, hidden.list);
-    } else {
-      out += '!(' + part.members + (part.forward ? hidden.forward : '') + (part.inverse ? hidden.inverse : '') + ')';
-    }
-  }
+  for (const part of parts) out += typeof part === 'string' ? part : fillPart(part, filling, hidden);
   return out;
+}
+
+/** Writes one slot of a template (see fillTemplate). */
+function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden: HiddenText | undefined): string {
+  const { keep, hiddenIn } = filling;
+  if (part.kind === 'constant') {
+    const constant = filling.constants[part.index];
+    if (constant === undefined) throw new GuardError(500, 'a constant slot has no value');
+    return constant;
+  }
+  if (part.kind === 'dataset') return filling.dataset;
+  if (part.kind === 'graph') {
+    // An effective named graph is requested (or all are) and granted; inside, it is the active graph (§18.6).
+    const kept = typeof keep === 'boolean' ? keep : part.requested && keep.has(part.iri);
+    return kept ? fillTemplate(part.kept, filling, hiddenIn(part.iri)) : part.removed;
+  }
+  if (part.kind === 'graph-variable') return fillGraphVariable(part, filling, hidden);
+  if (hidden === undefined) return part.kind === 'negated-set' ? part.plain : '';
+  if (part.kind === 'hidden-filter') {
+    let out = '';
+    for (const variable of part.variables) out += ` FILTER(${variable} NOT IN (${hidden.list}))`;
+    return out;
+  }
+  if (part.kind === 'zero-length') {
+    let out = '';
+    for (const end of part.ends) out += zeroLengthFilter(part, end, hidden.list);
+    return out;
+  }
+  return '!(' + part.members + (part.forward ? hidden.forward : '') + (part.inverse ? hidden.inverse : '') + ')';
 }
 
 /**

@@ -66,8 +66,10 @@ export interface Upstream {
    * cannot be reached or sends no response headers within timeoutMs, and GuardError 502
    * `upstream request aborted by the client` when `signal` fires first. `timeoutMs`, when
    * given and below the pool's, replaces it for this request (a caller's timeout tier).
+   * `formBody`, when the caller has it (a Plan's), is that body already encoded: exactly
+   * encodeQueryForm(queryText).
    */
-  send(queryText: string, accept: string, signal: AbortLike, timeoutMs?: number): Promise<UpstreamResponse>;
+  send(queryText: string, accept: string, signal: AbortLike, timeoutMs?: number, formBody?: Buffer): Promise<UpstreamResponse>;
   /** Waits for requests in flight, then closes every connection. */
   close(): Promise<void>;
 }
@@ -206,7 +208,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     return tier;
   };
 
-  function send(queryText: string, accept: string, signal: AbortLike, tierMs?: number): Promise<UpstreamResponse> {
+  function send(queryText: string, accept: string, signal: AbortLike, tierMs?: number, formBody?: Buffer): Promise<UpstreamResponse> {
     if (signal.aborted) return Promise.reject(abortError(shared, signal));
     const exchange = new Exchange(sharedFor(tierMs), signal);
     const own = exchange.timeoutMs === timeoutMs ? {} : { headersTimeout: exchange.timeoutMs, bodyTimeout: exchange.timeoutMs };
@@ -216,7 +218,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         path,
         method: 'POST',
         headers: { ...fixedHeaders, accept },
-        body: encodeQueryForm(queryText),
+        body: formBody ?? encodeQueryForm(queryText),
         ...own,
       },
       exchange,

@@ -13,6 +13,7 @@ import { applyGrant } from '../../src/sparql/apply-grant.js';
 import { compileFunctionAllowList } from '../../src/sparql/check-function-calls.js';
 import type { Plan } from '../../src/sparql/plan.js';
 import type { PreparedQuery } from '../../src/sparql/prepared-query.js';
+import { encodeQueryForm } from '../../src/url-encoded-form.js';
 import { W3C_SUITE, readW3cTests } from '../w3c/w3c-evaluation.js';
 
 /** One query the project holds, with the grants and settings it is planned under. */
@@ -181,12 +182,16 @@ function mutate(query: string, seed: number): string | undefined {
 }
 
 function outcome(plan: () => Plan): string {
+  let planned: Plan;
   try {
-    return 'plan ' + plan().query;
+    planned = plan();
   } catch (error) {
     if (error instanceof GuardError) return `refused ${error.status} ${error.message}`;
     return `crash ${(error as Error).message}`;
   }
+  // What the store is sent: the template's strings encoded once, the request's pieces now.
+  assert.ok(planned.formBody.equals(encodeQueryForm(planned.query)), 'the form body is the encoded query text');
+  return 'plan ' + planned.query;
 }
 
 /**
