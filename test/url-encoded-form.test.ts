@@ -98,7 +98,42 @@ describe('joinQueryForm', () => {
     const random = (below: number): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % below;
     // Whole code points, lone surrogates included (both sides write U+FFFD); no piece ends in a
     // high surrogate, as no template piece or constant does (they end at token boundaries).
-    const alphabet = ['a', 'Z', '0', '*', '-', '.', '_', '~', '!', "'", '(', ')', ' ', '\n', '\t', '%', '+', '&', '=', '<', '>', '"', 'é', '€', '😀', '\u{10ffff}', '\ud800x', '\udfff', '\u00a0', '\u007f', '\u0000', '\u0080', '\u00ff', '\u0100'];
+    const alphabet = [
+      'a',
+      'Z',
+      '0',
+      '*',
+      '-',
+      '.',
+      '_',
+      '~',
+      '!',
+      "'",
+      '(',
+      ')',
+      ' ',
+      '\n',
+      '\t',
+      '%',
+      '+',
+      '&',
+      '=',
+      '<',
+      '>',
+      '"',
+      'é',
+      '€',
+      '😀',
+      '\u{10ffff}',
+      '\ud800x',
+      '\udfff',
+      '\u00a0',
+      '\u007f',
+      '\u0000',
+      '\u0080',
+      '\u00ff',
+      '\u0100',
+    ];
     for (let n = 0; n < 2_000; n += 1) {
       const pieces: (string | Buffer)[] = [];
       let text = '';

@@ -198,7 +198,10 @@ describe('matched API keys, remembered', () => {
   it('belong to one configuration: a key remembered by one identifier is unknown to another that lacks it', () => {
     const withAlice = createCallerIdentifier(config.auth);
     assert.deepEqual(withAlice({ 'x-api-key': ALICE_KEY }), alice);
-    const bobOnly = createCallerIdentifier({ ...config.auth, apiKeys: config.auth.apiKeys.filter((entry) => entry.sha256 === hashApiKey(BOB_KEY)) });
+    const bobOnly = createCallerIdentifier({
+      ...config.auth,
+      apiKeys: config.auth.apiKeys.filter((entry) => entry.sha256 === hashApiKey(BOB_KEY)),
+    });
     refused({ 'x-api-key': ALICE_KEY }, /unknown API key/, bobOnly);
     assert.deepEqual(withAlice({ 'x-api-key': ALICE_KEY }), alice);
   });
