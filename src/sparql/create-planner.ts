@@ -130,10 +130,39 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     max: planCache.maxEntries,
     maxSize: planCache.maxBytes,
     sizeCalculation: (entry, key) => 2 * key.length + entrySize(entry),
-    dispose: (entry) => {
+    dispose: (entry, key) => {
       if (entry.kind === 'variant') entry.shape.variants--;
+      forget(key);
     },
   });
+
+  // The first look at a shape key, before the LRU (docs/design.md#plan-cache): entries the LRU holds, by a
+  // number read from a few of the key's characters, each checked against the whole key. The LRU's map hashes
+  // every character of a new key string on every request; the first look compares them, once.
+  const firstLook = new Map<number, FirstLook>();
+  const forget = (key: string): void => {
+    const sample = sampleOf(key);
+    if (firstLook.get(sample)?.key === key) firstLook.delete(sample);
+  };
+  /** The entry the LRU holds for a shape key, or undefined. */
+  const getShape = (key: string): CacheEntry | undefined => {
+    const sample = sampleOf(key);
+    const known = firstLook.get(sample);
+    if (known !== undefined && known.key === key) {
+      // The LRU learns of every TOUCH_EVERY-th use, so a shape in use is not the first evicted.
+      if (++known.uses === TOUCH_EVERY) {
+        known.uses = 0;
+        cache.get(key);
+      }
+      return known.entry;
+    }
+    const found = cache.get(key);
+    if (found !== undefined) {
+      if (firstLook.size >= FIRST_LOOK_ENTRIES) firstLook.clear();
+      firstLook.set(sample, { key, entry: found, uses: 0 });
+    }
+    return found;
+  };
 
   const planExact = (request: QueryRequest, grant: Grant): Plan => {
     const key = 'E' + datasetKey(request) + request.query;
@@ -164,7 +193,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     const shape = lexQueryShape(request.query, baseIri);
     if (shape === undefined) return planExact(request, grant);
     const shapeKey = 'K' + datasetKey(request) + shape.key;
-    const found = cache.get(shapeKey);
+    const found = getShape(shapeKey);
     // A shape without sensitive constants is one entry: its template.
     if (found?.kind === 'variant') {
       return found.prepared === 'exact' ? planExact(request, grant) : applyGrant(found.prepared, grant, shape.fill);
@@ -251,6 +280,32 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     cache.set(shapeKey, info);
     return { info };
   }
+}
+
+/** A shape key the LRU holds and its entry, with the uses since the LRU last saw one. */
+interface FirstLook {
+  readonly key: string;
+  readonly entry: CacheEntry;
+  uses: number;
+}
+
+/** At most this many keys in the first look (then it starts again); each is also a key of the LRU. */
+const FIRST_LOOK_ENTRIES = 256;
+const TOUCH_EVERY = 16;
+/** Characters of a key read for its first-look number (and its length). */
+const SAMPLES = 24;
+
+/**
+ * The first-look number of a shape key: its length and SAMPLES characters
+ * spread over it from the end (shapes that share a prologue differ later).
+ * Keys that share it are told apart by comparing them whole.
+ */
+function sampleOf(key: string): number {
+  const n = key.length;
+  const step = Math.max(1, Math.floor(n / SAMPLES));
+  let h = n;
+  for (let j = n - 1; j >= 0; j -= step) h = Math.imul(h ^ key.charCodeAt(j), 0x01000193);
+  return h;
 }
 
 /**

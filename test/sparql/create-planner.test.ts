@@ -76,6 +76,30 @@ test('the cache keeps at most maxEntries plans', () => {
   assert.equal(prepared, 4);
 });
 
+test('a shape the cache evicted is prepared again, however often it was used before', () => {
+  let prepared = 0;
+  const planner = createPlanner(options(2), (req, settings) => (prepared++, prepareQuery(req, settings)));
+  const queries = ['ASK { ?a ?b 1 }', 'ASK { ?a ?c 1 }', 'ASK { ?a ?d 1 }']; // three shapes
+  for (let i = 0; i < 5; i++) planner.plan(request(queries[0] ?? ''), grantOf(P1));
+  assert.equal(prepared, 1);
+  planner.plan(request(queries[1] ?? ''), grantOf(P1));
+  planner.plan(request(queries[2] ?? ''), grantOf(P1)); // the first shape is the least recently used
+  planner.plan(request(queries[0] ?? ''), grantOf(P1));
+  assert.equal(prepared, 4);
+});
+
+test('shape keys that differ in one character anywhere are never taken for one another', () => {
+  const cached = createPlanner(options(10));
+  const name = 'v'.repeat(120);
+  const query = (variable: string) => `SELECT ?${variable} WHERE { ?${variable} ?p 1 }`;
+  for (let j = 0; j < name.length; j++) {
+    const other = name.slice(0, j) + 'w' + name.slice(j + 1);
+    for (const variable of [name, other, name, other]) {
+      assert.match(cached.plan(request(query(variable)), grantOf(P1)).query, new RegExp(`SELECT \\?${variable}\\b`));
+    }
+  }
+});
+
 test('the cache keeps at most maxBytes of plans', () => {
   let prepared = 0;
   const planner = createPlanner(options(1000, 4000), (req, settings) => (prepared++, prepareQuery(req, settings)));
