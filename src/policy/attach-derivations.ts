@@ -16,7 +16,7 @@ import type { ClosureTerm } from './forward-chain.js';
  * declared policy, a graph that is not a usable IRI, a principal that is
  * neither an IRI nor a plain string.
  */
-export function attachDerivations(document: PolicyDocument, derived: DerivedTriples): CompiledPolicy[] {
+export function attachDerivations(document: PolicyDocument, derived: DerivedTriples): AttachedPolicies {
   const byIri = new Map<string, Target>();
   for (const policy of document.policies) byIri.set(policy.iri, { file: policy.file, principals: [], graphs: [] });
 
@@ -30,44 +30,49 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
   // Half a million derived triples name a few thousand terms: each term is judged once, by its
   // number, and each principal is one object shared by every policy that names it.
   const { terms } = derived;
-  const targets = new Array<Target | null | undefined>(terms.length);
-  const targetOf = (number: number) => {
-    let target = targets[number];
-    if (target === undefined) {
+  // Per term number: -2 not looked up yet, -1 not a declared policy, else its index in `targets`.
+  const targetIndex = new Int32Array(terms.length).fill(-2);
+  const targets: Target[] = [];
+  const targetOf = (number: number): number => {
+    let index = targetIndex[number] as number;
+    if (index === -2) {
       const subject = unskolemize(terms[number] as ClosureTerm);
-      target = (subject.termType === 'NamedNode' ? byIri.get(subject.value) : undefined) ?? null;
-      targets[number] = target;
+      const target = subject.termType === 'NamedNode' ? byIri.get(subject.value) : undefined;
+      index = target === undefined ? -1 : targets.push(target) - 1;
+      targetIndex[number] = index;
     }
-    return target;
+    return index;
   };
-  const graphs = new Judgements<string>(terms.length);
-  const principals = new Judgements<Principal>(terms.length);
+  const graphs = new Judgements<string>(terms, graphOf);
+  const principals = new Judgements<Principal>(terms, principalOf);
   for (const [pairs, grants] of [
     [derived.appliesTo, false],
     [derived.grantsGraph, true],
   ] as const) {
     const predicate = grants ? guard.grantsGraph : guard.appliesTo;
     const name = grants ? 'guard:grantsGraph' : 'guard:appliesTo';
+    const judgements: Judgements<unknown> = grants ? graphs : principals;
     for (let at = 0; at < pairs.length; at += 2) {
       const s = pairs[at] as number;
       const o = pairs[at + 1] as number;
-      const target = targetOf(s);
-      if (target === null) {
+      const index = targetOf(s);
+      if (index < 0) {
         const subject = unskolemize(terms[s] as ClosureTerm);
         fail(subject, predicate, unskolemize(terms[o] as ClosureTerm), () =>
           policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`),
         );
         continue;
       }
-      const judged = grants ? graphs.judge(o, terms, graphOf) : principals.judge(o, terms, principalOf);
-      if (typeof judged === 'string') {
+      const target = targets[index] as Target;
+      const judged = judgements.judge(o);
+      if (judged < 0) {
         const subject = unskolemize(terms[s] as ClosureTerm);
         const object = unskolemize(terms[o] as ClosureTerm);
         fail(subject, predicate, object, () =>
-          policyLoadError(`the rules derived ${name} ${describe(object)}: ${judged}`, target.file, subject.value),
+          policyLoadError(`the rules derived ${name} ${describe(object)}: ${judgements.refusal(o)}`, target.file, subject.value),
         );
-      } else if (grants) target.graphs.push(judged.index);
-      else target.principals.push(judged.index);
+      } else if (grants) target.graphs.push(judged);
+      else target.principals.push(judged);
     }
   }
   if (failure !== undefined) throw failure.error;
@@ -75,19 +80,90 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
   principals.rank();
 
   const stated = statedOrder(document);
-  return document.policies.map((policy) => {
+  const policies = document.policies;
+  const principalLists = new IndexLists(policies.length, derived.appliesTo.length / 2);
+  const graphLists = new IndexLists(policies.length, derived.grantsGraph.length / 2);
+  policies.forEach((policy, at) => {
     const found = byIri.get(policy.iri);
     const rank = stated.get(policy.iri);
-    return {
-      iri: policy.iri,
-      file: policy.file,
-      order: policy.order,
-      hidePaths: policy.hidePaths,
-      limits: policy.limits,
-      graphs: inStatedOrder(found?.graphs, rank, graphs),
-      principals: inStatedOrder(found?.principals, rank, principals),
-    };
+    principalLists.write(at, found?.principals, rank, principals);
+    graphLists.write(at, found?.graphs, rank, graphs);
   });
+  const principalRanges = principalLists.done();
+  const graphRanges = graphLists.done();
+  return {
+    policies: policies.map(({ iri, file, order, hidePaths, limits }) => ({ iri, file, order, hidePaths, limits })),
+    principals: principals.values,
+    graphs: graphs.values,
+    principalStarts: principalRanges.starts,
+    principalIndexes: principalRanges.indexes,
+    graphStarts: graphRanges.starts,
+    graphIndexes: graphRanges.indexes,
+  };
+}
+
+/**
+ * The policies with what the rules derived for them, as the worker sends them: each distinct
+ * principal and graph once, and per policy a range of numbers into those tables (policy i's
+ * principals are `principals[principalIndexes[k]]` for k from `principalStarts[i]` to
+ * `principalStarts[i + 1]`), so the message holds four typed arrays, not half a million references.
+ */
+export interface AttachedPolicies {
+  readonly policies: readonly Omit<CompiledPolicy, 'principals' | 'graphs'>[];
+  readonly principals: readonly Principal[];
+  readonly graphs: readonly string[];
+  readonly principalStarts: Int32Array;
+  readonly principalIndexes: Int32Array;
+  readonly graphStarts: Int32Array;
+  readonly graphIndexes: Int32Array;
+}
+
+/** Per policy, a list of ranks written into one Int32Array. */
+class IndexLists {
+  private readonly starts: Int32Array;
+  private readonly indexes: Int32Array;
+  private end = 0;
+  /** Room to sort one policy's ranks without allocating. */
+  private scratch = new Int32Array(64);
+
+  constructor(policies: number, capacity: number) {
+    this.starts = new Int32Array(policies + 1);
+    this.indexes = new Int32Array(capacity);
+  }
+
+  /**
+   * Writes policy `at`'s entries without repeats: those its Turtle states first, as stated
+   * (`rank`, whose keys are in stated order), then the rest in key order. The entries are
+   * sorted as numbers: a policy high in a hierarchy has hundreds of derived principals.
+   */
+  write<T>(at: number, entries: readonly number[] | undefined, rank: ReadonlyMap<string, number> | undefined, all: Judgements<T>): void {
+    this.starts[at] = this.end;
+    const count = entries?.length ?? 0;
+    if (entries !== undefined && count > 0) {
+      if (this.scratch.length < count) this.scratch = new Int32Array(count * 2);
+      const ranks = this.scratch.subarray(0, count);
+      for (let i = 0; i < count; i += 1) ranks[i] = all.ranks[entries[i] as number] as number;
+      ranks.sort();
+      const stated: number[] = [];
+      for (const key of rank?.keys() ?? []) {
+        const found = all.rankOf(key);
+        if (found >= 0 && ranks.includes(found)) stated.push(found);
+      }
+      const { indexes } = this;
+      for (const found of stated) indexes[this.end++] = found;
+      let previous = -1;
+      for (const found of ranks) {
+        if (found !== previous && (stated.length === 0 || !stated.includes(found))) indexes[this.end++] = found;
+        previous = found;
+      }
+    }
+    this.starts[at + 1] = this.end;
+  }
+
+  /** The start of each policy's range (one more than the policies) and the ranks, trimmed. */
+  done(): { starts: Int32Array; indexes: Int32Array } {
+    return { starts: this.starts, indexes: this.indexes.slice(0, this.end) };
+  }
 }
 
 /** A declared policy and the entries derived for it, as Judged indexes. */
@@ -138,30 +214,42 @@ interface Judged<T> {
 
 /** The judgement of every distinct derived object term: one entry per key, or why the term is refused. */
 class Judgements<T> {
-  private readonly byTerm: (Judged<T> | string | undefined)[];
+  /** Per term number: -2 not judged yet, -1 refused, else the index of its entry. */
+  private readonly byTerm: Int32Array;
+  private readonly refusals = new Map<number, string>();
   private readonly byKey = new Map<string, Judged<T>>();
 
-  constructor(terms: number) {
-    this.byTerm = new Array<Judged<T> | string | undefined>(terms);
+  constructor(
+    private readonly terms: readonly ClosureTerm[],
+    private readonly readTerm: (object: Quad['object'] | BlankNode) => { key: string; value: T } | string,
+  ) {
+    this.byTerm = new Int32Array(terms.length).fill(-2);
   }
 
-  /** The judgement of term number `number` of `terms`, made on its first call. */
-  judge(
-    number: number,
-    terms: readonly ClosureTerm[],
-    readTerm: (object: Quad['object'] | BlankNode) => { key: string; value: T } | string,
-  ): Judged<T> | string {
-    let judged = this.byTerm[number];
-    if (judged === undefined) {
-      const read = readTerm(unskolemize(terms[number] as ClosureTerm));
-      if (typeof read === 'string') judged = read;
-      else {
-        judged = this.byKey.get(read.key) ?? { ...read, index: this.byKey.size };
-        this.byKey.set(read.key, judged);
+  /** The entry index of term number `number`, or -1 when it is refused (see refusal); judged on the first call. */
+  judge(number: number): number {
+    let judged = this.byTerm[number] as number;
+    if (judged === -2) {
+      const read = this.readTerm(unskolemize(this.terms[number] as ClosureTerm));
+      if (typeof read === 'string') {
+        judged = -1;
+        this.refusals.set(number, read);
+      } else {
+        let entry = this.byKey.get(read.key);
+        if (entry === undefined) {
+          entry = { ...read, index: this.byKey.size };
+          this.byKey.set(read.key, entry);
+        }
+        judged = entry.index;
       }
       this.byTerm[number] = judged;
     }
     return judged;
+  }
+
+  /** Why term number `number` was refused. */
+  refusal(number: number): string {
+    return this.refusals.get(number) ?? '';
   }
 
   /** Per rank (place in key order), the entry's value; after rank(). */
@@ -182,30 +270,6 @@ class Judgements<T> {
     const entry = this.byKey.get(key);
     return entry === undefined ? -1 : (this.ranks[entry.index] as number);
   }
-}
-
-/**
- * The values of a policy's entries without repeats: those its Turtle states first, as stated
- * (`rank`, whose keys are in stated order), then the rest in key order. The entries are sorted as
- * numbers in a typed array: a policy high in a hierarchy has hundreds of derived principals.
- */
-function inStatedOrder<T>(indexes: readonly number[] | undefined, rank: ReadonlyMap<string, number> | undefined, all: Judgements<T>): T[] {
-  if (indexes === undefined || indexes.length === 0) return [];
-  const ranks = new Int32Array(indexes.length);
-  for (let at = 0; at < indexes.length; at += 1) ranks[at] = all.ranks[indexes[at] as number] as number;
-  ranks.sort();
-  const stated: number[] = [];
-  for (const key of rank?.keys() ?? []) {
-    const at = all.rankOf(key);
-    if (at >= 0 && ranks.includes(at)) stated.push(at);
-  }
-  const values = stated.map((at) => all.values[at] as T);
-  let previous = -1;
-  for (const at of ranks) {
-    if (at !== previous && (stated.length === 0 || !stated.includes(at))) values.push(all.values[at] as T);
-    previous = at;
-  }
-  return values;
 }
 
 /** Per policy, the position of each graph and principal its own Turtle states: those come first, as written. */

@@ -1,6 +1,6 @@
 // Compiles the validated policies into the frozen look-up table that grantFor reads.
 
-import { principalKey } from './attach-derivations.js';
+import { principalKey, type AttachedPolicies } from './attach-derivations.js';
 import { composeGrant, mergeInOrder } from './grant.js';
 import type { EngineRun, RuleFileRun } from './reason-over-policies.js';
 import type { CompiledPolicy, PolicySet, Principal, PrincipalEntry } from './policy-set.js';
@@ -29,45 +29,47 @@ export interface LoadStats {
 }
 
 /**
- * Indexes `policies` (in order of listing) by principal and precomputes the
- * grants of the callers that only Everyone / AuthenticatedAgent match, the
- * common case. Everything returned is frozen, `policies` in place: hand it
- * objects no one else holds.
+ * Builds the policies from the worker's tables (each principal and graph once, ranges of numbers
+ * per policy), indexes them (in order of listing) by principal and precomputes the grants of the
+ * callers that only Everyone / AuthenticatedAgent match, the common case. Everything returned is
+ * frozen, the principal objects in place: hand it tables no one else holds.
  */
-export function compilePolicySet(policies: readonly CompiledPolicy[]): PolicySet {
-  // The policies come fresh from the worker (a structured clone), so they are frozen in place:
-  // copying half a million principals would cost more than the rest of the table.
-  const frozen = policies.map((policy) => {
-    for (const principal of policy.principals) Object.freeze(principal);
-    Object.freeze(policy.principals);
-    Object.freeze(policy.graphs);
-    Object.freeze(policy.hidePaths);
-    return Object.freeze(policy);
+export function compilePolicySet(attached: AttachedPolicies): PolicySet {
+  const { principalStarts, principalIndexes, graphStarts, graphIndexes } = attached;
+  // One frozen object per principal, shared by every policy naming it (half a million references, ten thousand objects).
+  const principalTable = attached.principals.map((principal) => Object.freeze(principal));
+  const graphTable = attached.graphs;
+  /** Per principal number, the policies naming it, in order of listing. */
+  const byPrincipal: CompiledPolicy[][] = principalTable.map(() => []);
+  const frozen = attached.policies.map((source, at) => {
+    const firstPrincipal = principalStarts[at] as number;
+    const principals = new Array<Principal>((principalStarts[at + 1] as number) - firstPrincipal);
+    for (let k = 0; k < principals.length; k += 1)
+      principals[k] = principalTable[principalIndexes[firstPrincipal + k] as number] as Principal;
+    const firstGraph = graphStarts[at] as number;
+    const graphs = new Array<string>((graphStarts[at + 1] as number) - firstGraph);
+    for (let k = 0; k < graphs.length; k += 1) graphs[k] = graphTable[graphIndexes[firstGraph + k] as number] as string;
+    Object.freeze(source.hidePaths);
+    const policy: CompiledPolicy = Object.freeze({ ...source, graphs: Object.freeze(graphs), principals: Object.freeze(principals) });
+    for (let k = principalStarts[at] as number, end = principalStarts[at + 1] as number; k < end; k += 1) {
+      (byPrincipal[principalIndexes[k] as number] as CompiledPolicy[]).push(policy);
+    }
+    return policy;
   });
 
-  const everyone: CompiledPolicy[] = [];
-  const authenticated: CompiledPolicy[] = [];
-  const agents = new Map<string, CompiledPolicy[]>();
-  const groups = new Map<string, CompiledPolicy[]>();
-  const push = <K>(map: Map<K, CompiledPolicy[]>, key: K, policy: CompiledPolicy) => {
-    const list = map.get(key);
-    if (list === undefined) map.set(key, [policy]);
-    else list.push(policy);
-  };
+  let everyone: readonly CompiledPolicy[] = [];
+  let authenticated: readonly CompiledPolicy[] = [];
+  const agents = new Map<string, readonly CompiledPolicy[]>();
+  const groups = new Map<string, readonly CompiledPolicy[]>();
+  // Principals are distinct by key: each list is complete, and frozen as it goes in.
+  principalTable.forEach((principal, at) => {
+    const list = Object.freeze(byPrincipal[at] as CompiledPolicy[]);
+    if (principal.kind === 'everyone') everyone = list;
+    else if (principal.kind === 'authenticated') authenticated = list;
+    else if (principal.kind === 'agent') agents.set(principal.agent, list);
+    else groups.set(principal.group, list);
+  });
 
-  for (const policy of frozen) {
-    for (const principal of policy.principals) {
-      if (principal.kind === 'everyone') everyone.push(policy);
-      else if (principal.kind === 'authenticated') authenticated.push(policy);
-      else if (principal.kind === 'agent') push(agents, principal.agent, policy);
-      else push(groups, principal.group, policy);
-    }
-  }
-
-  const freezeLists = (map: Map<string, CompiledPolicy[]>) => {
-    for (const list of map.values()) Object.freeze(list);
-    return map;
-  };
   const everyoneAndAuthenticated = mergeInOrder([everyone, authenticated]);
   // The listing per principal serves operator tools only: built when first read, not at every reload.
   let principals: readonly PrincipalEntry[] | undefined;
@@ -78,10 +80,10 @@ export function compilePolicySet(policies: readonly CompiledPolicy[]): PolicySet
       return (principals ??= listPrincipals(frozen));
     },
     lookup: Object.freeze({
-      everyone: Object.freeze(everyone),
-      authenticated: Object.freeze(authenticated),
-      agents: freezeLists(agents),
-      groups: freezeLists(groups),
+      everyone,
+      authenticated,
+      agents,
+      groups,
       everyoneGrant: everyone.length > 0 ? composeGrant(everyone) : undefined,
       authenticatedGrant: everyoneAndAuthenticated.length > 0 ? composeGrant(everyoneAndAuthenticated) : undefined,
     }),
@@ -105,20 +107,26 @@ function listPrincipals(policies: readonly CompiledPolicy[]): readonly Principal
   // A member of a deep group has hundreds of policies: unions run over graph numbers in sorted order, not strings.
   const sorted = [...new Set(policies.flatMap((policy) => policy.graphs))].sort();
   const number = new Map(sorted.map((graph, index) => [graph, index]));
-  const numbersOf = new Map<CompiledPolicy, Int32Array>();
+  const numbersOf: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(policies.length);
   const seenIn = new Int32Array(sorted.length).fill(-1);
   const listed = [...entries.values()].map(({ principal, label, policies: list }, entry) => {
     const union: number[] = [];
     for (const policy of list) {
-      let numbers = numbersOf.get(policy);
-      if (numbers === undefined) numbersOf.set(policy, (numbers = Int32Array.from(policy.graphs, (graph) => number.get(graph) ?? 0)));
+      let numbers = numbersOf[policy.order];
+      if (numbers === undefined) {
+        numbers = new Int32Array(policy.graphs.length);
+        policy.graphs.forEach((graph, at) => ((numbers as Int32Array)[at] = number.get(graph) ?? 0));
+        numbersOf[policy.order] = numbers;
+      }
       for (const graph of numbers) {
         if (seenIn[graph] === entry) continue;
         seenIn[graph] = entry;
         union.push(graph);
       }
     }
-    const graphs = Array.from(Int32Array.from(union).sort(), (graph) => sorted[graph] ?? '');
+    const numbers = Int32Array.from(union).sort();
+    const graphs = new Array<string>(numbers.length);
+    for (let at = 0; at < numbers.length; at += 1) graphs[at] = sorted[numbers[at] as number] as string;
     return Object.freeze({ principal, label, policies: Object.freeze(list), graphs: Object.freeze(graphs) });
   });
   return Object.freeze(listed);

@@ -62,15 +62,15 @@ function hash(s: number, o: number): number {
   return Math.imul(h, 0x2c1b3c6d) ^ (h >>> 12);
 }
 
-/** The triples of one predicate: a flat list of (subject, object) numbers, a set of packed pairs, and indexes built on first use. */
+/** The triples of one predicate: a flat list of (subject, object) numbers, a set of pairs, and indexes built on first use. */
 class Relation {
   /** s0, o0, s1, o1, ...: every triple in the order it was added. */
   readonly pairs: number[] = [];
   private readonly keys = new PairSet();
-  private bySubject: Map<number, number[]> | undefined;
-  private byObject: Map<number, number[]> | undefined;
-  /** How many pairs the indexes hold: a round's new triples join them only when the round ends. */
-  private indexed = 0;
+  private readonly bySubject = new Index(0);
+  private readonly byObject = new Index(1);
+  /** How much of `pairs` the joins see: a round's new triples join them only when the round ends. */
+  private committed = 0;
 
   /** Adds (s, o) to the set; true when it is new. The pair is matched only after `commit`. */
   add(s: number, o: number): boolean {
@@ -83,31 +83,41 @@ class Relation {
     return this.keys.has(s, o);
   }
 
-  /** Makes every pair added so far visible to `objectsOf`, `subjectsOf` and `size`. */
+  /** Makes every pair added so far visible to the joins. */
   commit(): void {
-    const { pairs } = this;
-    for (let at = this.indexed; at < pairs.length; at += 2) {
-      const s = pairs[at] as number;
-      const o = pairs[at + 1] as number;
-      if (this.bySubject !== undefined) push(this.bySubject, s, o);
-      if (this.byObject !== undefined) push(this.byObject, o, s);
-    }
-    this.indexed = pairs.length;
+    this.committed = this.pairs.length;
   }
 
-  /** The committed pairs' count times two (the end of the visible part of `pairs`). */
+  /** The end of the committed part of `pairs`. */
   get end(): number {
-    return this.indexed;
+    return this.committed;
   }
 
   objectsOf(s: number): readonly number[] | undefined {
-    this.bySubject ??= index(this.pairs, this.indexed, 0);
-    return this.bySubject.get(s);
+    return this.bySubject.get(s, this.pairs, this.committed);
   }
 
   subjectsOf(o: number): readonly number[] | undefined {
-    this.byObject ??= index(this.pairs, this.indexed, 1);
-    return this.byObject.get(o);
+    return this.byObject.get(o, this.pairs, this.committed);
+  }
+}
+
+/**
+ * Subject -> objects (or object -> subjects) of one relation, brought up to date when read: an
+ * index only the first round reads (a premise whose predicate no rule derives) is not kept
+ * up to date through the half a million triples of the later rounds.
+ */
+class Index {
+  private readonly map = new Map<number, number[]>();
+  private indexed = 0;
+
+  constructor(private readonly keyAt: 0 | 1) {}
+
+  get(key: number, pairs: readonly number[], end: number): readonly number[] | undefined {
+    const { map, keyAt } = this;
+    for (let at = this.indexed; at < end; at += 2) push(map, pairs[at + keyAt] as number, pairs[at + 1 - keyAt] as number);
+    this.indexed = end;
+    return map.get(key);
   }
 }
 
@@ -115,12 +125,6 @@ function push(map: Map<number, number[]>, key: number, value: number): void {
   const values = map.get(key);
   if (values === undefined) map.set(key, [value]);
   else values.push(value);
-}
-
-function index(pairs: readonly number[], end: number, keyAt: 0 | 1): Map<number, number[]> {
-  const map = new Map<number, number[]>();
-  for (let at = 0; at < end; at += 2) push(map, pairs[at + keyAt] as number, pairs[at + 1 - keyAt] as number);
-  return map;
 }
 
 /**
@@ -144,6 +148,8 @@ interface Step {
   readonly s: Position;
   readonly p: Position;
   readonly o: Position;
+  /** The relation of a constant predicate, found once. */
+  readonly relation: Relation | undefined;
 }
 
 /** One way to run a rule: match `first` against the new triples, then join `rest` in order and conclude. */
@@ -257,7 +263,7 @@ export class Closure {
         return { kind: Kind.Free, value: slot };
       }) as [Position, Position, Position];
       for (const name of own) bound.add(name);
-      return { s, p, o };
+      return { s, p, o, relation: p.kind === Kind.Constant ? this.relation(p.value) : undefined };
     };
     return rule.premise.map((first, at) => {
       const bound = new Set<string>();
@@ -321,9 +327,8 @@ export class Closure {
   private join(plan: Plan, at: number, bindings: Int32Array): void {
     const step = plan.rest[at];
     if (step === undefined) {
-      for (const { s, p, o } of plan.conclusion) {
-        const predicate = valueOf(p, bindings);
-        this.relation(predicate).add(valueOf(s, bindings), valueOf(o, bindings));
+      for (const { s, p, o, relation } of plan.conclusion) {
+        (relation ?? this.relation(valueOf(p, bindings))).add(valueOf(s, bindings), valueOf(o, bindings));
       }
       return;
     }
@@ -332,7 +337,7 @@ export class Closure {
       return;
     }
     const p = valueOf(step.p, bindings);
-    const relation = this.relations.get(p);
+    const relation = step.relation ?? this.relations.get(p);
     if (relation !== undefined) this.joinIn(plan, at, step, p, relation, bindings);
   }
 

@@ -2,9 +2,8 @@
 
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
-import { attachDerivations } from './attach-derivations.js';
+import { attachDerivations, type AttachedPolicies } from './attach-derivations.js';
 import { PolicyLoadError } from './policy-load-error.js';
-import type { CompiledPolicy } from './policy-set.js';
 import { readPolicyFiles } from './read-policy-files.js';
 import { shippedRuleFiles } from './shipped-rule-files.js';
 import { warnAboutRules } from './warn-about-rules.js';
@@ -23,7 +22,7 @@ export type WorkerReply =
   | {
       readonly id: number;
       readonly ok: true;
-      readonly policies: readonly CompiledPolicy[];
+      readonly policies: AttachedPolicies;
       readonly eyeInputTriples: number;
       readonly readMs: number;
       readonly eyeMs: number;
@@ -39,7 +38,14 @@ const port = parentPort;
 if (port !== null) {
   port.on('message', (job: WorkerJob) => {
     void run(job).then((reply) => {
-      port.postMessage(reply);
+      // The four index arrays move to the main thread rather than being copied.
+      const arrays = reply.ok
+        ? [reply.policies.principalStarts, reply.policies.principalIndexes, reply.policies.graphStarts, reply.policies.graphIndexes]
+        : [];
+      port.postMessage(
+        reply,
+        arrays.map((array) => array.buffer as ArrayBuffer),
+      );
       // Ready the module of the next load while the proxy has nothing for this thread to do;
       // only when this load needed EYE (operator rules): copy rules alone never do.
       if (reply.ok && reply.eyeInputTriples > 0) warmEye();
