@@ -124,12 +124,13 @@ export function encodeFormPiece(text: string): Buffer {
 
 /**
  * `query=` and the pieces, as encodeQueryForm writes their text joined: a Buffer piece is
- * copied as it is (encodeFormPiece made it), a string is encoded here. `textLength` and
- * `encodedBytes` are the total length of the strings and of the Buffers, to size the result.
+ * copied as it is (encodeFormPiece made it), a string is encoded here.
  */
-export function joinQueryForm(pieces: readonly (string | Buffer)[], textLength: number, encodedBytes: number): Buffer {
-  // At most 9 bytes per UTF-16 code unit: 3 UTF-8 bytes, each written as %XX.
-  const out = Buffer.allocUnsafe(QUERY_FIELD.length + encodedBytes + 9 * textLength);
+export function joinQueryForm(pieces: readonly (string | Buffer)[]): Buffer {
+  // Sized to the bound, at most 3 bytes per UTF-8 byte: small enough for node's buffer pool.
+  let bound = QUERY_FIELD.length;
+  for (const piece of pieces) bound += typeof piece === 'string' ? 3 * Buffer.byteLength(piece, 'utf8') : piece.length;
+  const out = Buffer.allocUnsafe(bound);
   let n = QUERY_FIELD.copy(out, 0);
   for (const piece of pieces) {
     if (typeof piece !== 'string') {

@@ -6,6 +6,11 @@
  */
 export function chooseAccept(callerAccept: string | undefined, formDefault: string): string {
   if (callerAccept === undefined) return formDefault;
+  // The common case, one media range without parameters, without building arrays.
+  if (!callerAccept.includes(',') && !callerAccept.includes(';')) {
+    const range = callerAccept.trim();
+    return range === '' || range === '*/*' ? formDefault : callerAccept;
+  }
   const ranges = callerAccept
     .split(',')
     .map((range) => range.split(';')[0]?.trim() ?? '')

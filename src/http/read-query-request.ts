@@ -77,6 +77,8 @@ function refuseUpdate(params: FormParams): void {
 
 /** The operation from the URL's parameters and then the body's (SPARQL 1.1 Protocol 2.1.1, 2.1.2). */
 function fromParams(url: FormParams, body: FormParams): QueryRequest {
+  // A form POST with nothing in the URL, or a GET: one side only, no arrays joined.
+  if (url === EMPTY || body === EMPTY) return fromOneSide(url === EMPTY ? body : url);
   const queries = [...valuesOf(url, 'query'), ...valuesOf(body, 'query')];
   if (queries.length > 1) throw new GuardError(400, 'the query parameter was given more than once');
   const query = queries[0];
@@ -86,6 +88,14 @@ function fromParams(url: FormParams, body: FormParams): QueryRequest {
     defaultGraphs: [...valuesOf(url, 'default-graph-uri'), ...valuesOf(body, 'default-graph-uri')],
     namedGraphs: [...valuesOf(url, 'named-graph-uri'), ...valuesOf(body, 'named-graph-uri')],
   };
+}
+
+function fromOneSide(params: FormParams): QueryRequest {
+  const queries = valuesOf(params, 'query');
+  if (queries.length > 1) throw new GuardError(400, 'the query parameter was given more than once');
+  const query = queries[0];
+  if (query === undefined || query.trim() === '') throw new GuardError(400, 'the query parameter is missing');
+  return { query, defaultGraphs: valuesOf(params, 'default-graph-uri'), namedGraphs: valuesOf(params, 'named-graph-uri') };
 }
 
 function valuesOf(params: FormParams, name: string): readonly string[] {
@@ -105,9 +115,20 @@ function notUtf8(): GuardError {
   return new GuardError(400, 'the request body is not valid UTF-8');
 }
 
+/** The last Content-Type parsed and its parts: clients send the same header again and again. */
+let lastHeader: string | undefined;
+let lastParsed: { readonly mediaType: string; readonly charset: string | undefined } = { mediaType: '', charset: undefined };
+
 /** Splits `type/subtype; charset=x` into a lower-case media type and charset. */
-export function parseContentType(header: string | undefined): { mediaType: string; charset: string | undefined } {
+export function parseContentType(header: string | undefined): { readonly mediaType: string; readonly charset: string | undefined } {
   if (header === undefined) return { mediaType: '', charset: undefined };
+  if (header === lastHeader) return lastParsed;
+  lastParsed = splitContentType(header);
+  lastHeader = header;
+  return lastParsed;
+}
+
+function splitContentType(header: string): { mediaType: string; charset: string | undefined } {
   const [type = '', ...params] = header.split(';');
   let charset: string | undefined;
   for (const param of params) {

@@ -104,7 +104,11 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   // Every body reaches readQueryRequest as raw bytes, so that it, not fastify, decides
   // between 403 (update), 415 and 400, in the order docs/design.md#http gives.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  const rawBody = (_request: unknown, body: Buffer, done: (error: null, body: Buffer) => void) => done(null, body);
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, rawBody);
+  // The same parser under the query bodies' own types: fastify remembers the parser of a
+  // Content-Type it found by name, where the catch-all makes it parse the header on every request.
+  app.addContentTypeParser(['application/x-www-form-urlencoded', 'application/sparql-query'], { parseAs: 'buffer' }, rawBody);
 
   // Every request gets exactly one log line, written when its response closes, however it ended.
   connections.attach(app);

@@ -86,8 +86,6 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
   const template = encodedTemplateOf(parts);
   const pieces: (string | Buffer)[] = [];
   let query = '';
-  let textLength = 0;
-  let encodedBytes = template.bytes;
   for (let i = 0; i < parts.length; i += 1) {
     const part = parts[i]!;
     if (typeof part === 'string') {
@@ -96,23 +94,20 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
     } else if (part.kind === 'dataset') {
       query += dataset.text;
       pieces.push(dataset.encoded);
-      encodedBytes += dataset.encoded.length;
     } else {
       const text = fillPart(part, filling, hidden);
       query += text;
       pieces.push(text);
-      textLength += text.length;
     }
   }
   const limit = limitClause(prepared.limit, grant.limits?.resultLimit);
   if (limit !== '') {
     query += limit;
     pieces.push(limit);
-    textLength += limit.length;
   }
   return {
     query,
-    formBody: joinQueryForm(pieces, textLength, encodedBytes),
+    formBody: joinQueryForm(pieces),
     form: prepared.form,
     defaultAccept: prepared.defaultAccept,
   };
@@ -121,7 +116,6 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
 /** A template's strings encoded for the form body, beside the template (undefined for its slots). */
 interface EncodedTemplate {
   readonly pieces: readonly (Buffer | undefined)[];
-  readonly bytes: number;
 }
 
 /**
@@ -134,14 +128,7 @@ const encodedTemplates = new WeakMap<readonly TemplatePart[], EncodedTemplate>()
 function encodedTemplateOf(parts: readonly TemplatePart[]): EncodedTemplate {
   let template = encodedTemplates.get(parts);
   if (template === undefined) {
-    let bytes = 0;
-    const pieces = parts.map((part) => {
-      if (typeof part !== 'string') return undefined;
-      const piece = encodeFormPiece(part);
-      bytes += piece.length;
-      return piece;
-    });
-    template = { pieces, bytes };
+    template = { pieces: parts.map((part) => (typeof part === 'string' ? encodeFormPiece(part) : undefined)) };
     encodedTemplates.set(parts, template);
   }
   return template;
