@@ -131,8 +131,6 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
   const tokens: number[] = [];
   const fill: string[] = [];
   let classes = '';
-  /** Each slot's hash of its class and generated form (see findSlot). */
-  const hashes: number[] = [];
   const slots = startSlotTable();
   /** A lookup in the slot table took more than MAX_PROBES steps. */
   let crowded = false;
@@ -153,8 +151,14 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
   const verbs: number[] = [];
   // Where a triples block stands (see step): SUBJECT, VERB, VERB_DONE (a path may go on), OBJECT, AFTER_OBJECT, ITEMS (a collection), NONE.
   let state = NONE;
-  /** Open brackets, each `kind * 8 + state outside it + 1` (kinds: see OPEN_*). */
-  const nesting: number[] = [];
+  /** Open brackets, each `kind * 8 + state outside it + 1` (kinds: see OPEN_*), in a table kept between calls. */
+  if (openBrackets.length > 4096) openBrackets = new Int32Array(64); // a deep one left by a deeply nested query is dropped
+  let nesting = openBrackets;
+  let depth = 0;
+  const openBracket = (bracket: number): void => {
+    if (depth === nesting.length) nesting = openBrackets = grownTable(nesting);
+    nesting[depth++] = bracket;
+  };
   let datatypeNext = false;
   /** Moves the triples-block reading on past a term. */
   const term = (): void => {
@@ -181,29 +185,32 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
         state = OBJECT;
         return;
       case 0x5b: // [
-        nesting.push(OPEN_BLANK * 8 + state + 1);
+        openBracket(OPEN_BLANK * 8 + state + 1);
         state = VERB;
         return;
       case 0x28: // (
-        if (state === VERB) nesting.push(OPEN_PATH * 8 + state + 1);
+        if (state === VERB) openBracket(OPEN_PATH * 8 + state + 1);
         else if (state === SUBJECT || state === OBJECT || state === ITEMS) {
-          nesting.push(OPEN_LIST * 8 + state + 1);
+          openBracket(OPEN_LIST * 8 + state + 1);
           state = ITEMS;
         } else {
-          nesting.push(OPEN_EXPR * 8 + state + 1);
+          openBracket(OPEN_EXPR * 8 + state + 1);
           state = NONE;
         }
         return;
       case 0x5d: // ]
       case 0x29: {
         // )
-        const open = nesting.pop();
-        if (open === undefined) state = NONE;
-        else if (open >> 3 === OPEN_PATH) state = VERB_DONE;
-        else if (open >> 3 === OPEN_EXPR)
+        if (depth === 0) {
+          state = NONE;
+          return;
+        }
+        const bracket = nesting[--depth]!;
+        if (bracket >> 3 === OPEN_PATH) state = VERB_DONE;
+        else if (bracket >> 3 === OPEN_EXPR)
           state = SUBJECT; // after FILTER (…) or BIND (…) a triple may start
         else {
-          state = (open & 7) - 1;
+          state = (bracket & 7) - 1;
           term();
         }
         return;
@@ -251,7 +258,7 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
     let same = -1;
     for (let probes = 0; slots.stamps[bucket] === slots.generation; probes++) {
       const k = slots.table[bucket]! - 1;
-      if (hashes[k] === hash && classes.charCodeAt(k) === cls.charCodeAt(0) && fill[k] === filled) {
+      if (slots.hashes[k] === hash && classes.charCodeAt(k) === cls.charCodeAt(0) && fill[k] === filled) {
         same = k;
         break;
       }
@@ -269,10 +276,10 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
       slots.table[bucket] = fill.length + 1;
       refs.push(fill.length);
       classes += cls;
-      hashes.push(hash);
+      slots.hashes[fill.length] = hash;
       tokens.push(from, to);
       fill.push(filled);
-      if (fill.length * 2 > slots.table.length) growSlotTable(slots, hashes);
+      if (fill.length * 2 > slots.table.length) growSlotTable(slots, fill.length);
     }
     run = to;
     written = to;
@@ -593,21 +600,29 @@ function hashOf(hash: number, text: string, from: number, to: number): number {
   return h;
 }
 
-/** Buckets holding slot + 1, valid where their stamp is this call's generation. */
+/** Buckets holding slot + 1, valid where their stamp is this call's generation; and each slot's hash, by slot. */
 interface SlotTable {
   table: Int32Array;
   stamps: Int32Array;
   generation: number;
+  /** As long as the table: it holds at most half as many slots. */
+  hashes: Int32Array;
 }
 
 const SMALL_TABLE = 256;
-const slotTable: SlotTable = { table: new Int32Array(SMALL_TABLE), stamps: new Int32Array(SMALL_TABLE), generation: 0 };
+const slotTable: SlotTable = {
+  table: new Int32Array(SMALL_TABLE),
+  stamps: new Int32Array(SMALL_TABLE),
+  generation: 0,
+  hashes: new Int32Array(SMALL_TABLE),
+};
 
 /** The slot table, emptied for a new call (a large one left by a large query is dropped). */
 function startSlotTable(): SlotTable {
   if (slotTable.table.length > 16 * SMALL_TABLE) {
     slotTable.table = new Int32Array(SMALL_TABLE);
     slotTable.stamps = new Int32Array(SMALL_TABLE);
+    slotTable.hashes = new Int32Array(SMALL_TABLE);
     slotTable.generation = 0;
   }
   slotTable.generation++;
@@ -618,13 +633,26 @@ function startSlotTable(): SlotTable {
   return slotTable;
 }
 
-/** Doubles the table and puts every slot back by its hash. */
-function growSlotTable(slots: SlotTable, hashes: readonly number[]): void {
+/** The open brackets of a call (see lexQueryShape); grown as deep as a query nests. */
+let openBrackets: Int32Array = new Int32Array(64);
+
+/** `table` copied into one twice as long. */
+function grownTable(table: Int32Array): Int32Array {
+  const larger = new Int32Array(table.length * 2);
+  larger.set(table);
+  return larger;
+}
+
+/** Doubles the table and puts each of the `count` slots back by its hash. */
+function growSlotTable(slots: SlotTable, count: number): void {
   const size = slots.table.length * 2;
   slots.table = new Int32Array(size);
   slots.stamps = new Int32Array(size);
+  const hashes = new Int32Array(size);
+  hashes.set(slots.hashes);
+  slots.hashes = hashes;
   const mask = size - 1;
-  for (let k = 0; k < hashes.length; k++) {
+  for (let k = 0; k < count; k++) {
     let bucket = hashes[k]! & mask;
     while (slots.stamps[bucket] === slots.generation) bucket = (bucket + 1) & mask;
     slots.stamps[bucket] = slots.generation;
