@@ -37,10 +37,11 @@ export interface QueryServices {
   readonly plan: (request: QueryRequest, grant: Grant) => Plan;
   readonly upstream: Upstream;
   /**
-   * Resolves when queries may go to the store, else throws GuardError (a store that ignores
-   * FROM / FROM NAMED gets no query: docs/design.md#design-notes). Absent: every query may go.
+   * Undefined when queries may go to the store now; else a promise that resolves when they
+   * may, or rejects with GuardError (a store that ignores FROM / FROM NAMED gets no query:
+   * docs/design.md#design-notes). Absent: every query may go.
    */
-  readonly admitQuery?: (signal: AbortLike) => Promise<void>;
+  readonly admitQuery?: (signal: AbortLike) => Promise<void> | undefined;
   /** Records requests and queries for Prometheus; absent when metrics are off. */
   readonly metrics?: GuardMetrics;
 }
@@ -81,7 +82,9 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
 
   /** Identifies the caller (GuardError 401 for bad credentials) and records its agent for the log. */
   const identify = async (request: FastifyRequest): Promise<Caller> => {
-    const caller = await services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders));
+    const found = services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders));
+    // A JWT is verified asynchronously; an API key or trusted headers answer at once.
+    const caller = found instanceof Promise ? await found : found;
     request.agent = caller.agent;
     return caller;
   };
@@ -186,7 +189,9 @@ async function forward(
   // A client that goes away aborts the upstream request (docs/design.md#http).
   const clientGone = new ClientGone(reply.raw);
   const accept = chooseAccept(headerValue(request.headers.accept), plan.defaultAccept);
-  await services.admitQuery?.(clientGone);
+  // Awaited only when there is something to wait for: no promise per query otherwise.
+  const admitting = services.admitQuery?.(clientGone);
+  if (admitting !== undefined) await admitting;
   const metrics = services.metrics;
   metrics?.guardTime(reply.elapsedTime / 1000);
   const sent = metrics === undefined ? 0 : performance.now();

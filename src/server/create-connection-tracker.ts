@@ -1,6 +1,6 @@
 // Follows every connection and request of the app: bounds on connections and silence, one log line per request however it ended, and the shutdown's cut.
 
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { GuardError } from '../guard-error.js';
@@ -43,9 +43,8 @@ export interface ConnectionTracker {
 
 /** Creates the tracker of one app; `log` gets one line per request (and per connection ended before a request). */
 export function createConnectionTracker(limits: ClientLimits, log: (entry: Readonly<Record<string, unknown>>) => void): ConnectionTracker {
-  /** The request under way on each connection, and how a connection ended when the guard ended it. */
-  const current = new WeakMap<Socket, FastifyRequest>();
-  const answers = new WeakMap<FastifyRequest, FastifyReply>();
+  /** The answer under way on each connection (its request is `reply.request`), and how a connection ended when the guard ended it. */
+  const current = new WeakMap<Socket, FastifyReply>();
   const endedBy = new WeakMap<Socket, { outcome: RequestOutcome; status: number; failure: string }>();
   let cutting = false;
 
@@ -55,8 +54,9 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
    * `outcome` by its close listener; a connection without one gets its own line here.
    */
   const endConnection = (socket: Socket, outcome: RequestOutcome, status: number, message: string): void => {
-    const request = current.get(socket);
-    const response = request === undefined ? undefined : answers.get(request)?.raw;
+    const reply = current.get(socket);
+    const request = reply?.request;
+    const response = reply?.raw;
     const answerStarted = response?.headersSent === true;
     if (socket.writable && !answerStarted) socket.write(rawErrorResponse(status, message));
     if (request === undefined) {
@@ -77,8 +77,7 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
   const attach = (app: FastifyInstance): void => {
     // A connection silent for longer than its bound: a slow body, a client that stopped reading.
     app.server.on('timeout', (socket: Socket) => {
-      const request = current.get(socket);
-      if (request === undefined) return void socket.destroy(); // idle between requests
+      if (!current.has(socket)) return void socket.destroy(); // idle between requests
       endConnection(socket, 'timeout', 408, `the connection was silent for more than ${socket.timeout ?? limits.idleTimeoutMs} ms`);
     });
 
@@ -103,11 +102,10 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
       const socket = request.raw.socket;
       const bytesBefore = socket.bytesWritten;
       const started = performance.now();
-      current.set(socket, request);
-      answers.set(request, reply);
+      current.set(socket, reply);
       reply.raw.once('close', () => {
         request.leaveConcurrency?.();
-        if (current.get(socket) === request) current.delete(socket);
+        if (current.get(socket) === reply) current.delete(socket);
         const ended = endedBy.get(socket);
         const finished = reply.raw.writableFinished;
         const outcome: RequestOutcome = finished

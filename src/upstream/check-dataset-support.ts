@@ -77,11 +77,13 @@ export interface DatasetGate {
    */
   start(): Promise<DatasetSupport>;
   /**
-   * Resolves when queries may go to the store. Throws GuardError 503 while the store is known
-   * to ignore dataset clauses, or the check's own 502 while it cannot be verified; an
-   * unverified store is checked again (with the request's signal) before every query.
+   * Undefined when queries may go to the store now (the store honours dataset clauses: no
+   * promise to wait for); otherwise a promise that resolves when they may, or rejects with
+   * GuardError 503 while the store is known to ignore dataset clauses, or the check's own 502
+   * while it cannot be verified; an unverified store is checked again (with the request's
+   * signal) before every query.
    */
-  admit(signal: AbortLike): Promise<void>;
+  admit(signal: AbortLike): Promise<void> | undefined;
   /** For /readyz: why no query is forwarded, or undefined; checks again when the verdict is old. */
   problem(): Promise<string | undefined>;
   /** Stops the background rechecks (a check under way ends by its own bound). */
@@ -170,6 +172,15 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
     return run(controller.signal).finally(() => clearTimeout(timer));
   };
 
+  const admitWhenChecked = async (signal: AbortLike): Promise<void> => {
+    if (verdict.kind === 'ignored') throw refusal(verdict.reason);
+    // The check is shared by every request waiting on it, so it runs under its own bounded
+    // signal: one client that goes away must not fail the others. This one stops waiting.
+    const found = await abandonable(bounded(), signal);
+    if (found.kind === 'ignored') throw refusal(found.reason);
+    if (found.kind === 'unverified') throw found.error;
+  };
+
   return {
     async start() {
       const found = await bounded();
@@ -180,19 +191,15 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
       }
       return found;
     },
-    async admit(signal) {
+    admit(signal) {
       if (verdict.kind === 'honoured') {
         if (Date.now() - checkedAt >= options.recheckMs && running === undefined) void bounded();
-        return;
+        return undefined;
       }
-      if (verdict.kind === 'ignored') throw refusal(verdict.reason);
-      // The check is shared by every request waiting on it, so it runs under its own bounded
-      // signal: one client that goes away must not fail the others. This one stops waiting.
-      const found = await abandonable(bounded(), signal);
-      if (found.kind === 'ignored') throw refusal(found.reason);
-      if (found.kind === 'unverified') throw found.error;
+      return admitWhenChecked(signal);
     },
     verdict: () => verdict.kind,
+
     async problem() {
       // A check already under way may have started before the store changed: wait, then judge its age.
       if (running !== undefined) await running;

@@ -121,7 +121,7 @@ describe('the gate follows the store', () => {
     state.ignoring = true;
     assert.match((await gate.problem()) ?? '', /ignores FROM/);
     await assert.rejects(
-      gate.admit(new AbortController().signal),
+      gate.admit(new AbortController().signal)!,
       (error: GuardError) => error.status === 503 && /no query is forwarded/.test(error.message),
     );
     assert.ok(
@@ -164,7 +164,7 @@ describe('the gate follows the store', () => {
     const first = gate.admit(leaving.signal);
     const second = gate.admit(new AbortController().signal);
     leaving.abort();
-    await assert.rejects(first, (error: GuardError) => error.status === 502);
+    await assert.rejects(first!, (error: GuardError) => error.status === 502);
     await second; // admitted: the check finished for it although the first client left
     assert.equal(await gate.problem(), undefined);
   });
