@@ -37,6 +37,10 @@ export function parseForm(body: Buffer): FormParams {
   return params;
 }
 
+/** Components up to this size are decoded in `scratch`; larger ones in a buffer of their own. */
+const SCRATCH_BYTES = 64 * 1024;
+const scratch = Buffer.allocUnsafeSlow(SCRATCH_BYTES);
+
 /** Bytes `from` to `to` of `body` as form text: `+` and `%XX` decoded, then UTF-8. */
 function decodeComponent(body: Buffer, from: number, to: number): string {
   let plain = true;
@@ -48,7 +52,9 @@ function decodeComponent(body: Buffer, from: number, to: number): string {
     }
   }
   if (plain) return body.toString('utf8', from, to);
-  const bytes = Buffer.allocUnsafe(to - from);
+  // The decoded bytes only live until they are read as text below: one scratch buffer serves
+  // every call of usual size (a query form is a few KB).
+  const bytes = to - from <= SCRATCH_BYTES ? scratch : Buffer.allocUnsafe(to - from);
   let length = 0;
   for (let i = from; i < to; i += 1) {
     const byte = body[i]!;
