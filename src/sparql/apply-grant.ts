@@ -7,7 +7,7 @@ import { EMPTY_GRAPH } from '../vocabulary.js';
 import { encodeFormPiece, joinQueryForm } from '../url-encoded-form.js';
 import type { Plan } from './plan.js';
 import { IN_ANY_NAMED_GRAPH, IN_DEFAULT_GRAPH, IN_WHOLE_DATASET } from './mark-hidden-paths.js';
-import type { GraphVariableSlot, PreparedQuery, TemplatePart } from './prepared-query.js';
+import type { GraphVariableSlot, HiddenFilterSlot, PreparedQuery, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
 
 /** The caller's hidden predicates, written the three ways the slots need them. */
 export interface HiddenText {
@@ -17,11 +17,35 @@ export interface HiddenText {
   readonly forward: string;
   /** Inverse members to append to a negated set: `|^<h1>|^<h2>`. */
   readonly inverse: string;
+  /**
+   * Only for a default graph that merges graphs hiding different sets (the
+   * lists above are then their union): the default graphs that hide less than
+   * the union, each with its own `NOT IN` list ('' when it hides nothing). A
+   * hidden triple of one graph may be a visible triple of another, so the
+   * slots check those graphs one by one (docs/design.md, "The default graph
+   * is redacted per graph").
+   */
+  readonly graphs?: readonly HiddenInGraph[];
+  /** With `graphs`: the default graphs that hide something, each with its own list. */
+  readonly hiding?: readonly HiddenInGraph[];
+}
+
+/** A default graph that hides less than the union of the default graphs, and its own hidden list. */
+export interface HiddenInGraph {
+  readonly iri: string;
+  readonly list: string;
 }
 
 const NO_CONSTANTS: readonly string[] = [];
 
-/** The refusal of a path that can match zero steps with blank nodes at both ends, while something is hidden. */
+/** The refusal of a negated property set read in a default graph whose graphs hide different sets. */
+export const MIXED_NEGATED_SET =
+  'a negated property set cannot be checked for hidden paths where the default graph merges graphs that hide different predicates (read one of them: FROM <g> or GRAPH <g>)';
+
+/** The refusal of a blank node beside a variable predicate read in a default graph whose graphs hide different sets. */
+export const MIXED_BLANK_NODE =
+  'a blank node beside a variable predicate cannot be checked for hidden paths where the default graph merges graphs that hide different predicates (write a variable)';
+
 export const BLANK_ZERO_LENGTH = 'a zero-length path between blank nodes cannot be checked for hidden paths (name a variable at one end)';
 
 /**
@@ -65,21 +89,31 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
   const all = prepared.requestedDefault === null || prepared.requestedNamed === null ? sortedGraphs(grant) : undefined;
   const defaults = prepared.requestedDefault ?? all ?? [];
   const named = prepared.requestedNamed ?? all ?? [];
-  const dataset = datasetOf(grant, defaults, named, prepared.requestedDefault === null && prepared.requestedNamed === null);
   let hidden: HiddenText | undefined;
   let hiddenIn: Filling['hiddenIn'] = NOTHING_HIDDEN;
+  /** Default graphs the per-graph checks read with GRAPH that are no effective named graph. */
+  let added: readonly string[] = [];
   if (grant.hiddenByGraph.size > 0) {
     const sets = hiddenSets(prepared, grant, defaults, named);
     if (sets !== undefined) {
       refuseNamedHidden(prepared, grant, sets);
       if (prepared.blankZeroLength) throw new GuardError(403, BLANK_ZERO_LENGTH);
       if (prepared.hasHiddenSlots) {
-        hidden = sets.inDefault.size === 0 ? undefined : hiddenTextOf(sets.inDefault);
+        if (sets.inDefault.size > 0) {
+          hidden = hiddenTextOf(sets.inDefault);
+          const graphs = hidingLess(grant, defaults, sets.inDefault);
+          if (graphs.length > 0) {
+            const hiding = hidingSome(grant, defaults);
+            hidden = { ...hidden, graphs, hiding };
+            added = [...new Set([...graphs, ...hiding].map(({ iri }) => iri))].filter((iri) => !named.includes(iri));
+          }
+        }
         hiddenIn = hiddenInOf(grant);
       }
     }
   }
-  const filling: Filling = { dataset: dataset.text, keep: granted, named, hiddenIn, constants };
+  const dataset = datasetOf(grant, defaults, named, prepared.requestedDefault === null && prepared.requestedNamed === null, added);
+  const filling: Filling = { dataset: dataset.text, keep: granted, named, hiddenIn, constants, added: added.length > 0 };
   // The text and, beside it, the form body: the template's strings were encoded once
   // (encodedTemplateOf), so only what this request fills in is encoded now.
   const { parts } = prepared;
@@ -143,10 +177,17 @@ interface Dataset {
 /** The dataset of a query that requests none (all granted graphs), per grant (as sortedGraphs in policy/grant.ts). */
 const allGrantedDatasets = new WeakMap<Grant, Dataset>();
 
-function datasetOf(grant: Grant, defaults: readonly string[], named: readonly string[], allGranted: boolean): Dataset {
+function datasetOf(
+  grant: Grant,
+  defaults: readonly string[],
+  named: readonly string[],
+  allGranted: boolean,
+  added: readonly string[],
+): Dataset {
+  // With all granted graphs named, nothing is ever added.
   let dataset = allGranted ? allGrantedDatasets.get(grant) : undefined;
   if (dataset === undefined) {
-    const text = clauses('FROM <', defaults, grant.graphs) + clauses('FROM NAMED <', named, grant.graphs);
+    const text = clauses('FROM <', defaults, grant.graphs) + namedClauses(named, added, grant.graphs);
     dataset = { text, encoded: encodeFormPiece(text) };
     if (allGranted) allGrantedDatasets.set(grant, dataset);
   }
@@ -167,6 +208,12 @@ export interface Filling {
   readonly hiddenIn: (graph: string) => HiddenText | undefined;
   /** The constant slots' values (the request's constants as generated). */
   readonly constants: readonly string[];
+  /**
+   * True when FROM NAMED also lists default graphs for the per-graph checks
+   * (HiddenText.graphs): then `GRAPH ?var` is always written per effective
+   * named graph, so it never ranges over those.
+   */
+  readonly added?: boolean;
 }
 
 const NOTHING_HIDDEN = (): undefined => undefined;
@@ -200,15 +247,21 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
   if (part.kind === 'graph-variable') return fillGraphVariable(part, filling, hidden);
   if (hidden === undefined) return part.kind === 'negated-set' ? part.plain : '';
   if (part.kind === 'hidden-filter') {
+    if (hidden.graphs !== undefined) return perGraphFilters(part, hidden, hidden.graphs, filling);
     let out = '';
     for (const variable of part.variables) out += ` FILTER(${variable} NOT IN (${hidden.list}))`;
     return out;
   }
   if (part.kind === 'zero-length') {
     let out = '';
-    for (const end of part.ends) out += zeroLengthFilter(part, end, hidden.list);
+    for (const end of part.ends) {
+      out +=
+        hidden.graphs === undefined ? zeroLengthFilter(part, end, hidden.list) : zeroLengthPerGraph(part, end, hidden.list, hidden.graphs);
+    }
     return out;
   }
+  // A negated set steps over triples of the merge; which graph a step came from cannot be asked inside a path.
+  if (hidden.graphs !== undefined) throw new GuardError(403, MIXED_NEGATED_SET);
   return '!(' + part.members + (part.forward ? hidden.forward : '') + (part.inverse ? hidden.inverse : '') + ')';
 }
 
@@ -221,13 +274,15 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
  * graph is effective, where it matches nothing anyway.
  */
 function fillGraphVariable(part: GraphVariableSlot, filling: Filling, hidden: HiddenText | undefined): string {
-  const { keep, named, hiddenIn } = filling;
+  const { keep, named, hiddenIn, added = false } = filling;
   const graphs = named.filter((graph) => (typeof keep === 'boolean' ? keep : keep.has(graph)));
   const first = graphs[0];
-  if (first === undefined) return part.perGraph ? part.removed : 'GRAPH ' + part.variable + ' ' + fillTemplate(part.body, filling, hidden);
+  if (first === undefined) {
+    return part.perGraph || added ? part.removed : 'GRAPH ' + part.variable + ' ' + fillTemplate(part.body, filling, hidden);
+  }
   const shared = hiddenIn(first);
   const mixed = part.hiddenSlots && graphs.some((graph) => hiddenIn(graph)?.list !== shared?.list);
-  if (!part.perGraph && !mixed) return 'GRAPH ' + part.variable + ' ' + fillTemplate(part.body, filling, shared);
+  if (!part.perGraph && !mixed && !added) return 'GRAPH ' + part.variable + ' ' + fillTemplate(part.body, filling, shared);
   // The body depends on the graph only through its hidden set: written once per set.
   const bodies = new Map<string, string>();
   let branches = '';
@@ -250,6 +305,79 @@ export function zeroLengthFilter(
 ): string {
   const { subject, predicate, object } = slot;
   return ` FILTER EXISTS { { ${end} ${predicate} ${object} } UNION { ${subject} ${predicate} ${end} } FILTER(${predicate} NOT IN (${list})) }`;
+}
+
+/**
+ * The filters of a HiddenFilterSlot in a default graph whose graphs hide
+ * different sets: per triple pattern `s ?p o` of the group, a solution is kept
+ * when ?p is hidden in no default graph, or when a default graph that does
+ * not hide ?p holds the triple and no default graph that hides ?p holds it.
+ * The redacted merge holds the triple in both cases; a triple held by a graph
+ * that hides it and by one that does not is withheld, because stores count
+ * such a triple of the merge differently (Oxigraph and Virtuoso once per
+ * graph, Jena once) and no filter can keep one copy of two identical
+ * solutions (docs/design.md, "The default graph is redacted per graph").
+ */
+function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: readonly HiddenInGraph[], filling: Filling): string {
+  if (part.triples === null) throw new GuardError(403, MIXED_BLANK_NODE);
+  const { list, hiding = [] } = hidden;
+  let out = '';
+  const written = new Set<string>();
+  for (const triple of part.triples) {
+    const { predicate } = triple;
+    const pattern = fillTemplate(triple.pattern, filling, undefined);
+    if (written.has(pattern)) continue;
+    written.add(pattern);
+    const visible = graphs.map(({ iri, list: own }) => {
+      const filter = own === '' ? '' : ` FILTER(${predicate} NOT IN (${own}))`;
+      return `{ GRAPH <${iri}> { ${pattern} }${filter} }`;
+    });
+    const withheld = hiding.map(({ iri, list: own }) => `{ GRAPH <${iri}> { ${pattern} } FILTER(${predicate} IN (${own})) }`);
+    out += ` FILTER(${predicate} NOT IN (${list}) || (EXISTS { ${visible.join(' UNION ')} } && NOT EXISTS { ${withheld.join(' UNION ')} }))`;
+  }
+  return out;
+}
+
+/**
+ * The filter of a ZeroLengthSlot end in a default graph whose graphs hide
+ * different sets: the end must be a node of a triple of the merge whose
+ * predicate no default graph hides, or of a triple of a default graph that
+ * does not hide its predicate.
+ */
+function zeroLengthPerGraph(slot: ZeroLengthSlot, end: string, list: string, graphs: readonly HiddenInGraph[]): string {
+  const { subject, predicate, object } = slot;
+  const node = `{ ${end} ${predicate} ${object} } UNION { ${subject} ${predicate} ${end} }`;
+  let branches = `{ ${node} FILTER(${predicate} NOT IN (${list})) }`;
+  for (const { iri, list: own } of graphs) {
+    branches += ` UNION { GRAPH <${iri}> { ${node} }${own === '' ? '' : ` FILTER(${predicate} NOT IN (${own}))`} }`;
+  }
+  return ` FILTER EXISTS { ${branches} }`;
+}
+
+/**
+ * The effective default graphs that hide less than `union`, the union of
+ * their hidden sets, in dataset order: none when every default graph hides
+ * the same set.
+ */
+function hidingLess(grant: Grant, defaults: readonly string[], union: ReadonlySet<string>): HiddenInGraph[] {
+  const out: HiddenInGraph[] = [];
+  for (const graph of new Set(defaults)) {
+    if (!grant.graphs.has(graph)) continue;
+    const paths = grant.hiddenByGraph.get(graph);
+    if (paths !== undefined && paths.size === union.size) continue;
+    out.push({ iri: graph, list: paths === undefined || paths.size === 0 ? '' : hiddenTextOf(paths).list });
+  }
+  return out;
+}
+
+/** The effective default graphs that hide something, in dataset order. */
+function hidingSome(grant: Grant, defaults: readonly string[]): HiddenInGraph[] {
+  const out: HiddenInGraph[] = [];
+  for (const graph of new Set(defaults)) {
+    const paths = grant.graphs.has(graph) ? grant.hiddenByGraph.get(graph) : undefined;
+    if (paths !== undefined && paths.size > 0) out.push({ iri: graph, list: hiddenTextOf(paths).list });
+  }
+  return out;
 }
 
 /** Writes sorted hidden IRIs the three ways; refuses one that cannot be written as an IRIREF. */
@@ -353,6 +481,19 @@ function hiddenTextOf(paths: ReadonlySet<string>): HiddenText {
     textBySet.set(paths, text);
   }
   return text;
+}
+
+/**
+ * FROM NAMED: the effective named graphs, then `added` (default graphs the
+ * per-graph checks read, granted); the reserved empty graph when there are
+ * none at all.
+ */
+function namedClauses(named: readonly string[], added: readonly string[], granted: ReadonlySet<string>): string {
+  if (added.length === 0) return clauses('FROM NAMED <', named, granted);
+  let out = '';
+  for (const graph of named) if (granted.has(graph)) out += 'FROM NAMED <' + graph + '>\n';
+  for (const graph of added) out += 'FROM NAMED <' + graph + '>\n';
+  return out;
 }
 
 function clauses(prefix: string, graphs: readonly string[], granted: ReadonlySet<string>): string {

@@ -43,6 +43,9 @@ const HIDDEN_SAMPLE = reservedIri('hidden-check');
 /** Stand in for named graphs while GRAPH ?var expansions are checked (two, so the UNION form is checked); never sent anywhere. */
 const NAMED_SAMPLES = [reservedIri('graph-check-1'), reservedIri('graph-check-2')];
 
+/** Term types a per-graph check can write as they are. */
+const NAMEABLE: ReadonlySet<string> = new Set(['Variable', 'NamedNode', 'Literal']);
+
 type LeafSlot = HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot;
 
 /** A GRAPH element met while generating: `GRAPH <iri>` or `GRAPH ?var` (expanded per graph or not), and its removed text. */
@@ -102,7 +105,19 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
       let out = write.bgp(pattern);
       const variables = marks.filters.get(pattern);
       if (variables !== undefined) {
-        leafSlots.push({ kind: 'hidden-filter', variables: variables.map((name) => '?' + name) });
+        const triples = marks.filterTriples.get(pattern) ?? [];
+        // A blank node (or anything but a variable, IRI or literal) cannot be named in the per-graph check.
+        const nameable = triples.every(({ subject, object }) => [subject, object].every((term) => NAMEABLE.has(term.termType)));
+        leafSlots.push({
+          kind: 'hidden-filter',
+          variables: variables.map((name) => '?' + name),
+          triples: nameable
+            ? triples.map(({ subject, predicate, object }) => ({
+                predicate: '?' + predicate.value,
+                pattern: [`${write.plainEntity(subject)} ?${predicate.value} ${write.plainEntity(object)}`],
+              }))
+            : null,
+        });
         out += `${marker}L${leafSlots.length - 1}${marker}`;
       }
       const ends = marks.zeroLength.get(pattern);
@@ -315,6 +330,17 @@ function verifyTemplate(
         const mixed = (graph: string): HiddenText | undefined => (graph === NAMED_SAMPLES[0] ? sample : undefined);
         parseQuery(fillTemplate(parts, filling(true, mixed), undefined));
       }
+      // A default graph merging a graph that hides the sample with one that hides nothing: per-graph checks.
+      const merged = fillMerged(
+        parts,
+        { ...filling(true, () => sample), added: true },
+        {
+          ...sample,
+          graphs: [{ iri: NAMED_SAMPLES[0] ?? '', list: '' }],
+          hiding: [{ iri: NAMED_SAMPLES[1] ?? '', list: sample.list }],
+        },
+      );
+      if (merged !== undefined) parseQuery(merged);
     }
   } catch (error) {
     if (error instanceof RangeError) throw error;
@@ -328,6 +354,16 @@ function verifyTemplate(
     (hidden === undefined || canonical(keptHidden) === canonical(withHiddenSample(expected, hidden.marks, hidden.fresh, hidden.endTexts)));
   root.from = { default: [], named: [] };
   if (!same) throw unsafe();
+}
+
+/** The filling for a mixed default graph, or undefined when it is refused there (403: negated sets, blank nodes beside variable predicates). */
+function fillMerged(parts: readonly TemplatePart[], filling: Filling, hidden: HiddenText): string | undefined {
+  try {
+    return fillTemplate(parts, filling, hidden);
+  } catch (error) {
+    if (error instanceof GuardError && error.status === 403) return undefined;
+    throw error;
+  }
 }
 
 /**

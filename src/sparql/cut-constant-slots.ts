@@ -139,6 +139,11 @@ export function cutConstantSlots(
         const { body, ...others } = part;
         scanOutside(others);
         out.push({ ...part, body: cut(body) });
+      } else if (part.kind === 'hidden-filter' && part.triples !== null) {
+        // The triples the per-graph check repeats hold the query's constants like the BGP they come from.
+        const { triples, ...others } = part;
+        scanOutside(others);
+        out.push({ ...part, triples: triples.map(({ predicate, pattern }) => ({ predicate, pattern: cut(pattern) })) });
       } else {
         scanOutside(part);
         out.push(part);

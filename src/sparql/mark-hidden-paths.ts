@@ -26,6 +26,13 @@ export interface HiddenPathMarks {
    */
   readonly filters: ReadonlyMap<object, readonly string[]>;
   /**
+   * Per basic graph pattern of `filters`, the triple patterns of its group
+   * whose predicate is one of its variables, in group order: a default graph
+   * whose graphs hide different sets checks each of them per graph
+   * (HiddenFilterSlot.triples).
+   */
+  readonly filterTriples: ReadonlyMap<object, readonly VariableTriple[]>;
+  /**
    * Per basic graph pattern (by identity), the terms that must be nodes of a
    * visible triple (ZeroLengthSlot): one end of each path that can match
    * zero steps, the constant one if any, else the variable.
@@ -33,6 +40,13 @@ export interface HiddenPathMarks {
   readonly zeroLength: ReadonlyMap<object, readonly ZeroLengthEnd[]>;
   /** True when some path that can match zero steps has only blank nodes at its ends (refused while something is hidden). */
   readonly zeroLengthBlank: boolean;
+}
+
+/** A triple pattern with a variable predicate: its subject, predicate variable and object. */
+export interface VariableTriple {
+  readonly subject: Term;
+  readonly predicate: Term;
+  readonly object: Term;
 }
 
 /** A variable or constant term at the end of a path that can match zero steps. */
@@ -94,6 +108,7 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
   /** The active graph of the patterns being walked: the innermost GRAPH around them. */
   let scope = IN_DEFAULT_GRAPH;
   const filters = new Map<object, string[]>();
+  const filterTriples = new Map<object, VariableTriple[]>();
   const zeroLength = new Map<object, ZeroLengthEnd[]>();
   let zeroLengthBlank = false;
 
@@ -111,7 +126,8 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
 
   /** One group: its BGPs get the filters, everything else is walked for nested groups. */
   const visitGroup = (patterns: readonly unknown[]): void => {
-    const seen = new Set<string>();
+    /** Per predicate variable, the triple list of the BGP that holds its filter. */
+    const seen = new Map<string, VariableTriple[]>();
     const seenEnds = new Set<string>();
     for (const pattern of patterns) {
       const record = pattern as Record<string, unknown> | null;
@@ -124,10 +140,13 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
       for (const triple of record['triples'] as readonly Triple[]) {
         const predicate = triple.predicate;
         if ('termType' in predicate && predicate.termType === 'Variable') {
-          if (!seen.has(predicate.value)) {
-            seen.add(predicate.value);
+          let triples = seen.get(predicate.value);
+          if (triples === undefined) {
             variables.push(predicate.value);
+            if (variables.length === 1) filterTriples.set(record, []);
+            seen.set(predicate.value, (triples = filterTriples.get(record) ?? []));
           }
+          triples.push({ subject: triple.subject as Term, predicate, object: triple.object as Term });
         } else {
           collectPath(predicate);
           const end = zeroLengthEnd(triple);
@@ -188,5 +207,5 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
   };
 
   visitQuery(root);
-  return { named, namedIn, filters, zeroLength, zeroLengthBlank };
+  return { named, namedIn, filters, filterTriples, zeroLength, zeroLengthBlank };
 }

@@ -85,6 +85,16 @@ export interface HiddenFilterSlot {
   readonly kind: 'hidden-filter';
   /** Predicate variables as written (`?p`), each filtered once per group. */
   readonly variables: readonly string[];
+  /**
+   * The group's triple patterns with one of these predicate variables, as
+   * written (`s ?p o`, its constants cut into ConstantSlots like the text
+   * around it), with the predicate variable, for a default graph whose
+   * graphs hide different sets: each triple must then be visible in one of
+   * them (`FILTER(?p NOT IN (…) || EXISTS { GRAPH <g> { s ?p o } … })`, see
+   * fillTemplate). Null when one of them has a blank node, which no filter
+   * can name: refused (403) in that case only.
+   */
+  readonly triples: readonly { readonly predicate: string; readonly pattern: readonly TemplatePart[] }[] | null;
 }
 
 /**

@@ -70,9 +70,25 @@ const ANSWERED = [
   `CONSTRUCT { ?s <urn:x:r> ?o } WHERE { GRAPH ?g { ?s ?p ?o } }`,
   `DESCRIBE ?s WHERE { GRAPH <${PUBLIC1}> { ?s ?p ?o } }`,
   `${P}DESCRIBE ?o WHERE { GRAPH <${PUBLIC1}> { ?s ?p ?o } }`,
+  // The default graph merges public1 (nothing hidden) with teamA and secret (salary hidden): checked per graph.
+  `SELECT ?s ?o WHERE { ?s ?p ?o FILTER(isNumeric(?o)) }`,
+  `SELECT (SUM(?o) AS ?n) (COUNT(?o) AS ?c) WHERE { ?s ?p ?o FILTER(isNumeric(?o)) }`,
+  `SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?p`,
+  `SELECT ?x WHERE { ?x <urn:x:nothing>* ?x FILTER(isNumeric(?x)) }`,
+  `SELECT ?x WHERE { ?x <urn:x:nothing>? 51000 }`,
+  `SELECT ?o WHERE { { SELECT ?o WHERE { ?s ?p ?o } } }`,
+  `SELECT ?s WHERE { ?s ?q ?v FILTER EXISTS { ?s ?p 51000 } }`,
+  `SELECT ?s ?o WHERE { <${EX}res/person1> ?q ?v OPTIONAL { ?s ?p ?o FILTER(?o = 51000) } }`,
+  `SELECT ?s WHERE { ?s ?q ?v MINUS { ?s ?p 51000 } }`,
+  `CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o FILTER(isNumeric(?o)) }`,
+  `DESCRIBE <${EX}res/person1>`,
+  // The default graphs the per-graph checks read with GRAPH are no named graphs of the query.
+  `SELECT ?g ?o FROM <${PUBLIC1}> FROM <${SECRET}> WHERE { ?s ?p ?x GRAPH ?g { ?a ?b ?o } }`,
+  `SELECT ?o FROM <${PUBLIC1}> FROM <${SECRET}> WHERE { ?s ?p ?x GRAPH <${SECRET}> { ?t ?q ?o } }`,
+  `SELECT ?g ?o FROM <${PUBLIC1}> FROM <${SECRET}> FROM NAMED <${PUBLIC1}> WHERE { ?s ?p ?o OPTIONAL { GRAPH ?g { ?s ?q ?z } } }`,
 ];
 
-/** Still refused: salary named where some graph it is read in hides it. */
+/** Still refused: salary named where some graph it is read in hides it; forms with no exact per-graph check. */
 const REFUSED = [
   `${P}SELECT ?o WHERE { GRAPH ?g { ?s ex:salary ?o } }`,
   `${P}SELECT ?o WHERE { GRAPH <${SECRET}> { ?s ex:salary ?o } }`,
@@ -83,6 +99,9 @@ const REFUSED = [
   `${P}CONSTRUCT { ?s ex:salary ?o } WHERE { GRAPH <${PUBLIC1}> { ?s ?p ?o } }`,
   `${P}SELECT ?o WHERE { GRAPH ?g { ?s ex:salary+ ?o } }`,
   `${P}SELECT ?o WHERE { GRAPH <${PUBLIC1}> { ?s ?p ?o } FILTER EXISTS { ?s !ex:salary ?o } }`,
+  // No exact per-graph form in a default graph whose graphs hide different sets.
+  `${P}SELECT ?o WHERE { ?s !ex:age ?o }`,
+  `SELECT ?p WHERE { [] ?p ?o }`,
 ];
 
 const ask = askGuard;

@@ -33,6 +33,7 @@ const hiddenRefusal = (error: unknown) =>
 const staff = grantOf([PEOPLE], { [PEOPLE]: [SALARY] });
 const hr = grantOf([PEOPLE, HR]);
 const both = grantOf([PEOPLE, HR], { [PEOPLE]: [SALARY, BONUS], [HR]: [BONUS] });
+const uniform = grantOf([PEOPLE, HR], { [PEOPLE]: [SALARY, BONUS], [HR]: [SALARY, BONUS] });
 
 test('one cached plan serves callers with different hidden sets; a hit gives the text of a cold plan', () => {
   let prepared = 0;
@@ -40,7 +41,7 @@ test('one cached plan serves callers with different hidden sets; a hit gives the
   const cold = createPlanner(options(0));
   const query = 'SELECT * WHERE { ?s ?p ?o . ?s !<http://example.org/ns#name> ?x }';
   const texts = new Map<Grant, string>();
-  for (const grant of [staff, hr, both, staff, hr, both]) {
+  for (const grant of [staff, hr, uniform, staff, hr, uniform]) {
     const text = cached.plan(request(query), grant).query;
     assert.equal(text, cold.plan(request(query), grant).query);
     new sparqljs.Parser().parse(text);
@@ -51,7 +52,48 @@ test('one cached plan serves callers with different hidden sets; a hit gives the
   assert.ok(!(texts.get(hr) ?? '').includes('NOT IN'));
   assert.ok((texts.get(staff) ?? '').includes(`FILTER(?p NOT IN (<${SALARY}>))`));
   assert.ok((texts.get(staff) ?? '').includes(`!(<http://example.org/ns#name>|<${SALARY}>)`));
-  assert.ok((texts.get(both) ?? '').includes(`FILTER(?p NOT IN (<${BONUS}>, <${SALARY}>))`));
+  assert.ok((texts.get(uniform) ?? '').includes(`FILTER(?p NOT IN (<${BONUS}>, <${SALARY}>))`));
+});
+
+test('a default graph merging graphs that hide different sets: per-graph checks on the same cached plan, a negated set refused for that caller only', () => {
+  let prepared = 0;
+  const cached = createPlanner(options(10), (req, settings) => (prepared++, prepareQuery(req, settings)));
+  const cold = createPlanner(options(0));
+  const query = 'SELECT * WHERE { ?s ?p ?o . ?o <urn:x:n>* ?x }';
+  for (const grant of [staff, both, uniform, both]) {
+    const text = cached.plan(request(query), grant).query;
+    assert.equal(text, cold.plan(request(query), grant).query);
+    new sparqljs.Parser().parse(text);
+    if (grant === both) {
+      // salary is hidden in people only: kept where hr holds the triple; bonus is hidden in both.
+      assert.ok(
+        text.includes(
+          `FILTER(?p NOT IN (<${BONUS}>, <${SALARY}>) || (EXISTS { { GRAPH <${HR}> { ?s ?p ?o } FILTER(?p NOT IN (<${BONUS}>)) } }` +
+            ` && NOT EXISTS { { GRAPH <${HR}> { ?s ?p ?o } FILTER(?p IN (<${BONUS}>)) } UNION { GRAPH <${PEOPLE}> { ?s ?p ?o } FILTER(?p IN (<${BONUS}>, <${SALARY}>)) } }))`,
+        ),
+        text,
+      );
+      assert.ok(
+        text.includes(
+          `UNION { GRAPH <${HR}> { { ?o ?visible_p ?visible_o } UNION { ?visible_s ?visible_p ?o } } FILTER(?visible_p NOT IN (<${BONUS}>)) }`,
+        ),
+      );
+    } else assert.ok(!text.includes('GRAPH'));
+  }
+  assert.equal(prepared, 1);
+  const negated = 'SELECT * WHERE { ?s !<http://example.org/ns#name> ?o }';
+  assert.doesNotThrow(() => cached.plan(request(negated), uniform));
+  assert.throws(
+    () => cached.plan(request(negated), both),
+    (error: unknown) => error instanceof GuardError && error.status === 403 && /negated property set/.test(error.message),
+  );
+  // Only people as the default graph: one hidden set, no per-graph check.
+  assert.doesNotThrow(() => cached.plan(request(negated, [PEOPLE]), both));
+  assert.throws(
+    () => cached.plan(request('SELECT * WHERE { ?s ?p [] }'), both),
+    (error: unknown) => error instanceof GuardError && error.status === 403,
+  );
+  assert.doesNotThrow(() => cached.plan(request('SELECT * WHERE { GRAPH <' + PEOPLE + '> { ?s ?p [] } }'), both));
 });
 
 test('naming a hidden predicate is refused per caller on the same cached plan', () => {

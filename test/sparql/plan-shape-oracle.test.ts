@@ -38,7 +38,7 @@ const GRANTS: readonly Grant[] = [
       GRAPHS.map((g) => [g, new Set([HIDDEN, 'http://example.org/ns#p', 'http://xmlns.com/foaf/0.1/name', 'http://example/q'])]),
     ),
   },
-  // Hidden sets per graph that differ: GRAPH <iri> and GRAPH ?var slots filled per graph.
+  // Hidden sets per graph that differ: GRAPH <iri> and GRAPH ?var slots filled per graph, the default graph (all four merged) checked per graph.
   {
     policies: ['urn:test:per-graph'],
     graphs: new Set(GRAPHS),
