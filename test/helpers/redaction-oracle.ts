@@ -156,17 +156,18 @@ const NONDETERMINISTIC = /\b(?:RAND|UUID|STRUUID|NOW|BNODE|SAMPLE|GROUP_CONCAT|L
  * the pattern as the graph's name (SPARQL 1.1 §18.6 joins it afterwards), so the embedded reference
  * cannot judge them (the guard writes such an element per graph where the graphs hide different sets).
  */
-function subSelectInGraphVariable(node: unknown, inGraphVariable = false): boolean {
+function referenceMisreadsGraphVariable(node: unknown, inGraphVariable = false): boolean {
   if (typeof node !== 'object' || node === null) return false;
-  if (Array.isArray(node)) return node.some((item) => subSelectInGraphVariable(item, inGraphVariable));
+  if (Array.isArray(node)) return node.some((item) => referenceMisreadsGraphVariable(item, inGraphVariable));
   const record = node as Record<string, unknown>;
   if (inGraphVariable && record['type'] === 'query') return true;
   const name = record['name'] as { termType?: unknown; value?: unknown } | undefined;
   const graphVariable = record['type'] === 'graph' && name?.termType === 'Variable';
   // The same holds for the graph variable inside its own pattern: Oxigraph reads it as bound to the graph name there.
-  if (graphVariable && JSON.stringify(record['patterns']).includes(JSON.stringify({ termType: 'Variable', value: name.value }))) return true;
+  if (graphVariable && JSON.stringify(record['patterns']).includes(JSON.stringify({ termType: 'Variable', value: name.value })))
+    return true;
   const inside = inGraphVariable || graphVariable;
-  return Object.values(record).some((value) => subSelectInGraphVariable(value, inside));
+  return Object.values(record).some((value) => referenceMisreadsGraphVariable(value, inside));
 }
 
 /** An embedded store holding `data` (TriG) minus the triples whose predicate `hiddenIn` their graph lists. */
@@ -286,7 +287,7 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
       tree.type !== 'query' ||
       NONDETERMINISTIC.test(query) ||
       status !== 200 ||
-      subSelectInGraphVariable(tree.where)
+      referenceMisreadsGraphVariable(tree.where)
     ) {
       // A store error (5xx) is no answer to compare: lab stores refuse some paths themselves.
       counts.skipped++;

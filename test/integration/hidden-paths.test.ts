@@ -197,6 +197,12 @@ for (const s of scenarios) {
       ];
       for (const query of selects) {
         const answer = await ask(t.endpoint, query, { key: KEYS.staff });
+        // The rig's staff default graph merges public1 (nothing hidden) with graphs hiding salary:
+        // negated sets and blank nodes beside variable predicates are refused there (README).
+        if (s.rig && answer.status === 403) {
+          assert.match(answer.body, /^a (negated property set|blank node beside a variable predicate) cannot be checked/, query);
+          continue;
+        }
         const rows = rowsOf(answer);
         assert.doesNotMatch(answer.body, s.salaryValue, query);
         assert.ok(!rows.some((row) => row['p'] === s.salary), query);
@@ -272,8 +278,9 @@ for (const s of scenarios) {
       };
       const staff = await explain(KEYS.staff);
       assert.equal(staff.form, 'describe');
-      assert.ok(staff.query.includes(`FILTER(?p NOT IN (${S}))`), staff.query);
-      assert.ok(staff.query.includes(`FILTER(?describe_p NOT IN (${S}))`), staff.query);
+      // Followed by `)` or, where the default graph merges graphs hiding different sets, the per-graph check.
+      assert.ok(staff.query.includes(`FILTER(?p NOT IN (${S})`), staff.query);
+      assert.ok(staff.query.includes(`FILTER(?describe_p NOT IN (${S})`), staff.query);
       assert.doesNotMatch((await explain(KEYS.hr)).query, /NOT IN/);
     });
 
