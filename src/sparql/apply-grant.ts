@@ -76,8 +76,10 @@ function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): st
  * Hidden predicates are per graph (docs/design.md, "Hidden sets are per
  * graph"): a slot inside `GRAPH <iri>` gets that graph's hidden set, one
  * inside `GRAPH ?var` the set of each named graph it ranges over (a branch per
- * graph when the sets differ), one outside any GRAPH the union of the sets of the effective
- * default graphs (the default graph is their merge). A query naming a
+ * graph when the sets differ), one outside any GRAPH the set of the effective
+ * default graphs when they all hide the same one, else each default graph's
+ * own, asked with GRAPH in EXISTS (HiddenText.graphs: those graphs go into FROM
+ * NAMED too, kept out of the query's own GRAPH elements). A query naming a
  * predicate hidden where it is read is refused (403, without saying which);
  * otherwise the hidden IRIs fill the filter and negated-set slots, and the
  * zero-length slots keep paths of length zero on nodes of visible triples; a
