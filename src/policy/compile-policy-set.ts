@@ -39,8 +39,11 @@ export function compilePolicySet(attached: AttachedPolicies): PolicySet {
   // One frozen object per principal, shared by every policy naming it (half a million references, ten thousand objects).
   const principalTable = attached.principals.map((principal) => Object.freeze(principal));
   const graphTable = attached.graphs;
-  /** Per principal number, the policies naming it, in order of listing. */
-  const byPrincipal: CompiledPolicy[][] = principalTable.map(() => []);
+  /** Per principal number, the policies naming it, in order of listing: sized first, then filled. */
+  const counts = new Int32Array(principalTable.length);
+  for (const index of principalIndexes) counts[index] = (counts[index] as number) + 1;
+  const byPrincipal = Array.from(counts, (count) => new Array<CompiledPolicy>(count));
+  const filled = new Int32Array(principalTable.length);
   const frozen = attached.policies.map((source, at) => {
     const firstPrincipal = principalStarts[at] as number;
     const principals = new Array<Principal>((principalStarts[at + 1] as number) - firstPrincipal);
@@ -52,7 +55,9 @@ export function compilePolicySet(attached: AttachedPolicies): PolicySet {
     Object.freeze(source.hidePaths);
     const policy: CompiledPolicy = Object.freeze({ ...source, graphs: Object.freeze(graphs), principals: Object.freeze(principals) });
     for (let k = principalStarts[at] as number, end = principalStarts[at + 1] as number; k < end; k += 1) {
-      (byPrincipal[principalIndexes[k] as number] as CompiledPolicy[]).push(policy);
+      const index = principalIndexes[k] as number;
+      (byPrincipal[index] as CompiledPolicy[])[filled[index] as number] = policy;
+      filled[index] = (filled[index] as number) + 1;
     }
     return policy;
   });
