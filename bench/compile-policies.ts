@@ -365,7 +365,7 @@ async function main(): Promise<void> {
     'run',
     'wall ms',
     'read+validate ms',
-    'copy/N3 ms',
+    'copy/chain ms',
     'EYE ms',
     'other worker ms',
     'compile ms',
