@@ -19,6 +19,13 @@ import { describeService } from './describe-service.js';
 import { readQueryRequest } from './read-query-request.js';
 import './request-state.js';
 
+/** What the pipeline up to the plan gives: the caller, its grant and the plan. */
+interface Planned {
+  readonly caller: Caller;
+  readonly grant: Grant;
+  readonly plan: Plan;
+}
+
 /** The methods of the query and explain paths, for `Allow`. */
 export const ALLOW_QUERY = 'GET, POST, OPTIONS';
 
@@ -97,20 +104,30 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     }
   };
 
-  /** The pipeline up to the plan: read -> identify -> grant -> plan. */
-  const planRequest = async (request: FastifyRequest): Promise<{ caller: Caller; grant: Grant; plan: Plan }> => {
+  /**
+   * The pipeline up to the plan: read -> identify -> grant -> plan. A promise only when there
+   * is something to wait for (a JWT to verify, or the agent of a refused request for its log
+   * line); an API key or trusted headers plan at once.
+   */
+  const planRequest = (request: FastifyRequest): Planned | Promise<Planned> => {
     let queryRequest: QueryRequest;
     try {
       queryRequest = readQueryRequest(rawQueryRequest(request));
     } catch (error) {
       // The refusal stands as it is; the log still names a caller whose credentials are valid.
-      request.agent = await identifyQuietly(request);
-      throw error;
+      return identifyQuietly(request).then((agent) => {
+        request.agent = agent;
+        throw error;
+      });
     }
-    const caller = await identify(request);
+    const found = services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders));
+    if (found instanceof Promise) return found.then((caller) => planFor(request, queryRequest, caller));
+    return planFor(request, queryRequest, found);
+  };
+  const planFor = (request: FastifyRequest, queryRequest: QueryRequest, caller: Caller): Planned => {
+    request.agent = caller.agent;
     const grant = services.grant(caller);
-    const plan = services.plan(queryRequest, grant);
-    return { caller, grant, plan };
+    return { caller, grant, plan: services.plan(queryRequest, grant) };
   };
 
   // GET {path} with no query string is the endpoint itself (SPARQL 1.1 Service Description,
@@ -142,7 +159,8 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     const view = endpointViewOf(request);
     if (view === 'text/html' && queryPage !== undefined) return queryPage(reply);
     if (view !== undefined && view !== 'text/html') return describe(request, reply, view);
-    const { grant, plan, caller } = await planRequest(request);
+    const planned = planRequest(request);
+    const { grant, plan, caller } = planned instanceof Promise ? await planned : planned;
     // The caller's limits (docs/design.md, "Limits per caller"). Its count ends where every
     // request's end is logged (the app's close listener), however the request ended.
     const leave = options.enterConcurrency(caller.agent, grant.limits?.maxConcurrent);
@@ -152,7 +170,8 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
   };
 
   const explain = async (request: FastifyRequest, reply: FastifyReply) => {
-    const { caller, grant, plan } = await planRequest(request);
+    const planned = planRequest(request);
+    const { caller, grant, plan } = planned instanceof Promise ? await planned : planned;
     reply.header('content-type', 'application/json; charset=utf-8');
     return {
       agent: caller.agent,
