@@ -411,7 +411,9 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
         wordEnd++;
       }
     }
-    if ((wordEnd < 0 || mayGoOnAsPrefixedName(text.charCodeAt(wordEnd))) && readPrefixedName(text, i)) {
+    // Else a prefixed name starts only with `:` or a letter beyond ASCII (PN_CHARS_BASE): punctuation is not tried.
+    const prefixedName = wordEnd > 0 ? mayGoOnAsPrefixedName(text.charCodeAt(wordEnd)) : c === 0x3a || c >= 0x80;
+    if (prefixedName && readPrefixedName(text, i)) {
       const colon = pnameColon;
       i = pnameEnd;
       if (declaring === 'prefix') {
