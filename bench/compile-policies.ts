@@ -225,7 +225,7 @@ async function unlimited(policies: string, operatorRules: readonly string[], n: 
   const started = performance.now();
   const document = await readPolicyFiles([policies]);
   const reasoning = await reasonOverPolicies(document.quads, [...shippedRuleFiles(), ...operatorRules]);
-  const set = compilePolicySet(attachDerivations(document, reasoning.derived));
+  const set = await compilePolicySet(attachDerivations(document, reasoning.derived));
   const ms = performance.now() - started;
   if (set.policies.length !== n) throw new Error(`expected ${n} policies, got ${set.policies.length}`);
   return {

@@ -49,7 +49,7 @@ export async function loadPolicySetWithStats(
   });
   if (!reply.ok) throw new PolicyLoadError(reply.message, reply.file, reply.policy);
   const started = performance.now();
-  const set = compilePolicySet(reply.policies);
+  const set = await compilePolicySet(reply.policies);
   const stats: LoadStats = {
     policyCount: set.policies.length,
     eyeInputTriples: reply.eyeInputTriples,
