@@ -28,6 +28,11 @@ export interface LoadStats {
   readonly workerHeapBytes: number;
 }
 
+/** Lets the event loop run what waits (requests) before going on. */
+function turn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** References written between two turns of the event loop (a few tens of milliseconds). */
 const REFERENCES_PER_SLICE = 100_000;
 
@@ -43,14 +48,16 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
   // One frozen object per principal, shared by every policy naming it (half a million references, ten thousand objects).
   const principalTable = attached.principals.map((principal) => Object.freeze(principal));
   const graphTable = attached.graphs;
-  /** Per principal number, the policies naming it, in order of listing: sized first, then filled. */
-  const counts = new Int32Array(principalTable.length);
-  for (const index of principalIndexes) counts[index] = (counts[index] as number) + 1;
-  const byPrincipal = Array.from(counts, (count) => new Array<CompiledPolicy>(count));
-  const filled = new Int32Array(principalTable.length);
   // This runs on the thread that serves requests: it gives way between slices of the half a
   // million (or, at 100,000 policies, six million) references, so a reload does not stall queries.
   let sinceYield = 0;
+  /** Counts references written; true when a slice is full and the loop should be given a turn. */
+  const sliceFull = (references: number): boolean => {
+    sinceYield += references;
+    if (sinceYield < REFERENCES_PER_SLICE) return false;
+    sinceYield = 0;
+    return true;
+  };
   const frozen: CompiledPolicy[] = [];
   for (const [at, source] of attached.policies.entries()) {
     const firstPrincipal = principalStarts[at] as number;
@@ -61,17 +68,24 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
     const graphs = new Array<string>((graphStarts[at + 1] as number) - firstGraph);
     for (let k = 0; k < graphs.length; k += 1) graphs[k] = graphTable[graphIndexes[firstGraph + k] as number] as string;
     Object.freeze(source.hidePaths);
-    const policy: CompiledPolicy = Object.freeze({ ...source, graphs: Object.freeze(graphs), principals: Object.freeze(principals) });
+    frozen.push(Object.freeze({ ...source, graphs: Object.freeze(graphs), principals: Object.freeze(principals) }));
+    if (sliceFull(principals.length + graphs.length)) await turn();
+  }
+
+  // Per principal number, the numbers of the policies naming it, in order of listing, as one
+  // Int32Array of ranges; each list is then written in one go into a fresh array (writing each
+  // new policy into older, scattered lists made the collector track six million references).
+  const starts = new Int32Array(principalTable.length + 1);
+  for (const index of principalIndexes) starts[index + 1] = (starts[index + 1] as number) + 1;
+  for (let index = 0; index < principalTable.length; index += 1)
+    starts[index + 1] = (starts[index + 1] as number) + (starts[index] as number);
+  const next = starts.slice(0, principalTable.length);
+  const policyNumbers = new Int32Array(principalIndexes.length);
+  for (let at = 0; at < frozen.length; at += 1) {
     for (let k = principalStarts[at] as number, end = principalStarts[at + 1] as number; k < end; k += 1) {
       const index = principalIndexes[k] as number;
-      (byPrincipal[index] as CompiledPolicy[])[filled[index] as number] = policy;
-      filled[index] = (filled[index] as number) + 1;
-    }
-    frozen.push(policy);
-    sinceYield += 2 * principals.length + graphs.length;
-    if (sinceYield >= REFERENCES_PER_SLICE) {
-      sinceYield = 0;
-      await new Promise((resolve) => setImmediate(resolve));
+      policyNumbers[next[index] as number] = at;
+      next[index] = (next[index] as number) + 1;
     }
   }
 
@@ -80,13 +94,17 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
   const agents = new Map<string, readonly CompiledPolicy[]>();
   const groups = new Map<string, readonly CompiledPolicy[]>();
   // Principals are distinct by key: each list is complete, and frozen as it goes in.
-  principalTable.forEach((principal, at) => {
-    const list = Object.freeze(byPrincipal[at] as CompiledPolicy[]);
+  for (const [at, principal] of principalTable.entries()) {
+    const from = starts[at] as number;
+    const list = new Array<CompiledPolicy>((starts[at + 1] as number) - from);
+    for (let k = 0; k < list.length; k += 1) list[k] = frozen[policyNumbers[from + k] as number] as CompiledPolicy;
+    Object.freeze(list);
     if (principal.kind === 'everyone') everyone = list;
     else if (principal.kind === 'authenticated') authenticated = list;
     else if (principal.kind === 'agent') agents.set(principal.agent, list);
     else groups.set(principal.group, list);
-  });
+    if (sliceFull(list.length)) await turn();
+  }
 
   const everyoneAndAuthenticated = mergeInOrder([everyone, authenticated]);
   // The listing per principal serves operator tools only: built when first read, not at every reload.
