@@ -1,5 +1,6 @@
 // `sparql-guard check`: loads configuration, policies and rules as `serve` would, and lists what each principal gets.
 
+import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { createCallerIdentifier } from '../auth/identify-caller.js';
 import { loadPolicySetWithStats } from '../policy/load-policy-set.js';
@@ -37,11 +38,14 @@ export async function checkCommand(args: readonly string[], env: NodeJS.ProcessE
     policies: set.policies.length,
   };
   const engines = engineRuns(stats);
-  process.stdout.write(
-    values.json === true
-      ? `${JSON.stringify({ ...summary, engines, warnings: stats.warnings, principals: listing(set) }, null, 2)}\n`
-      : text(summary, set, engines, stats.warnings),
-  );
+  if (values.json === true) {
+    // JSON.stringify's own layout (two spaces), with the listing written in pieces: under rules it is a hundred megabytes.
+    const head = JSON.stringify({ ...summary, engines, warnings: stats.warnings, principals: [] }, null, 2);
+    if (set.listing.entries.length === 0) await write([`${head}\n`]);
+    else await write(jsonListing(head.slice(0, head.length - '[]\n}'.length), set));
+  } else {
+    await write(text(summary, set, engines, stats.warnings));
+  }
   return 0;
 }
 
@@ -60,28 +64,53 @@ function engineRuns(stats: LoadStats) {
   }));
 }
 
-/** Per principal, in order of its first policy: the policies that name it and their graphs. */
-function listing(set: PolicySet) {
-  // Under rules a member of a deep group lists hundreds of policies and graphs: write each IRI once.
-  const written = new Map<string, string>();
-  const iri = (value: string) => {
-    let text = written.get(value);
-    if (text === undefined) written.set(value, (text = `<${value}>`));
-    return text;
-  };
-  return set.principals.map((entry) => ({
-    principal: entry.label,
-    policies: entry.policies.map((policy) => iri(policy.iri)),
-    graphs: entry.graphs.map(iri),
-  }));
+/** Writes the pieces to stdout in chunks of about a megabyte, waiting whenever the stream asks to. */
+async function write(pieces: Iterable<string>): Promise<void> {
+  let chunk = '';
+  for (const piece of pieces) {
+    chunk += piece;
+    if (chunk.length < CHUNK_CHARACTERS) continue;
+    if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+    chunk = '';
+  }
+  if (chunk !== '' && !process.stdout.write(chunk)) await once(process.stdout, 'drain');
 }
 
-function text(
+const CHUNK_CHARACTERS = 1 << 20;
+
+/**
+ * Per principal, in order of its first policy: the policies that name it and their graphs, each
+ * IRI written (`<iri>`, through `format`) once however many principals list it.
+ */
+function* listing(set: PolicySet, format: (iri: string) => string) {
+  const { graphs, entries } = set.listing;
+  const graphTexts = graphs.map((graph) => format(`<${graph}>`));
+  const policyTexts = set.policies.map((policy) => format(`<${policy.iri}>`));
+  for (const entry of entries) {
+    const listedGraphs = new Array<string>(entry.graphs.length);
+    for (let at = 0; at < listedGraphs.length; at += 1) listedGraphs[at] = graphTexts[entry.graphs[at] as number] as string;
+    yield { label: entry.label, policies: entry.policies.map((policy) => policyTexts[policy.order] as string), graphs: listedGraphs };
+  }
+}
+
+/** The listing as JSON.stringify(…, null, 2) lays out the `principals` member, after `head` (everything before its value). */
+function* jsonListing(head: string, set: PolicySet) {
+  const array = (items: readonly string[]) => (items.length === 0 ? '[]' : `[\n        ${items.join(',\n        ')}\n      ]`);
+  yield `${head}[`;
+  let separator = '\n';
+  for (const entry of listing(set, (iri) => JSON.stringify(iri))) {
+    yield `${separator}    {\n      "principal": ${JSON.stringify(entry.label)},\n      "policies": ${array(entry.policies)},\n      "graphs": ${array(entry.graphs)}\n    }`;
+    separator = ',\n';
+  }
+  yield '\n  ]\n}\n';
+}
+
+function* text(
   summary: { config: string | null; policyFiles: number; ruleFiles: number; policies: number },
   set: PolicySet,
   engines: ReturnType<typeof engineRuns>,
   warnings: readonly string[],
-): string {
+) {
   const lines = [
     `ok: ${summary.policies} policies from ${summary.policyFiles} policy file(s), ${summary.ruleFiles} rule file(s); config ${summary.config ?? '(defaults)'}`,
   ];
@@ -90,10 +119,10 @@ function text(
     lines.push(`rules: ${run.engine} took ${run.ms} ms over ${run.inputTriples} triples for ${run.files.length} file(s)`);
   }
   for (const warning of warnings) lines.push(`warning: ${warning}`);
-  for (const entry of listing(set)) {
-    lines.push(entry.principal, `  policies: ${entry.policies.join(' ')}`, `  graphs:   ${entry.graphs.join(' ') || '(none)'}`);
+  yield `${lines.join('\n')}\n`;
+  for (const entry of listing(set, (iri) => iri)) {
+    yield `${entry.label}\n  policies: ${entry.policies.join(' ')}\n  graphs:   ${entry.graphs.join(' ') || '(none)'}\n`;
   }
   // The listing is per principal; a caller's grant is a union of several of them (docs/design.md#vocabulary).
-  lines.push('a caller gets the union of Everyone, AuthenticatedAgent (when authenticated), its agent IRI and its groups');
-  return `${lines.join('\n')}\n`;
+  yield 'a caller gets the union of Everyone, AuthenticatedAgent (when authenticated), its agent IRI and its groups\n';
 }

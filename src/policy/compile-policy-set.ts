@@ -3,7 +3,7 @@
 import { principalKey, type AttachedPolicies } from './attach-derivations.js';
 import { composeGrant, mergeInOrder } from './grant.js';
 import type { EngineRun, RuleFileRun } from './reason-over-policies.js';
-import type { CompiledPolicy, PolicySet, Principal, PrincipalEntry } from './policy-set.js';
+import type { CompiledPolicy, ListedPrincipal, PolicySet, Principal, PrincipalEntry, PrincipalListing } from './policy-set.js';
 
 /** What a load cost, for logs and the benchmark. */
 export interface LoadStats {
@@ -108,12 +108,16 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
 
   const everyoneAndAuthenticated = mergeInOrder([everyone, authenticated]);
   // The listing per principal serves operator tools only: built when first read, not at every reload.
+  let listing: PrincipalListing | undefined;
   let principals: readonly PrincipalEntry[] | undefined;
 
   return Object.freeze({
     policies: Object.freeze(frozen),
     get principals() {
-      return (principals ??= listPrincipals(frozen));
+      return (principals ??= entriesOf((listing ??= listPrincipals(frozen))));
+    },
+    get listing() {
+      return (listing ??= listPrincipals(frozen));
     },
     lookup: Object.freeze({
       everyone,
@@ -126,8 +130,8 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
   });
 }
 
-/** Every principal with its policies, in order of its first policy, and the union of their graphs. */
-function listPrincipals(policies: readonly CompiledPolicy[]): readonly PrincipalEntry[] {
+/** Every principal with its policies, in order of its first policy, and the union of their graphs as sorted graph numbers. */
+function listPrincipals(policies: readonly CompiledPolicy[]): PrincipalListing {
   // A principal object is usually shared by all its policies (the worker interns them): label each once.
   const labels = new Map<Principal, string>();
   const entries = new Map<string, { principal: Principal; label: string; policies: CompiledPolicy[] }>();
@@ -145,25 +149,39 @@ function listPrincipals(policies: readonly CompiledPolicy[]): readonly Principal
   const number = new Map(sorted.map((graph, index) => [graph, index]));
   const numbersOf: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(policies.length);
   const seenIn = new Int32Array(sorted.length).fill(-1);
-  const listed = [...entries.values()].map(({ principal, label, policies: list }, entry) => {
-    const union: number[] = [];
+  const union = new Int32Array(sorted.length);
+  let entry = 0;
+  const listed: ListedPrincipal[] = [];
+  for (const { principal, label, policies: list } of entries.values()) {
+    let size = 0;
     for (const policy of list) {
       let numbers = numbersOf[policy.order];
       if (numbers === undefined) {
         numbers = new Int32Array(policy.graphs.length);
-        policy.graphs.forEach((graph, at) => ((numbers as Int32Array)[at] = number.get(graph) ?? 0));
+        for (let at = 0; at < numbers.length; at += 1) numbers[at] = number.get(policy.graphs[at] as string) ?? 0;
         numbersOf[policy.order] = numbers;
       }
-      for (const graph of numbers) {
+      for (let at = 0; at < numbers.length; at += 1) {
+        const graph = numbers[at] as number;
         if (seenIn[graph] === entry) continue;
         seenIn[graph] = entry;
-        union.push(graph);
+        union[size] = graph;
+        size += 1;
       }
     }
-    const numbers = Int32Array.from(union).sort();
-    const graphs = new Array<string>(numbers.length);
-    for (let at = 0; at < numbers.length; at += 1) graphs[at] = sorted[numbers[at] as number] as string;
-    return Object.freeze({ principal, label, policies: Object.freeze(list), graphs: Object.freeze(graphs) });
-  });
-  return Object.freeze(listed);
+    listed.push(Object.freeze({ principal, label, policies: Object.freeze(list), graphs: union.slice(0, size).sort() }));
+    entry += 1;
+  }
+  return Object.freeze({ graphs: Object.freeze(sorted), entries: Object.freeze(listed) });
+}
+
+/** The listing with each union of graphs as IRIs. */
+function entriesOf(listing: PrincipalListing): readonly PrincipalEntry[] {
+  return Object.freeze(
+    listing.entries.map(({ principal, label, policies, graphs: numbers }) => {
+      const graphs = new Array<string>(numbers.length);
+      for (let at = 0; at < numbers.length; at += 1) graphs[at] = listing.graphs[numbers[at] as number] as string;
+      return Object.freeze({ principal, label, policies, graphs: Object.freeze(graphs) });
+    }),
+  );
 }

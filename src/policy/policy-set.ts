@@ -54,6 +54,29 @@ export interface PrincipalEntry {
 }
 
 /**
+ * For an operator tool printing every principal: the same entries as `PolicySet.principals`
+ * with each union of graphs as sorted numbers into one table, so a large listing is written
+ * without a string per graph reference.
+ */
+export interface PrincipalListing {
+  /** Every graph some policy grants, sorted (as `Array.prototype.sort` orders strings). */
+  readonly graphs: readonly string[];
+  /** Every principal that some policy targets, in order of its first policy. */
+  readonly entries: readonly ListedPrincipal[];
+}
+
+/** One principal of a `PrincipalListing`. */
+export interface ListedPrincipal {
+  readonly principal: Principal;
+  /** Human-readable: `Everyone`, `AuthenticatedAgent`, `<iri>` or `group "name"`. */
+  readonly label: string;
+  /** Policies that target this principal directly, in order of listing. */
+  readonly policies: readonly CompiledPolicy[];
+  /** Union of their graphs, as ascending indexes into `PrincipalListing.graphs`. */
+  readonly graphs: Int32Array;
+}
+
+/**
  * The frozen result of `loadPolicySet`. `grantFor` reads only `lookup`; the
  * rest serves explain and operator tools.
  */
@@ -62,6 +85,8 @@ export interface PolicySet {
   readonly policies: readonly CompiledPolicy[];
   /** Every principal that some policy targets, in order of its first policy. */
   readonly principals: readonly PrincipalEntry[];
+  /** The same listing with graphs as numbers (built when first read). */
+  readonly listing: PrincipalListing;
   /** The look-up table behind `grantFor`. */
   readonly lookup: PrincipalLookup;
 }

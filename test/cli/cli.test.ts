@@ -8,6 +8,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { loadPolicySet } from '../../src/policy/load-policy-set.js';
+import type { PolicySet, Principal } from '../../src/policy/policy-set.js';
+import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+import { generatePolicySet, organisationShape } from '../helpers/generate-policy-set.js';
 
 const BIN = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const POLICIES = resolve('test/fixtures/integration/policies.ttl');
@@ -28,6 +32,7 @@ function run(args: string[], options: { input?: string; env?: Record<string, str
     env: { ...env, ...options.env },
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     timeout: 60_000,
+    maxBuffer: 1 << 28,
     ...(options.input !== undefined && { input: options.input }),
   };
   const result = spawnSync(process.execPath, [BIN, ...args], spawnOptions);
@@ -105,6 +110,33 @@ describe('sparql-guard hash-key', () => {
   });
 });
 
+/** The listing as check printed it before it was written in pieces: per principal label in order of its first policy, string unions sorted. */
+function slowListing(set: PolicySet): { principal: string; policies: string[]; graphs: string[] }[] {
+  const label = (principal: Principal) =>
+    principal.kind === 'everyone'
+      ? 'Everyone'
+      : principal.kind === 'authenticated'
+        ? 'AuthenticatedAgent'
+        : principal.kind === 'agent'
+          ? `<${principal.agent}>`
+          : `group ${JSON.stringify(principal.group)}`;
+  const entries = new Map<string, { policies: string[]; graphs: Set<string> }>();
+  for (const policy of set.policies) {
+    for (const principal of policy.principals) {
+      const key = label(principal);
+      const entry = entries.get(key) ?? { policies: [], graphs: new Set<string>() };
+      entries.set(key, entry);
+      entry.policies.push(`<${policy.iri}>`);
+      for (const graph of policy.graphs) entry.graphs.add(graph);
+    }
+  }
+  return [...entries].map(([principal, entry]) => ({
+    principal,
+    policies: entry.policies,
+    graphs: [...entry.graphs].sort().map((graph) => `<${graph}>`),
+  }));
+}
+
 describe('sparql-guard check', () => {
   it('lists each principal with its policies and graphs, and exits 0', () => {
     const result = run(['check', '--config', configFile]);
@@ -132,6 +164,35 @@ describe('sparql-guard check', () => {
       policies: ['<http://example.org/policies/everyone>'],
       graphs: ['<http://example.org/graphs/a>'],
     });
+  });
+
+  it('prints the listing of a generated organisation under rules exactly as JSON.stringify of the plain listing would', async () => {
+    const { policyTurtle, hierarchyN3 } = generatePolicySet(organisationShape(400, 7));
+    const policyFiles = [config('org.ttl', policyTurtle), resolve('test/fixtures/policy/targeting.ttl')];
+    const rules = [
+      ...['group-hierarchy.n3', 'group-membership.n3', 'graph-collections.n3'].map((name) => resolve('rules/examples', name)),
+      config('org-hierarchy.n3', hierarchyN3),
+    ];
+    const orgConfig = config('org.json', { policies: policyFiles, rules });
+    const json = run(['check', '--json', '--config', orgConfig]);
+    assert.equal(json.status, 0, json.stderr);
+    const parsed = JSON.parse(json.stdout) as { policies: number; principals: unknown };
+    // The layout is JSON.stringify's with two spaces, to the byte.
+    assert.equal(json.stdout, `${JSON.stringify(parsed, null, 2)}\n`);
+    const expected = slowListing(await loadPolicySet({ policyFiles, ruleFiles: [...shippedRuleFiles(), ...rules] }));
+    assert.equal(parsed.policies, 400 + 7);
+    assert.ok(expected.length > 400, `${expected.length} principals`);
+    assert.ok(expected.some((entry) => entry.graphs.length === 0) && expected.some((entry) => entry.graphs.length > 25));
+    assert.deepEqual(parsed.principals, expected);
+
+    const text = run(['check', '--config', orgConfig]);
+    assert.equal(text.status, 0, text.stderr);
+    const listed = expected.map(
+      (entry) => `${entry.principal}\n  policies: ${entry.policies.join(' ')}\n  graphs:   ${entry.graphs.join(' ') || '(none)'}\n`,
+    );
+    const start = text.stdout.indexOf(`${expected[0]?.principal}\n  policies: `);
+    const end = text.stdout.lastIndexOf('a caller gets the union of');
+    assert.equal(text.stdout.slice(start, end), listed.join(''));
   });
 
   it('exits 1 with the one error line for a bad policy file, a bad rule file and a bad configuration', () => {
