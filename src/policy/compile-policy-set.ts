@@ -134,43 +134,51 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
 function listPrincipals(policies: readonly CompiledPolicy[]): PrincipalListing {
   // A principal object is usually shared by all its policies (the worker interns them): label each once.
   const labels = new Map<Principal, string>();
-  const entries = new Map<string, { principal: Principal; label: string; policies: CompiledPolicy[] }>();
-  for (const policy of policies) {
+  const entries = new Map<string, { principal: Principal; label: string; policies: CompiledPolicy[]; positions: number[] }>();
+  // A member of a deep group has hundreds of policies: unions run over graph numbers in sorted order, not strings.
+  const sorted = [...new Set(policies.flatMap((policy) => policy.graphs))].sort();
+  const number = new Map(sorted.map((graph, index) => [graph, index]));
+  const numbersOf = new Array<Int32Array>(policies.length);
+  for (const [at, policy] of policies.entries()) {
+    const numbers = new Int32Array(policy.graphs.length);
+    for (let k = 0; k < numbers.length; k += 1) numbers[k] = number.get(policy.graphs[k] as string) ?? 0;
+    numbersOf[at] = numbers;
     for (const principal of policy.principals) {
       let label = labels.get(principal);
       if (label === undefined) labels.set(principal, (label = principalKey(principal)));
       const known = entries.get(label);
-      if (known === undefined) entries.set(label, { principal, label, policies: [policy] });
-      else known.policies.push(policy);
+      if (known === undefined) entries.set(label, { principal, label, policies: [policy], positions: [at] });
+      else {
+        known.policies.push(policy);
+        known.positions.push(at);
+      }
     }
   }
-  // A member of a deep group has hundreds of policies: unions run over graph numbers in sorted order, not strings.
-  const sorted = [...new Set(policies.flatMap((policy) => policy.graphs))].sort();
-  const number = new Map(sorted.map((graph, index) => [graph, index]));
-  const numbersOf: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(policies.length);
-  const seenIn = new Int32Array(sorted.length).fill(-1);
+  // Each union is a bitset over the sorted graph numbers, read back in ascending order: no sort, no duplicate check.
+  const words = new Int32Array(Math.ceil(sorted.length / 32));
   const union = new Int32Array(sorted.length);
-  let entry = 0;
   const listed: ListedPrincipal[] = [];
-  for (const { principal, label, policies: list } of entries.values()) {
-    let size = 0;
-    for (const policy of list) {
-      let numbers = numbersOf[policy.order];
-      if (numbers === undefined) {
-        numbers = new Int32Array(policy.graphs.length);
-        for (let at = 0; at < numbers.length; at += 1) numbers[at] = number.get(policy.graphs[at] as string) ?? 0;
-        numbersOf[policy.order] = numbers;
-      }
+  for (const { principal, label, policies: list, positions } of entries.values()) {
+    for (const position of positions) {
+      const numbers = numbersOf[position] as Int32Array;
       for (let at = 0; at < numbers.length; at += 1) {
         const graph = numbers[at] as number;
-        if (seenIn[graph] === entry) continue;
-        seenIn[graph] = entry;
-        union[size] = graph;
-        size += 1;
+        words[graph >>> 5] = (words[graph >>> 5] as number) | (1 << (graph & 31));
       }
     }
-    listed.push(Object.freeze({ principal, label, policies: Object.freeze(list), graphs: union.slice(0, size).sort() }));
-    entry += 1;
+    let size = 0;
+    for (let word = 0; word < words.length; word += 1) {
+      let bits = words[word] as number;
+      if (bits === 0) continue;
+      words[word] = 0;
+      while (bits !== 0) {
+        const lowest = bits & -bits;
+        union[size] = (word << 5) + 31 - Math.clz32(lowest);
+        size += 1;
+        bits ^= lowest;
+      }
+    }
+    listed.push(Object.freeze({ principal, label, policies: Object.freeze(list), graphs: union.slice(0, size) }));
   }
   return Object.freeze({ graphs: Object.freeze(sorted), entries: Object.freeze(listed) });
 }
