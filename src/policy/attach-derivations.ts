@@ -4,7 +4,7 @@ import { DataFactory, type BlankNode, type Quad } from 'n3';
 import { guard, isReservedIri, isSkolemIri, XSD_STRING } from '../vocabulary.js';
 import { iriSpliceProblem } from '../iri.js';
 import { policyLoadError } from './policy-load-error.js';
-import type { CompiledPolicy, Principal } from './policy-set.js';
+import type { PolicyLimits, Principal } from './policy-set.js';
 import { describe, type PolicyDocument } from './read-policy-files.js';
 import type { ClosureTerm } from './forward-chain.js';
 
@@ -91,9 +91,33 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
   });
   const principalRanges = principalLists.done();
   const graphRanges = graphLists.done();
+  const files: string[] = [];
+  const fileIndex = new Map<string, number>();
+  const fileIndexes = new Int32Array(policies.length);
+  const orders = new Int32Array(policies.length);
+  const hidesNothing: readonly string[] = [];
+  const limitsNothing: PolicyLimits = {};
+  policies.forEach(({ file, order }, at) => {
+    let index = fileIndex.get(file);
+    if (index === undefined) fileIndex.set(file, (index = files.push(file) - 1));
+    fileIndexes[at] = index;
+    orders[at] = order;
+  });
+  const principalKinds = new Uint8Array(principals.values.length);
+  const principalNames = principals.values.map((principal, at) => {
+    principalKinds[at] = PRINCIPAL_KINDS.indexOf(principal.kind);
+    return principal.kind === 'agent' ? principal.agent : principal.kind === 'group' ? principal.group : '';
+  });
   return {
-    policies: policies.map(({ iri, file, order, hidePaths, limits }) => ({ iri, file, order, hidePaths, limits })),
-    principals: principals.values,
+    iris: policies.map((policy) => policy.iri),
+    orders,
+    files,
+    fileIndexes,
+    // A structured clone sends a shared object once, then references to it.
+    hidePaths: policies.map((policy) => (policy.hidePaths.length === 0 ? hidesNothing : policy.hidePaths)),
+    limits: policies.map((policy) => (Object.keys(policy.limits).length === 0 ? limitsNothing : policy.limits)),
+    principalKinds,
+    principalNames,
     graphs: graphs.values,
     principalStarts: principalRanges.starts,
     principalIndexes: principalRanges.indexes,
@@ -102,15 +126,32 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
   };
 }
 
+/** The kinds of principal, in the order `AttachedPolicies.principalKinds` numbers them. */
+export const PRINCIPAL_KINDS = ['everyone', 'authenticated', 'agent', 'group'] as const;
+
 /**
- * The policies with what the rules derived for them, as the worker sends them: each distinct
- * principal and graph once, and per policy a range of numbers into those tables (policy i's
- * principals are `principals[principalIndexes[k]]` for k from `principalStarts[i]` to
- * `principalStarts[i + 1]`), so the message holds four typed arrays, not half a million references.
+ * The policies with what the rules derived for them, as the worker sends them: in columns (a
+ * policy is its index), each distinct principal and graph once, and per policy a range of
+ * numbers into those tables (policy i's principals are `principals[principalIndexes[k]]` for k
+ * from `principalStarts[i]` to `principalStarts[i + 1]`). The message is mostly typed arrays and
+ * strings: the main thread unpacks no object per policy or principal.
  */
 export interface AttachedPolicies {
-  readonly policies: readonly Omit<CompiledPolicy, 'principals' | 'graphs'>[];
-  readonly principals: readonly Principal[];
+  /** Policy IRIs, in order of listing. */
+  readonly iris: readonly string[];
+  /** Per policy, its position in order of listing (`CompiledPolicy.order`). */
+  readonly orders: Int32Array;
+  /** Each policy file once; policy i's is `files[fileIndexes[i]]`. */
+  readonly files: readonly string[];
+  readonly fileIndexes: Int32Array;
+  /** Per policy, the predicates it hides (the policies hiding none share one empty array). */
+  readonly hidePaths: readonly (readonly string[])[];
+  /** Per policy, its limits (the policies setting none share one empty object). */
+  readonly limits: readonly PolicyLimits[];
+  /** Per distinct principal, its kind as an index into `PRINCIPAL_KINDS`. */
+  readonly principalKinds: Uint8Array;
+  /** Per distinct principal, its agent IRI or group name ('' for Everyone and AuthenticatedAgent). */
+  readonly principalNames: readonly string[];
   readonly graphs: readonly string[];
   readonly principalStarts: Int32Array;
   readonly principalIndexes: Int32Array;

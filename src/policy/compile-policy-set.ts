@@ -1,9 +1,17 @@
 // Compiles the validated policies into the frozen look-up table that grantFor reads.
 
-import { principalKey, type AttachedPolicies } from './attach-derivations.js';
+import { principalKey, PRINCIPAL_KINDS, type AttachedPolicies } from './attach-derivations.js';
 import { composeGrant, mergeInOrder } from './grant.js';
 import type { EngineRun, RuleFileRun } from './reason-over-policies.js';
-import type { CompiledPolicy, ListedPrincipal, PolicySet, Principal, PrincipalEntry, PrincipalListing } from './policy-set.js';
+import type {
+  CompiledPolicy,
+  ListedPrincipal,
+  PolicyLimits,
+  PolicySet,
+  Principal,
+  PrincipalEntry,
+  PrincipalListing,
+} from './policy-set.js';
 
 /** What a load cost, for logs and the benchmark. */
 export interface LoadStats {
@@ -46,7 +54,10 @@ const REFERENCES_PER_SLICE = 100_000;
 export async function compilePolicySet(attached: AttachedPolicies): Promise<PolicySet> {
   const { principalStarts, principalIndexes, graphStarts, graphIndexes } = attached;
   // One frozen object per principal, shared by every policy naming it (half a million references, ten thousand objects).
-  const principalTable = attached.principals.map((principal) => Object.freeze(principal));
+  const principalTable = new Array<Principal>(attached.principalNames.length);
+  for (let at = 0; at < principalTable.length; at += 1) {
+    principalTable[at] = principalOf(PRINCIPAL_KINDS[attached.principalKinds[at] as number], attached.principalNames[at] as string);
+  }
   const graphTable = attached.graphs;
   // This runs on the thread that serves requests: it gives way between slices of the half a
   // million (or, at 100,000 policies, six million) references, so a reload does not stall queries.
@@ -59,7 +70,7 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
     return true;
   };
   const frozen: CompiledPolicy[] = [];
-  for (const [at, source] of attached.policies.entries()) {
+  for (let at = 0; at < attached.iris.length; at += 1) {
     const firstPrincipal = principalStarts[at] as number;
     const principals = new Array<Principal>((principalStarts[at + 1] as number) - firstPrincipal);
     for (let k = 0; k < principals.length; k += 1)
@@ -67,8 +78,17 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
     const firstGraph = graphStarts[at] as number;
     const graphs = new Array<string>((graphStarts[at + 1] as number) - firstGraph);
     for (let k = 0; k < graphs.length; k += 1) graphs[k] = graphTable[graphIndexes[firstGraph + k] as number] as string;
-    Object.freeze(source.hidePaths);
-    frozen.push(Object.freeze({ ...source, graphs: Object.freeze(graphs), principals: Object.freeze(principals) }));
+    frozen.push(
+      Object.freeze({
+        iri: attached.iris[at] as string,
+        file: attached.files[attached.fileIndexes[at] as number] as string,
+        order: attached.orders[at] as number,
+        hidePaths: Object.freeze(attached.hidePaths[at] as readonly string[]),
+        limits: Object.freeze(attached.limits[at] as PolicyLimits),
+        graphs: Object.freeze(graphs),
+        principals: Object.freeze(principals),
+      }),
+    );
     if (sliceFull(principals.length + graphs.length)) await turn();
   }
 
@@ -128,6 +148,22 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
       authenticatedGrant: everyoneAndAuthenticated.length > 0 ? composeGrant(everyoneAndAuthenticated) : undefined,
     }),
   });
+}
+
+/** The frozen principal of a kind and its agent IRI or group name. */
+function principalOf(kind: (typeof PRINCIPAL_KINDS)[number] | undefined, name: string): Principal {
+  switch (kind) {
+    case 'everyone':
+      return Object.freeze({ kind });
+    case 'authenticated':
+      return Object.freeze({ kind });
+    case 'agent':
+      return Object.freeze({ kind, agent: name });
+    case 'group':
+      return Object.freeze({ kind, group: name });
+    default:
+      throw new Error('unknown principal kind from the policy worker');
+  }
 }
 
 /** Every principal with its policies, in order of its first policy, and the union of their graphs as sorted graph numbers. */

@@ -38,10 +38,20 @@ const port = parentPort;
 if (port !== null) {
   port.on('message', (job: WorkerJob) => {
     void run(job).then((reply) => {
-      // The four index arrays move to the main thread rather than being copied.
-      const arrays = reply.ok
-        ? [reply.policies.principalStarts, reply.policies.principalIndexes, reply.policies.graphStarts, reply.policies.graphIndexes]
-        : [];
+      // The typed arrays move to the main thread rather than being copied.
+      const { policies } = reply.ok ? reply : { policies: undefined };
+      const arrays =
+        policies === undefined
+          ? []
+          : [
+              policies.orders,
+              policies.fileIndexes,
+              policies.principalKinds,
+              policies.principalStarts,
+              policies.principalIndexes,
+              policies.graphStarts,
+              policies.graphIndexes,
+            ];
       port.postMessage(
         reply,
         arrays.map((array) => array.buffer as ArrayBuffer),
