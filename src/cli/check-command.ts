@@ -64,16 +64,41 @@ function engineRuns(stats: LoadStats) {
   }));
 }
 
-/** Writes the pieces to stdout in chunks of about a megabyte, waiting whenever the stream asks to. */
+/**
+ * Writes the pieces to stdout in chunks of about a megabyte, waiting whenever the stream asks to.
+ * A reader that stops early (`check | head`) closes the pipe: the rest is dropped and the command
+ * still exits 0, as when the output went out in one write.
+ */
 async function write(pieces: Iterable<string>): Promise<void> {
-  let chunk = '';
-  for (const piece of pieces) {
-    chunk += piece;
-    if (chunk.length < CHUNK_CHARACTERS) continue;
-    if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
-    chunk = '';
+  let closed = false;
+  const onError = () => {
+    closed = true;
+  };
+  process.stdout.on('error', onError);
+  /** Writes one chunk; false once the stream is gone. */
+  const flush = async (chunk: string): Promise<boolean> => {
+    if (closed) return false;
+    if (!process.stdout.write(chunk)) {
+      try {
+        await once(process.stdout, 'drain');
+      } catch {
+        return false;
+      }
+    }
+    return !closed;
+  };
+  try {
+    let chunk = '';
+    for (const piece of pieces) {
+      chunk += piece;
+      if (chunk.length < CHUNK_CHARACTERS) continue;
+      if (!(await flush(chunk))) return;
+      chunk = '';
+    }
+    if (chunk !== '') await flush(chunk);
+  } finally {
+    process.stdout.off('error', onError);
   }
-  if (chunk !== '' && !process.stdout.write(chunk)) await once(process.stdout, 'drain');
 }
 
 const CHUNK_CHARACTERS = 1 << 20;

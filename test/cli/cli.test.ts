@@ -1,8 +1,9 @@
 // The real `sparql-guard` bin: hash-key, check and explain, their output and their exit codes.
 
 import assert from 'node:assert/strict';
-import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -193,6 +194,15 @@ describe('sparql-guard check', () => {
     const start = text.stdout.indexOf(`${expected[0]?.principal}\n  policies: `);
     const end = text.stdout.lastIndexOf('a caller gets the union of');
     assert.equal(text.stdout.slice(start, end), listed.join(''));
+
+    // A reader that stops after the first chunk (`check --json | head`) ends the output, not the command.
+    const child = spawn(process.execPath, [BIN, 'check', '--json', '--config', orgConfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (data: Buffer) => (stderr += String(data)));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const [code] = (await once(child, 'close')) as [number | null];
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
   });
 
   it('exits 1 with the one error line for a bad policy file, a bad rule file and a bad configuration', () => {
