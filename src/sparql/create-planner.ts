@@ -189,8 +189,23 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   let hits = 0;
   let misses = 0;
   let shapes = 0;
+  // The shapes of the latest texts, by exact text (docs/design.md#plan-cache): a query an application sends
+  // again as it is is lexed once. A shape is a pure function of the text (the base IRI is the planner's).
+  const lexed = new LRUCache<string, QueryShape>({
+    max: LEXED_ENTRIES,
+    maxSize: LEXED_CHARS,
+    sizeCalculation: (shape, text) => text.length + shape.key.length,
+  });
+  const shapeOf = (text: string): QueryShape | undefined => {
+    const known = lexed.get(text);
+    if (known !== undefined) return known;
+    const shape = lexQueryShape(text, baseIri);
+    if (shape !== undefined && text.length <= LEXED_TEXT_MAX) lexed.set(text, shape);
+    return shape;
+  };
+
   const planCached = (request: QueryRequest, grant: Grant): Plan => {
-    const shape = lexQueryShape(request.query, baseIri);
+    const shape = shapeOf(request.query);
     if (shape === undefined) return planExact(request, grant);
     const shapeKey = 'K' + datasetKey(request) + shape.key;
     const found = getShape(shapeKey);
@@ -290,6 +305,10 @@ interface FirstLook {
 }
 
 /** At most this many keys in the first look (then it starts again); each is also a key of the LRU. */
+/** Texts whose shape is remembered by exact text, their characters in all (text and key), and the longest text remembered. */
+const LEXED_ENTRIES = 256;
+const LEXED_CHARS = 2 ** 20;
+const LEXED_TEXT_MAX = 16 * 1024;
 const FIRST_LOOK_ENTRIES = 256;
 const TOUCH_EVERY = 16;
 /** Characters of a key read for its first-look number (and its length). */

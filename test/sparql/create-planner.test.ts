@@ -88,6 +88,21 @@ test('a shape the cache evicted is prepared again, however often it was used bef
   assert.equal(prepared, 4);
 });
 
+test('a text planned again as it is gets the plan of its own constants, after texts of its shape, a flood and long texts', () => {
+  const cached = createPlanner(options(1_000));
+  const cold = createPlanner(options(0));
+  const text = (n: number) => `PREFIX ex: <http://example.org/> SELECT ?s WHERE { ?s ex:p ${n} ; ex:q "w${n}" FILTER(?s != ex:n${n}) }`;
+  const long = (n: number) => `${text(n)} # ${'x'.repeat(20_000)}`;
+  const check = (query: string, grant: Grant) =>
+    assert.equal(cached.plan(request(query), grant).query, cold.plan(request(query), grant).query);
+  for (let round = 0; round < 3; round++) {
+    for (const n of [1, 2, 1, 3, 2, 1]) check(text(n), grantOf(round === 1 ? P2 : P1));
+    for (const n of [1, 2, 1]) check(long(n), grantOf(P1));
+    for (let n = 100; n < 400; n++) check(text(n), grantOf(P1)); // more texts than the planner remembers
+  }
+  check(text(1), grantOf(P1, SECRET));
+});
+
 test('shape keys that differ in one character anywhere are never taken for one another', () => {
   const cached = createPlanner(options(10));
   const name = 'v'.repeat(120);
