@@ -306,7 +306,7 @@ interface FirstLook {
 
 /** At most this many keys in the first look (then it starts again); each is also a key of the LRU. */
 /** Texts whose shape is remembered by exact text, their characters in all (text and key), and the longest text remembered. */
-const LEXED_ENTRIES = 256;
+const LEXED_ENTRIES = 32;
 const LEXED_CHARS = 2 ** 20;
 const LEXED_TEXT_MAX = 16 * 1024;
 const FIRST_LOOK_ENTRIES = 256;
