@@ -3,6 +3,7 @@
 import autocannon from 'autocannon';
 import { createPlanner } from '../src/sparql/create-planner.js';
 import { lexQueryShape } from '../src/sparql/lex-query-shape.js';
+import { createShapeLayouts } from '../src/sparql/shape-layouts.js';
 import { prepareQuery } from '../src/sparql/prepare-query.js';
 import { applyGrant } from '../src/sparql/apply-grant.js';
 import { compileFunctionAllowList } from '../src/sparql/check-function-calls.js';
@@ -14,6 +15,8 @@ import { runScenario, scenarioArguments } from './_util/fresh-process.js';
 import { BENCH_KEY, startBenchGuard, startBenchServer, type BenchServer } from './_util/start-bench-server.js';
 
 const CONNECTIONS = 32;
+/** Each scenario runs this many times, in alternating order, each in a fresh process; the median of each figure is shown. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARM_UP_S = 3;
 const MEASURE_S = 8;
 /** Targets of the plan-shape work, printed beside the figures. */
@@ -113,6 +116,22 @@ async function scenario(name: Scenario): Promise<Row> {
   }
 }
 
+/** Each figure's median over the runs of one scenario (failures summed). */
+function medianRow(rows: readonly Row[]): Row {
+  const median = (pick: (row: Row) => number | undefined): number => {
+    const values = Float64Array.from(rows.map((row) => pick(row) ?? Number.NaN)).sort();
+    return percentile(values, 50);
+  };
+  return {
+    scenario: rows[0]!.scenario,
+    requestsPerS: median((row) => row.requestsPerS),
+    p50Ms: median((row) => row.p50Ms),
+    p99Ms: median((row) => row.p99Ms),
+    failures: rows.reduce((sum, row) => sum + row.failures, 0),
+    cpuUsPerRequest: median((row) => row.cpuUsPerRequest),
+  };
+}
+
 /** The planner's hit rate on the mix after warm-up: plans served without preparing. */
 function hitRate(): { rate: number; shapes: number } {
   let prepares = 0;
@@ -144,31 +163,53 @@ function timeUs(run: () => unknown, iterations: number): Float64Array {
   return times.sort();
 }
 
-/** A query of `patterns` triple patterns with constants in most of them. */
-function sized(patterns: number): string {
+/** A query of `patterns` triple patterns with constants in most of them; another `salt`, other constants in the same layout. */
+function sized(patterns: number, salt = 0): string {
   const lines = Array.from({ length: patterns }, (_, i) =>
-    i % 3 === 0 ? `?s ex:p${i} "value ${i}"@en .` : i % 3 === 1 ? `?s ex:q${i} ex:o${i} .` : `?s ex:r${i} ?v${i} . FILTER(?v${i} > ${i})`,
+    i % 3 === 0
+      ? `?s ex:p${i} "value ${i + salt}"@en .`
+      : i % 3 === 1
+        ? `?s ex:q${i} ex:o${i}${salt === 0 ? '' : 'x' + salt} .`
+        : `?s ex:r${i} ?v${i} . FILTER(?v${i} > ${i + salt})`,
   );
   return `PREFIX ex: <https://bench.example.org/>\nSELECT * WHERE {\n  ${lines.join('\n  ')}\n} LIMIT 10`;
 }
 
 function micro(): string[] {
   const lines: string[] = [];
-  lines.push('| query | bytes | shape key p50 us | p99 us | target |');
-  lines.push('|---|---:|---:|---:|---|');
+  lines.push(
+    '| query | bytes | constants | known layout, other constants: shape key p50 us | p99 us | first sight: lexing p50 us | p99 us | target |',
+  );
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---|');
   for (const [label, patterns] of [
     ['small (3 patterns)', 3],
     ['medium (30 patterns)', 30],
     ['large (300 patterns)', 300],
   ] as const) {
     const text = sized(patterns);
-    const times = timeUs(() => lexQueryShape(text, 'http://localhost/'), patterns === 300 ? 2000 : 20_000);
-    const p50 = percentile(times, 50);
+    const iterations = patterns === 300 ? 2000 : 20_000;
+    const lexed = timeUs(() => lexQueryShape(text, 'http://localhost/'), iterations);
+    // An application's next query: the same layout with other constants, read through the layout the first one left.
+    const layouts = createShapeLayouts({ maxLayouts: 16, maxChars: 1 << 22 });
+    const first = lexQueryShape(text, 'http://localhost/');
+    if (first === undefined) throw new Error(`the ${label} query has no shape`);
+    layouts.learn(first);
+    const others = Array.from({ length: 256 }, (_, i) => sized(patterns, 1000 + 7 * i));
+    for (const other of others) {
+      const shape = layouts.match(other);
+      if (shape === undefined || shape.key !== lexQueryShape(other, 'http://localhost/')?.key)
+        throw new Error(`a ${label} query missed its layout`);
+    }
+    let next = 0;
+    const matched = timeUs(() => layouts.match(others[next++ & 255]!), iterations);
+    const p50 = percentile(matched, 50);
     const target =
       patterns === 30
         ? `p50 <= ${SHAPE_KEY_P50_US} us: ${p50 <= SHAPE_KEY_P50_US ? 'met' : `MISSED by ${(p50 - SHAPE_KEY_P50_US).toFixed(2)} us`}`
         : '';
-    lines.push(`| ${label} | ${text.length} | ${p50.toFixed(2)} | ${percentile(times, 99).toFixed(2)} | ${target} |`);
+    lines.push(
+      `| ${label} | ${text.length} | ${first.refs.length} | ${p50.toFixed(2)} | ${percentile(matched, 99).toFixed(2)} | ${percentile(lexed, 50).toFixed(2)} | ${percentile(lexed, 99).toFixed(2)} | ${target} |`,
+    );
   }
   // For scale: what reading the medium text once costs on this machine now (no lexing at all).
   const medium = sized(30);
@@ -177,7 +218,7 @@ function micro(): string[] {
     for (let i = 0; i < medium.length; i++) sink = (sink + medium.charCodeAt(i)) | 0;
   }, 20_000);
   lines.push(
-    `| reading the medium text once (a charCodeAt loop, for scale) | ${medium.length} | ${percentile(read, 50).toFixed(2)} | ${percentile(read, 99).toFixed(2)} |  |`,
+    `| reading the medium text once (a charCodeAt loop, for scale) | ${medium.length} | | ${percentile(read, 50).toFixed(2)} | ${percentile(read, 99).toFixed(2)} | | | |`,
   );
   // Cold plans: a first sight of a shape through the planner vs preparing the exact text (the plan before shapes).
   const grant = { policies: ['urn:bench'], graphs: new Set(['https://bench.example.org/graphs/g0']), hiddenByGraph: new Map() };
@@ -210,10 +251,15 @@ async function main(): Promise<void> {
   console.log(
     `${BSBM_SHAPES.length} query shapes in the style of the BSBM explore mix, each request a random shape with random product, feature, type, vendor-country IRIs, numbers, words and dates; ` +
       `beside one of them repeated. autocannon, ${CONNECTIONS} connections, ${WARM_UP_S} s warm-up then ${MEASURE_S} s measured, API key, POST form; ` +
-      'the store is the fixed-answer Node server; each scenario in a fresh process; front CPU = user + system time of the proxy or guard process per request\n',
+      'the store is the fixed-answer Node server; each scenario in a fresh process; front CPU = user + system time of the proxy or guard process per request; ' +
+      `${ROUNDS} rounds, the scenarios in turn and in reverse order in every other round, each figure the median of its runs (one run after another on one machine varies by up to a factor of 1.5)\n`,
   );
-  const rows = new Map<Scenario, Row>();
-  for (const name of SCENARIOS) rows.set(name, runScenario<Row>(import.meta.url, name));
+  const runs = new Map<Scenario, Row[]>(SCENARIOS.map((name) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of round % 2 === 0 ? SCENARIOS : [...SCENARIOS].reverse())
+      runs.get(name)!.push(runScenario<Row>(import.meta.url, name));
+  }
+  const rows = new Map<Scenario, Row>(SCENARIOS.map((name) => [name, medianRow(runs.get(name)!)]));
   const cpu = (name: Scenario) => rows.get(name)!.cpuUsPerRequest ?? Number.NaN;
   console.log('| front, workload | req/s | p50 ms | p99 ms | front CPU us/req | failed | target |');
   console.log('|---|---:|---:|---:|---:|---:|---|');

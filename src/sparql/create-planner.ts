@@ -11,6 +11,7 @@ import { prepareQuery, type PrepareSettings } from './prepare-query.js';
 import type { PreparedQuery } from './prepared-query.js';
 import { cutConstantSlots, writeSentinelText, type CutResult } from './cut-constant-slots.js';
 import { lexQueryShape, type QueryShape } from './lex-query-shape.js';
+import { createShapeLayouts } from './shape-layouts.js';
 
 /**
  * Planner settings: the config keys baseIri, maxQueryDepth, planCache and allowedFunctions,
@@ -196,10 +197,20 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     maxSize: LEXED_CHARS,
     sizeCalculation: (shape, text) => text.length + shape.key.length,
   });
+  // The layouts of the texts lexed (docs/design.md#plan-cache): a text of a known layout with other constants is
+  // matched against it, its code compared and only its constants read, instead of lexed.
+  const layouts = createShapeLayouts({
+    maxLayouts: Math.min(planCache.maxEntries, LAYOUTS_MAX),
+    maxChars: Math.floor(planCache.maxBytes / 4),
+  });
   const shapeOf = (text: string): QueryShape | undefined => {
     const known = lexed.get(text);
     if (known !== undefined) return known;
-    const shape = lexQueryShape(text, baseIri);
+    let shape = layouts.match(text);
+    if (shape === undefined) {
+      shape = lexQueryShape(text, baseIri);
+      if (shape !== undefined) layouts.learn(shape);
+    }
     if (shape !== undefined && text.length <= LEXED_TEXT_MAX) lexed.set(text, shape);
     return shape;
   };
@@ -309,6 +320,8 @@ interface FirstLook {
 const LEXED_ENTRIES = 32;
 const LEXED_CHARS = 2 ** 20;
 const LEXED_TEXT_MAX = 16 * 1024;
+/** At most this many layouts (and at most the plan cache's entries, in a quarter of its bytes as characters). */
+const LAYOUTS_MAX = 1024;
 const FIRST_LOOK_ENTRIES = 256;
 const TOUCH_EVERY = 16;
 /** Characters of a key read for its first-look number (and its length). */

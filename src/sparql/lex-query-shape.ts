@@ -93,7 +93,11 @@ const LOCAL_ESC = 16;
 const HEX = 32;
 /** A keyword character ([A-Za-z0-9_]; a keyword starts with a letter or `_`). */
 const WORD = 64;
-const ASCII = new Uint8Array(128);
+/** Ends a token no character after it continues (see separated). */
+const HARD_END = 128;
+/** Ends a token no character after it continues unless a backslash escapes it (PN_LOCAL_ESC). */
+const ESCAPABLE_END = 256;
+const ASCII = new Uint16Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
   let bits = 0;
@@ -103,6 +107,8 @@ for (let c = 0; c < 128; c++) {
   if (c > 0x20 && !'<>"{}|^`\\'.includes(ch)) bits |= IN_IRI;
   if ("_~.-!$&'()*+,;=/?#@%".includes(ch)) bits |= LOCAL_ESC;
   if (/[0-9A-Fa-f]/.test(ch)) bits |= HEX;
+  if (' \t\n\r{}[]^|>'.includes(ch)) bits |= HARD_END;
+  if ('(),;=/!*&'.includes(ch)) bits |= ESCAPABLE_END;
   ASCII[c] = bits;
 }
 /** A scanner's answer when a non-ASCII character may belong to the token: the regular expression decides. */
@@ -129,6 +135,10 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
   // pieces of text between constants (`code`) and the tokens (`raw`) are cut from them only on a cache miss.
   const markers: number[] = [];
   const tokens: number[] = [];
+  /** Where every constant starts and ends, slots and references alike (for layoutOf). */
+  const occurrences: number[] = [];
+  /** A BASE or PREFIX declaration came after a constant: the layout would need the declarations in force per constant. */
+  let lateDeclaration = false;
   const fill: string[] = [];
   let classes = '';
   const slots = startSlotTable();
@@ -248,38 +258,26 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
     written = to;
   };
   /** The constant from `from` to `to`, generated as `filled` (`hash` its hash, see findSlot): a slot, or a reference to an equal one. */
-  const constant = (cls: ConstantClass, from: number, to: number, filled: string, fullHash: number): void => {
-    const hash = fullHash & 0x3fffffff; // a small integer
+  const constant = (cls: ConstantClass, from: number, to: number, filled: string, hash: number): void => {
     emit(from, from);
     key += text.slice(run, from);
     markers.push(key.length);
-    const mask = slots.table.length - 1;
-    let bucket = hash & mask;
-    let same = -1;
-    for (let probes = 0; slots.stamps[bucket] === slots.generation; probes++) {
-      const k = slots.table[bucket]! - 1;
-      if (slots.hashes[k] === hash && classes.charCodeAt(k) === cls.charCodeAt(0) && fill[k] === filled) {
-        same = k;
-        break;
-      }
-      // Constants crafted to share hashes would make every lookup walk them all: such text takes the exact path.
-      if (probes === MAX_PROBES) crowded = true;
-      bucket = (bucket + 1) & mask;
-    }
+    occurrences.push(from, to);
+    const code = cls.charCodeAt(0);
+    const same = probeSlot(slots, hash, code, filled, fill);
+    // Constants crafted to share hashes would make every lookup walk them all: such text takes the exact path.
+    if (same === CROWDED) crowded = true;
     if (state === VERB && cls === 'I' && !datatypeNext) verbs.push(same >= 0 ? same : fill.length);
     if (same >= 0) {
       key += '\u0002' + same + ';';
       refs.push(same);
     } else {
       key += MARKER[cls];
-      slots.stamps[bucket] = slots.generation;
-      slots.table[bucket] = fill.length + 1;
       refs.push(fill.length);
       classes += cls;
-      slots.hashes[fill.length] = hash;
+      if (same === FREE) claimSlot(slots, fill.length, hash, code);
       tokens.push(from, to);
       fill.push(filled);
-      if (fill.length * 2 > slots.table.length) growSlotTable(slots, fill.length);
     }
     run = to;
     written = to;
@@ -306,27 +304,23 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
       const end = scanIriRef(text, i);
       if (end > 0) {
         i = end;
-        const reference = text.slice(start + 1, end - 1);
-        // An absolute reference is the IRI itself; [139] excludes the ASCII characters NOT_IN_IRI lists, but not DEL,
-        // the C1 controls or Unicode spaces.
-        const absolute = schemeLength(reference) > 0;
-        const resolved = absolute ? reference : resolveIri(reference, base);
-        if (absolute ? !iriRefAscii && NOT_IN_IRI.test(resolved) : !hasScheme(resolved) || NOT_IN_IRI.test(resolved)) return undefined;
+        const resolved = resolvedIriRef(text, start, end, base);
+        if (resolved === undefined) return undefined;
         if (baseFollows || declaring === 'iri') {
           if (baseFollows) base = resolved;
           else {
             prefixes.names.push(declaredName);
             prefixes.opens.push('<' + resolved);
-            prefixes.hashes.push(absolute ? iriRefOpenHash : hashOf(SEED_TERM, '<' + resolved, 0, resolved.length + 1));
+            prefixes.hashes.push(iriAbsolute ? iriRefOpenHash : hashOf(SEED_TERM, '<' + resolved, 0, resolved.length + 1));
           }
+          if (occurrences.length > 0) lateDeclaration = true;
           baseFollows = false;
           declaring = undefined;
           emit(start, end);
           after = AFTER_OTHER;
-        } else if (absolute) iri(start, end, text.slice(start, end), Math.imul(iriRefOpenHash ^ 0x3e, FNV_PRIME));
-        else {
-          const filled = '<' + resolved + '>';
-          iri(start, i, filled, hashOf(SEED_TERM, filled, 0, filled.length));
+        } else {
+          iriRefConstant(text, start, end, resolved);
+          iri(start, end, constantFill, constantHash);
         }
         continue;
       }
@@ -341,13 +335,8 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
         emit(start, end); // the datatype decides how it is written (xsd:integer bare, xsd:string plain): all of it is key
         term();
       } else {
-        const quote = end - start >= 6 && text.charCodeAt(start + 1) === c && text.charCodeAt(start + 2) === c ? 3 : 1;
-        if (stringPlain) constant('S', start, end, text.slice(start + quote, end - quote), stringHash);
-        else {
-          const content = generatorContent(text, start + quote, end - quote);
-          if (content === undefined) return undefined;
-          constant('S', start, end, content, hashOf(SEED_STRING, content, 0, content.length));
-        }
+        if (!stringConstant(text, start, end)) return undefined;
+        constant('S', start, end, constantFill, constantHash);
         term();
         if (!typed && text.charCodeAt(next) === 0x40) {
           const tagEnd = scanLangTag(text, next);
@@ -363,10 +352,10 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
       const end = scanNumber(text, i);
       i = end;
       if (after === AFTER_LIMIT) emit(start, end);
-      else if (numberClass === 'E') {
-        const lower = text.slice(start, end).toLowerCase();
-        constant('E', start, end, lower, hashOf(SEED_TERM, lower, 0, lower.length));
-      } else constant(numberClass, start, end, text.slice(start, end), hashOf(SEED_TERM, text, start, end));
+      else {
+        numberConstant(text, start, end);
+        constant(numberClass, start, end, constantFill, constantHash);
+      }
       term();
       after = AFTER_OTHER;
       continue;
@@ -423,19 +412,8 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
         emit(start, i);
         after = AFTER_OTHER;
       } else {
-        const p = findPrefix(prefixes, text, start, colon);
-        if (p < 0) return undefined;
-        const open = prefixes.opens[p]!;
-        if (pnameEscaped || pnameUnicode) {
-          const local = pnameEscaped ? text.slice(colon + 1, i).replace(/\\(.)/g, '$1') : text.slice(colon + 1, i);
-          // The namespace was checked when declared; an ASCII local part holds nothing NOT_IN_IRI lists.
-          if (pnameUnicode && NOT_IN_IRI.test(local)) return undefined;
-          const filled = open + local + '>';
-          iri(start, i, filled, hashOf(SEED_TERM, filled, 0, filled.length));
-        } else {
-          const hash = Math.imul(hashOf(prefixes.hashes[p]!, text, colon + 1, i) ^ 0x3e, FNV_PRIME);
-          iri(start, i, open + text.slice(colon + 1, i) + '>', hash);
-        }
+        if (!prefixedNameConstant(text, start, prefixes)) return undefined;
+        iri(start, i, constantFill, constantHash);
       }
       continue;
     }
@@ -459,9 +437,28 @@ export function lexQueryShape(text: string, baseIri: string): QueryShape | undef
     after = length === 2 && c === 0x5e ? AFTER_KEYED : AFTER_OTHER;
   }
   if (declaring !== undefined || baseFollows || crowded) return undefined;
-  if (keyedIris !== undefined) for (let k = 0; k < fill.length; k++) if (keyedIris.has(fill[k] ?? '')) return undefined;
+  if (keyedIris !== undefined && holdsAny(keyedIris, fill)) return undefined;
   key += text.slice(run, written);
-  return new LexedShape(text, key, markers, tokens, { refs, verbs, classes, fill });
+  const reading: Reading = { text, markers, tokens, occurrences, base, prefixes, keyedIris, lateDeclaration };
+  return new LexedShape(key, reading, { refs, verbs, classes, fill });
+}
+
+/** What lexQueryShape read beside the shape: for the fields cut on demand, and for layoutOf. */
+interface Reading {
+  readonly text: string;
+  /** Where each constant's marker starts in the key. */
+  readonly markers: readonly number[];
+  /** Where each slot's first token starts and ends in the text. */
+  readonly tokens: readonly number[];
+  /** Where every constant starts and ends, slots and references alike. */
+  readonly occurrences: readonly number[];
+  /** The base and the PREFIX declarations at the end of the text. */
+  readonly base: string;
+  readonly prefixes: Prefixes;
+  /** Generated forms of the IRIs kept in the key (see lexQueryShape). */
+  readonly keyedIris: ReadonlySet<string> | undefined;
+  /** A declaration came after a constant. */
+  readonly lateDeclaration: boolean;
 }
 
 /**
@@ -474,27 +471,17 @@ class LexedShape implements QueryShape {
   readonly verbs: readonly number[];
   readonly classes: string;
   readonly fill: readonly string[];
-  readonly #text: string;
-  readonly #markers: readonly number[];
-  readonly #tokens: readonly number[];
+  readonly reading: Reading;
   #code: string[] | undefined;
-  #raw: string[] | undefined;
+  #raw: readonly string[] | undefined;
 
-  constructor(
-    text: string,
-    key: string,
-    markers: readonly number[],
-    tokens: readonly number[],
-    read: Pick<QueryShape, 'refs' | 'verbs' | 'classes' | 'fill'>,
-  ) {
+  constructor(key: string, reading: Reading, read: Pick<QueryShape, 'refs' | 'verbs' | 'classes' | 'fill'>) {
     this.key = key;
     this.refs = read.refs;
     this.verbs = read.verbs;
     this.classes = read.classes;
     this.fill = read.fill;
-    this.#text = text;
-    this.#markers = markers;
-    this.#tokens = tokens;
+    this.reading = reading;
   }
 
   get code(): readonly string[] {
@@ -502,7 +489,7 @@ class LexedShape implements QueryShape {
       const key = this.key;
       const code: string[] = [];
       let from = 0;
-      for (const at of this.#markers) {
+      for (const at of this.reading.markers) {
         code.push(key.slice(from, at));
         // A new slot's marker is two characters, a reference to an earlier one `\u0002`, its number and `;`.
         from = key.charCodeAt(at) === 0x01 ? at + 2 : key.indexOf(';', at) + 1;
@@ -514,13 +501,205 @@ class LexedShape implements QueryShape {
   }
 
   get raw(): readonly string[] {
-    if (this.#raw === undefined) {
-      const raw: string[] = [];
-      for (let t = 0; t < this.#tokens.length; t += 2) raw.push(this.#text.slice(this.#tokens[t], this.#tokens[t + 1]));
-      this.#raw = raw;
-    }
-    return this.#raw;
+    return (this.#raw ??= tokensOf(this.reading.text, this.reading.tokens));
   }
+}
+
+/** The strings from tokens[t] to tokens[t + 1] in `text`, for every even t. */
+function tokensOf(text: string, tokens: readonly number[]): string[] {
+  const raw: string[] = [];
+  for (let t = 0; t < tokens.length; t += 2) raw.push(text.slice(tokens[t], tokens[t + 1]));
+  return raw;
+}
+
+/**
+ * How a lexed text is laid out: the text between its constants as written
+ * (white space and comments too) and what the lexer read of it. A text of the
+ * same layout with other constants is read by matchLayout without lexing its
+ * code again (docs/design.md#plan-cache).
+ */
+export interface ShapeLayout {
+  /** The text before the first constant. */
+  readonly head: string;
+  /** The text after each constant, up to the next constant or the end. */
+  readonly pieces: readonly string[];
+  /** The key of the shape of every text of this layout. */
+  readonly key: string;
+  /** Characters held: the text read and its key. */
+  readonly chars: number;
+}
+
+class Layout implements ShapeLayout {
+  readonly head: string;
+  readonly key: string;
+  readonly chars: number;
+  /** The text after each constant, up to the next constant or the end. */
+  readonly pieces: readonly string[];
+  /** The shape the layout was read from: its key, references, verbs, classes and code serve every match. */
+  readonly shape: LexedShape;
+
+  constructor(shape: LexedShape, head: string, pieces: readonly string[]) {
+    this.shape = shape;
+    this.head = head;
+    this.pieces = pieces;
+    this.key = shape.key;
+    this.chars = shape.reading.text.length + shape.key.length;
+  }
+}
+
+/** Whether two layouts are one: the same code as written between constants of the same classes. */
+export function sameLayout(a: ShapeLayout, b: ShapeLayout): boolean {
+  if (!(a instanceof Layout) || !(b instanceof Layout)) return a === b;
+  return a.head === b.head && a.key === b.key && a.pieces.length === b.pieces.length && a.pieces.every((piece, j) => piece === b.pieces[j]);
+}
+
+/** A shape read through a layout: the layout's shape with this text's constants. */
+class MatchedShape implements QueryShape {
+  readonly key: string;
+  readonly code: readonly string[];
+  readonly refs: readonly number[];
+  readonly verbs: readonly number[];
+  readonly classes: string;
+  readonly fill: readonly string[];
+  readonly #text: string;
+  readonly #tokens: readonly number[];
+  #raw: readonly string[] | undefined;
+
+  constructor(shape: LexedShape, text: string, tokens: readonly number[], fill: readonly string[]) {
+    this.key = shape.key;
+    this.code = shape.code;
+    this.refs = shape.refs;
+    this.verbs = shape.verbs;
+    this.classes = shape.classes;
+    this.fill = fill;
+    this.#text = text;
+    this.#tokens = tokens;
+  }
+
+  get raw(): readonly string[] {
+    return (this.#raw ??= tokensOf(this.#text, this.#tokens));
+  }
+}
+
+/**
+ * The layout of a text lexQueryShape read into `shape`, or undefined when
+ * another text of its layout could be lexed otherwise than by reading the
+ * constants alone: no constants, a declaration after one, or a constant that
+ * the code before it does not set apart (see separated).
+ */
+export function layoutOf(shape: QueryShape): ShapeLayout | undefined {
+  if (!(shape instanceof LexedShape)) return undefined;
+  const { text, occurrences, lateDeclaration } = shape.reading;
+  if (occurrences.length === 0 || lateDeclaration) return undefined;
+  const pieces: string[] = [];
+  for (let j = 0; j < occurrences.length; j += 2) {
+    if (!separated(text, occurrences[j]!, j === 0 ? 0 : occurrences[j - 1]!)) return undefined;
+    pieces.push(text.slice(occurrences[j + 1], occurrences[j + 2] ?? text.length));
+  }
+  void shape.code; // cut once here, shared by every match
+  return new Layout(shape, text.slice(0, occurrences[0]), pieces);
+}
+
+/**
+ * The shape of `text` read through `layout`, exactly as lexQueryShape would
+ * read it, or undefined when `text` is not of that layout (then lex it). The
+ * code between constants must be the layout's as written; each constant is
+ * read by the lexer's own scanner for its class and must end where the
+ * layout's next piece of code starts; equal constants must be where the
+ * layout has them. The code is compared, never lexed: only the constants are.
+ */
+export function matchLayout(text: string, layout: ShapeLayout, headMatched = false): QueryShape | undefined {
+  if (!(layout instanceof Layout) || (!headMatched && text.substring(0, layout.head.length) !== layout.head)) return undefined;
+  const { shape, pieces } = layout;
+  const { refs, classes } = shape;
+  const { base, prefixes, keyedIris } = shape.reading;
+  const slots = startSlotTable();
+  const fill: string[] = [];
+  const tokens: number[] = [];
+  let at = layout.head.length;
+  for (let j = 0; j < refs.length; j++) {
+    const k = refs[j]!;
+    const cls = classes.charCodeAt(k);
+    const c = text.charCodeAt(at);
+    let end: number;
+    // The lexer's choice by the first character, for the constant classes only: anything else is not of this layout.
+    if (cls === CLASS_I) {
+      if (c === 0x3c) {
+        end = scanIriRef(text, at);
+        if (end < 0) return undefined;
+        const resolved = resolvedIriRef(text, at, end, base);
+        if (resolved === undefined) return undefined;
+        iriRefConstant(text, at, end, resolved, true);
+      } else {
+        // A letter, `:` or a character beyond ASCII (the other first characters fail here) starts a prefixed name.
+        if (!readPrefixedName(text, at)) return undefined;
+        end = pnameEnd;
+        if (!prefixedNameConstant(text, at, prefixes, true)) return undefined;
+      }
+    } else if (cls === CLASS_S) {
+      if (c !== 0x22 && c !== 0x27) return undefined;
+      end = stringEnd(text, at);
+      if (end < 0 || !stringConstant(text, at, end, true)) return undefined;
+    } else {
+      if (!isDigit(c) && !(c === 0x2e && isDigit(text.charCodeAt(at + 1)))) return undefined;
+      end = scanNumber(text, at);
+      if (numberClass.charCodeAt(0) !== cls) return undefined;
+      numberConstant(text, at, end, true);
+    }
+    if (k === fill.length) {
+      // A new slot: equal to an earlier constant, the lexer would have made it a reference to it.
+      if (probeSlot(slots, constantHash, cls, constantFill, fill) !== FREE) return undefined;
+      claimSlot(slots, k, constantHash, cls);
+      fill.push(constantFill);
+      tokens.push(at, end);
+    } else if (fill[k] !== constantFill) return undefined;
+    // indexOf compares natively and stops where the piece is found; startsWith with a position, or a substring,
+    // costs twice as much in V8. A piece found further on is a text of another layout too.
+    const piece = pieces[j]!;
+    if (text.indexOf(piece, end) !== end) return undefined;
+    at = end + piece.length;
+  }
+  if (at !== text.length) return undefined;
+  if (keyedIris !== undefined && holdsAny(keyedIris, fill)) return undefined;
+  return new MatchedShape(shape, text, tokens, fill);
+}
+
+/** Whether `set` holds any of `values`. */
+function holdsAny(set: ReadonlySet<string>, values: readonly string[]): boolean {
+  for (const value of values) if (set.has(value)) return true;
+  return false;
+}
+
+const CLASS_S = 0x53;
+const CLASS_I = 0x49;
+
+/**
+ * Whether the code before the constant at `s` (the code starts at
+ * `codeStart`) ends its last token whatever constant follows, so that the
+ * lexer reads that code alike before any constant of the class: it ends in
+ * white space or in punctuation no token goes on from (`{ } [ ] ^ | >`, or
+ * `( ) , ; = / ! * &` not escaped as PN_LOCAL_ESC), possibly followed by a
+ * sign; and no `<` in it could start an IRIREF that runs on into the constant.
+ */
+function separated(text: string, s: number, codeStart: number): boolean {
+  const p = s - 1;
+  if (p < codeStart) return false;
+  for (let q = p; q >= codeStart; q--) {
+    const c = text.charCodeAt(q);
+    if (c === 0x3c) return false;
+    if (c < 0x7f && (ASCII[c]! & IN_IRI) === 0) break;
+  }
+  const c = text.charCodeAt(p);
+  if (c === 0x2b || c === 0x2d) return p === codeStart || endsToken(text, p - 1);
+  return endsToken(text, p);
+}
+
+/** Whether the character at `p` ends a token that no character after it continues (see separated). */
+function endsToken(text: string, p: number): boolean {
+  const c = text.charCodeAt(p);
+  if (c >= 0x80) return false;
+  if ((ASCII[c]! & HARD_END) !== 0) return true;
+  return (ASCII[c]! & ESCAPABLE_END) !== 0 && text.charCodeAt(p - 1) !== 0x5c;
 }
 
 /** What a keyword or `^^` decides about the token after it: the integer of LIMIT or OFFSET stays in the key, and so does an IRI after FROM, NAMED, GRAPH, SERVICE, SILENT or `^^`. */
@@ -580,9 +759,15 @@ interface Prefixes {
 function findPrefix(prefixes: Prefixes, text: string, from: number, to: number): number {
   for (let p = prefixes.names.length - 1; p >= 0; p--) {
     const name = prefixes.names[p]!;
-    if (name.length === to - from && text.startsWith(name, from)) return p;
+    if (name.length === to - from && writtenAt(text, from, name)) return p;
   }
   return -1;
+}
+
+/** Whether `text` holds `word` at `at` (a short word: compared by code units, which is quicker than startsWith with a position). */
+function writtenAt(text: string, at: number, word: string): boolean {
+  for (let j = 0; j < word.length; j++) if (text.charCodeAt(at + j) !== word.charCodeAt(j)) return false;
+  return true;
 }
 
 // Equal constants are found by a hash of their class family and generated form (FNV-1a over UTF-16 code units,
@@ -602,13 +787,14 @@ function hashOf(hash: number, text: string, from: number, to: number): number {
   return h;
 }
 
-/** Buckets holding slot + 1, valid where their stamp is this call's generation; and each slot's hash, by slot. */
+/** Buckets holding slot + 1, valid where their stamp is this call's generation; and each slot's hash and class, by slot. */
 interface SlotTable {
   table: Int32Array;
   stamps: Int32Array;
   generation: number;
   /** As long as the table: it holds at most half as many slots. */
   hashes: Int32Array;
+  codes: Int32Array;
 }
 
 const SMALL_TABLE = 256;
@@ -617,6 +803,7 @@ const slotTable: SlotTable = {
   stamps: new Int32Array(SMALL_TABLE),
   generation: 0,
   hashes: new Int32Array(SMALL_TABLE),
+  codes: new Int32Array(SMALL_TABLE),
 };
 
 /** The slot table, emptied for a new call (a large one left by a large query is dropped). */
@@ -625,6 +812,7 @@ function startSlotTable(): SlotTable {
     slotTable.table = new Int32Array(SMALL_TABLE);
     slotTable.stamps = new Int32Array(SMALL_TABLE);
     slotTable.hashes = new Int32Array(SMALL_TABLE);
+    slotTable.codes = new Int32Array(SMALL_TABLE);
     slotTable.generation = 0;
   }
   slotTable.generation++;
@@ -645,6 +833,39 @@ function grownTable(table: Int32Array): Int32Array {
   return larger;
 }
 
+/** probeSlot's answers when no slot holds the constant: a free bucket was found (freeBucket), or the walk was too long. */
+const FREE = -1;
+const CROWDED = -2;
+let freeBucket = 0;
+
+/**
+ * The slot of this call holding the constant of class `code` generated as
+ * `filled` (`fullHash` its hash; `fill` the slots' constants), FREE, or
+ * CROWDED after MAX_PROBES steps.
+ */
+function probeSlot(slots: SlotTable, fullHash: number, code: number, filled: string, fill: readonly string[]): number {
+  const hash = fullHash & 0x3fffffff; // a small integer
+  const mask = slots.table.length - 1;
+  let bucket = hash & mask;
+  for (let probes = 0; slots.stamps[bucket] === slots.generation; probes++) {
+    const k = slots.table[bucket]! - 1;
+    if (slots.hashes[k] === hash && slots.codes[k] === code && fill[k] === filled) return k;
+    if (probes === MAX_PROBES) return CROWDED;
+    bucket = (bucket + 1) & mask;
+  }
+  freeBucket = bucket;
+  return FREE;
+}
+
+/** Puts slot `k` in the bucket probeSlot just found free. */
+function claimSlot(slots: SlotTable, k: number, fullHash: number, code: number): void {
+  slots.stamps[freeBucket] = slots.generation;
+  slots.table[freeBucket] = k + 1;
+  slots.hashes[k] = fullHash & 0x3fffffff;
+  slots.codes[k] = code;
+  if ((k + 1) * 2 > slots.table.length) growSlotTable(slots, k + 1);
+}
+
 /** Doubles the table and puts each of the `count` slots back by its hash. */
 function growSlotTable(slots: SlotTable, count: number): void {
   const size = slots.table.length * 2;
@@ -653,6 +874,9 @@ function growSlotTable(slots: SlotTable, count: number): void {
   const hashes = new Int32Array(size);
   hashes.set(slots.hashes);
   slots.hashes = hashes;
+  const codes = new Int32Array(size);
+  codes.set(slots.codes);
+  slots.codes = codes;
   const mask = size - 1;
   for (let k = 0; k < count; k++) {
     let bucket = hashes[k]! & mask;
@@ -1019,4 +1243,109 @@ function unescape(content: string): string | undefined {
     }
   }
   return (out as string & { isWellFormed(): boolean }).isWellFormed() ? out : undefined;
+}
+
+// What the constant readers below read last: the constant as the generator writes it, and its hash (see probeSlot).
+let constantFill = '';
+let constantHash = 0;
+/** Whether the IRIREF resolvedIriRef read last was absolute. */
+let iriAbsolute = false;
+
+/**
+ * The IRI of the IRIREF scanIriRef just found from `start` to `end`,
+ * resolved against `base` (iriAbsolute says whether it was absolute), or
+ * undefined for one sparqljs refuses.
+ */
+function resolvedIriRef(text: string, start: number, end: number, base: string): string | undefined {
+  const reference = text.slice(start + 1, end - 1);
+  // An absolute reference is the IRI itself; [139] excludes the ASCII characters NOT_IN_IRI lists, but not DEL,
+  // the C1 controls or Unicode spaces.
+  iriAbsolute = schemeLength(reference) > 0;
+  const resolved = iriAbsolute ? reference : resolveIri(reference, base);
+  if (iriAbsolute ? !iriRefAscii && NOT_IN_IRI.test(resolved) : !hasScheme(resolved) || NOT_IN_IRI.test(resolved)) return undefined;
+  return resolved;
+}
+
+/**
+ * Reads the constant of the IRIREF from `start` to `end` that resolvedIriRef
+ * just resolved to `resolved`. Its hash: the lexer's (see probeSlot), or with
+ * `tail` the tail hash (see tailHash), as for every reader below.
+ */
+function iriRefConstant(text: string, start: number, end: number, resolved: string, tail = false): void {
+  if (iriAbsolute) {
+    constantFill = text.slice(start, end);
+    constantHash = tail ? tailHash('', text, start, end, '') : Math.imul(iriRefOpenHash ^ 0x3e, FNV_PRIME);
+  } else {
+    constantFill = '<' + resolved + '>';
+    constantHash = tail ? tailHash('<', resolved, 0, resolved.length, '>') : hashOf(SEED_TERM, constantFill, 0, constantFill.length);
+  }
+}
+
+/** Reads the constant of the prefixed name readPrefixedName just found at `start`; false when its prefix is not declared or sparqljs refuses it. */
+function prefixedNameConstant(text: string, start: number, prefixes: Prefixes, tail = false): boolean {
+  const colon = pnameColon;
+  const end = pnameEnd;
+  const p = findPrefix(prefixes, text, start, colon);
+  if (p < 0) return false;
+  const open = prefixes.opens[p]!;
+  if (pnameEscaped || pnameUnicode) {
+    const local = pnameEscaped ? text.slice(colon + 1, end).replace(/\\(.)/g, '$1') : text.slice(colon + 1, end);
+    // The namespace was checked when declared; an ASCII local part holds nothing NOT_IN_IRI lists.
+    if (pnameUnicode && NOT_IN_IRI.test(local)) return false;
+    constantFill = open + local + '>';
+    constantHash = tail ? tailHash(open, local, 0, local.length, '>') : hashOf(SEED_TERM, constantFill, 0, constantFill.length);
+  } else {
+    constantFill = open + text.slice(colon + 1, end) + '>';
+    constantHash = tail
+      ? tailHash(open, text, colon + 1, end, '>')
+      : Math.imul(hashOf(prefixes.hashes[p]!, text, colon + 1, end) ^ 0x3e, FNV_PRIME);
+  }
+  return true;
+}
+
+/** Reads the constant of the string literal stringEnd just found from `start` to `end`; false when sparqljs refuses its content. */
+function stringConstant(text: string, start: number, end: number, tail = false): boolean {
+  const q = text.charCodeAt(start);
+  const quote = end - start >= 6 && text.charCodeAt(start + 1) === q && text.charCodeAt(start + 2) === q ? 3 : 1;
+  if (stringPlain) {
+    constantFill = text.slice(start + quote, end - quote);
+    constantHash = tail ? tailHash('', text, start + quote, end - quote, '') : stringHash;
+    return true;
+  }
+  const content = generatorContent(text, start + quote, end - quote);
+  if (content === undefined) return false;
+  constantFill = content;
+  constantHash = tail ? tailHash('', content, 0, content.length, '') : hashOf(SEED_STRING, content, 0, content.length);
+  return true;
+}
+
+/** Reads the constant of the number scanNumber just found from `start` to `end` (a DOUBLE in lower case). */
+function numberConstant(text: string, start: number, end: number, tail = false): void {
+  if (numberClass === 'E') {
+    constantFill = text.slice(start, end).toLowerCase();
+    constantHash = tail ? tailHash('', constantFill, 0, constantFill.length, '') : hashOf(SEED_TERM, constantFill, 0, constantFill.length);
+  } else {
+    constantFill = text.slice(start, end);
+    constantHash = tail ? tailHash('', text, start, end, '') : hashOf(SEED_TERM, text, start, end);
+  }
+}
+
+/** Code units at the end of a constant's generated form that its tail hash reads. */
+const TAIL = 8;
+
+/**
+ * The tail hash of the string `before + middle.slice(from, to) + after`,
+ * read from its parts without building it: its length and its last TAIL
+ * code units. The generated forms of an application's constants differ
+ * there; matchLayout's table is its own per call, so equal forms are all it
+ * needs to hash alike, and a text crafted to crowd the table is lexed instead.
+ */
+function tailHash(before: string, middle: string, from: number, to: number, after: string): number {
+  const length = before.length + (to - from) + after.length;
+  let h = Math.imul(length ^ SEED_TERM, FNV_PRIME);
+  const first = length - Math.min(length, TAIL);
+  for (let j = first; j < before.length; j++) h = Math.imul(h ^ before.charCodeAt(j), FNV_PRIME);
+  for (let j = from + Math.max(0, first - before.length); j < to; j++) h = Math.imul(h ^ middle.charCodeAt(j), FNV_PRIME);
+  for (let j = Math.max(0, first - before.length - (to - from)); j < after.length; j++) h = Math.imul(h ^ after.charCodeAt(j), FNV_PRIME);
+  return h;
 }
