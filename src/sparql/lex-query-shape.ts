@@ -537,9 +537,13 @@ class Layout implements ShapeLayout {
   readonly pieces: readonly string[];
   /** The shape the layout was read from: its key, references, verbs, classes and code serve every match. */
   readonly shape: LexedShape;
+  /** The generated forms of the IRIs its key holds: a few compared one by one, many as a set. */
+  readonly keyed: ReadonlySet<string> | readonly string[] | undefined;
 
   constructor(shape: LexedShape, head: string, pieces: readonly string[]) {
     this.shape = shape;
+    const keyed = shape.reading.keyedIris;
+    this.keyed = keyed === undefined || keyed.size > 8 ? keyed : [...keyed];
     this.head = head;
     this.pieces = pieces;
     this.key = shape.key;
@@ -597,6 +601,7 @@ export function layoutOf(shape: QueryShape): ShapeLayout | undefined {
     pieces.push(text.slice(occurrences[j + 1], occurrences[j + 2] ?? text.length));
   }
   void shape.code; // cut once here, shared by every match
+  if (shape.reading.prefixes.index === undefined) indexPrefixes(shape.reading.prefixes);
   return new Layout(shape, text.slice(0, occurrences[0]), pieces);
 }
 
@@ -609,10 +614,10 @@ export function layoutOf(shape: QueryShape): ShapeLayout | undefined {
  * layout has them. The code is compared, never lexed: only the constants are.
  */
 export function matchLayout(text: string, layout: ShapeLayout, headMatched = false): QueryShape | undefined {
-  if (!(layout instanceof Layout) || (!headMatched && text.substring(0, layout.head.length) !== layout.head)) return undefined;
+  if (!(layout instanceof Layout) || (!headMatched && !holdsAt(text, layout.head, 0))) return undefined;
   const { shape, pieces } = layout;
   const { refs, classes } = shape;
-  const { base, prefixes, keyedIris } = shape.reading;
+  const { base, prefixes } = shape.reading;
   const slots = startSlotTable();
   const fill: string[] = [];
   const tokens: number[] = [];
@@ -625,7 +630,7 @@ export function matchLayout(text: string, layout: ShapeLayout, headMatched = fal
     // The lexer's choice by the first character, for the constant classes only: anything else is not of this layout.
     if (cls === CLASS_I) {
       if (c === 0x3c) {
-        end = scanIriRef(text, at);
+        end = scanIriRef(text, at, false);
         if (end < 0) return undefined;
         const resolved = resolvedIriRef(text, at, end, base);
         if (resolved === undefined) return undefined;
@@ -653,20 +658,34 @@ export function matchLayout(text: string, layout: ShapeLayout, headMatched = fal
       fill.push(constantFill);
       tokens.push(at, end);
     } else if (fill[k] !== constantFill) return undefined;
-    // indexOf compares natively and stops where the piece is found; startsWith with a position, or a substring,
-    // costs twice as much in V8. A piece found further on is a text of another layout too.
     const piece = pieces[j]!;
-    if (text.indexOf(piece, end) !== end) return undefined;
+    if (!holdsAt(text, piece, end)) return undefined;
     at = end + piece.length;
   }
   if (at !== text.length) return undefined;
-  if (keyedIris !== undefined && holdsAny(keyedIris, fill)) return undefined;
+  if (layout.keyed !== undefined && holdsAny(layout.keyed, fill)) return undefined;
   return new MatchedShape(shape, text, tokens, fill);
 }
 
-/** Whether `set` holds any of `values`. */
-function holdsAny(set: ReadonlySet<string>, values: readonly string[]): boolean {
-  for (const value of values) if (set.has(value)) return true;
+/**
+ * Whether `text` holds `piece` at `at`, compared natively. In V8 a substring
+ * of up to 12 characters is a copy and a longer one a slice, each compared at
+ * about a fixed cost; indexOf first sets up a search whose cost grows with the
+ * piece (cheaper between 13 and 48 characters); startsWith with a position
+ * walks the piece one character at a time (2 to 20 times slower).
+ */
+export function holdsAt(text: string, piece: string, at: number): boolean {
+  const n = piece.length;
+  return n <= 12 || n > 48 ? text.substring(at, at + n) === piece : text.indexOf(piece, at) === at;
+}
+
+/** Whether `set` holds any of `values` (a few IRIs are compared one by one: no string of `values` is hashed). */
+function holdsAny(set: ReadonlySet<string> | readonly string[], values: readonly string[]): boolean {
+  if (!Array.isArray(set)) {
+    for (const value of values) if ((set as ReadonlySet<string>).has(value)) return true;
+    return false;
+  }
+  for (const keyed of set as readonly string[]) for (const value of values) if (value === keyed) return true;
   return false;
 }
 
@@ -748,15 +767,46 @@ function keywordAt(text: string, from: number, to: number): number {
 /** A new slot's marker in the key, by class. */
 const MARKER: Readonly<Record<ConstantClass, string>> = { S: '\u0001S', I: '\u0001I', N: '\u0001N', D: '\u0001D', E: '\u0001E' };
 
-/** The PREFIX declarations read so far, latest last: each name, `<` and its namespace, and the hash of that. */
+/**
+ * The PREFIX declarations read so far, latest last: each name, `<` and its
+ * namespace, and the hash of that; once final (a layout's), an index of the
+ * declarations by the length and first character of their names, latest first.
+ */
 interface Prefixes {
   readonly names: string[];
   readonly opens: string[];
   readonly hashes: number[];
+  index?: Map<number, number[]>;
 }
 
-/** The latest declaration of the prefix written from `from` to `to`, or -1. */
+/** The index key of a prefix name from `from` to `to` in `text`. */
+function prefixKey(text: string, from: number, to: number): number {
+  return (to - from) * 0x10000 + (to > from ? text.charCodeAt(from) : 0);
+}
+
+/** Indexes final prefixes (a layout's): a match looks up each prefixed name's declaration among those of its length and first character. */
+function indexPrefixes(prefixes: Prefixes): void {
+  const index = new Map<number, number[]>();
+  for (let p = prefixes.names.length - 1; p >= 0; p--) {
+    const name = prefixes.names[p]!;
+    const key = prefixKey(name, 0, name.length);
+    const list = index.get(key);
+    if (list === undefined) index.set(key, [p]);
+    else list.push(p);
+  }
+  prefixes.index = index;
+}
+
+function indexedPrefix(index: Map<number, number[]>, prefixes: Prefixes, text: string, from: number, to: number): number {
+  const candidates = index.get(prefixKey(text, from, to));
+  if (candidates === undefined) return -1;
+  for (const p of candidates) if (writtenAt(text, from, prefixes.names[p]!)) return p;
+  return -1;
+}
+
+/** The latest declaration of the prefix written from `from` to `to`, or -1 (through its index once the prefixes are final, see indexedPrefix). */
 function findPrefix(prefixes: Prefixes, text: string, from: number, to: number): number {
+  if (prefixes.index !== undefined) return indexedPrefix(prefixes.index, prefixes, text, from, to);
   for (let p = prefixes.names.length - 1; p >= 0; p--) {
     const name = prefixes.names[p]!;
     if (name.length === to - from && writtenAt(text, from, name)) return p;
@@ -935,9 +985,22 @@ let iriRefAscii = true;
 /** The hash (see findSlot) of `<` and the reference of the IRIREF scanIriRef found: a namespace's, or with `>` the whole token's. */
 let iriRefOpenHash = 0;
 
-/** The end of the IRIREF ([139]) starting with the `<` at `i`, or -1 when none does. */
-function scanIriRef(text: string, i: number): number {
+/** The end of the IRIREF ([139]) starting with the `<` at `i`, or -1 when none does; `hashed` false skips iriRefOpenHash. */
+function scanIriRef(text: string, i: number, hashed = true): number {
   const n = text.length;
+  if (!hashed) {
+    let ascii = true;
+    for (let j = i + 1; j < n; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 0x3e) {
+        iriRefAscii = ascii;
+        return j + 1;
+      }
+      if (c >= 0x7f) ascii = false;
+      else if ((ASCII[c]! & IN_IRI) === 0) return -1;
+    }
+    return -1;
+  }
   let ascii = true;
   let hash = Math.imul(SEED_TERM ^ 0x3c, FNV_PRIME);
   for (let j = i + 1; j < n; j++) {

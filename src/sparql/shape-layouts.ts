@@ -1,7 +1,7 @@
 // The layouts of the texts the planner has lexed, found by the text before their first constant: an application's next query is matched, not lexed.
 
 import { LRUCache } from 'lru-cache';
-import { layoutOf, matchLayout, sameLayout, type QueryShape, type ShapeLayout } from './lex-query-shape.js';
+import { holdsAt, layoutOf, matchLayout, sameLayout, type QueryShape, type ShapeLayout } from './lex-query-shape.js';
 
 /** The layouts a planner has learned (docs/design.md#plan-cache). */
 export interface ShapeLayouts {
@@ -118,8 +118,7 @@ export function createShapeLayouts(bounds: { maxLayouts: number; maxChars: numbe
       for (;;) {
         if (node.layouts !== undefined) path.push(node);
         const child = node.children?.get(text.charCodeAt(at));
-        // A substring compares natively (startsWith with a position walks the label one by one in V8).
-        if (child === undefined || text.substring(at, at + child.label.length) !== child.label) break;
+        if (child === undefined || !holdsAt(text, child.label, at)) break;
         at += child.label.length;
         node = child;
       }
