@@ -1,4 +1,4 @@
-// One lexical pass over query text: the shape key (the text with its constants cut out) and each constant as the generator would write it.
+// One lexical pass over query text: the shape key (the text with its constants cut out) and each constant as the generator would write it; and the layout a lexed text leaves, through which a text of the same code with other constants is read without lexing its code.
 
 import { randomInt } from 'node:crypto';
 import { hasScheme, NOT_IN_IRI } from '../iri.js';
