@@ -201,7 +201,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   // matched against it, its code compared and only its constants read, instead of lexed.
   const layouts = createShapeLayouts({
     maxLayouts: Math.min(planCache.maxEntries, LAYOUTS_MAX),
-    maxChars: Math.floor(planCache.maxBytes / 4),
+    maxChars: Math.max(1, Math.floor(planCache.maxBytes / 4)),
   });
   const shapeOf = (text: string): QueryShape | undefined => {
     const known = lexed.get(text);
