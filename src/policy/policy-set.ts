@@ -65,13 +65,8 @@ export interface PrincipalListing {
   readonly entries: readonly ListedPrincipal[];
 }
 
-/** One principal of a `PrincipalListing`. */
-export interface ListedPrincipal {
-  readonly principal: Principal;
-  /** Human-readable: `Everyone`, `AuthenticatedAgent`, `<iri>` or `group "name"`. */
-  readonly label: string;
-  /** Policies that target this principal directly, in order of listing. */
-  readonly policies: readonly CompiledPolicy[];
+/** One principal of a `PrincipalListing`: a `PrincipalEntry` whose graphs are numbers. */
+export interface ListedPrincipal extends Omit<PrincipalEntry, 'graphs'> {
   /** Union of their graphs, as ascending indexes into `PrincipalListing.graphs`. */
   readonly graphs: Int32Array;
 }

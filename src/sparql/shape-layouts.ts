@@ -79,7 +79,8 @@ export function createShapeLayouts(bounds: { maxLayouts: number; maxChars: numbe
     }
   };
 
-  const insert = (layout: ShapeLayout): boolean => {
+  /** Puts `layout` under its head: the node it is held in, or undefined when an equal one is held already. */
+  const insert = (layout: ShapeLayout): Node | undefined => {
     const head = layout.head;
     let node = root;
     let at = 0;
@@ -87,8 +88,9 @@ export function createShapeLayouts(bounds: { maxLayouts: number; maxChars: numbe
       const first = head.charCodeAt(at);
       const child = node.children?.get(first);
       if (child === undefined) {
-        (node.children ??= new Map()).set(first, { label: head.slice(at), children: undefined, layouts: [layout] });
-        return true;
+        const leaf: Node = { label: head.slice(at), children: undefined, layouts: [layout] };
+        (node.children ??= new Map()).set(first, leaf);
+        return leaf;
       }
       const label = child.label;
       const max = Math.min(label.length, head.length - at);
@@ -104,9 +106,9 @@ export function createShapeLayouts(bounds: { maxLayouts: number; maxChars: numbe
       at += k;
     }
     const layouts = (node.layouts ??= []);
-    if (layouts.some((known) => sameLayout(known, layout))) return false;
+    if (layouts.some((known) => sameLayout(known, layout))) return undefined;
     layouts.unshift(layout);
-    return true;
+    return node;
   };
 
   return {
@@ -139,26 +141,15 @@ export function createShapeLayouts(bounds: { maxLayouts: number; maxChars: numbe
     learn(shape: QueryShape): void {
       const layout = layoutOf(shape);
       if (layout === undefined || layout.chars > bounds.maxChars) return;
-      if (!insert(layout)) return;
+      const node = insert(layout);
+      if (node === undefined) return;
+      // Evictions prune other nodes only: this one holds a layout, and a merge keeps the child's object.
       held.set(layout, true);
       // One head holds a few layouts: the oldest leaves (dispose takes it out of the tree).
-      const node = nodeOf(layout.head);
-      while (node !== undefined && (node.layouts?.length ?? 0) > LAYOUTS_PER_HEAD) held.delete(node.layouts!.at(-1)!);
+      while ((node.layouts?.length ?? 0) > LAYOUTS_PER_HEAD) held.delete(node.layouts!.at(-1)!);
     },
     get size() {
       return held.size;
     },
   };
-
-  function nodeOf(head: string): Node | undefined {
-    let node = root;
-    let at = 0;
-    while (at < head.length) {
-      const child = node.children?.get(head.charCodeAt(at));
-      if (child === undefined || !head.startsWith(child.label, at)) return undefined;
-      at += child.label.length;
-      node = child;
-    }
-    return node;
-  }
 }

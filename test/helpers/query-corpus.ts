@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Grant } from '../../src/policy/grant.js';
 import { layoutOf, lexQueryShape } from '../../src/sparql/lex-query-shape.js';
 import { W3C_SUITE, readW3cTests } from '../w3c/w3c-evaluation.js';
+import { readGoldenCase } from './golden-case.js';
 
 /** One query the project holds, with the grants and settings it is planned under. */
 export interface Source {
@@ -49,25 +50,9 @@ export function goldenSources(): Source[] {
     .filter((name) => name.endsWith('.txt'))
     .sort()
     .map((name) => {
-      const [head = '', ...sections] = readFileSync(join(folder, name), 'utf8').split(/^--- /m);
-      const graphs = new Set<string>();
-      const hiddenByGraph = new Map<string, Set<string>>();
-      const defaultGraphs: string[] = [];
-      const namedGraphs: string[] = [];
-      const allowedFunctions: string[] = [];
-      for (const line of head.split('\n')) {
-        const match = /^(grant|hidden|default|named|allow):\s?(.*)$/.exec(line);
-        if (match === null) continue;
-        const [, key, value = ''] = match;
-        const words = value.split(/\s+/).filter(Boolean);
-        if (key === 'grant') for (const iri of words) graphs.add(iri);
-        else if (key === 'allow') allowedFunctions.push(...words);
-        else if (key === 'hidden') hiddenByGraph.set(words[0] ?? '', new Set(words.slice(1)));
-        else (key === 'default' ? defaultGraphs : namedGraphs).push(value);
-      }
-      const querySection = sections.find((section) => section.startsWith('query\n')) ?? 'query\n';
-      const query = querySection.slice(6).replace(/\n$/, '');
-      const grant: Grant = { policies: ['urn:test:golden'], graphs, hiddenByGraph };
+      const golden = readGoldenCase(readFileSync(join(folder, name), 'utf8'));
+      const grant: Grant = { ...golden.grant, policies: ['urn:test:golden'] };
+      const { query, defaultGraphs, namedGraphs, allowedFunctions } = golden;
       return { name: `golden ${name}`, query, grants: [grant, ...GRANTS], defaultGraphs, namedGraphs, allowedFunctions };
     });
 }

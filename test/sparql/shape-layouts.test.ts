@@ -265,3 +265,23 @@ test('a layout learned twice is held once, and a text that starts like many layo
   assert.equal(layouts.match(stranger), undefined);
   assert.equal(reading(layouts.match('SELECT * { ?x ?p "b" }')), reading(lexQueryShape('SELECT * { ?x ?p "b" }', BASE)));
 });
+
+test('a text crafted to crowd the equality table of a match (constants of one length and one tail) is lexed, where the seeded hash applies', () => {
+  // Every constant has the same length and the same last eight characters: the match's tail hash puts them all in
+  // one bucket chain, past its longest walk, so the match gives up; the lexer's seeded hash reads the text whole.
+  const constants = (salt: string) => Array.from({ length: 100 }, (_, i) => `"${salt}${String(i).padStart(3, '0')}-same-tail"`);
+  const text = (values: readonly string[]) => `SELECT * { ?s ?p ?o VALUES ?o { ${values.join(' ')} } }`;
+  const layout = layoutOf(lexQueryShape(text(constants('a')), BASE)!)!;
+  assert.notEqual(layout, undefined);
+  const crafted = text(constants('b'));
+  const lexed = lexQueryShape(crafted, BASE);
+  assert.notEqual(lexed, undefined, 'the lexer reads the crafted text');
+  assert.equal(matchLayout(crafted, layout), undefined, 'the match leaves the crowded text to the lexer');
+  // Through the planner's layouts the crafted text gets the lexer's reading.
+  const layouts = createShapeLayouts({ maxLayouts: 10, maxChars: 1 << 20 });
+  layouts.learn(lexQueryShape(text(constants('a')), BASE)!);
+  assert.equal(layouts.match(crafted), undefined);
+  // A text of the same layout whose constants differ in their tails is matched.
+  const honest = text(Array.from({ length: 100 }, (_, i) => `"b-same-tail-${String(i).padStart(3, '0')}"`));
+  assert.equal(reading(matchLayout(honest, layout)), reading(lexQueryShape(honest, BASE)));
+});
