@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { CONFIG_KEYS, parseConfig, type ConfigKey, type ConfigKeys } from '../src/config/read-config.js';
+import { ERROR_CODE_HEADER, GUARD_CODES, type GuardCode } from '../src/guard-error.js';
 import { startTestGuard, type TestGuard } from './helpers/start-test-guard.js';
 
 const readme = readFileSync('README.md', 'utf8');
@@ -142,28 +143,39 @@ describe('README errors table', () => {
     await Promise.all([t.close(), unreachable.close()]);
   });
 
-  it('lists the statuses the guard answers with, and each one is reachable', async () => {
-    const documented = firstColumn('Errors').map(Number);
-    assert.deepEqual(documented, [400, 401, 403, 404, 405, 408, 413, 415, 429, 431, 502, 503]);
+  it('lists every code of GUARD_CODES once, in its order, with its status', () => {
+    const table = rows('Errors').map(([code, status]) => [code!.replace(/`/g, ''), Number(status)]);
+    assert.deepEqual(table, Object.entries(GUARD_CODES));
+  });
+
+  it('each code of the query path is reachable, in the response header and the request log', async () => {
     const q = encodeURIComponent('SELECT * WHERE { ?s ?p ?o }');
-    const observed = new Map<number, Response>([
-      [400, await fetch(t.endpoint)],
-      [401, await fetch(`${t.endpoint}?query=${q}`, { headers: { 'x-api-key': 'unknown' } })],
-      [403, await fetch(`${t.endpoint}?update=${q}`)],
-      [404, await fetch(`${t.guard.url}/elsewhere`)],
-      [405, await fetch(t.endpoint, { method: 'PUT' })],
+    const observed = new Map<GuardCode, Response>([
+      ['bad_request', await fetch(t.endpoint)],
+      ['parse', await fetch(`${t.endpoint}?query=${encodeURIComponent('SELECT * WHERE {')}`)],
+      ['unauthenticated', await fetch(`${t.endpoint}?query=${q}`, { headers: { 'x-api-key': 'unknown' } })],
+      ['update', await fetch(`${t.endpoint}?update=${q}`)],
       [
-        413,
+        'service',
+        await fetch(`${t.endpoint}?query=${encodeURIComponent('SELECT * WHERE { SERVICE <http://example.org/s> { ?s ?p ?o } }')}`),
+      ],
+      ['not_found', await fetch(`${t.guard.url}/elsewhere`)],
+      ['method_not_allowed', await fetch(t.endpoint, { method: 'PUT' })],
+      [
+        'too_large',
         await fetch(t.endpoint, { method: 'POST', headers: { 'content-type': 'application/sparql-query' }, body: 'x'.repeat(2 ** 20 + 1) }),
       ],
-      [415, await fetch(t.endpoint, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' })],
-      [431, await fetch(t.endpoint, { headers: { 'x-padding': 'x'.repeat(20_000) } })],
-      [502, await fetch(`${unreachable.endpoint}?query=${q}`)],
+      ['unsupported_media_type', await fetch(t.endpoint, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' })],
+      ['header_too_large', await fetch(t.endpoint, { headers: { 'x-padding': 'x'.repeat(20_000) } })],
+      ['upstream_failed', await fetch(`${unreachable.endpoint}?query=${q}`)],
     ]);
-    for (const [status, response] of observed) {
-      assert.equal(response.status, status);
+    for (const [code, response] of observed) {
+      assert.equal(response.status, GUARD_CODES[code], code);
+      assert.equal(response.headers.get(ERROR_CODE_HEADER), code);
       assert.match(await response.text(), /^[^\n]+\n$/);
     }
+    const logged = [...t.logs, ...unreachable.logs].filter((line) => line.code !== undefined).map((line) => line.code);
+    for (const code of observed.keys()) assert.ok(logged.includes(code), `${code} is in the request log`);
     // 503 (before the first policy set is loaded) is proven in test/server/policy-holder.test.ts;
     // 408 (a client too slow to send its request) in test/reliability/slow-clients.test.ts;
     // 429 (past guard:maxConcurrent, with a store slow enough to overlap) in test/server/limits-per-caller.test.ts.

@@ -213,17 +213,17 @@ function translateJoseError(error: unknown): GuardError {
     case 'ERR_JWKS_TIMEOUT':
     case 'ERR_JWKS_INVALID':
     case 'ERR_JOSE_GENERIC':
-      return new GuardError(503, "the issuer's key set could not be fetched");
+      return new GuardError(503, 'issuer_unavailable', "the issuer's key set could not be fetched");
     default:
       // A key that does not suit the algorithm (jose throws TypeError), or a fetch that failed.
       if (error instanceof TypeError && /fetch/i.test(error.message))
-        return new GuardError(503, "the issuer's key set could not be fetched");
+        return new GuardError(503, 'issuer_unavailable', "the issuer's key set could not be fetched");
       return unauthorized("the token cannot be verified with the issuer's keys");
   }
 }
 
 function unauthorized(message: string): GuardError {
-  return new GuardError(401, message);
+  return new GuardError(401, 'unauthenticated', message);
 }
 
 function refuse(message: string): never {

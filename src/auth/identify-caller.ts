@@ -75,10 +75,10 @@ export function authChallenge(auth: AuthSettings): string {
 export function createCallerIdentifier(auth: AuthSettings): CallerIdentifier {
   const challenge = Object.freeze({ 'WWW-Authenticate': authChallenge(auth) });
   const refuse = (message: string): never => {
-    throw new GuardError(401, message, challenge);
+    throw new GuardError(401, 'unauthenticated', message, challenge);
   };
   const withChallenge = (error: unknown): never => {
-    if (error instanceof GuardError && error.status === 401) throw new GuardError(401, error.message, challenge);
+    if (error instanceof GuardError && error.status === 401) throw new GuardError(401, error.code, error.message, challenge);
     throw error;
   };
   // Keyed by digest, so the secret itself is never compared: no timing leak on the key.

@@ -29,7 +29,7 @@ export const EXPLAIN_USAGE = `usage: sparql-guard explain [--config FILE] [calle
 
 /** Explain never forwards a plan; offline there is no store at all. */
 const NO_STORE: Upstream = {
-  send: () => Promise.reject(new GuardError(502, 'explain runs offline: there is no store')),
+  send: () => Promise.reject(new GuardError(502, 'upstream_failed', 'explain runs offline: there is no store')),
   close: () => Promise.resolve(),
 };
 

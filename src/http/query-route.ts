@@ -316,7 +316,7 @@ function rawQueryRequest(request: FastifyRequest) {
 function absoluteEndpoint(request: FastifyRequest, path: string): string {
   const host = headerValue(request.headers.host) ?? '';
   if (!/^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?$/.test(host)) {
-    throw new GuardError(400, 'the Host header is not a host name: ask for text/turtle or application/ld+json instead');
+    throw new GuardError(400, 'bad_request', 'the Host header is not a host name: ask for text/turtle or application/ld+json instead');
   }
   return `${request.protocol}://${host}${path}`;
 }

@@ -37,10 +37,10 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
 
   const { mediaType, charset } = parseContentType(raw.contentType);
   if (mediaType === SPARQL_UPDATE) {
-    throw new GuardError(403, 'updates are not allowed: this endpoint only answers read queries');
+    throw new GuardError(403, 'update', 'updates are not allowed: this endpoint only answers read queries');
   }
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new GuardError(415, 'unsupported charset: request bodies must be UTF-8');
+    throw new GuardError(415, 'unsupported_media_type', 'unsupported charset: request bodies must be UTF-8');
   }
   if (mediaType === FORM) {
     if (raw.body !== undefined && !isUtf8(raw.body)) throw notUtf8();
@@ -51,10 +51,10 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
   if (mediaType === SPARQL_QUERY) {
     // SPARQL 1.1 Protocol 2.1.3: the body is the query; dataset parameters come from the URL.
     if (urlParams.has('query')) {
-      throw new GuardError(400, 'the query was given twice: in the body and as a URL parameter');
+      throw new GuardError(400, 'bad_request', 'the query was given twice: in the body and as a URL parameter');
     }
     const query = decodeBody(raw.body);
-    if (query.trim() === '') throw new GuardError(400, 'the query is missing: the request body is empty');
+    if (query.trim() === '') throw new GuardError(400, 'bad_request', 'the query is missing: the request body is empty');
     return {
       query,
       defaultGraphs: valuesOf(urlParams, 'default-graph-uri'),
@@ -63,6 +63,7 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
   }
   throw new GuardError(
     415,
+    'unsupported_media_type',
     mediaType === '' ? `POST needs a Content-Type: ${FORM} or ${SPARQL_QUERY}` : `unsupported Content-Type: use ${FORM} or ${SPARQL_QUERY}`,
   );
 }
@@ -71,7 +72,7 @@ const EMPTY: FormParams = new Map();
 
 function refuseUpdate(params: FormParams): void {
   if (params.has('update')) {
-    throw new GuardError(403, 'updates are not allowed: this endpoint only answers read queries');
+    throw new GuardError(403, 'update', 'updates are not allowed: this endpoint only answers read queries');
   }
 }
 
@@ -80,9 +81,9 @@ function fromParams(url: FormParams, body: FormParams): QueryRequest {
   // A form POST with nothing in the URL, or a GET: one side only, no arrays joined.
   if (url === EMPTY || body === EMPTY) return fromOneSide(url === EMPTY ? body : url);
   const queries = [...valuesOf(url, 'query'), ...valuesOf(body, 'query')];
-  if (queries.length > 1) throw new GuardError(400, 'the query parameter was given more than once');
+  if (queries.length > 1) throw new GuardError(400, 'bad_request', 'the query parameter was given more than once');
   const query = queries[0];
-  if (query === undefined || query.trim() === '') throw new GuardError(400, 'the query parameter is missing');
+  if (query === undefined || query.trim() === '') throw new GuardError(400, 'bad_request', 'the query parameter is missing');
   return {
     query,
     defaultGraphs: [...valuesOf(url, 'default-graph-uri'), ...valuesOf(body, 'default-graph-uri')],
@@ -92,9 +93,9 @@ function fromParams(url: FormParams, body: FormParams): QueryRequest {
 
 function fromOneSide(params: FormParams): QueryRequest {
   const queries = valuesOf(params, 'query');
-  if (queries.length > 1) throw new GuardError(400, 'the query parameter was given more than once');
+  if (queries.length > 1) throw new GuardError(400, 'bad_request', 'the query parameter was given more than once');
   const query = queries[0];
-  if (query === undefined || query.trim() === '') throw new GuardError(400, 'the query parameter is missing');
+  if (query === undefined || query.trim() === '') throw new GuardError(400, 'bad_request', 'the query parameter is missing');
   return { query, defaultGraphs: valuesOf(params, 'default-graph-uri'), namedGraphs: valuesOf(params, 'named-graph-uri') };
 }
 
@@ -112,7 +113,7 @@ function decodeBody(body: Buffer | undefined): string {
 }
 
 function notUtf8(): GuardError {
-  return new GuardError(400, 'the request body is not valid UTF-8');
+  return new GuardError(400, 'bad_request', 'the request body is not valid UTF-8');
 }
 
 /** The last Content-Type parsed and its parts: clients send the same header again and again. */

@@ -1,6 +1,7 @@
 // What the guard records on each request beside fastify's own: its agent and how it ended, for the request log and the metrics.
 
 import type { FastifyInstance } from 'fastify';
+import type { GuardCode } from '../guard-error.js';
 import type { QueryOutcome } from '../metrics/create-metrics.js';
 
 /**
@@ -18,6 +19,8 @@ declare module 'fastify' {
     outcome: RequestOutcome | undefined;
     /** The one-line message of a 5xx the guard answered or a cut it made, for the request log. */
     failure: string | undefined;
+    /** The code of the error the guard answered, for the request log. */
+    errorCode: GuardCode | undefined;
     /** How a request on the query path ended, for the metrics. */
     queryOutcome: QueryOutcome | undefined;
     /** Ends this request's count of its agent's queries in flight (guard:maxConcurrent), if counted. */
@@ -30,6 +33,7 @@ export function decorateRequestState(app: FastifyInstance): void {
   app.decorateRequest('agent', undefined);
   app.decorateRequest('outcome', undefined);
   app.decorateRequest('failure', undefined);
+  app.decorateRequest('errorCode', undefined);
   app.decorateRequest('queryOutcome', undefined);
   app.decorateRequest('leaveConcurrency', undefined);
 }

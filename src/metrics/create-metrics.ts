@@ -2,28 +2,11 @@
 
 import cluster from 'node:cluster';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { GuardCode } from '../guard-error.js';
 import type { UpstreamFailureKind } from '../upstream/create-upstream.js';
 
-/** How a query on the query path ended: answered by the store, or the kind of refusal or failure. */
-export type QueryOutcome =
-  | 'answered'
-  | 'parse'
-  | 'bad_request'
-  | 'too_complex'
-  | 'function'
-  | 'unsafe_rewrite'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'update'
-  | 'service'
-  | 'hidden_path'
-  | 'too_large'
-  | 'too_many_requests'
-  | 'unsupported_media_type'
-  | 'upstream_failed'
-  | 'store_ignores_from'
-  | 'not_ready'
-  | 'internal_error';
+/** How a query on the query path ended: answered by the store, or the code of its refusal or failure. */
+export type QueryOutcome = 'answered' | GuardCode;
 
 /** Values read when Prometheus scrapes, from the parts that own them. */
 export interface ScrapedSources {

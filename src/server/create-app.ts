@@ -12,7 +12,6 @@ import { decorateRequestState } from '../http/request-state.js';
 import { serveQueryPage } from '../http/serve-query-page.js';
 import { renderError } from '../http/render-error.js';
 import { translateHttpError } from '../http/translate-http-error.js';
-import { queryOutcomeOf } from './query-outcome-of.js';
 import { createConcurrencyLimiter } from './create-concurrency-limiter.js';
 import { createConnectionTracker, type ClientLimits } from './create-connection-tracker.js';
 
@@ -162,8 +161,8 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     const allow = allowByPath.get(pathOf(request.url));
     const error =
       allow === undefined
-        ? new GuardError(404, 'not found')
-        : new GuardError(405, `method ${request.method} is not allowed here`, { allow });
+        ? new GuardError(404, 'not_found', 'not found')
+        : new GuardError(405, 'method_not_allowed', `method ${request.method} is not allowed here`, { allow });
     return renderError(reply, error);
   });
 
@@ -171,12 +170,12 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     const guardError = error instanceof GuardError ? error : translateHttpError(error);
     // A query, not the service description or the page served at the same path.
     if (route.isQuery(request)) {
-      request.queryOutcome = guardError === undefined ? 'internal_error' : queryOutcomeOf(guardError);
+      request.queryOutcome = guardError?.code ?? 'internal_error';
     }
     if (guardError === undefined) {
       // A bug of ours: log what kind of failure it was, never request data.
       services.log({ event: 'internal-error', path: pathOf(request.url), error: errorKind(error) });
-      return renderError(reply, new GuardError(500, 'internal error'));
+      return renderError(reply, new GuardError(500, 'internal_error', 'internal error'));
     }
     if (guardError.status >= 500) request.failure = guardError.message;
     return renderError(reply, guardError);

@@ -26,9 +26,14 @@ export interface ConcurrencyLimiter {
 export function createConcurrencyLimiter(): ConcurrencyLimiter {
   const counts = new Map<string, number>();
   const refusal = (max: number) =>
-    new GuardError(429, `this caller already has ${max} ${max === 1 ? 'query' : 'queries'} running (its limit); retry later`, {
-      'retry-after': String(RETRY_AFTER_SECONDS),
-    });
+    new GuardError(
+      429,
+      'too_many_requests',
+      `this caller already has ${max} ${max === 1 ? 'query' : 'queries'} running (its limit); retry later`,
+      {
+        'retry-after': String(RETRY_AFTER_SECONDS),
+      },
+    );
   return {
     inFlight: (agent) => counts.get(agent) ?? 0,
     enter(agent, max) {

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { GuardError } from '../guard-error.js';
+import { ERROR_CODE_HEADER, GuardError, type GuardCode } from '../guard-error.js';
 import { PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { pathOf } from '../http/path-of.js';
 import { setIdleBound } from '../http/query-route.js';
@@ -45,24 +45,25 @@ export interface ConnectionTracker {
 export function createConnectionTracker(limits: ClientLimits, log: (entry: Readonly<Record<string, unknown>>) => void): ConnectionTracker {
   /** The answer under way on each connection (its request is `reply.request`), and how a connection ended when the guard ended it. */
   const current = new WeakMap<Socket, FastifyReply>();
-  const endedBy = new WeakMap<Socket, { outcome: RequestOutcome; status: number; failure: string }>();
+  const endedBy = new WeakMap<Socket, { outcome: RequestOutcome; status: number; code: GuardCode; failure: string }>();
   let cutting = false;
 
   /**
-   * Ends a connection the guard gives up on: answers `status` with `message` as one line when
-   * no answer has started on it, then destroys it. The request under way is logged with
-   * `outcome` by its close listener; a connection without one gets its own line here.
+   * Ends a connection the guard gives up on: answers `error` as one line when no answer has
+   * started on it, then destroys it. The request under way is logged with `outcome` by its
+   * close listener; a connection without one gets its own line here.
    */
-  const endConnection = (socket: Socket, outcome: RequestOutcome, status: number, message: string): void => {
+  const endConnection = (socket: Socket, outcome: RequestOutcome, error: GuardError): void => {
+    const { status, code, message } = error;
     const reply = current.get(socket);
     const request = reply?.request;
     const response = reply?.raw;
     const answerStarted = response?.headersSent === true;
-    if (socket.writable && !answerStarted) socket.write(rawErrorResponse(status, message));
+    if (socket.writable && !answerStarted) socket.write(rawErrorResponse(error));
     if (request === undefined) {
-      log({ method: null, path: null, agent: null, status, outcome, bytes: socket.bytesWritten, error: message });
+      log({ method: null, path: null, agent: null, status, outcome, bytes: socket.bytesWritten, code, error: message });
     } else {
-      endedBy.set(socket, { outcome, status: answerStarted ? response!.statusCode : status, failure: message });
+      endedBy.set(socket, { outcome, status: answerStarted ? response!.statusCode : status, code, failure: message });
     }
     socket.destroy();
   };
@@ -70,15 +71,16 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
   const clientError = (error: Error & { code?: string }, socket: Socket): void => {
     // Answered like every error: one line of text/plain.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const [status, message] = clientErrorAnswer(error.code, limits);
-    endConnection(socket, status === 408 ? 'timeout' : 'completed', status, message);
+    const answer = clientErrorAnswer(error.code, limits);
+    endConnection(socket, answer.status === 408 ? 'timeout' : 'completed', answer);
   };
 
   const attach = (app: FastifyInstance): void => {
     // A connection silent for longer than its bound: a slow body, a client that stopped reading.
     app.server.on('timeout', (socket: Socket) => {
       if (!current.has(socket)) return void socket.destroy(); // idle between requests
-      endConnection(socket, 'timeout', 408, `the connection was silent for more than ${socket.timeout ?? limits.idleTimeoutMs} ms`);
+      const silent = `the connection was silent for more than ${socket.timeout ?? limits.idleTimeoutMs} ms`;
+      endConnection(socket, 'timeout', new GuardError(408, 'request_timeout', silent));
     });
 
     // Connections past maxConnections get one 503 and are closed; past REFUSAL_ROOM more, node drops them.
@@ -114,6 +116,7 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
             ? 'shutdown-cut'
             : (ended?.outcome ?? request.outcome ?? 'client-closed');
         const failure = ended?.failure ?? request.failure;
+        const code = ended?.code ?? request.errorCode;
         log({
           method: request.method,
           path: pathOf(request.url),
@@ -122,6 +125,7 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
           durationMs: Math.round((performance.now() - started) * 100) / 100,
           outcome,
           bytes: socket.bytesWritten - bytesBefore,
+          ...(code !== undefined && { code }),
           ...(failure !== undefined && { error: failure }),
         });
         // The next request on this keep-alive connection starts with the idle bound again.
@@ -129,7 +133,10 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
       });
       if (overLimit.has(socket)) {
         reply.header('connection', 'close');
-        void renderError(reply, new GuardError(503, `too many open connections (limit ${limits.maxConnections}): try again later`));
+        void renderError(
+          reply,
+          new GuardError(503, 'too_many_connections', `too many open connections (limit ${limits.maxConnections}): try again later`),
+        );
         return;
       }
       done();
@@ -139,22 +146,24 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
   return { clientError, attach };
 }
 
-/** Status and one-line message for an error of node's HTTP parser or its time bounds, by code. */
-function clientErrorAnswer(code: string | undefined, limits: ClientLimits): [number, string] {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, `the request did not arrive within ${limits.requestTimeoutMs} ms`];
-  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'request header section too large'];
-  if (code === 'HPE_UNEXPECTED_CONTENT_LENGTH' || code === 'HPE_INVALID_CONTENT_LENGTH') {
-    return [400, 'malformed HTTP request: invalid or repeated Content-Length'];
+/** The answer to an error of node's HTTP parser or its time bounds, by the error's code. */
+function clientErrorAnswer(code: string | undefined, limits: ClientLimits): GuardError {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return new GuardError(408, 'request_timeout', `the request did not arrive within ${limits.requestTimeoutMs} ms`);
   }
-  return [400, 'malformed HTTP request'];
+  if (code === 'HPE_HEADER_OVERFLOW') return new GuardError(431, 'header_too_large', 'request header section too large');
+  if (code === 'HPE_UNEXPECTED_CONTENT_LENGTH' || code === 'HPE_INVALID_CONTENT_LENGTH') {
+    return new GuardError(400, 'bad_request', 'malformed HTTP request: invalid or repeated Content-Length');
+  }
+  return new GuardError(400, 'bad_request', 'malformed HTTP request');
 }
 
 /** A complete error response written straight to a socket (no response object exists for it). */
-function rawErrorResponse(status: number, message: string): string {
+function rawErrorResponse({ status, code, message }: GuardError): string {
   const body = `${message}\n`;
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
-    `content-type: text/plain; charset=utf-8\r\ncache-control: ${PRIVATE_NO_STORE}\r\n` +
+    `content-type: text/plain; charset=utf-8\r\ncache-control: ${PRIVATE_NO_STORE}\r\n${ERROR_CODE_HEADER}: ${code}\r\n` +
     `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
   );
 }

@@ -34,7 +34,7 @@ export function createPolicyHolder(challenge = 'Bearer'): PolicyHolder {
       grants = new WeakMap();
     },
     grant(caller) {
-      if (set === undefined) throw new GuardError(503, 'policies are not loaded yet');
+      if (set === undefined) throw new GuardError(503, 'not_ready', 'policies are not loaded yet');
       const cached = grants.get(caller);
       if (cached !== undefined) return cached;
       const grant = grantFor(set, caller);
@@ -43,11 +43,11 @@ export function createPolicyHolder(challenge = 'Bearer'): PolicyHolder {
         return grant;
       }
       if (!caller.authenticated) {
-        throw new GuardError(401, 'no policy grants anonymous access: send credentials', {
+        throw new GuardError(401, 'unauthenticated', 'no policy grants anonymous access: send credentials', {
           'www-authenticate': challenge,
         });
       }
-      throw new GuardError(403, 'no policy applies to this caller');
+      throw new GuardError(403, 'forbidden', 'no policy applies to this caller');
     },
   };
 }

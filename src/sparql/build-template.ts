@@ -68,7 +68,7 @@ interface PendingGraph {
  */
 export function buildTemplate(root: LooseQuery, text: string, requestedNamed: readonly string[] | null): Template {
   const marker = MARKER_CANDIDATES.find((candidate) => !text.includes(candidate));
-  if (marker === undefined) throw new GuardError(400, 'query cannot be rewritten safely');
+  if (marker === undefined) throw new GuardError(400, 'unsafe_rewrite', 'query cannot be rewritten safely');
   delete root.base;
   root.prefixes = {};
   root.from = { default: [], named: [] };
@@ -216,7 +216,7 @@ function cutAtMarkers(
   leafSlots: readonly LeafSlot[],
   requestedNamed: readonly string[] | null,
 ): TemplatePart[] {
-  const unsafe = (): GuardError => new GuardError(400, 'query cannot be rewritten safely');
+  const unsafe = (): GuardError => new GuardError(400, 'unsafe_rewrite', 'query cannot be rewritten safely');
   const pieces = generated.split(marker);
   // pieces alternate text, marker body, text, marker body, ...
   const stack: { parts: TemplatePart[]; index: number }[] = [{ parts: [], index: -1 }];
@@ -294,7 +294,7 @@ function verifyTemplate(
 ): void {
   const marks = hidden?.marks;
   const dataset = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
-  const unsafe = (): GuardError => new GuardError(400, 'query cannot be rewritten safely');
+  const unsafe = (): GuardError => new GuardError(400, 'unsafe_rewrite', 'query cannot be rewritten safely');
   const sample: HiddenText | undefined = marks === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
   let kept: sparqljs.SparqlQuery;
   let keptHidden: sparqljs.SparqlQuery | undefined;

@@ -88,7 +88,7 @@ type Node = Readonly<TreeNode>;
 class DepthExceeded extends Error {}
 
 function tooComplex(limit: number): GuardError {
-  return new GuardError(400, `query is too complex: its algebra nests deeper than ${limit} levels`);
+  return new GuardError(400, 'too_complex', `query is too complex: its algebra nests deeper than ${limit} levels`);
 }
 
 /**
@@ -170,7 +170,7 @@ function patternDepth(pattern: Node, above: number, limit: number): number {
       return queryDepth(pattern, above, limit);
     default:
       // Unknown to this walker, so unknown how stores nest it: refuse rather than guess.
-      throw new GuardError(400, 'query is not valid SPARQL 1.1: unknown graph pattern');
+      throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: unknown graph pattern');
   }
 }
 
@@ -232,6 +232,6 @@ function expressionDepth(expression: unknown, above: number, limit: number): num
       return 1 + expressionDepth(node['expression'], above + 1, limit);
     default:
       // Unknown to this walker, so unknown how stores nest it: refuse rather than guess.
-      throw new GuardError(400, 'query is not valid SPARQL 1.1: unknown expression');
+      throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: unknown expression');
   }
 }

@@ -27,7 +27,7 @@ export function checkBlankNodeScope(tree: unknown): void {
         const first = owner.get(t.value);
         if (first === undefined) owner.set(t.value, scope);
         else if (first !== scope) {
-          throw new GuardError(400, 'query is not valid SPARQL 1.1: a blank node label is used in two basic graph patterns');
+          throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: a blank node label is used in two basic graph patterns');
         }
       }
     }

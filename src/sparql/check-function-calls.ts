@@ -66,10 +66,14 @@ export function checkFunctionCalls(node: unknown, allowed: FunctionAllowList = N
           typeof callee.value !== 'string' ||
           !(XSD_CASTS.has(callee.value) || isAllowed(callee.value, allowed))
         ) {
-          throw new GuardError(400, 'query calls a function that is not a SPARQL 1.1 built-in, an XSD cast or in allowedFunctions');
+          throw new GuardError(
+            400,
+            'function',
+            'query calls a function that is not a SPARQL 1.1 built-in, an XSD cast or in allowedFunctions',
+          );
         }
       } else if (record['type'] === 'aggregate' && !AGGREGATES.has(String(record['aggregation']).toLowerCase())) {
-        throw new GuardError(400, 'query uses an aggregate that is not a SPARQL 1.1 aggregate');
+        throw new GuardError(400, 'function', 'query uses an aggregate that is not a SPARQL 1.1 aggregate');
       }
       if ('predicate' in record && 'subject' in record) checkPredicate(record['predicate']);
     },
@@ -100,7 +104,7 @@ function checkPredicate(predicate: unknown): void {
     // Case-blind: schemes are (RFC 3986 3.1), and refusing a look-alike costs nothing.
     const iri = term.value.toLowerCase();
     if (PROPERTY_FUNCTION_NAMESPACES.some((prefix) => iri.startsWith(prefix))) {
-      throw new GuardError(400, 'query uses a store property function as a predicate');
+      throw new GuardError(400, 'function', 'query uses a store property function as a predicate');
     }
   } else if (term.type === 'path' && Array.isArray(term.items)) {
     for (const item of term.items) checkPredicate(item);

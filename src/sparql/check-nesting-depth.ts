@@ -20,7 +20,7 @@ export function checkNestingDepth(text: string, regions: readonly TextRegion[], 
       const c = text.charCodeAt(i);
       if (c === 0x7b || c === 0x28 || c === 0x5b) {
         if (++depth > maxDepth) {
-          throw new GuardError(400, `query is nested deeper than the limit of ${maxDepth} levels`);
+          throw new GuardError(400, 'too_complex', `query is nested deeper than the limit of ${maxDepth} levels`);
         }
       } else if (c === 0x7d || c === 0x29 || c === 0x5d) {
         depth--;

@@ -83,5 +83,5 @@ function refusal(text: string, at: number, reason: string): GuardError {
   const lines = before.split(/\r\n|\r|\n/);
   const line = lines.length;
   const column = (lines[lines.length - 1] ?? '').length + 1;
-  return new GuardError(400, `query is not valid SPARQL 1.1: ${reason} at line ${line}, column ${column}`);
+  return new GuardError(400, 'parse', `query is not valid SPARQL 1.1: ${reason} at line ${line}, column ${column}`);
 }

@@ -44,7 +44,7 @@ export function parseQuery(text: string): ParsedRequest {
     return parser.parse(text);
   } catch (error) {
     if (error instanceof RangeError) throw error;
-    throw new GuardError(400, `query is not valid SPARQL 1.1: ${reasonOf(error)}`);
+    throw new GuardError(400, 'parse', `query is not valid SPARQL 1.1: ${reasonOf(error)}`);
   }
 }
 

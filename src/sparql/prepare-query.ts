@@ -63,7 +63,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
   const rawRegions = splitQueryText(raw);
   checkNestingDepth(raw, rawRegions, settings.maxQueryDepth);
   if (rawRegions.every((r) => r.kind === 'comment' || (r.kind === 'code' && raw.slice(r.start, r.end).trim() === ''))) {
-    throw new GuardError(400, 'query is not valid SPARQL 1.1: empty query');
+    throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: empty query');
   }
   try {
     const decoded = decodeCodepointEscapes(raw, rawRegions);
@@ -86,7 +86,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     const requestedNamed = usesProtocol ? protocolNamed : fromGiven ? unique(from.named.map((t) => t.value)) : null;
 
     const form = FORMS[tree.queryType];
-    if (form === undefined) throw new GuardError(400, 'query is not valid SPARQL 1.1: unknown query form');
+    if (form === undefined) throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: unknown query form');
     // DESCRIBE leaves as the CONSTRUCT of rewriteDescribe; what its WHERE names still counts.
     const describeNames = form === 'describe' ? markHiddenPaths(tree as unknown as Record<string, unknown>).named : undefined;
     const root = (form === 'describe' ? rewriteDescribe(tree as sparqljs.DescribeQuery) : tree) as unknown as LooseQuery;
@@ -123,14 +123,14 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
   } catch (error) {
     if (error instanceof RangeError) {
       // The recursive parser, walkers or generator ran out of stack: refuse, never crash.
-      throw new GuardError(400, `query is nested deeper than the limit of ${settings.maxQueryDepth} levels`);
+      throw new GuardError(400, 'too_complex', `query is nested deeper than the limit of ${settings.maxQueryDepth} levels`);
     }
     throw error;
   }
 }
 
 function updateRefusal(): GuardError {
-  return new GuardError(403, 'update operations are not allowed');
+  return new GuardError(403, 'update', 'update operations are not allowed');
 }
 
 /** Parses, and on failure tells an update (403) from any other invalid text (400). */
@@ -164,9 +164,9 @@ function firstKeywordIsUpdate(text: string, regions: readonly TextRegion[]): boo
 function inspectTree(tree: object): void {
   walkQuery(tree, {
     enter(node, root) {
-      if (node['type'] === 'service') throw new GuardError(403, 'SERVICE is not allowed');
+      if (node['type'] === 'service') throw new GuardError(403, 'service', 'SERVICE is not allowed');
       if (node['type'] === 'query' && node !== root && node['from'] !== undefined) {
-        throw new GuardError(400, 'query is not valid SPARQL 1.1: dataset clause inside a sub-query');
+        throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: dataset clause inside a sub-query');
       }
     },
     term: normaliseTerm,
@@ -176,12 +176,12 @@ function inspectTree(tree: object): void {
 /** A replacement for an IRI term whose text changes, else undefined. */
 function normaliseTerm(term: Term): unknown {
   if (term.termType === 'NamedNode' && typeof term.value === 'string') {
-    if (!hasScheme(term.value)) throw new GuardError(400, 'query is not valid SPARQL 1.1: relative IRI');
+    if (!hasScheme(term.value)) throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: relative IRI');
     // sparqljs keeps PN_LOCAL_ESC backslashes (`:c\?` gives `...c\?`); §4.1.1.1 drops them. No
     // other backslash can reach an IRI: IRIREF forbids it and codepoint escapes are decoded.
     return term.value.includes('\\') ? namedNode(term.value.replace(/\\(.)/g, '$1')) : undefined;
   }
-  if (term.termType === 'Quad') throw new GuardError(400, 'query is not valid SPARQL 1.1: SPARQL-star is not SPARQL 1.1');
+  if (term.termType === 'Quad') throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: SPARQL-star is not SPARQL 1.1');
   return undefined;
 }
 

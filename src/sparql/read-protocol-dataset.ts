@@ -14,9 +14,9 @@ import { isAbsoluteIri } from '../iri.js';
 export function readProtocolGraphs(values: readonly string[], parameter: string): string[] {
   const graphs: string[] = [];
   for (const value of values) {
-    if (value === '') throw new GuardError(400, `${parameter} has an empty value`);
+    if (value === '') throw new GuardError(400, 'bad_request', `${parameter} has an empty value`);
     if (!isAbsoluteIri(value)) {
-      throw new GuardError(400, `${parameter} is not an absolute IRI`);
+      throw new GuardError(400, 'bad_request', `${parameter} is not an absolute IRI`);
     }
     if (!graphs.includes(value)) graphs.push(value);
   }

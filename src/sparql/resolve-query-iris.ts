@@ -46,7 +46,7 @@ export function resolveQueryIris(text: string, regions: readonly TextRegion[], b
       case 'iri': {
         const iri = resolveIri(slice.slice(1, -1), base);
         if (NOT_IN_IRI.test(iri)) {
-          throw new GuardError(400, 'query is not valid SPARQL 1.1: an IRI does not resolve to a valid IRI');
+          throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: an IRI does not resolve to a valid IRI');
         }
         if (baseFollows) base = iri;
         baseFollows = false;

@@ -35,7 +35,7 @@ export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike)
   try {
     const control = await ask(upstream, PROBE_CONTROL, signal);
     if (control !== true) {
-      return { kind: 'unverified', error: new GuardError(502, 'upstream gave no readable answer to the dataset check') };
+      return { kind: 'unverified', error: new GuardError(502, 'upstream_failed', 'upstream gave no readable answer to the dataset check') };
     }
     if ((await ask(upstream, PROBE_EMPTY, signal)) === false) return { kind: 'honoured' };
     return {
@@ -44,7 +44,7 @@ export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike)
     };
   } catch (error) {
     if (error instanceof GuardError) return { kind: 'unverified', error };
-    return { kind: 'unverified', error: new GuardError(502, 'upstream dataset check failed') };
+    return { kind: 'unverified', error: new GuardError(502, 'upstream_failed', 'upstream dataset check failed') };
   }
 }
 
@@ -60,7 +60,7 @@ async function ask(upstream: Upstream, query: string, signal: AbortLike): Promis
     }
   }
   if (answer.status !== 200) {
-    throw new GuardError(502, `upstream answered the dataset check with status ${answer.status}`);
+    throw new GuardError(502, 'upstream_failed', `upstream answered the dataset check with status ${answer.status}`);
   }
   // SPARQL 1.1 Query Results JSON Format section 3.3 / XML Format section 2.3.2.
   const match = /"boolean"\s*:\s*(true|false)\b|<boolean>\s*(true|false)\s*<\/boolean>/.exec(text);
@@ -118,7 +118,7 @@ export interface DatasetGateOptions {
 export function createDatasetGate(upstream: Upstream, options: DatasetGateOptions): DatasetGate {
   let verdict: DatasetSupport = {
     kind: 'unverified',
-    error: new GuardError(503, 'the upstream store has not been checked yet'),
+    error: new GuardError(503, 'not_ready', 'the upstream store has not been checked yet'),
   };
   let checkedAt = 0;
   let running: Promise<DatasetSupport> | undefined;
@@ -227,7 +227,7 @@ function abandonable<T>(promise: Promise<T>, signal: AbortLike): Promise<T> {
 }
 
 function refusal(reason: string): GuardError {
-  return new GuardError(503, `${reason}: no query is forwarded to it`);
+  return new GuardError(503, 'store_ignores_from', `${reason}: no query is forwarded to it`);
 }
 
 function detail(found: DatasetSupport): Record<string, string> {

@@ -100,7 +100,7 @@ export class UpstreamError extends GuardError {
     readonly kind: UpstreamFailureKind,
     message: string,
   ) {
-    super(502, message);
+    super(502, 'upstream_failed', message);
   }
 }
 

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { authChallenge, createCallerIdentifier, credentialHeaderNames } from '../../src/auth/identify-caller.js';
 import { readConfig, type GuardConfig } from '../../src/config/read-config.js';
-import { GuardError } from '../../src/guard-error.js';
+import { ERROR_CODE_HEADER, GUARD_CODES, GuardError, type GuardCode } from '../../src/guard-error.js';
 import { loadPolicySet } from '../../src/policy/load-policy-set.js';
 import type { PolicySet } from '../../src/policy/policy-set.js';
 import { policySetSources } from '../../src/policy/policy-set-sources.js';
@@ -102,9 +102,10 @@ function createEdge(options: { explain?: boolean; ui?: boolean; origins?: string
   return { app, store, logs };
 }
 
-/** Asserts the shape every error of the guard has: one line of text/plain, not cacheable. */
-function assertError(response: LightMyRequestResponse, status: number): string {
-  assert.equal(response.statusCode, status, response.body);
+/** Asserts the shape every error of the guard has: its code and that code's status, one line of text/plain, not cacheable. */
+function assertError(response: LightMyRequestResponse, code: GuardCode): string {
+  assert.equal(response.statusCode, GUARD_CODES[code], response.body);
+  assert.equal(response.headers[ERROR_CODE_HEADER], code, response.body);
   assert.match(String(response.headers['content-type']), /^text\/plain; charset=utf-8/);
   assert.match(response.body, /^[^\n]+\n$/, 'one line');
   assert.equal(response.headers['cache-control'], 'private, no-store');
@@ -116,8 +117,8 @@ const queryUrl = (query: string) => `/sparql?query=${encodeURIComponent(query)}`
 describe('paths and methods', () => {
   it('404 for an unknown path; 405 with the Allow of each known path', async () => {
     const { app } = createEdge();
-    assertError(await app.inject({ url: '/nope' }), 404);
-    assertError(await app.inject({ url: '/sparql/' }), 404);
+    assertError(await app.inject({ url: '/nope' }), 'not_found');
+    assertError(await app.inject({ url: '/sparql/' }), 'not_found');
     for (const [url, allow] of [
       ['/sparql', 'GET, POST, OPTIONS'],
       ['/sparql/explain', 'GET, POST, OPTIONS'],
@@ -126,24 +127,24 @@ describe('paths and methods', () => {
     ]) {
       for (const method of ['PUT', 'DELETE', 'PATCH'] as const) {
         const response = await app.inject({ method, url: url! });
-        assertError(response, 405);
+        assertError(response, 'method_not_allowed');
         assert.equal(response.headers.allow, allow, `${method} ${url}`);
       }
     }
     const head = await app.inject({ method: 'HEAD', url: '/sparql' });
     assert.equal(head.statusCode, 405, 'HEAD is not GET here');
     assert.equal(head.headers.allow, 'GET, POST, OPTIONS');
-    assertError(await app.inject({ method: 'POST', url: '/healthz' }), 405);
+    assertError(await app.inject({ method: 'POST', url: '/healthz' }), 'method_not_allowed');
   });
 
   it('explain off: {path}/explain is 404, not 405', async () => {
     const { app } = createEdge({ explain: false });
-    assertError(await app.inject({ url: `/sparql/explain?query=${encodeURIComponent(SELECT)}` }), 404);
-    assertError(await app.inject({ method: 'PUT', url: '/sparql/explain' }), 404);
+    assertError(await app.inject({ url: `/sparql/explain?query=${encodeURIComponent(SELECT)}` }), 'not_found');
+    assertError(await app.inject({ method: 'PUT', url: '/sparql/explain' }), 'not_found');
   });
 
   it('the query page off: / is 404; on: / redirects to the endpoint', async () => {
-    assertError(await createEdge().app.inject({ url: '/' }), 404);
+    assertError(await createEdge().app.inject({ url: '/' }), 'not_found');
     const response = await createEdge({ ui: true }).app.inject({ url: '/' });
     assert.equal(response.statusCode, 302);
     assert.equal(response.headers.location, '/sparql');
@@ -159,7 +160,7 @@ describe('request bodies', () => {
       headers: { ...BETA, 'content-type': 'application/sparql-query' },
       payload: `${SELECT} #${'x'.repeat(1024 * 1024)}`,
     });
-    assertError(response, 413);
+    assertError(response, 'too_large');
     assert.equal(store.sent.length, 0);
   });
 
@@ -167,11 +168,11 @@ describe('request bodies', () => {
     const { app, store } = createEdge();
     const post = (contentType: string, payload: string) =>
       app.inject({ method: 'POST', url: '/sparql', headers: { ...BETA, 'content-type': contentType }, payload });
-    assertError(await post('application/json', '{}'), 415);
-    assertError(await post('application/sparql-query; charset=iso-8859-1', SELECT), 415);
-    assertError(await post('application/sparql-update', 'DROP ALL'), 403);
-    assertError(await post('application/x-www-form-urlencoded', `update=${encodeURIComponent('DROP ALL')}`), 403);
-    assertError(await post('application/x-www-form-urlencoded', 'query=%FF'), 400);
+    assertError(await post('application/json', '{}'), 'unsupported_media_type');
+    assertError(await post('application/sparql-query; charset=iso-8859-1', SELECT), 'unsupported_media_type');
+    assertError(await post('application/sparql-update', 'DROP ALL'), 'update');
+    assertError(await post('application/x-www-form-urlencoded', `update=${encodeURIComponent('DROP ALL')}`), 'update');
+    assertError(await post('application/x-www-form-urlencoded', 'query=%FF'), 'parse');
     assert.equal(store.sent.length, 0);
   });
 
@@ -250,9 +251,9 @@ describe('error rendering', () => {
   it('401 carries the challenge; refusals never echo the query', async () => {
     const { app } = createEdge();
     const response = await app.inject({ url: queryUrl(SELECT), headers: { 'x-api-key': 'wrong-key' } });
-    assertError(response, 401);
+    assertError(response, 'unauthenticated');
     assert.match(String(response.headers['www-authenticate']), /^Bearer realm=/);
-    const body = assertError(await app.inject({ url: queryUrl('SELECT * WHERE { ?s ?p CANARY-ECHO'), headers: BETA }), 400);
+    const body = assertError(await app.inject({ url: queryUrl('SELECT * WHERE { ?s ?p CANARY-ECHO'), headers: BETA }), 'parse');
     assert.doesNotMatch(body, /CANARY-ECHO/);
   });
 
@@ -265,7 +266,7 @@ describe('error rendering', () => {
         },
       },
     );
-    const body = assertError(await app.inject({ url: queryUrl(SELECT), headers: BETA }), 500);
+    const body = assertError(await app.inject({ url: queryUrl(SELECT), headers: BETA }), 'internal_error');
     assert.equal(body, 'internal error\n');
     const line = logs.find((entry) => entry.event === 'internal-error');
     assert.deepEqual(line, { event: 'internal-error', path: '/sparql', error: 'TypeError' });
@@ -274,8 +275,11 @@ describe('error rendering', () => {
 
   it("the store's failure is the guard's one-line 502", async () => {
     const { app, store } = createEdge();
-    store.send = () => Promise.reject(new GuardError(502, 'the store could not be reached'));
-    assert.equal(assertError(await app.inject({ url: queryUrl(SELECT), headers: BETA }), 502), 'the store could not be reached\n');
+    store.send = () => Promise.reject(new GuardError(502, 'upstream_failed', 'the store could not be reached'));
+    assert.equal(
+      assertError(await app.inject({ url: queryUrl(SELECT), headers: BETA }), 'upstream_failed'),
+      'the store could not be reached\n',
+    );
   });
 });
 
@@ -299,10 +303,10 @@ describe('explain', () => {
     const { app } = createEdge();
     assertError(
       await app.inject({ url: `/sparql/explain?query=${encodeURIComponent(SELECT)}`, headers: { 'x-api-key': 'wrong-key' } }),
-      401,
+      'unauthenticated',
     );
-    assertError(await app.inject({ url: '/sparql/explain?update=CLEAR%20ALL', headers: BETA }), 403);
-    assertError(await app.inject({ url: '/sparql/explain', headers: BETA }), 400);
+    assertError(await app.inject({ url: '/sparql/explain?update=CLEAR%20ALL', headers: BETA }), 'update');
+    assertError(await app.inject({ url: '/sparql/explain', headers: BETA }), 'bad_request');
   });
 });
 

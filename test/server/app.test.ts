@@ -5,6 +5,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ERROR_CODE_HEADER, GUARD_CODES, type GuardCode } from '../../src/guard-error.js';
 import { KEYS, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
 const SELECT = 'SELECT * WHERE { ?s ?p ?o } LIMIT 1';
@@ -20,9 +21,11 @@ after(async () => {
 
 const get = (query: string, headers: Record<string, string> = {}) => fetch(`${t.endpoint}?query=${encodeURIComponent(query)}`, { headers });
 
-async function expectError(response: Response, status: number): Promise<string> {
+/** Asserts an error of the guard: its code and that code's status, one line of text/plain. */
+async function expectError(response: Response, code: GuardCode): Promise<string> {
   const body = await response.text();
-  assert.equal(response.status, status, body);
+  assert.equal(response.status, GUARD_CODES[code], body);
+  assert.equal(response.headers.get(ERROR_CODE_HEADER), code, body);
   assert.match(response.headers.get('content-type') ?? '', /^text\/plain/);
   assert.match(body, /^[^\n]+\n$/, 'one line');
   return body;
@@ -38,11 +41,11 @@ describe('health', () => {
 
 describe('paths and methods', () => {
   it('404 for an unknown path, 405 with Allow for another method', async () => {
-    await expectError(await fetch(`${t.guard.url}/nope`), 404);
-    await expectError(await fetch(`${t.endpoint}/`), 404);
+    await expectError(await fetch(`${t.guard.url}/nope`), 'not_found');
+    await expectError(await fetch(`${t.endpoint}/`), 'not_found');
     for (const method of ['PUT', 'DELETE', 'PATCH']) {
       const response = await fetch(t.endpoint, { method });
-      await expectError(response, 405);
+      await expectError(response, 'method_not_allowed');
       assert.equal(response.headers.get('allow'), 'GET, POST, OPTIONS');
     }
     const head = await fetch(t.endpoint, { method: 'HEAD' });
@@ -55,19 +58,19 @@ describe('paths and methods', () => {
       headers: { 'content-type': 'application/sparql-query' },
       body: `${SELECT} #${'x'.repeat(1024 * 1024)}`,
     });
-    await expectError(big, 413);
+    await expectError(big, 'too_large');
     const json = await fetch(t.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    await expectError(json, 415);
+    await expectError(json, 'unsupported_media_type');
   });
 
   it('400 for a missing query and for an unparseable one, without echoing it', async () => {
-    await expectError(await fetch(t.endpoint), 400);
-    const body = await expectError(await get('SELECT * WHERE { ?s ?p CANARY-ECHO'), 400);
+    await expectError(await fetch(t.endpoint), 'bad_request');
+    const body = await expectError(await get('SELECT * WHERE { ?s ?p CANARY-ECHO'), 'parse');
     assert.doesNotMatch(body, /CANARY-ECHO/);
   });
 
   it('403 for SERVICE', async () => {
-    await expectError(await get('SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }'), 403);
+    await expectError(await get('SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }'), 'service');
   });
 });
 
@@ -80,7 +83,7 @@ describe('credentials', () => {
     ];
     for (const headers of cases) {
       const response = await get(SELECT, headers);
-      await expectError(response, 401);
+      await expectError(response, 'unauthenticated');
       assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="sparql-guard", Basic realm="sparql-guard", charset="UTF-8"');
     }
   });
@@ -240,11 +243,11 @@ describe('an identified caller without any policy', () => {
   it('gets 403, an anonymous one 401', async () => {
     const lonely = await startTestGuard({ policies: [resolve('test/fixtures/integration/no-policies.ttl')] });
     try {
-      await expectError(await fetch(`${lonely.endpoint}?query=${encodeURIComponent(SELECT)}`), 401);
+      await expectError(await fetch(`${lonely.endpoint}?query=${encodeURIComponent(SELECT)}`), 'unauthenticated');
       const response = await fetch(`${lonely.endpoint}?query=${encodeURIComponent(SELECT)}`, {
         headers: { 'x-api-key': KEYS.lonely },
       });
-      await expectError(response, 403);
+      await expectError(response, 'forbidden');
     } finally {
       await lonely.close();
     }
@@ -286,7 +289,7 @@ describe('a store that fails', () => {
       for (const guard of [closed, reset, slow]) {
         const started = Date.now();
         const response = await fetch(`${guard.endpoint}?query=${encodeURIComponent(SELECT)}`);
-        await expectError(response, 502);
+        await expectError(response, 'upstream_failed');
         assert.ok(Date.now() - started < 5000);
       }
     } finally {
