@@ -26,6 +26,36 @@ export const guard = {
   grantsGraph: `${GUARD}grantsGraph`,
 } as const;
 
+/**
+ * Where a term of the vocabulary may stand: the object of `a`, a predicate, a principal; or
+ * only in what the guard writes (the service description), never in a policy or rule.
+ */
+export type TermKind = 'class' | 'property' | 'principal' | 'description';
+
+/**
+ * Every term of the policy vocabulary, by local name, with its kind: the closed list that
+ * policy and rule files are checked against (policy/check-vocabulary.ts) and that the
+ * README's table of terms documents (but the description's terms, which no input may use). A guard: IRI that is not here fails the load.
+ */
+export const VOCABULARY_TERMS: Readonly<Record<string, TermKind>> = Object.freeze({
+  Policy: 'class',
+  agent: 'property',
+  group: 'property',
+  readGraph: 'property',
+  readGraphPrefix: 'property',
+  readGraphTemplate: 'property',
+  hidePath: 'property',
+  timeoutMs: 'property',
+  resultLimit: 'property',
+  maxConcurrent: 'property',
+  appliesTo: 'property',
+  grantsGraph: 'property',
+  AuthenticatedAgent: 'principal',
+  Everyone: 'principal',
+  Anonymous: 'principal',
+  caller: 'description',
+});
+
 /** The agent IRI of a caller without credentials (`guard:Anonymous`). */
 export const ANONYMOUS_AGENT = guard.Anonymous;
 

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { CONFIG_KEYS, parseConfig, type ConfigKey, type ConfigKeys } from '../src/config/read-config.js';
 import { ERROR_CODE_HEADER, GUARD_CODES, type GuardCode } from '../src/guard-error.js';
 import { startTestGuard, type TestGuard } from './helpers/start-test-guard.js';
+import { VOCABULARY_TERMS } from '../src/vocabulary.js';
 
 const readme = readFileSync('README.md', 'utf8');
 
@@ -179,5 +180,25 @@ describe('README errors table', () => {
     // 503 (before the first policy set is loaded) is proven in test/server/policy-holder.test.ts;
     // 408 (a client too slow to send its request) in test/reliability/slow-clients.test.ts;
     // 429 (past guard:maxConcurrent, with a store slow enough to overlap) in test/server/limits-per-caller.test.ts.
+  });
+});
+
+describe('README table of policy terms and the vocabulary (VOCABULARY_TERMS)', () => {
+  const section = readme.split('\n## Policies\n')[1]?.split('\n```')[0] ?? '';
+  const table = section
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('|---'))
+    .slice(1);
+  const termsOf = (text: string) => [...text.matchAll(/`guard:([A-Za-z]+)`/g)].map((match) => match[1]!);
+
+  it('documents exactly the terms a policy or rule may use, one row each', () => {
+    const documented = table.flatMap((line) => termsOf(line.split('|')[1] ?? ''));
+    const inputTerms = Object.entries(VOCABULARY_TERMS).filter(([, kind]) => kind !== 'description');
+    assert.deepEqual([...documented].sort(), inputTerms.map(([name]) => name).sort());
+  });
+
+  it('uses no guard: IRI that is not a term anywhere in the README, but in a quoted error line', () => {
+    const text = readme.replace(/`[^`\n]*did you mean[^`\n]*`/g, '');
+    for (const [, name] of text.matchAll(/\bguard:([A-Za-z]+)/g)) assert.ok(Object.hasOwn(VOCABULARY_TERMS, name!), `guard:${name}`);
   });
 });

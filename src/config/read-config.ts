@@ -9,6 +9,7 @@ import { findDeniedNamespace } from '../property-function-namespaces.js';
 import { ConfigError } from './config-error.js';
 import { expandPlaceholders } from './expand-placeholders.js';
 import { MAX_TIMER_MS } from '../max-timer-ms.js';
+import { nearestWord } from '../nearest-word.js';
 
 export { ConfigError } from './config-error.js';
 
@@ -393,41 +394,12 @@ function readObject<K extends string>(value: unknown, path: string, known: reado
   }
   for (const key of Object.keys(value)) {
     if (!(known as readonly string[]).includes(key)) {
-      const suggestion = suggestKey(key, known);
+      const suggestion = nearestWord(key, known);
       const fix = suggestion === undefined ? `known keys here: ${known.join(', ')}` : `did you mean ${keyPath(path, suggestion)}?`;
       fail(keyPath(path, key), 'unknown key', fix);
     }
   }
   return value as Partial<Record<K, unknown>>;
-}
-
-/**
- * The known key that `key` most likely misspells: the same letters ignoring case, or the
- * closest key within two edits (a third of its length for long keys).
- */
-function suggestKey(key: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const candidate of known) {
-    const distance = candidate.toLowerCase() === key.toLowerCase() ? 0 : editDistance(candidate, key);
-    if (distance <= Math.max(2, Math.floor(candidate.length / 3)) && distance < bestDistance) {
-      [best, bestDistance] = [candidate, distance];
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 function readString(value: unknown, path: string): string {

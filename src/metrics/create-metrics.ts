@@ -109,6 +109,8 @@ export function createMetrics(version: string): GuardMetrics {
     labelNames: ['result'],
     registers,
   });
+  // Each result exported at 0 from the start, so that an increase() alert sees the first failure.
+  for (const result of ['success', 'failure']) reloads.inc({ result }, 0);
   const lastReload = new Gauge({
     name: 'sparql_guard_policy_last_load_success_timestamp_seconds',
     help: 'Time of the last successful load of the policy set (at start or by a reload), in seconds since the Unix epoch.',

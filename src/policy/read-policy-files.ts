@@ -6,6 +6,7 @@ import { Parser, type Quad, type Term } from 'n3';
 import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../vocabulary.js';
 import { iriSpliceProblem } from '../iri.js';
 import { policyLoadError } from './policy-load-error.js';
+import { checkVocabulary } from './check-vocabulary.js';
 import type { PolicyLimits } from './policy-set.js';
 import { MAX_TIMER_MS } from '../max-timer-ms.js';
 
@@ -48,8 +49,8 @@ const XSD_INTEGER = 'http://www.w3.org/2001/XMLSchema#integer';
 const MAX_LIMIT = MAX_TIMER_MS;
 
 /**
- * Reads the files in order, parses them as Turtle and validates every policy
- * (docs/design.md#vocabulary). Throws PolicyLoadError on the first problem.
+ * Reads the files in order, parses them as Turtle, checks every guard: IRI against the closed
+ * vocabulary (checkVocabulary) and validates every policy (docs/design.md#vocabulary). Throws PolicyLoadError on the first problem.
  */
 export async function readPolicyFiles(files: readonly string[]): Promise<PolicyDocument> {
   const quads: Quad[] = [];
@@ -57,6 +58,7 @@ export async function readPolicyFiles(files: readonly string[]): Promise<PolicyD
   const firstSeen = new Map<string, { file: string; fileIndex: number; position: number }>();
   for (const [fileIndex, file] of files.entries()) {
     const fileQuads = parseTurtle(await readText(file), file);
+    checkVocabulary(fileQuads, file);
     for (const [position, quad] of fileQuads.entries()) {
       if (!firstSeen.has(quad.subject.id)) firstSeen.set(quad.subject.id, { file, fileIndex, position });
       quads.push(quad);

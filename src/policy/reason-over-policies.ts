@@ -9,6 +9,7 @@ import { policyLoadError } from './policy-load-error.js';
 import { forwardChain, type Closure } from './forward-chain.js';
 import { derivedTriples, type DerivedTriples } from './attach-derivations.js';
 import { writeN3p } from './write-n3p.js';
+import { checkVocabulary } from './check-vocabulary.js';
 
 /** The engine that ran a rule file: the forward chainer with copy rules only, the forward chainer (forwardChain), or EYE. */
 export type Engine = 'copy' | 'chain' | 'eye';
@@ -97,6 +98,7 @@ export async function reasonOverPolicies(
 ): Promise<Reasoning> {
   const started = performance.now();
   const texts = await Promise.all(ruleFiles.map(readRuleFile));
+  texts.forEach((text, index) => checkRuleVocabulary(text, ruleFiles[index] ?? ''));
   const readings = texts.map(classifyRules);
   const inEye = planEngines(readings, choice);
 
@@ -267,6 +269,20 @@ async function readRuleFile(file: string): Promise<string> {
   } catch (error) {
     throw policyLoadError(`rule file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'read error'})`, file);
   }
+}
+
+/**
+ * Checks a rule file's IRIs against the closed vocabulary (checkVocabulary), formulas
+ * included. A file N3.js cannot parse is left to EYE, which refuses it or reads it.
+ */
+function checkRuleVocabulary(text: string, file: string): void {
+  let quads: Quad[];
+  try {
+    quads = new Parser({ format: 'text/n3' }).parse(text);
+  } catch {
+    return;
+  }
+  checkVocabulary(quads, file);
 }
 
 /**

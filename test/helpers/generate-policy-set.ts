@@ -39,7 +39,7 @@ export function organisationShape(policies: number, seed = 1): PolicySetShape {
 }
 
 const PREFIXES =
-  '@prefix guard: <https://w3id.org/sparql-guard#>.\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#>.\n@prefix ex: <https://example.org/>.\n';
+  '@prefix guard: <https://w3id.org/sparql-guard#>.\n@prefix groups: <https://example.org/groups#>.\n@prefix coll: <https://example.org/graph-collections#>.\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#>.\n@prefix ex: <https://example.org/>.\n';
 
 /** Writes the set described by `shape`. */
 export function generatePolicySet(shape: PolicySetShape): GeneratedPolicySet {
@@ -59,13 +59,13 @@ export function generatePolicySet(shape: PolicySetShape): GeneratedPolicySet {
     }
     (levels[level] ??= []).push(group);
     const parents = levels[level - 1] ?? [0];
-    hierarchy.push(`"g-${group}" guard:subGroupOf "g-${parents[pick(parents.length)] ?? 0}".`);
+    hierarchy.push(`"g-${group}" groups:subGroupOf "g-${parents[pick(parents.length)] ?? 0}".`);
   }
   for (let cycle = 0; cycle < shape.cycles && levels.length > 1; cycle += 1) {
     // An ancestor placed under a deeper group closes a cycle through the hierarchy.
     const deep = levels[levels.length - 1] ?? [0];
     const high = levels[pick(levels.length - 1)] ?? [0];
-    hierarchy.push(`"g-${high[pick(high.length)] ?? 0}" guard:subGroupOf "g-${deep[pick(deep.length)] ?? 0}".`);
+    hierarchy.push(`"g-${high[pick(high.length)] ?? 0}" groups:subGroupOf "g-${deep[pick(deep.length)] ?? 0}".`);
   }
 
   const collections = Math.max(1, Math.ceil((shape.policies * shape.collectionShare) / 30));
@@ -74,17 +74,17 @@ export function generatePolicySet(shape: PolicySetShape): GeneratedPolicySet {
   for (let i = 0; i < shape.policies; i += 1) {
     const grants =
       random() < shape.collectionShare
-        ? `guard:readCollection ex:collection-${pick(collections)}`
+        ? `coll:readCollection ex:collection-${pick(collections)}`
         : `guard:readGraph ex:graph-${pick(graphs)}, ex:graph-${pick(graphs)}`;
     const hide = i % 5 === 0 ? '; guard:hidePath ex:salary' : '';
     lines.push(
       `ex:policy-${i} a guard:Policy; rdfs:label "Policy ${i}"; guard:group "g-${i % shape.groups}"; guard:agent ex:agent-${i}; ${grants}${hide}.`,
     );
-    if (random() < shape.memberShare) lines.push(`ex:agent-${i} guard:memberOf "g-${pick(shape.groups)}".`);
+    if (random() < shape.memberShare) lines.push(`ex:agent-${i} groups:memberOf "g-${pick(shape.groups)}".`);
   }
   for (let collection = 0; collection < collections; collection += 1) {
     const members = Array.from({ length: shape.collectionSize }, () => `ex:graph-${pick(graphs)}`);
-    lines.push(...members.map((graph) => `${graph} guard:inCollection ex:collection-${collection}.`));
+    lines.push(...members.map((graph) => `${graph} coll:inCollection ex:collection-${collection}.`));
   }
   return { policyTurtle: `${lines.join('\n')}\n`, hierarchyN3: `${hierarchy.join('\n')}\n` };
 }

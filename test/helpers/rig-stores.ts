@@ -34,6 +34,16 @@ export function rigStores(): StoreUnderTest[] {
   });
 }
 
+/**
+ * The rig stores whose RIG_*_QUERY variable is not set, each with the reason a test that
+ * would run against it says it was skipped.
+ */
+export function absentRigStores(): { readonly name: string; readonly skip: string }[] {
+  return RIG_VARIABLES.flatMap(([name, variable]) =>
+    process.env[variable] ? [] : [{ name, skip: `${variable} is not set (the store lab is not up)` }],
+  );
+}
+
 /** The embedded store first (always), then the rig stores that are up. */
 export function storesUnderTest(): StoreUnderTest[] {
   return [{ name: 'embedded', queryUrl: undefined }, ...rigStores()];

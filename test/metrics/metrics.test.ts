@@ -69,6 +69,9 @@ describe('metrics of one process', () => {
     assert.equal(sample(text, 'sparql_guard_in_flight_requests'), 0);
     assert.match(text, /^sparql_guard_build_info\{version="\d+\.\d+\.\d+[^"]*"\} 1$/m);
     assert.ok(sample(text, 'sparql_guard_policy_last_load_success_timestamp_seconds')! > Date.now() / 1000 - 600);
+    // Before any reload, each result is there at 0 (an increase() alert sees the first failure).
+    assert.equal(sample(text, 'sparql_guard_policy_reloads_total', 'result="success"'), 0);
+    assert.equal(sample(text, 'sparql_guard_policy_reloads_total', 'result="failure"'), 0);
     assert.ok(sample(text, 'process_cpu_user_seconds_total')! > 0, "prom-client's default process metrics");
   });
 
@@ -76,6 +79,7 @@ describe('metrics of one process', () => {
     assert.equal(await t.guard.reload(), true);
     const text = await scrape(t.guard.metricsUrl!);
     assert.equal(sample(text, 'sparql_guard_policy_reloads_total', 'result="success"'), 1);
+    assert.equal(sample(text, 'sparql_guard_policy_reloads_total', 'result="failure"'), 0);
   });
 
   it('carries no agent, key or query text, and is not on the SPARQL port', async () => {

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { classifyRules } from '../../src/policy/classify-rules.js';
 
 const PREFIXES =
-  '@prefix guard: <https://w3id.org/sparql-guard#>. @prefix ex: <https://example.org/>. @prefix log: <http://www.w3.org/2000/10/swap/log#>. @prefix math: <http://www.w3.org/2000/10/swap/math#>. @prefix string: <http://www.w3.org/2000/10/swap/string#>. @prefix list: <http://www.w3.org/2000/10/swap/list#>.\n';
+  '@prefix guard: <https://w3id.org/sparql-guard#>. @prefix groups: <https://example.org/groups#>. @prefix coll: <https://example.org/graph-collections#>. @prefix ex: <https://example.org/>. @prefix log: <http://www.w3.org/2000/10/swap/log#>. @prefix math: <http://www.w3.org/2000/10/swap/math#>. @prefix string: <http://www.w3.org/2000/10/swap/string#>. @prefix list: <http://www.w3.org/2000/10/swap/list#>.\n';
 
 describe('classifyRules', () => {
   it('puts the shipped copy rules and every example rule file inside the fragment', () => {
@@ -26,7 +26,7 @@ describe('classifyRules', () => {
   });
 
   it('reads backward rules (<=) turned around, and facts with literal subjects', () => {
-    const reading = classifyRules(`${PREFIXES}{ ?p guard:appliesTo ?a } <= { ?p ex:for ?a }. "a" guard:subGroupOf "b".`);
+    const reading = classifyRules(`${PREFIXES}{ ?p guard:appliesTo ?a } <= { ?p ex:for ?a }. "a" groups:subGroupOf "b".`);
     assert.ok(reading.fragment);
     assert.equal(reading.rules[0]?.conclusion[0]?.predicate.value, 'https://w3id.org/sparql-guard#appliesTo');
     assert.equal(reading.facts.length, 1);

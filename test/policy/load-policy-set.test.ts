@@ -138,7 +138,11 @@ describe('loadPolicySet: validation fails closed with one line naming file and p
       /policy <https:\/\/example\.org\/p>: guard:hidePath "https:\/\/example\.org\/x\/\.\/ns#salary" has dot segments/,
     ],
     ['hidepath-literal.ttl', /policy <https:\/\/example\.org\/p>: guard:hidePath must be an IRI, found literal "salary"$/],
-    ['untyped.ttl', /policy <https:\/\/example\.org\/p>: uses guard:agent but is not declared a guard:Policy$/],
+    [
+      'untyped.ttl',
+      /: guard:Polcy \(as the class of <https:\/\/example\.org\/p>\) is not a term of the policy vocabulary \(did you mean guard:Policy\?\)$/,
+    ],
+    ['undeclared.ttl', /policy <https:\/\/example\.org\/p>: uses guard:agent but is not declared a guard:Policy$/],
     ['blank-policy.ttl', /: a guard:Policy must be named by an IRI, not a blank node$/],
     ['syntax-error.ttl', /: Turtle syntax error: .* on line 7$/],
   ];

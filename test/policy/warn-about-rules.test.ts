@@ -8,9 +8,10 @@ import { Parser } from 'n3';
 import { classifyRules } from '../../src/policy/classify-rules.js';
 import { warnAboutRules } from '../../src/policy/warn-about-rules.js';
 
-const PREFIXES = '@prefix guard: <https://w3id.org/sparql-guard#>. @prefix ex: <https://example.org/>.\n';
+const PREFIXES =
+  '@prefix guard: <https://w3id.org/sparql-guard#>. @prefix groups: <https://example.org/groups#>. @prefix coll: <https://example.org/graph-collections#>. @prefix ex: <https://example.org/>.\n';
 const DATA = new Parser().parse(
-  `${PREFIXES}ex:p a guard:Policy; guard:group "g"; guard:readCollection ex:c. ex:g1 guard:inCollection ex:c. ex:alice guard:memberOf "g".`,
+  `${PREFIXES}ex:p a guard:Policy; guard:group "g"; coll:readCollection ex:c. ex:g1 coll:inCollection ex:c. ex:alice groups:memberOf "g".`,
 );
 const warn = (...texts: string[]) =>
   warnAboutRules(
@@ -66,6 +67,6 @@ describe('warnAboutRules', () => {
       /costs the square of the policies: .* join only on their objects/,
     );
     // A join through the policy itself is linear.
-    assert.deepEqual(warn('{ ?a guard:group ?x. ?a guard:readCollection ?c } => { ?a guard:appliesTo ?x }.'), []);
+    assert.deepEqual(warn('{ ?a guard:group ?x. ?a coll:readCollection ?c } => { ?a guard:appliesTo ?x }.'), []);
   });
 });

@@ -8,10 +8,18 @@ import { pathToFileURL } from 'node:url';
 import oxigraph from 'oxigraph';
 import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
-/** The suite beside the clone (../shared/w3c-sparql), or W3C_SPARQL. */
-export const W3C_SUITE = [process.env.W3C_SPARQL ?? '', resolve('../shared/w3c-sparql'), resolve('../../shared/w3c-sparql')].find(
+/**
+ * The W3C SPARQL 1.0 and 1.1 suites: the folder W3C_SPARQL names when it holds tests.json, else
+ * the copy in the repository (test/fixtures/w3c-sparql: data files only, under the W3C test
+ * suite licence, see its INDEX.md). Only a checkout without that folder skips the W3C tests.
+ */
+export const W3C_SUITE = [process.env.W3C_SPARQL ?? '', resolve('test/fixtures/w3c-sparql')].find(
   (folder) => folder !== '' && existsSafe(join(folder, 'tests.json')),
 );
+
+/** Why the W3C tests are skipped, or false when the suite is there. */
+export const W3C_SKIP: string | false =
+  W3C_SUITE === undefined ? 'no W3C suite: test/fixtures/w3c-sparql/tests.json is missing and W3C_SPARQL is not set' : false;
 
 /** One record of tests.json (the fields used here). */
 export interface W3cTest {
