@@ -12,6 +12,8 @@ export const guard = {
   agent: `${GUARD}agent`,
   group: `${GUARD}group`,
   readGraph: `${GUARD}readGraph`,
+  /** A graph IRI per caller, from its identity (RFC 6570 simple expansion; docs/design.md#vocabulary). */
+  readGraphTemplate: `${GUARD}readGraphTemplate`,
   hidePath: `${GUARD}hidePath`,
   /** Limits per caller (docs/design.md, "Limits per caller"): positive integers. */
   timeoutMs: `${GUARD}timeoutMs`,

@@ -6,4 +6,9 @@ export interface Caller {
   readonly agent: string;
   readonly groups: readonly string[];
   readonly authenticated: boolean;
+  /**
+   * A JWT caller's top-level claims, for graph templates (`{claim.NAME}`): the value of a
+   * string claim, null for a claim present with any other type. Absent for other callers.
+   */
+  readonly claims?: ReadonlyMap<string, string | null>;
 }

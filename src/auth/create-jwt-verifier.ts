@@ -157,7 +157,23 @@ function callerOf(payload: JWTPayload, settings: JwtSettings): Caller {
   const agent = settings.agentPrefix + value;
   const problem = findAgentIriProblem(agent);
   if (problem !== undefined) refuse(`the token's ${claim} claim does not make a valid agent IRI: it ${problem}`);
-  return Object.freeze({ agent, groups: Object.freeze(readGroups(payload, settings.groupsClaim)), authenticated: true });
+  return Object.freeze({
+    agent,
+    groups: Object.freeze(readGroups(payload, settings.groupsClaim)),
+    authenticated: true,
+    claims: readClaims(payload),
+  });
+}
+
+/**
+ * The top-level claims graph templates may read (`{claim.NAME}`): a string claim by its
+ * value, any other (array, object, number, boolean, null) as null, so that a template
+ * reading it refuses the request rather than guess. The token's length bounds them.
+ */
+function readClaims(payload: JWTPayload): ReadonlyMap<string, string | null> {
+  const claims = new Map<string, string | null>();
+  for (const [name, value] of Object.entries(payload)) claims.set(name, typeof value === 'string' ? value : null);
+  return claims;
 }
 
 /** The groups at `path` in the payload: absent = none; anything but an array of clean strings = 401. */

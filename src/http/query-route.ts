@@ -177,6 +177,8 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
       agent: caller.agent,
       groups: caller.groups,
       policies: grant.policies.map((iri) => `<${iri}>`),
+      // The graphs the caller's identity filled in (guard:readGraphTemplate), when any.
+      ...(grant.templateGraphs !== undefined && { templateGraphs: grant.templateGraphs.map((iri) => `<${iri}>`) }),
       query: plan.query,
       form: plan.form,
     };

@@ -1,6 +1,7 @@
 // Compiles the validated policies into the frozen look-up table that grantFor reads.
 
 import { principalKey, PRINCIPAL_KINDS, type AttachedPolicies } from './attach-derivations.js';
+import { compileGraphTemplate, type GraphTemplate } from './compile-graph-template.js';
 import { composeGrant, mergeInOrder } from './grant.js';
 import type { EngineRun, RuleFileRun } from './reason-over-policies.js';
 import type {
@@ -84,6 +85,7 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
         file: attached.files[attached.fileIndexes[at] as number] as string,
         order: attached.orders[at] as number,
         hidePaths: Object.freeze(attached.hidePaths[at] as readonly string[]),
+        graphTemplates: compileTemplates(attached.graphTemplates[at] ?? []),
         limits: Object.freeze(attached.limits[at] as PolicyLimits),
         graphs: Object.freeze(graphs),
         principals: Object.freeze(principals),
@@ -127,6 +129,8 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
   }
 
   const everyoneAndAuthenticated = mergeInOrder([everyone, authenticated]);
+  const templateClaims = [...new Set(frozen.flatMap((policy) => policy.graphTemplates.flatMap((template) => template.claims)))].sort();
+  const baseTemplates = everyoneAndAuthenticated.some((policy) => policy.graphTemplates.length > 0);
   // The listing per principal serves operator tools only: built when first read, not at every reload.
   let listing: PrincipalListing | undefined;
   let principals: readonly PrincipalEntry[] | undefined;
@@ -144,10 +148,20 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
       authenticated,
       agents,
       groups,
-      everyoneGrant: everyone.length > 0 ? composeGrant(everyone) : undefined,
-      authenticatedGrant: everyoneAndAuthenticated.length > 0 ? composeGrant(everyoneAndAuthenticated) : undefined,
+      templateClaims: Object.freeze(templateClaims),
+      baseTemplates,
+      // With a template among them, each caller's grant is its own (grantFor).
+      everyoneGrant: everyone.length > 0 && !baseTemplates ? composeGrant(everyone) : undefined,
+      authenticatedGrant: everyoneAndAuthenticated.length > 0 && !baseTemplates ? composeGrant(everyoneAndAuthenticated) : undefined,
     }),
   });
+}
+
+const NO_TEMPLATES: readonly GraphTemplate[] = Object.freeze([]);
+
+/** The templates of one policy, compiled (the worker validated them: a failure here is a bug, and fails the load). */
+function compileTemplates(texts: readonly string[]): readonly GraphTemplate[] {
+  return texts.length === 0 ? NO_TEMPLATES : Object.freeze(texts.map((text) => compileGraphTemplate(text)));
 }
 
 /** The frozen principal of a kind and its agent IRI or group name. */

@@ -1,6 +1,7 @@
 // What a caller may read: the Grant type, and how it is composed from the compiled policies that apply to the caller.
 
 import type { Caller } from '../auth/caller.js';
+import type { TemplateValues } from './compile-graph-template.js';
 import type { CompiledPolicy, PolicyLimits, PolicySet } from './policy-set.js';
 
 /**
@@ -24,6 +25,8 @@ export interface Grant {
    * graph). Graphs with nothing hidden are absent.
    */
   readonly hiddenByGraph: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The graphs this caller's graph templates gave (`guard:readGraphTemplate`), sorted, also in `graphs`; absent when none. */
+  readonly templateGraphs?: readonly string[];
 }
 
 /**
@@ -31,7 +34,9 @@ export interface Grant {
  * (authenticated callers only), for its agent IRI and for each of its groups,
  * merged in order of listing without duplicates (docs/design.md#vocabulary).
  * `undefined` when no policy applies; the caller of this function answers
- * 401 or 403 (docs/design.md#identity). No reasoning happens here.
+ * 401 or 403 (docs/design.md#identity). No reasoning happens here. The graph templates
+ * of those policies are expanded for the caller (compileGraphTemplate): a value that
+ * cannot fill one throws TemplateValueError.
  */
 export function grantFor(set: PolicySet, caller: Caller): Grant | undefined {
   const { lookup } = set;
@@ -43,23 +48,35 @@ export function grantFor(set: PolicySet, caller: Caller): Grant | undefined {
     if (list !== undefined) extra.push(list);
   }
   // The common case (no policy names this agent or its groups) was computed at load.
-  if (extra.length === 0) return caller.authenticated ? lookup.authenticatedGrant : lookup.everyoneGrant;
+  if (extra.length === 0 && !lookup.baseTemplates) return caller.authenticated ? lookup.authenticatedGrant : lookup.everyoneGrant;
 
   const base = caller.authenticated ? [lookup.everyone, lookup.authenticated] : [lookup.everyone];
-  return composeGrant(mergeInOrder([...base, ...extra]));
+  const policies = mergeInOrder([...base, ...extra]);
+  if (policies.length === 0) return undefined;
+  // The anonymous caller has no identity to name a graph after: its templates expand to nothing.
+  const values: TemplateValues = { agent: caller.authenticated ? caller.agent : undefined, groups: caller.groups, claims: caller.claims };
+  return composeGrant(policies, values);
 }
 
 /**
  * `policies` must be in order of listing and without duplicates. Hidden paths
  * per graph are the intersection of the hidePath sets of the policies that
  * grant that graph (docs/design.md#vocabulary): a policy granting the graph without
- * hiding p lifts p. Graphs left with nothing hidden are absent.
+ * hiding p lifts p. Graphs left with nothing hidden are absent. With `values`, each policy's
+ * graph templates add the graphs they give that caller, as if the policy named them.
  */
-export function composeGrant(policies: readonly CompiledPolicy[]): Grant {
+export function composeGrant(policies: readonly CompiledPolicy[], values?: TemplateValues): Grant {
   const graphs = new Set<string>();
   const hidden = new Map<string, Set<string>>();
+  const fromTemplates = new Set<string>();
   for (const policy of policies) {
-    for (const graph of policy.graphs) {
+    let own = policy.graphs;
+    if (values !== undefined && policy.graphTemplates.length > 0) {
+      const expanded = policy.graphTemplates.flatMap((template) => template.expand(values));
+      for (const graph of expanded) fromTemplates.add(graph);
+      own = [...own, ...expanded];
+    }
+    for (const graph of own) {
       const sofar = hidden.get(graph);
       if (!graphs.has(graph)) {
         graphs.add(graph);
@@ -81,6 +98,7 @@ export function composeGrant(policies: readonly CompiledPolicy[]): Grant {
     policies: Object.freeze(policies.map((policy) => policy.iri)),
     graphs,
     hiddenByGraph: hidden,
+    ...(fromTemplates.size > 0 && { templateGraphs: Object.freeze([...fromTemplates].sort()) }),
   });
 }
 

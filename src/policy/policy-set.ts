@@ -1,5 +1,6 @@
 // The compiled, immutable form of the loaded policies that every request looks up.
 
+import type { GraphTemplate } from './compile-graph-template.js';
 import type { Grant } from './grant.js';
 
 /**
@@ -37,6 +38,8 @@ export interface CompiledPolicy {
   readonly graphs: readonly string[];
   /** Predicate IRIs the policy hides in the graphs it grants (`guard:hidePath`). */
   readonly hidePaths: readonly string[];
+  /** Graphs granted per caller (`guard:readGraphTemplate`), expanded by grantFor; hidePath applies to them too. */
+  readonly graphTemplates: readonly GraphTemplate[];
   readonly limits: PolicyLimits;
   /** Principals the policy applies to (`guard:appliesTo`, derived). */
   readonly principals: readonly Principal[];
@@ -92,6 +95,13 @@ export interface PrincipalLookup {
   readonly authenticated: readonly CompiledPolicy[];
   readonly agents: ReadonlyMap<string, readonly CompiledPolicy[]>;
   readonly groups: ReadonlyMap<string, readonly CompiledPolicy[]>;
+  /**
+   * The claim names some graph template reads, sorted: with the agent and the groups, they
+   * are everything a grant depends on (the key of the policy holder's cache of grants).
+   */
+  readonly templateClaims: readonly string[];
+  /** True when a policy for Everyone or AuthenticatedAgent has a graph template: no precomputed grant then. */
+  readonly baseTemplates: boolean;
   /** Precomputed grant of a caller matched only by Everyone (undefined: none apply). */
   readonly everyoneGrant: Grant | undefined;
   /** Precomputed grant of an authenticated caller matched only by Everyone and AuthenticatedAgent. */

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { Parser, type Quad, type Term } from 'n3';
 import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../vocabulary.js';
 import { iriSpliceProblem } from '../iri.js';
+import { compileGraphTemplate } from './compile-graph-template.js';
 import { policyLoadError } from './policy-load-error.js';
 import { checkVocabulary } from './check-vocabulary.js';
 import type { PolicyLimits } from './policy-set.js';
@@ -17,6 +18,8 @@ export interface PolicySource {
   /** Position in order of listing, from 0. */
   readonly order: number;
   readonly hidePaths: readonly string[];
+  /** `guard:readGraphTemplate` values as written, each once, validated (compileGraphTemplate). */
+  readonly graphTemplates: readonly string[];
   readonly limits: PolicyLimits;
 }
 
@@ -32,6 +35,7 @@ const POLICY_PREDICATES: readonly string[] = [
   guard.agent,
   guard.group,
   guard.readGraph,
+  guard.readGraphTemplate,
   guard.hidePath,
   guard.timeoutMs,
   guard.resultLimit,
@@ -110,11 +114,16 @@ function checkSpliceable(term: string, iri: string, fail: (reason: string) => ne
 }
 
 /** Checks one policy's own triples and returns its hidden paths and limits. */
-function validatePolicy(iri: string, file: string, own: readonly Quad[]): { hidePaths: string[]; limits: PolicyLimits } {
+function validatePolicy(
+  iri: string,
+  file: string,
+  own: readonly Quad[],
+): { hidePaths: string[]; graphTemplates: string[]; limits: PolicyLimits } {
   const fail = (reason: string): never => {
     throw policyLoadError(reason, file, iri);
   };
   const hidePaths: string[] = [];
+  const graphTemplates: string[] = [];
   let targeted = false;
   for (const { predicate, object } of own) {
     switch (predicate.value) {
@@ -135,6 +144,17 @@ function validatePolicy(iri: string, file: string, own: readonly Quad[]): { hide
         if (isReservedIri(object.value)) fail(`guard:readGraph <${object.value}> is reserved by the rewriter (urn:x-sparql-guard:)`);
         checkSpliceable('guard:readGraph', object.value, fail);
         break;
+      case guard.readGraphTemplate:
+        if (object.termType !== 'Literal' || object.datatype.value !== XSD_STRING || object.language !== '') {
+          fail(`guard:readGraphTemplate must be a plain string literal, found ${describe(object)}`);
+        }
+        try {
+          compileGraphTemplate(object.value);
+        } catch (error) {
+          fail(`guard:readGraphTemplate ${describe(object)} ${(error as Error).message}`);
+        }
+        if (!graphTemplates.includes(object.value)) graphTemplates.push(object.value);
+        break;
       case guard.hidePath:
         if (object.termType !== 'NamedNode') fail(`guard:hidePath must be an IRI, found ${describe(object)}`);
         checkSpliceable('guard:hidePath', object.value, fail);
@@ -145,7 +165,7 @@ function validatePolicy(iri: string, file: string, own: readonly Quad[]): { hide
     }
   }
   if (!targeted) fail('has neither guard:agent nor guard:group');
-  return { hidePaths, limits: readLimits(own, fail) };
+  return { hidePaths, graphTemplates, limits: readLimits(own, fail) };
 }
 
 /** The policy's limits: each a positive xsd:integer, given at most once. */

@@ -1,7 +1,9 @@
 // Holds the policy set in force and turns callers into grants under it.
 
+import { LRUCache } from 'lru-cache';
 import type { Caller } from '../auth/caller.js';
 import { GuardError } from '../guard-error.js';
+import { TemplateValueError } from '../policy/compile-graph-template.js';
 import { grantFor, type Grant } from '../policy/grant.js';
 import type { PolicySet } from '../policy/policy-set.js';
 
@@ -17,6 +19,10 @@ export interface PolicyHolder {
   grant(caller: Caller): Grant;
 }
 
+/** The bound of the grants remembered by caller identity: entries, and graph references over all of them. */
+export const GRANT_CACHE_ENTRIES = 10_000;
+export const GRANT_CACHE_GRAPHS = 2_000_000;
+
 /**
  * `challenge` is the `WWW-Authenticate` value of the 401 that refuses an anonymous caller
  * (authChallenge of the auth settings; Bearer by default).
@@ -24,20 +30,31 @@ export interface PolicyHolder {
 export function createPolicyHolder(challenge = 'Bearer'): PolicyHolder {
   let set: PolicySet | undefined;
   // Grants of the callers identification hands out as shared frozen objects (API-key
-  // callers, the anonymous caller), computed once per policy set: a per-caller object
-  // is weakly held, so per-request callers (trusted headers) just miss and are collected.
+  // callers, the anonymous caller, a JWT while its token is cached), computed once per
+  // policy set: a per-caller object is weakly held, so per-request callers just miss.
   let grants = new WeakMap<Caller, Grant>();
+  // Then by what a grant depends on (agent, groups, the claims templates read): a caller
+  // identified anew on each request (trusted headers, a new token) gets the same grant
+  // object back, and with it the dataset text built for that grant (applyGrant). Bounded by
+  // entries and by the graphs they hold: a grant of 20,000 graphs costs 20,000.
+  let byIdentity = createGrantCache();
   return {
     current: () => set,
     replace(next) {
       set = next;
       grants = new WeakMap();
+      byIdentity = createGrantCache();
     },
     grant(caller) {
       if (set === undefined) throw new GuardError(503, 'not_ready', 'policies are not loaded yet');
       const cached = grants.get(caller);
       if (cached !== undefined) return cached;
-      const grant = grantFor(set, caller);
+      const key = identityKey(set, caller);
+      let grant = byIdentity.get(key);
+      if (grant === undefined) {
+        grant = grantOf(set, caller);
+        if (grant !== undefined) byIdentity.set(key, grant);
+      }
       if (grant !== undefined) {
         grants.set(caller, grant);
         return grant;
@@ -50,4 +67,29 @@ export function createPolicyHolder(challenge = 'Bearer'): PolicyHolder {
       throw new GuardError(403, 'forbidden', 'no policy applies to this caller');
     },
   };
+}
+
+function createGrantCache(): LRUCache<string, Grant> {
+  return new LRUCache<string, Grant>({
+    max: GRANT_CACHE_ENTRIES,
+    maxSize: GRANT_CACHE_GRAPHS,
+    sizeCalculation: (grant) => grant.graphs.size + 1,
+  });
+}
+
+/** grantFor, with a caller whose identity cannot fill a graph template refused (403, one line). */
+function grantOf(set: PolicySet, caller: Caller): Grant | undefined {
+  try {
+    return grantFor(set, caller);
+  } catch (error) {
+    if (error instanceof TemplateValueError) throw new GuardError(403, error.message);
+    throw error;
+  }
+}
+
+/** Everything grantFor reads of a caller, as one string: the claims only those some template reads. */
+function identityKey(set: PolicySet, caller: Caller): string {
+  // 0 for a missing claim: JSON writes undefined in an array as null, which marks a claim that is not a string.
+  const claims = set.lookup.templateClaims.map((name) => caller.claims?.get(name) ?? (caller.claims?.has(name) === true ? null : 0));
+  return JSON.stringify([caller.authenticated, caller.agent, caller.groups, claims]);
 }

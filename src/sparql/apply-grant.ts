@@ -67,7 +67,8 @@ function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): st
 /**
  * docs/design.md#rewriting: effective default = requested default (or all granted)
  * ∩ granted, the same for named; both FROM and FROM NAMED always present, an
- * empty set written as the reserved EMPTY_GRAPH; `GRAPH <iri>` outside the
+ * empty set written as the reserved EMPTY_GRAPH, and so is a part of the dataset
+ * the query cannot read (PreparedQuery.reach); `GRAPH <iri>` outside the
  * effective named graphs becomes its group with no solution, and `GRAPH ?var`
  * around a `*` / `+` path one branch per effective named graph (UNION).
  * Requested graphs keep request order, "all granted" is sorted, so output is
@@ -101,20 +102,23 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
       refuseNamedHidden(prepared, grant, sets);
       if (prepared.blankZeroLength) throw new GuardError(403, BLANK_ZERO_LENGTH);
       if (prepared.hasHiddenSlots) {
-        if (sets.inDefault.size > 0) {
+        // A query that reads no default graph has no slot outside GRAPH to fill for it.
+        if (sets.inDefault.size > 0 && prepared.reach.readsDefault) {
           hidden = hiddenTextOf(sets.inDefault);
           const graphs = hidingLess(grant, defaults, sets.inDefault);
           if (graphs.length > 0) {
             const hiding = hidingSome(grant, defaults);
             hidden = { ...hidden, graphs, hiding };
-            added = [...new Set([...graphs, ...hiding].map(({ iri }) => iri))].filter((iri) => !named.includes(iri));
+            // FROM NAMED lists the effective named graphs only for a query that reads them.
+            const listed = prepared.reach.readsNamed ? named : [];
+            added = [...new Set([...graphs, ...hiding].map(({ iri }) => iri))].filter((iri) => !listed.includes(iri));
           }
         }
         hiddenIn = hiddenInOf(grant);
       }
     }
   }
-  const dataset = datasetOf(grant, defaults, named, prepared.requestedDefault === null && prepared.requestedNamed === null, added);
+  const dataset = datasetOf(grant, prepared, defaults, named, added);
   const filling: Filling = { dataset: dataset.text, keep: granted, named, hiddenIn, constants, added: added.length > 0 };
   // The text and, beside it, the form body: the template's strings were encoded once
   // (encodedTemplateOf), so only what this request fills in is encoded now.
@@ -176,22 +180,43 @@ interface Dataset {
   readonly encoded: Buffer;
 }
 
-/** The dataset of a query that requests none (all granted graphs), per grant (as sortedGraphs in policy/grant.ts). */
-const allGrantedDatasets = new WeakMap<Grant, Dataset>();
+/**
+ * The datasets of queries that request none (all granted graphs), per grant (as sortedGraphs
+ * in policy/grant.ts) and per reach (index readsDefault + 2 x readsNamed): the text of a grant
+ * of thousands of graphs, and its form encoding, are written once, not per request.
+ */
+const allGrantedDatasets = new WeakMap<Grant, (Dataset | undefined)[]>();
 
+const NO_GRAPHS: readonly string[] = [];
+
+/**
+ * FROM lists the effective default graphs only when the query reads the default graph, FROM
+ * NAMED the effective named graphs only when it reads named graphs (PreparedQuery.reach);
+ * each part left out holds the reserved empty graph, so the store's own default or named
+ * graphs never stand in. `added` (the per-graph checks' graphs) goes into FROM NAMED either way.
+ */
 function datasetOf(
   grant: Grant,
+  prepared: PreparedQuery,
   defaults: readonly string[],
   named: readonly string[],
-  allGranted: boolean,
   added: readonly string[],
 ): Dataset {
-  // With all granted graphs named, nothing is ever added.
-  let dataset = allGranted ? allGrantedDatasets.get(grant) : undefined;
+  const { readsDefault, readsNamed } = prepared.reach;
+  // With all granted graphs named nothing is added; without FROM NAMED, what is added varies per query.
+  const allGranted = prepared.requestedDefault === null && prepared.requestedNamed === null && added.length === 0;
+  const index = (readsDefault ? 1 : 0) + (readsNamed ? 2 : 0);
+  let byReach = allGranted ? allGrantedDatasets.get(grant) : undefined;
+  let dataset = byReach?.[index];
   if (dataset === undefined) {
-    const text = clauses('FROM <', defaults, grant.graphs) + namedClauses(named, added, grant.graphs);
+    const text =
+      clauses('FROM <', readsDefault ? defaults : NO_GRAPHS, grant.graphs) +
+      namedClauses(readsNamed ? named : NO_GRAPHS, added, grant.graphs);
     dataset = { text, encoded: encodeFormPiece(text) };
-    if (allGranted) allGrantedDatasets.set(grant, dataset);
+    if (allGranted) {
+      if (byReach === undefined) allGrantedDatasets.set(grant, (byReach = []));
+      byReach[index] = dataset;
+    }
   }
   return dataset;
 }

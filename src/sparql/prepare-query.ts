@@ -13,6 +13,7 @@ import { joinHavingConstraints } from './join-having-constraints.js';
 import { parseQuery } from './parse-query.js';
 import type { QueryForm } from './plan.js';
 import type { PreparedQuery, TemplatePart } from './prepared-query.js';
+import { findDatasetReach } from './find-dataset-reach.js';
 import { readProtocolGraphs } from './read-protocol-dataset.js';
 import { hasScheme } from '../iri.js';
 import { normaliseIri } from './resolve-iri.js';
@@ -91,6 +92,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     const describeNames = form === 'describe' ? markHiddenPaths(tree as unknown as Record<string, unknown>).named : undefined;
     const root = (form === 'describe' ? rewriteDescribe(tree as sparqljs.DescribeQuery) : tree) as unknown as LooseQuery;
     const limit = takeOuterLimit(root, form);
+    const reach = findDatasetReach(root);
     const { parts, namedPredicates, namedIn, hasHiddenSlots, blankZeroLength } = buildTemplate(root, text, requestedNamed);
     const named = withNormalisedForms(describeNames === undefined ? namedPredicates : [...namedPredicates, ...describeNames]);
     const places = new Map<string, readonly string[]>();
@@ -109,6 +111,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       requestedDefault,
       requestedNamed,
       parts,
+      reach,
       namedPredicates: named,
       namedIn: namedInPlaces,
       hasHiddenSlots,

@@ -1,5 +1,6 @@
 // The cached, caller-independent result of preparing one query: generated text segments and per-request slots.
 
+import type { DatasetReach } from './find-dataset-reach.js';
 import type { QueryForm, Plan } from './plan.js';
 
 /**
@@ -144,6 +145,12 @@ export interface PreparedQuery {
   /** Requested named graphs in request order, or null for "all granted". */
   readonly requestedNamed: readonly string[] | null;
   readonly parts: readonly TemplatePart[];
+  /**
+   * Which parts of the dataset the query can read (findDatasetReach): the granted graphs
+   * go into FROM only when it reads the default graph, into FROM NAMED only when it reads
+   * named graphs; the other part holds the reserved empty graph.
+   */
+  readonly reach: DatasetReach;
   /**
    * Every IRI the query names in predicate position (triple patterns, any
    * property path member, negated sets included, CONSTRUCT templates), sorted:

@@ -1,0 +1,147 @@
+// Bypass class: graph templates: a caller's token or agent, however spelled, names only the graphs the template says, through the real guard, a real issuer and the embedded store.
+
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+import { startTestIssuer, type TestIssuer } from '../helpers/start-test-issuer.js';
+
+const FIXTURES = resolve('test/fixtures/policy/graph-templates');
+const OWNER = 'http://example.org/ns#owner';
+const KEEPER_KEY = 'graph-templates-keeper-key-0123456789';
+const OWNERS = `SELECT DISTINCT ?o WHERE { { ?s <${OWNER}> ?o } UNION { GRAPH ?g { ?s <${OWNER}> ?o } } }`;
+
+let issuer: TestIssuer;
+let t: TestGuard;
+before(async () => {
+  issuer = await startTestIssuer();
+  t = await startTestGuard({
+    policies: [`${FIXTURES}/policies.ttl`],
+    embedded: { data: [`${FIXTURES}/data.trig`] },
+    explain: true,
+    auth: {
+      apiKeys: [{ agent: 'http://example.org/agents/keeper', groups: [], sha256: sha256(KEEPER_KEY) }],
+      jwt: {
+        issuer: issuer.issuer,
+        audience: issuer.audience,
+        jwksUri: issuer.jwksUri,
+        agentPrefix: 'https://id.example.org/users/',
+        groupsClaim: 'groups',
+      },
+    },
+  });
+});
+after(async () => {
+  await t.close();
+  await issuer.close();
+});
+
+const tokenOf = (claims: Record<string, unknown>) => issuer.sign({ claims });
+
+/** The owners a caller reads (the ex:owner value of each graph it reaches), or the refusal. */
+async function ownersAs(authorization: string | undefined, query = OWNERS): Promise<{ status: number; owners: string[]; body: string }> {
+  const response = await fetch(t.endpoint, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/sparql-results+json',
+      ...(authorization === undefined ? {} : { authorization }),
+    },
+    body: new URLSearchParams({ query }),
+  });
+  const body = await response.text();
+  if (response.status !== 200) return { status: response.status, owners: [], body };
+  const json = JSON.parse(body) as { results: { bindings: Record<string, { value: string }>[] } };
+  return { status: 200, owners: json.results.bindings.map((row) => row.o?.value ?? '').sort(), body };
+}
+
+const bearerOf = async (claims: Record<string, unknown>) => `Bearer ${await tokenOf(claims)}`;
+
+describe('graph templates through the guard', () => {
+  it('control: each user reads its own graph, its tenant, its groups and its agent graph', async () => {
+    const alice = await ownersAs(await bearerOf({ sub: 'alice', tenant: 'acme', groups: ['staff'] }));
+    assert.deepEqual(alice.owners, ['acme', 'agent-alice', 'alice', 'group-staff', 'public']);
+    const carol = await ownersAs(await bearerOf({ sub: 'carol', tenant: 'globex' }));
+    assert.deepEqual(carol.owners, ['carol', 'globex', 'public']);
+    // A caller known only from its token: Unicode names its graph percent-encoded.
+    assert.deepEqual((await ownersAs(await bearerOf({ sub: 'ümit' }))).owners, ['public', 'uemit']);
+    // The anonymous caller: the Everyone policy's template names no graph for it.
+    assert.deepEqual((await ownersAs(undefined)).owners, ['public']);
+    // An API-key caller: no claims, its agent graph only.
+    assert.deepEqual((await ownersAs(`Bearer ${KEEPER_KEY}`)).owners, ['agent-keeper', 'public']);
+  });
+
+  const spellings: [string, Record<string, unknown>][] = [
+    ['a slash', { sub: 'alice/x' }],
+    ['a trailing slash', { sub: 'alice/' }],
+    ['an encoded slash', { sub: 'alice%2Fx' }],
+    ['a climb', { sub: '../users/alice' }],
+    ['a climb inside', { sub: 'bob/../alice' }],
+    ['a fragment', { sub: 'x#/../alice' }],
+    ['a query', { sub: '?alice' }],
+    // The agent IRI refuses these in sub (401); a claim that only fills a template may hold them.
+    ['an angle bracket', { sub: 'mallory', tenant: 'acme/graph> } GRAPH ?g { ?s ?p ?o' }],
+    ['a space', { sub: 'mallory', tenant: 'acme ' }],
+    ['a newline', { sub: 'mallory', tenant: 'acme\n' }],
+    ['an encoded letter', { sub: '%61lice' }],
+    ['a tenant climbing into users', { sub: 'mallory', tenant: '../users/alice' }],
+    ['a tenant with a slash', { sub: 'mallory', tenant: 'acme/graph' }],
+    ['a group climbing', { sub: 'mallory', groups: ['../users/alice'] }],
+  ];
+  for (const [name, claims] of spellings) {
+    it(`${name} in a claim names a graph of its own, never alice's`, async () => {
+      const { status, owners, body } = await ownersAs(await bearerOf(claims));
+      assert.equal(status, 200, body);
+      assert.deepEqual(owners, ['public'], JSON.stringify(claims));
+    });
+  }
+
+  const refusals: [string, Record<string, unknown>, RegExp][] = [
+    ['a dot-segment sub', { sub: '..' }, /dot segments/],
+    ['a dot sub', { sub: '.' }, /dot segments/],
+    ['an array tenant', { sub: 'mallory', tenant: ['acme', 'globex'] }, /tenant claim.*not a string/],
+    ['a number tenant', { sub: 'mallory', tenant: 7 }, /tenant claim.*not a string/],
+    ['an object tenant', { sub: 'mallory', tenant: { id: 'acme' } }, /tenant claim.*not a string/],
+    ['a very long sub', { sub: 'a'.repeat(2100) }, /longer than 2048/],
+  ];
+  for (const [name, claims, reason] of refusals) {
+    it(`refuses ${name} with one line (403)`, async () => {
+      const { status, body } = await ownersAs(await bearerOf(claims));
+      assert.equal(status, 403, body);
+      assert.match(body, reason);
+      assert.doesNotMatch(body, /acme|globex|aaaaaaaa/);
+    });
+  }
+
+  it('names no graph for a missing or an empty claim (never the graph of the empty name)', async () => {
+    assert.deepEqual((await ownersAs(await bearerOf({ sub: 'mallory' }))).owners, ['public']);
+    assert.deepEqual((await ownersAs(await bearerOf({ sub: 'mallory', tenant: '' }))).owners, ['public']);
+    // An empty sub is refused by identification itself.
+    assert.equal((await ownersAs(await bearerOf({ sub: '' }))).status, 401);
+  });
+
+  it('hides the policy’s paths in template graphs', async () => {
+    const bob = await bearerOf({ sub: 'bob' });
+    const all = await ownersAs(bob, 'SELECT ?o WHERE { GRAPH ?g { ?s ?p ?o } }');
+    assert.equal(all.status, 200, all.body);
+    assert.ok(all.owners.includes('bob'));
+    assert.ok(!all.owners.includes('bob-secret-note'));
+    const named = await ownersAs(bob, 'SELECT ?o WHERE { GRAPH ?g { ?s <http://example.org/ns#secretNote> ?o } }');
+    assert.equal(named.status, 403, named.body);
+  });
+
+  it('shows the template graphs and the policy limit in explain, and the graphs in the service description', async () => {
+    const authorization = await bearerOf({ sub: 'alice', tenant: 'acme' });
+    const explained = await fetch(`${t.endpoint}/explain?query=${encodeURIComponent(OWNERS)}`, { headers: { authorization } });
+    const json = (await explained.json()) as { templateGraphs?: string[]; query: string };
+    assert.deepEqual(json.templateGraphs, [
+      '<https://data.example.org/agents/https%3A%2F%2Fid.example.org%2Fusers%2Falice>',
+      '<https://data.example.org/tenants/acme/graph>',
+      '<https://data.example.org/users/alice/>',
+    ]);
+    assert.match(json.query, /LIMIT 50$/);
+    const description = await (await fetch(t.endpoint, { headers: { authorization, accept: 'application/n-triples' } })).text();
+    assert.match(description, /<https:\/\/data\.example\.org\/users\/alice\/>/);
+    assert.doesNotMatch(description, /users\/bob\//);
+  });
+});
