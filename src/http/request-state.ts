@@ -20,8 +20,6 @@ declare module 'fastify' {
     failure: string | undefined;
     /** How a request on the query path ended, for the metrics. */
     queryOutcome: QueryOutcome | undefined;
-    /** Ends this request's count of its agent's queries in flight (guard:maxConcurrent), if counted. */
-    leaveConcurrency: (() => void) | undefined;
   }
 }
 
@@ -31,5 +29,4 @@ export function decorateRequestState(app: FastifyInstance): void {
   app.decorateRequest('outcome', undefined);
   app.decorateRequest('failure', undefined);
   app.decorateRequest('queryOutcome', undefined);
-  app.decorateRequest('leaveConcurrency', undefined);
 }
