@@ -152,7 +152,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     const endpoint = view === 'application/n-triples' ? absoluteEndpoint(request, options.path) : '';
     const graphs = sortedGraphs(grant);
     reply.header('content-type', `${view}; charset=utf-8`);
-    return describeService({ endpoint, agent: caller.agent, groups: caller.groups, graphs }, view);
+    return describeService({ endpoint, agent: caller.agent, groups: caller.groups, graphs, hiddenByGraph: grant.hiddenByGraph }, view);
   };
 
   const query = async (request: FastifyRequest, reply: FastifyReply) => {
