@@ -59,6 +59,9 @@
     endpointCatalogueOptions: { getData: function () { return [{ endpoint: endpoint }]; } },
     requestConfig: { endpoint: endpoint, method: 'POST', headers: {}, args: [] },
     yasqe: { value: 'SELECT * WHERE {\n  ?s ?p ?o\n} LIMIT 10' },
+    // Answers stay out of local storage: they are one caller's data, and the next person at
+    // this browser (or the same after Forget) would see them.
+    yasr: { maxPersistentResponseSize: 0 },
   });
   // For scripts that embed or test the page.
   window.yasgui = yasgui;
