@@ -1,5 +1,5 @@
 // The query page: YASGUI pointed at this endpoint, the caller's key in session storage, and what the caller may see.
-/* global window, document, fetch, URL */
+/* global window, document, fetch, URL, URLSearchParams */
 (function () {
   'use strict';
   var endpoint = new URL(document.body.getAttribute('data-endpoint'), window.location.href).href;
