@@ -1,5 +1,5 @@
 // The query page: YASGUI pointed at this endpoint, the caller's key in session storage, and what the caller may see.
-/* global window, document, fetch, URL */
+/* global window, document, fetch, URL, URLSearchParams */
 (function () {
   'use strict';
   var endpoint = new URL(document.body.getAttribute('data-endpoint'), window.location.href).href;
@@ -14,23 +14,62 @@
     return value === '' ? {} : { Authorization: 'Bearer ' + value };
   }
 
+  // The key never enters YASGUI's configuration, so YASGUI can neither persist it nor put it
+  // in a share link: every request to this endpoint gets its credentials here, from session
+  // storage, and loses any credential header that came from elsewhere (a link, old state).
+  var nativeFetch = window.fetch.bind(window);
+  window.fetch = function (input, init) {
+    var request = new window.Request(input, init);
+    var url = new URL(request.url);
+    if (url.origin + url.pathname !== new URL(endpoint).origin + new URL(endpoint).pathname) return nativeFetch(request);
+    var headers = new window.Headers(request.headers);
+    headers.delete('authorization');
+    headers.delete('x-api-key');
+    var own = authorization();
+    if (own.Authorization !== undefined) headers.set('Authorization', own.Authorization);
+    return nativeFetch(new window.Request(request, { headers: headers }));
+  };
+
+  // What a link may set: the query and how it is shown. Never headers, request arguments or
+  // another endpoint (a link is a URL, and a URL ends up in history, logs and chat messages).
+  var LINK_PARAMS = ['query', 'tabTitle', 'requestMethod', 'contentTypeConstruct', 'contentTypeSelect', 'outputFormat', 'outputSettings', 'namedGraph', 'defaultGraph'];
+  function fromLink(config) {
+    config.requestConfig.headers = {};
+    config.requestConfig.args = [];
+    config.requestConfig.endpoint = endpoint;
+    return config;
+  }
+  // YASGUI's share link (the share button) keeps the allowed parameters only.
+  var Tab = window.Yasgui.Tab;
+  var shareableLink = Tab.prototype.getShareableLink;
+  Tab.prototype.getShareableLink = function (base) {
+    var link = new URL(shareableLink.call(this, base));
+    var shared = new URLSearchParams(link.hash.slice(1));
+    var kept = new URLSearchParams();
+    shared.forEach(function (value, name) { if (LINK_PARAMS.indexOf(name) >= 0) kept.append(name, value); });
+    link.search = '';
+    link.hash = kept.toString();
+    return link.href;
+  };
+
   var yasgui = new window.Yasgui(document.getElementById('yasgui'), {
     persistenceId: 'sparql-guard-' + endpoint,
     copyEndpointOnNewTab: true,
+    populateFromUrl: fromLink,
     endpointCatalogueOptions: { getData: function () { return [{ endpoint: endpoint }]; } },
-    requestConfig: {
-      endpoint: endpoint,
-      method: 'POST',
-      // Read at every request, so a new key applies to the open tabs at once.
-      headers: function () { return authorization(); },
-    },
+    requestConfig: { endpoint: endpoint, method: 'POST', headers: {}, args: [] },
     yasqe: { value: 'SELECT * WHERE {\n  ?s ?p ?o\n} LIMIT 10' },
+    // Answers stay out of local storage: they are one caller's data, and the next person at
+    // this browser (or the same after Forget) would see them.
+    yasr: { maxPersistentResponseSize: 0 },
   });
   // For scripts that embed or test the page.
   window.yasgui = yasgui;
-  // Tabs persisted from an earlier visit keep their endpoint: point them all at this one.
+  // Tabs persisted from an earlier visit keep their endpoint and may hold headers from an old
+  // link: point them all at this endpoint, with no header and no argument of their own.
   Object.keys(yasgui._tabs || {}).forEach(function (id) {
     var tab = yasgui.getTab(id);
+    if (tab && tab.setRequestConfig) tab.setRequestConfig({ headers: {}, args: [] });
     if (tab && tab.setEndpoint) tab.setEndpoint(endpoint);
   });
 
@@ -85,14 +124,24 @@
       .then(function (description) {
         var caller = description['guard:caller'] || {};
         var dataset = description['sd:defaultDataset'] || {};
-        var graphs = asArray(dataset['sd:namedGraph']).map(function (graph) { return graph['sd:name']['@id']; });
+        var named = asArray(dataset['sd:namedGraph']);
+        var graphs = named.map(function (graph) { return graph['sd:name']['@id']; });
         var groups = asArray(caller['guard:group']).map(function (group) { return group['@value']; });
         document.getElementById('agent').textContent = (caller['guard:agent'] || {})['@id'] || '';
         document.getElementById('groups').textContent = groups.length === 0 ? 'none' : groups.join(', ');
         var list = document.getElementById('graphs');
-        list.replaceChildren.apply(list, graphs.map(function (graph) {
+        list.replaceChildren.apply(list, named.map(function (graph) {
           var item = document.createElement('li');
-          item.textContent = graph;
+          item.textContent = graph['sd:name']['@id'];
+          // The predicates the guard withholds from this caller in this graph.
+          var hidden = asArray(graph['guard:hidePath']).map(function (path) { return path['@id']; });
+          if (hidden.length > 0) {
+            var note = document.createElement('small');
+            note.className = 'hidden-paths';
+            note.textContent = 'hidden from you: ' + hidden.join(', ');
+            item.appendChild(document.createElement('br'));
+            item.appendChild(note);
+          }
           return item;
         }));
         status.textContent = graphs.length === 0 ? 'No graph is granted to you.' : graphs.length + ' graph(s) granted to you.';

@@ -46,13 +46,14 @@ export interface CallerIdentifier {
 
 /**
  * The `WWW-Authenticate` value of every 401 (RFC 9110 section 11.6.1): the schemes the
- * configuration accepts, Bearer (API keys or JWTs) and Basic (API keys); Bearer alone when
- * nothing is configured, since a 401 must name at least one scheme.
+ * configuration accepts, Basic (API keys) and Bearer (API keys or JWTs); Bearer alone when
+ * no API key is configured, since a 401 must name at least one scheme. Basic comes first, in
+ * one header: clients that read only the first challenge (Apache Jena's HTTP client) answer
+ * Basic with the key of a `http://user:KEY@host/` URL, and fail on a Bearer they cannot answer.
  */
 export function authChallenge(auth: AuthSettings): string {
-  const challenges = [`Bearer realm="${REALM}"`];
-  if (auth.apiKeys.length > 0) challenges.push(`Basic realm="${REALM}", charset="UTF-8"`);
-  return challenges.join(', ');
+  const bearer = `Bearer realm="${REALM}"`;
+  return auth.apiKeys.length > 0 ? `Basic realm="${REALM}", charset="UTF-8", ${bearer}` : bearer;
 }
 
 /**

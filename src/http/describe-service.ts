@@ -29,6 +29,8 @@ export interface ServiceFacts {
   readonly groups: readonly string[];
   /** The graphs the caller's grant lets it read. */
   readonly graphs: readonly string[];
+  /** Per granted graph, the predicates hidden from the caller there (Grant.hiddenByGraph); absent = none. */
+  readonly hiddenByGraph?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 type Term = { readonly iri: string } | { readonly blank: string } | { readonly literal: string };
@@ -38,7 +40,9 @@ type Triple = readonly [Term, string, Term];
  * Serializes the description in `view` (an RDF media type). The caller's dataset is
  * `sd:defaultDataset`: its default graph is the merge of the granted graphs (hence
  * `sd:UnionDefaultGraph`), its named graphs are the granted graphs, and nothing else. The caller
- * is `guard:caller`, with `guard:agent` and `guard:group`.
+ * is `guard:caller`, with `guard:agent` and `guard:group`. Each named graph lists with
+ * `guard:hidePath` the predicates hidden from the caller in it (the policy term, read the same
+ * way: in this graph, these predicates are withheld), so a caller knows an answer is partial.
  */
 export function describeService(facts: ServiceFacts, view: Exclude<EndpointView, 'text/html'>): string {
   const triples = triplesOf(facts);
@@ -65,6 +69,7 @@ function triplesOf(facts: ServiceFacts): Triple[] {
   facts.graphs.forEach((graph, index) => {
     const named = { blank: `graph${index}` };
     triples.push([dataset, `${SD}namedGraph`, named], [named, RDF_TYPE, { iri: `${SD}NamedGraph` }], [named, `${SD}name`, { iri: graph }]);
+    for (const path of hiddenIn(facts, graph)) triples.push([named, `${GUARD}hidePath`, { iri: path }]);
   });
   triples.push([service, `${GUARD}caller`, caller], [caller, `${GUARD}agent`, { iri: facts.agent }]);
   for (const group of facts.groups) triples.push([caller, `${GUARD}group`, { literal: group }]);
@@ -84,13 +89,26 @@ function jsonLdOf(facts: ServiceFacts): Record<string, unknown> {
     'sd:defaultDataset': {
       '@type': 'sd:Dataset',
       'sd:defaultGraph': { '@type': 'sd:Graph' },
-      'sd:namedGraph': facts.graphs.map((graph) => ({ '@type': 'sd:NamedGraph', 'sd:name': { '@id': graph } })),
+      'sd:namedGraph': facts.graphs.map((graph) => {
+        const hidden = hiddenIn(facts, graph);
+        return {
+          '@type': 'sd:NamedGraph',
+          'sd:name': { '@id': graph },
+          ...(hidden.length > 0 && { 'guard:hidePath': hidden.map((path) => ({ '@id': path })) }),
+        };
+      }),
     },
     'guard:caller': {
       'guard:agent': { '@id': facts.agent },
       'guard:group': facts.groups.map((group) => ({ '@value': group })),
     },
   };
+}
+
+/** The predicates hidden from the caller in `graph`, sorted (the description is the same text for the same grant). */
+function hiddenIn(facts: ServiceFacts, graph: string): string[] {
+  const hidden = facts.hiddenByGraph?.get(graph);
+  return hidden === undefined ? [] : [...hidden].sort();
 }
 
 function termText(term: Term): string {

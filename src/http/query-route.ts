@@ -152,21 +152,24 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     const endpoint = view === 'application/n-triples' ? absoluteEndpoint(request, options.path) : '';
     const graphs = sortedGraphs(grant);
     reply.header('content-type', `${view}; charset=utf-8`);
-    return describeService({ endpoint, agent: caller.agent, groups: caller.groups, graphs }, view);
+    return describeService({ endpoint, agent: caller.agent, groups: caller.groups, graphs, hiddenByGraph: grant.hiddenByGraph }, view);
   };
 
   const query = async (request: FastifyRequest, reply: FastifyReply) => {
     const view = endpointViewOf(request);
     if (view === 'text/html' && queryPage !== undefined) return queryPage(reply);
     if (view !== undefined && view !== 'text/html') return describe(request, reply, view);
+    // Watches the client from the start: one that leaves while its credentials are checked
+    // (a JWT verified, the issuer's keys fetched) or its query waits is never forwarded.
+    const clientGone = new ClientGone(reply.raw);
     const planned = planRequest(request);
     const { grant, plan, caller } = planned instanceof Promise ? await planned : planned;
-    // The caller's limits (docs/design.md, "Limits per caller"). Its count ends where every
-    // request's end is logged (the app's close listener), however the request ended.
+    if (clientGone.aborted) throw clientGoneError();
+    // The caller's limits (docs/design.md, "Limits per caller"). The count lasts from here
+    // until the store's answer has ended or been aborted, not until the client's response
+    // closes: a client that leaves early does not free its slot while the store still works.
     const leave = options.enterConcurrency(caller.agent, grant.limits?.maxConcurrent);
-    if (reply.raw.closed) leave();
-    else request.leaveConcurrency = leave;
-    return forward(plan, request, reply, services, options.sendIdleMs, grant.limits?.timeoutMs);
+    return forward(plan, request, reply, clientGone, leave, services, options.sendIdleMs, grant.limits?.timeoutMs);
   };
 
   const explain = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -200,6 +203,8 @@ async function forward(
   plan: Plan,
   request: FastifyRequest,
   reply: FastifyReply,
+  clientGone: ClientGone,
+  leave: () => void,
   services: QueryServices,
   sendIdleMs: number,
   timeoutMs: number | undefined,
@@ -207,16 +212,23 @@ async function forward(
   const socket = request.raw.socket;
   // The store's time is bounded by timeoutMs upstream; the client's connection may be silent meanwhile.
   setIdleBound(socket, 0);
-  // A client that goes away aborts the upstream request (docs/design.md#http).
-  const clientGone = new ClientGone(reply.raw);
   const accept = chooseAccept(headerValue(request.headers.accept), plan.defaultAccept);
   // Awaited only when there is something to wait for: no promise per query otherwise.
   const admitting = services.admitQuery?.(clientGone);
-  if (admitting !== undefined) await admitting;
+  if (admitting !== undefined) {
+    try {
+      await admitting;
+    } catch (error) {
+      leave();
+      throw error;
+    }
+  }
   const metrics = services.metrics;
   metrics?.guardTime(reply.elapsedTime / 1000);
   const sent = metrics === undefined ? 0 : performance.now();
-  const answer = await services.upstream.send(plan.query, accept, clientGone, timeoutMs, plan.formBody);
+  // A client that goes away aborts the upstream request and closes its connection
+  // (docs/design.md#http); one already gone is refused here, unsent. The count ends with the exchange.
+  const answer = await services.upstream.send(plan.query, accept, clientGone, timeoutMs, plan.formBody, leave);
   metrics?.upstreamTime((performance.now() - sent) / 1000);
   request.queryOutcome = 'answered';
   // From here the client must keep reading: a reader silent for sendIdleMs is cut.
@@ -243,9 +255,14 @@ async function forward(
   return reply.send(answer.body);
 }
 
+/** A client gone before its query was forwarded: the query is not sent (the answer reaches nobody). */
+function clientGoneError(): UpstreamError {
+  return new UpstreamError('aborted', 'the client went away before its query was forwarded');
+}
+
 /**
- * The abort signal of a forwarded query: it fires when the client's response closes before
- * it finished. One small object per request in place of an AbortController, whose signal is
+ * The abort signal of a query: it fires when the client's response closes before it
+ * finished, and is already fired when it closed before this was made. One small object per request in place of an AbortController, whose signal is
  * an EventTarget (its construction alone was about 2.5 % of the guard's CPU under load).
  */
 class ClientGone implements AbortLike {
@@ -253,6 +270,11 @@ class ClientGone implements AbortLike {
   private listeners: AbortListener[] | undefined;
 
   constructor(response: ServerResponse) {
+    // A connection that closed before the handler ran has no 'close' to come.
+    if (response.closed || response.socket?.destroyed === true) {
+      this.aborted = true;
+      return;
+    }
     response.once('close', () => {
       if (!response.writableFinished) this.abort();
     });

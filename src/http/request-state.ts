@@ -23,8 +23,6 @@ declare module 'fastify' {
     errorCode: GuardCode | undefined;
     /** How a request on the query path ended, for the metrics. */
     queryOutcome: QueryOutcome | undefined;
-    /** Ends this request's count of its agent's queries in flight (guard:maxConcurrent), if counted. */
-    leaveConcurrency: (() => void) | undefined;
   }
 }
 
@@ -35,5 +33,4 @@ export function decorateRequestState(app: FastifyInstance): void {
   app.decorateRequest('failure', undefined);
   app.decorateRequest('errorCode', undefined);
   app.decorateRequest('queryOutcome', undefined);
-  app.decorateRequest('leaveConcurrency', undefined);
 }

@@ -106,7 +106,6 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
       const started = performance.now();
       current.set(socket, reply);
       reply.raw.once('close', () => {
-        request.leaveConcurrency?.();
         if (current.get(socket) === reply) current.delete(socket);
         const ended = endedBy.get(socket);
         const finished = reply.raw.writableFinished;

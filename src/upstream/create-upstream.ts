@@ -67,9 +67,19 @@ export interface Upstream {
    * `upstream request aborted by the client` when `signal` fires first. `timeoutMs`, when
    * given and below the pool's, replaces it for this request (a caller's timeout tier).
    * `formBody`, when the caller has it (a Plan's), is that body already encoded: exactly
-   * encodeQueryForm(queryText).
+   * encodeQueryForm(queryText). `onEnd` is called exactly once, when the exchange with the
+   * store is over: its answer arrived to the last byte, or it failed, or the guard ended it
+   * (the connection to the store is then closed, or the request never left the pool); also
+   * when send refuses at once because `signal` had already fired (nothing is sent then).
    */
-  send(queryText: string, accept: string, signal: AbortLike, timeoutMs?: number, formBody?: Buffer): Promise<UpstreamResponse>;
+  send(
+    queryText: string,
+    accept: string,
+    signal: AbortLike,
+    timeoutMs?: number,
+    formBody?: Buffer,
+    onEnd?: () => void,
+  ): Promise<UpstreamResponse>;
   /** Waits for requests in flight, then closes every connection. */
   close(): Promise<void>;
 }
@@ -208,9 +218,20 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     return tier;
   };
 
-  function send(queryText: string, accept: string, signal: AbortLike, tierMs?: number, formBody?: Buffer): Promise<UpstreamResponse> {
-    if (signal.aborted) return Promise.reject(abortError(shared, signal));
-    const exchange = new Exchange(sharedFor(tierMs), signal);
+  function send(
+    queryText: string,
+    accept: string,
+    signal: AbortLike,
+    tierMs?: number,
+    formBody?: Buffer,
+    onEnd?: () => void,
+  ): Promise<UpstreamResponse> {
+    // A caller already gone is never forwarded.
+    if (signal.aborted) {
+      onEnd?.();
+      return Promise.reject(abortError(shared, signal));
+    }
+    const exchange = new Exchange(sharedFor(tierMs), signal, onEnd);
     const own = exchange.timeoutMs === timeoutMs ? {} : { headersTimeout: exchange.timeoutMs, bodyTimeout: exchange.timeoutMs };
     pool.dispatch(
       {
@@ -269,6 +290,8 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   constructor(
     private readonly shared: Shared,
     private readonly signal: AbortLike,
+    /** Told once that the exchange with the store is over (Upstream.send's `onEnd`). */
+    private onEnd: (() => void) | undefined,
   ) {
     this.response = new Promise<UpstreamResponse>((resolve, reject) => {
       this.resolve = resolve;
@@ -317,9 +340,20 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     if (error.kind !== 'aborted') this.shared.onFailure?.(error.kind);
     if (this.stream !== undefined) return void this.stream.destroy(error);
     this.settle();
+    // Aborting closes the connection to the store (or takes the request out of the pool's
+    // queue; onRequestStart aborts one not yet started): the exchange is over for the store too.
     this.controller?.abort(ENDED_BY_GUARD);
+    this.end();
     if (this.headersReceived) this.failure = error;
     else this.reject(error);
+  }
+
+  /** The exchange with the store is over: tells onEnd, once. */
+  private end(): void {
+    const onEnd = this.onEnd;
+    if (onEnd === undefined) return;
+    this.onEnd = undefined;
+    onEnd();
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -356,6 +390,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   }
 
   onResponseEnd(): void {
+    this.end();
     if (this.settled) return;
     this.complete = true;
     this.stopListening();
@@ -363,7 +398,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    if (this.settled) return;
+    if (this.settled) return this.end();
     this.fail(this.signal.aborted ? 'aborted' : translate(error, !this.headersReceived));
   }
 
@@ -377,6 +412,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     this.settle();
     // A consumer that went away before the end frees the connection (undici closes it).
     if (!this.complete) this.controller?.abort(ENDED_BY_GUARD);
+    this.end();
   }
 
   private settle(): void {

@@ -16,7 +16,7 @@ const BOB = 'https://example.org/agents/bob';
 const CAROL = 'https://idp.example.org/users/carol';
 const JWT_USER = 'https://idp.example.org/users/jwt-user';
 const ISSUER = 'https://idp.example.org/realms/main';
-const CHALLENGE = 'Bearer realm="sparql-guard", Basic realm="sparql-guard", charset="UTF-8"';
+const CHALLENGE = 'Basic realm="sparql-guard", charset="UTF-8", Bearer realm="sparql-guard"';
 
 const basic = (user: string, key: string) => `Basic ${Buffer.from(`${user}:${key}`).toString('base64')}`;
 

@@ -39,7 +39,7 @@ function refused(headers: RequestHeaders, pattern: RegExp, identifyCaller: (head
       assert.equal(error.status, 401);
       assert.match(
         error.headers['WWW-Authenticate'] ?? '',
-        /^Bearer realm="sparql-guard"(, Basic realm="sparql-guard", charset="UTF-8")?$/,
+        /^(Basic realm="sparql-guard", charset="UTF-8", )?Bearer realm="sparql-guard"$/,
       );
       assert.match(error.message, pattern);
       assert.doesNotMatch(error.message, /[\r\n]/);
@@ -121,7 +121,7 @@ describe('API keys', () => {
     assert.throws(
       () => identify({ 'x-api-key': 'sg_nope' }),
       (error: GuardError) =>
-        error.headers['WWW-Authenticate'] === 'Bearer realm="sparql-guard", Basic realm="sparql-guard", charset="UTF-8"',
+        error.headers['WWW-Authenticate'] === 'Basic realm="sparql-guard", charset="UTF-8", Bearer realm="sparql-guard"',
     );
     const headersOnly = syncIdentifier(
       parseConfig({ auth: { trustedHeaders: { agent: 'X-Agent' } } }, { configFile: undefined, env: {} }).auth,

@@ -146,6 +146,11 @@ describe('query page in Chromium', () => {
     await page.waitForSelector('.yasr table tbody tr >> text=graphs/hr', { timeout: 30_000 });
     const cells = await page.$$eval('.yasr table tbody tr', (rows) => rows.map((row) => row.textContent ?? ''));
     assert.equal(cells.length, 3, cells.join(' | '));
+    assert.doesNotMatch(
+      await page.evaluate(() => JSON.stringify(localStorage)),
+      /graphs\/hr/,
+      "alice's answer is not kept in local storage",
+    );
     await page.screenshot({ path: join(SCREENSHOTS, 'query-page-rows.png'), fullPage: true });
 
     await runQuery(page, 'INSERT DATA { <urn:a> <urn:b> <urn:c> }');
@@ -162,6 +167,104 @@ describe('query page in Chromium', () => {
     // The bad key's 401 and the update's 403 are logged by Chromium as failed loads; nothing else.
     const unexpected = problems.filter((text) => !/status of 40[13]/.test(text));
     assert.deepEqual(unexpected, [], 'no script error and no Content Security Policy violation');
+    await page.close();
+  });
+
+  it('a share link carries no key, and a link that carries one is never used: the page and its queries stay anonymous', async () => {
+    const page = await openPage(byDefault);
+    await page.fill('#key', ALICE_KEY);
+    await page.click('#credentials button[type=submit]');
+    await page.waitForFunction((agent) => document.querySelector('#agent')?.textContent === agent, ALICE);
+    const query = 'SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g';
+    await runQuery(page, query);
+    await page.waitForSelector('.yasr table tbody tr >> text=graphs/hr', { timeout: 30_000 });
+    // The link YASGUI's share button shows (Yasqe's createShareableLink is the tab's getShareableLink).
+    const shared = await page.evaluate(() =>
+      (window as unknown as { yasgui: { getTab(): { getShareableLink(): string } } }).yasgui.getTab().getShareableLink(),
+    );
+    await page.click('.yasqe_share');
+    const shown = await page.inputValue('.yasqe_sharePopup input');
+    assert.equal(shown, shared);
+    for (const link of [shared, decodeURIComponent(shared)]) {
+      assert.doesNotMatch(link, /sg_demo|alice|authorization|bearer|headers/i, `the share link: ${link}`);
+    }
+    assert.equal(new URLSearchParams(new URL(shared).hash.slice(1)).get('query'), query, 'the query itself is shared');
+    await page.close();
+
+    // A link that does carry alice's key (as the share button of an unfixed page made them),
+    // opened in a fresh browser: its own profile, nothing in its storage.
+    const forged = new URL(shared);
+    const params = new URLSearchParams(forged.hash.slice(1));
+    params.set('headers', JSON.stringify({ Authorization: `Bearer ${ALICE_KEY}`, 'X-API-Key': ALICE_KEY }));
+    params.set('access_token', ALICE_KEY);
+    params.set('endpoint', 'http://127.0.0.1:1/elsewhere');
+    forged.hash = params.toString();
+    const freshProfile = mkdtempSync(join(tmpdir(), 'sparql-guard-chromium-fresh-'));
+    const fresh = await chromium.launchPersistentContext(freshProfile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+    });
+    try {
+      const sent: string[] = [];
+      fresh.on('request', (request) => {
+        void request
+          .allHeaders()
+          .then((headers) => sent.push(`${request.method()} ${request.url()} ${JSON.stringify(headers)} ${request.postData() ?? ''}`));
+      });
+      const before = byDefault.logs.length;
+      const opened = await fresh.newPage();
+      watch(opened);
+      await opened.goto(forged.href);
+      await opened.waitForSelector('#access-facts:not([hidden])');
+      assert.equal(await opened.textContent('#agent'), 'https://w3id.org/sparql-guard#Anonymous', 'the page says anonymous');
+      assert.equal(await opened.inputValue('#key'), '');
+      const text = await opened.evaluate(() =>
+        (window as unknown as { yasgui: { getTab(): { getYasqe(): { getValue(): string } } } }).yasgui.getTab().getYasqe().getValue(),
+      );
+      assert.equal(text, query, 'the link still opens its query');
+      await opened.click('.yasqe_queryButton');
+      await opened.waitForSelector('.yasr table tbody tr >> text=graphs/public', { timeout: 30_000 });
+      const rows = await opened.$$eval('.yasr table tbody tr', (items) => items.map((row) => row.textContent ?? ''));
+      assert.equal(rows.length, 1, `the public graph only: ${rows.join(' | ')}`);
+      // Nor is the link's key kept for later: the tab persisted in local storage has no header.
+      const stored = await opened.evaluate(() => JSON.stringify(localStorage));
+      assert.doesNotMatch(stored, /sg_demo/);
+      await opened.close();
+      assert.ok(
+        sent.some((line) => line.startsWith('POST ')),
+        'the query was sent',
+      );
+      for (const line of sent) assert.doesNotMatch(line, /sg_demo/, `no request carries the key: ${line}`);
+      const lines = byDefault.logs.slice(before).filter((line) => line.path === '/sparql');
+      // The page itself (no caller: agent null), then the description and the query, both anonymous.
+      const agents = lines.map((line) => line.agent);
+      assert.ok(agents.filter((agent) => agent === 'https://w3id.org/sparql-guard#Anonymous').length >= 2, JSON.stringify(agents));
+      assert.ok(
+        agents.every((agent) => agent === null || agent === 'https://w3id.org/sparql-guard#Anonymous'),
+        JSON.stringify(agents),
+      );
+    } finally {
+      await fresh.close();
+      rmSync(freshProfile, { recursive: true, force: true });
+    }
+  });
+
+  it('shows, per granted graph, the predicates hidden from the caller', async () => {
+    const page = await openPage(byDefault);
+    await page.fill('#key', 'sg_demo_carol_3f6b8e21c9a0d457');
+    await page.click('#credentials button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#agent')?.textContent === 'https://example.org/agents/carol');
+    assert.deepEqual(await page.$$eval('#graphs li', (items) => items.map((item) => item.textContent)), [
+      'https://example.org/graphs/peoplehidden from you: https://example.org/ns#salary',
+      'https://example.org/graphs/public',
+    ]);
+    await page.screenshot({ path: join(SCREENSHOTS, 'query-page-hidden-paths.png'), fullPage: true });
+    // alice reads the salaries: nothing is hidden from her.
+    await page.fill('#key', ALICE_KEY);
+    await page.click('#credentials button[type=submit]');
+    await page.waitForFunction((agent) => document.querySelector('#agent')?.textContent === agent, ALICE);
+    assert.equal(await page.$$eval('#graphs .hidden-paths', (items) => items.length), 0);
     await page.close();
   });
 

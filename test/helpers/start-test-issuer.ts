@@ -36,6 +36,8 @@ export interface TestIssuer {
   jwks(): { keys: JWK[] };
   /** GET requests the JWKS endpoint has answered. */
   jwksRequests(): number;
+  /** Makes the JWKS endpoint answer `ms` after each request from now on (a key-set fetch held in progress). */
+  delayJwks(ms: number): void;
   /** Makes a new key (new kid), serves only it from now on and signs with it. */
   rotate(): Promise<IssuerKey>;
   /** Makes a key that the issuer never publishes (an attacker's). */
@@ -69,14 +71,19 @@ export function signWith(
 export async function startTestIssuer(options: { audience?: string } = {}): Promise<TestIssuer> {
   let keys: IssuerKey[] = [await makeKey('RS256')];
   let requests = 0;
+  let delayMs = 0;
   const server: Server = createServer((request, response) => {
     if (request.url !== '/certs') {
       response.writeHead(404).end();
       return;
     }
     requests += 1;
-    response.writeHead(200, { 'content-type': 'application/jwk-set+json' });
-    response.end(JSON.stringify({ keys: keys.map((key) => key.publicJwk) }));
+    const answer = () => {
+      response.writeHead(200, { 'content-type': 'application/jwk-set+json' });
+      response.end(JSON.stringify({ keys: keys.map((key) => key.publicJwk) }));
+    };
+    if (delayMs === 0) answer();
+    else setTimeout(answer, delayMs);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -89,6 +96,9 @@ export async function startTestIssuer(options: { audience?: string } = {}): Prom
     current: () => keys[0]!,
     jwks: () => ({ keys: keys.map((key) => key.publicJwk) }),
     jwksRequests: () => requests,
+    delayJwks: (ms) => {
+      delayMs = ms;
+    },
     async rotate() {
       const next = await makeKey('ES256');
       keys = [next];

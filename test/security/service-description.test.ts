@@ -1,6 +1,7 @@
 // Attacks on the service description: a caller learns its own grant and nothing about anyone else's.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Parser, type Quad } from 'n3';
 import { after, before, describe, it } from 'node:test';
@@ -12,12 +13,20 @@ const G = 'http://example.org/graphs/';
 
 let t: TestGuard;
 let closed: TestGuard;
+let demo: TestGuard;
 before(async () => {
   t = await startTestGuard();
   closed = await startTestGuard({ policies: [resolve('test/fixtures/integration/no-policies.ttl')], ui: false });
+  // The demo as `npm start` serves it: carol reads the people graph without the salaries, alice with them.
+  const demoConfig = JSON.parse(readFileSync('policies/demo.json', 'utf8')) as { auth: unknown };
+  demo = await startTestGuard({
+    policies: [resolve('policies/demo.ttl')],
+    auth: demoConfig.auth,
+    embedded: { data: [resolve('policies/demo.trig')] },
+  });
 });
 after(async () => {
-  await Promise.all([t.close(), closed.close()]);
+  await Promise.all([t.close(), closed.close(), demo.close()]);
 });
 
 async function describeAs(guard: TestGuard, accept: string, headers: Record<string, string> = {}) {
@@ -128,6 +137,36 @@ describe('service description', () => {
       outgoing.end();
     });
     assert.equal(status, 400);
+  });
+
+  it("lists each granted graph's predicates hidden from the caller, in every format, and none where nothing is hidden", async () => {
+    const CAROL = 'sg_demo_carol_3f6b8e21c9a0d457';
+    const ALICE = 'sg_demo_alice_hr_7c1e5a93f04b2d68';
+    const PEOPLE = 'https://example.org/graphs/people';
+    const SALARY = 'https://example.org/ns#salary';
+    /** Graph name -> hidden predicates, from the parsed statements. */
+    const hiddenByGraph = (quads: Quad[]) => {
+      const found: Record<string, string[]> = {};
+      for (const name of quads.filter((q) => q.predicate.value === `${SD}name`)) {
+        found[name.object.value] = quads
+          .filter((q) => q.subject.equals(name.subject) && q.predicate.value === `${GUARD}hidePath`)
+          .map((q) => q.object.value);
+      }
+      return found;
+    };
+    const carol = parse((await describeAs(demo, 'text/turtle', { authorization: `Bearer ${CAROL}` })).text, demo.endpoint, 'text/turtle');
+    assert.deepEqual(hiddenByGraph(carol), { [PEOPLE]: [SALARY], 'https://example.org/graphs/public': [] });
+    const nt = await describeAs(demo, 'application/n-triples', { 'x-api-key': CAROL });
+    assert.deepEqual(hiddenByGraph(parse(nt.text, 'http://unused.example/', 'application/n-triples'))[PEOPLE], [SALARY]);
+    const jsonld = JSON.parse((await describeAs(demo, 'application/ld+json', { 'x-api-key': CAROL })).text) as {
+      'sd:defaultDataset': { 'sd:namedGraph': { 'sd:name': { '@id': string }; 'guard:hidePath'?: { '@id': string }[] }[] };
+    };
+    const people = jsonld['sd:defaultDataset']['sd:namedGraph'].find((graph) => graph['sd:name']['@id'] === PEOPLE);
+    assert.deepEqual(people?.['guard:hidePath'], [{ '@id': SALARY }]);
+    // alice's hr policy grants the people graph without hiding: the salaries are hers to read.
+    const alice = parse((await describeAs(demo, 'text/turtle', { authorization: `Bearer ${ALICE}` })).text, demo.endpoint, 'text/turtle');
+    assert.deepEqual(objects(alice, `${GUARD}hidePath`), []);
+    assert.deepEqual(hiddenByGraph(alice)[PEOPLE], []);
   });
 
   it('logs the describing caller', async () => {

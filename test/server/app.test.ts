@@ -84,7 +84,7 @@ describe('credentials', () => {
     for (const headers of cases) {
       const response = await get(SELECT, headers);
       await expectError(response, 'unauthenticated');
-      assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="sparql-guard", Basic realm="sparql-guard", charset="UTF-8"');
+      assert.equal(response.headers.get('www-authenticate'), 'Basic realm="sparql-guard", charset="UTF-8", Bearer realm="sparql-guard"');
     }
   });
 
