@@ -100,8 +100,7 @@ async function rsparql(service: string, query: string): Promise<{ code: number; 
 }
 
 const withKey = (endpoint: string, key: string) => endpoint.replace('http://', `http://user:${key}@`);
-const countOf = (json: string) =>
-  (JSON.parse(json) as { results: { bindings: { n: { value: string } }[] } }).results.bindings[0]?.n.value;
+const countOf = (json: string) => (JSON.parse(json) as { results: { bindings: { n: { value: string } }[] } }).results.bindings[0]?.n.value;
 
 describe('Jena rsparql through the guard', { skip: why === undefined ? false : `Jena's client cannot run: ${why}` }, () => {
   before(async () => {
