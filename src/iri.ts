@@ -10,13 +10,30 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
  * protocol dataset, policies, agents, configuration): white space of any kind, the C0
  * controls, DEL and the C1 controls, and `<>"{}|^` backquote and backslash.
  *
+ * The bidirectional formatting characters (BIDI_CONTROL) are refused as RFC 3987 section 4.1 asks.
+ *
  * SPARQL 1.1 Query section 19.8 ([139] IRIREF) excludes the punctuation and U+0000-U+0020
  * but lets DEL and the C1 controls (U+007F-U+009F) through; RFC 3987 section 2.2 has no
  * production for any control (`ucschar` starts at U+00A0), and section 6.1 tells to avoid
  * look-alikes of space. Fail closed: an IRI must pass both readings, so the controls the
  * grammar lets through and the Unicode spaces are refused too (docs/design.md#iris).
  */
-export const NOT_IN_IRI = /[\s\u0000-\u0020\u007f-\u009f<>"{}|^`\\]/u;
+export const NOT_IN_IRI = /[\s\u0000-\u0020\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069<>"{}|^`\\]/u;
+
+/**
+ * The bidirectional formatting characters (ALM, LRM, RLM, LRE..RLO, LRI..PDI), part of NOT_IN_IRI:
+ * RFC 3987 section 4.1 forbids them in IRIs, since they reorder what a person reads in a log or
+ * a page. Kept apart for the message that names them.
+ */
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * Characters that show as nothing: zero-width space, non-joiner and joiner, word joiner, and
+ * U+FEFF (zero-width no-break space, also in NOT_IN_IRI as white space). RFC 3987 allows them in
+ * IRIs (the joiners shape some scripts and emoji), so queries and graph IRIs may hold them; an
+ * agent IRI may not, since two agents that print alike must be one agent.
+ */
+const INVISIBLE = /[\u200b-\u200d\u2060\ufeff]/u;
 
 /** RFC 3986 appendix B: the path of a URI reference (group 1). */
 const PATH = /^(?:[^:/?#]+:)?(?:\/\/[^/?#]*)?([^?#]*)/;
@@ -52,11 +69,14 @@ export function iriSpliceProblem(iri: string): string | undefined {
 /**
  * Returns why `iri` cannot be an agent IRI (docs/design.md#identity), as a phrase that never
  * repeats the IRI, or undefined when it can: it must be absolute (have a scheme), hold none
- * of the characters in NOT_IN_IRI, and lie outside the guard's own namespace (so no caller
+ * of the characters in NOT_IN_IRI nor an invisible one, and lie outside the guard's own namespace (so no caller
  * can pose as `guard:Anonymous`, `guard:Everyone` or `guard:AuthenticatedAgent`).
  */
 export function findAgentIriProblem(iri: string): string | undefined {
   if (!SCHEME.test(iri)) return 'is not an absolute IRI (it lacks a scheme such as https:)';
+  if (BIDI_CONTROL.test(iri)) return 'holds a bidirectional formatting character (U+202E and its kind), which RFC 3987 forbids in IRIs';
+  if (INVISIBLE.test(iri))
+    return 'holds an invisible character (a zero-width space, joiner or word joiner), which would make it look like another agent';
   if (NOT_IN_IRI.test(iri)) return 'holds whitespace, a control character or one of <>"{}|^`\\';
   if (iri.startsWith(GUARD)) return `lies in the reserved namespace ${GUARD}`;
   return undefined;

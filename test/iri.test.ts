@@ -11,6 +11,13 @@ import type { Grant } from '../src/policy/grant.js';
 import { createPlanner } from '../src/sparql/create-planner.js';
 import { readProtocolGraphs } from '../src/sparql/read-protocol-dataset.js';
 import { readConfig } from '../src/config/read-config.js';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { loadPolicySet } from '../src/policy/load-policy-set.js';
+import { shippedRuleFiles } from '../src/policy/shipped-rule-files.js';
+
+/** The compiled bin next to the compiled tests. */
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
 /** Every code point the class must refuse: C0, space, DEL, C1, the IRIREF punctuation, and Unicode spaces. */
 const REFUSED: readonly string[] = [
@@ -87,5 +94,76 @@ test("the protocol dataset, policy IRIs, agent IRIs, and the configuration's bas
       { name: 'ConfigError', message: /allowedFunctions\[0\]: not an absolute IRI/ },
       name(char),
     );
+  }
+});
+
+/** RFC 3987 section 4.1's bidirectional formatting characters, and the later isolates and ALM. */
+const BIDI = ['\u061c', '\u200e', '\u200f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'];
+/** Characters that show as nothing: zero-width space, non-joiner, joiner, word joiner, zero-width no-break space. */
+const INVISIBLE = ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff'];
+
+test('a bidirectional formatting character is refused in every IRI: the class, the query (raw, escaped, prefixed name), policy IRIs', () => {
+  for (const char of BIDI) {
+    const iri = `http://example.org/a${char}b`;
+    assert.ok(NOT_IN_IRI.test(iri), name(char));
+    assert.match(iriSpliceProblem(iri) ?? '', /not a valid absolute SPARQL IRI/, name(char));
+    assert.throws(() => readProtocolGraphs([iri], 'default-graph-uri'), refused400, name(char));
+    assert.throws(() => plan(`SELECT * WHERE { <${iri}> ?p ?o }`), refused400, name(char));
+    const escape = `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`;
+    assert.throws(() => plan(`SELECT * WHERE { <http://example.org/a${escape}b> ?p ?o }`), refused400, `${name(char)} escaped`);
+  }
+  // ALM (U+061C) is a PN_CHARS_BASE character: a prefixed name may spell it, and is refused too.
+  assert.throws(() => plan('PREFIX ex: <http://example.org/> SELECT * WHERE { ex:a\u061cb ?p ?o }'), refused400);
+});
+
+test('an agent IRI holding a bidirectional or an invisible character is refused, with a reason that names the kind and not the IRI', () => {
+  for (const char of BIDI) {
+    assert.match(
+      findAgentIriProblem(`https://example.org/agents/eve${char}alice`) ?? '',
+      /^holds a bidirectional formatting character/,
+      name(char),
+    );
+  }
+  for (const char of INVISIBLE) {
+    const problem = findAgentIriProblem(`https://example.org/agents/ali${char}ce`) ?? '';
+    assert.match(problem, /^holds (an invisible character|whitespace)/, name(char));
+    assert.doesNotMatch(problem, /alice|ali/);
+  }
+});
+
+test('a zero-width joiner or space stays allowed in query and graph IRIs (RFC 3987 allows them; some scripts and emoji need the joiners)', () => {
+  for (const char of ['\u200b', '\u200c', '\u200d', '\u2060']) {
+    const iri = `http://example.org/a${char}b`;
+    assert.equal(isAbsoluteIri(iri), true, name(char));
+    assert.equal(iriSpliceProblem(iri), undefined, name(char));
+    assert.match(plan(`SELECT * WHERE { <${iri}> ?p ?o }`).query, new RegExp(`<${iri}>`), name(char));
+  }
+});
+
+test('every way an agent IRI enters refuses U+202E and U+200B: API key entries, policy files, explain and hash-key', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'iri-agent-'));
+  const config = join(folder, 'config.json');
+  for (const char of ['\u202e', '\u200b']) {
+    const agent = `https://example.org/agents/eve${char}alice`;
+    writeFileSync(config, JSON.stringify({ auth: { apiKeys: [{ agent, groups: [], sha256: 'a'.repeat(64) }] } }));
+    assert.throws(() => readConfig({ GUARD_CONFIG: config }), { name: 'ConfigError', message: /apiKeys\[0\]\.agent: holds/ }, name(char));
+    const policy = join(folder, 'policy.ttl');
+    writeFileSync(
+      policy,
+      `<https://example.org/p> a <https://w3id.org/sparql-guard#Policy>; <https://w3id.org/sparql-guard#agent> <${agent}>.`,
+    );
+    await assert.rejects(
+      loadPolicySet({ policyFiles: [policy], ruleFiles: shippedRuleFiles() }),
+      { message: /the agent IRI holds/ },
+      name(char),
+    );
+    for (const args of [
+      ['explain', '--agent', agent, '--query', 'ASK {}'],
+      ['hash-key', '--agent', agent],
+    ]) {
+      const run = spawnSync(process.execPath, [CLI, ...args], { input: 'k', encoding: 'utf8' });
+      assert.notEqual(run.status, 0, `${args[0]} ${name(char)}`);
+      assert.match(run.stderr, /holds/, `${args[0]} ${name(char)}`);
+    }
   }
 });

@@ -17,6 +17,7 @@ import { chooseEndpointView, type EndpointView } from './choose-endpoint-view.js
 import type { createCorsHeaders } from './cors.js';
 import { describeService } from './describe-service.js';
 import { readQueryRequest } from './read-query-request.js';
+import { translateStoreRefusal } from './translate-store-refusal.js';
 import './request-state.js';
 
 /** What the pipeline up to the plan gives: the caller, its grant and the plan. */
@@ -230,6 +231,12 @@ async function forward(
   // (docs/design.md#http); one already gone is refused here, unsent. The count ends with the exchange.
   const answer = await services.upstream.send(plan.query, accept, clientGone, timeoutMs, plan.formBody, leave);
   metrics?.upstreamTime((performance.now() - sent) / 1000);
+  // A store that refuses a query only because the grant made it large: say so, not its bare 400.
+  const refusal = translateStoreRefusal(answer.status, plan);
+  if (refusal !== undefined) {
+    answer.body.resume();
+    throw refusal;
+  }
   request.queryOutcome = 'answered';
   // From here the client must keep reading: a reader silent for sendIdleMs is cut.
   setIdleBound(socket, sendIdleMs);

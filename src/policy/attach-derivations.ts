@@ -1,8 +1,8 @@
 // Validates what the rules derived and attaches it to the declared policies.
 
 import { DataFactory, type BlankNode, type Quad } from 'n3';
-import { guard, isReservedIri, isSkolemIri, XSD_STRING } from '../vocabulary.js';
-import { iriSpliceProblem } from '../iri.js';
+import { GUARD, guard, isReservedIri, isSkolemIri, XSD_STRING } from '../vocabulary.js';
+import { findAgentIriProblem, iriSpliceProblem } from '../iri.js';
 import { policyLoadError } from './policy-load-error.js';
 import type { PolicyLimits, Principal } from './policy-set.js';
 import { describe, type PolicyDocument } from './read-policy-files.js';
@@ -364,6 +364,9 @@ function readPrincipal(object: Quad['object'] | BlankNode): Principal | string {
     if (object.value === guard.Everyone) return { kind: 'everyone' };
     if (object.value === guard.AuthenticatedAgent) return { kind: 'authenticated' };
     if (isReservedIri(object.value)) return 'the IRI is reserved by the rewriter (urn:x-sparql-guard:)';
+    // guard:Anonymous is an agent IRI of the namespace; any other guard: IRI failed the vocabulary check.
+    const problem = object.value.startsWith(GUARD) ? undefined : findAgentIriProblem(object.value);
+    if (problem !== undefined) return `the agent IRI ${problem}`;
     return { kind: 'agent', agent: object.value };
   }
   if (object.termType === 'Literal' && object.datatype.value === XSD_STRING && object.language === '' && object.value !== '') {

@@ -149,6 +149,7 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
     query,
     formBody: joinQueryForm(pieces),
     form: prepared.form,
+    datasetGraphs: dataset.graphs,
     defaultAccept: prepared.defaultAccept,
   };
 }
@@ -178,6 +179,8 @@ function encodedTemplateOf(parts: readonly TemplatePart[]): EncodedTemplate {
 interface Dataset {
   readonly text: string;
   readonly encoded: Buffer;
+  /** Clauses naming a granted graph (Plan.datasetGraphs). */
+  readonly graphs: number;
 }
 
 /**
@@ -212,7 +215,7 @@ function datasetOf(
     const text =
       clauses('FROM <', readsDefault ? defaults : NO_GRAPHS, grant.graphs) +
       namedClauses(readsNamed ? named : NO_GRAPHS, added, grant.graphs);
-    dataset = { text, encoded: encodeFormPiece(text) };
+    dataset = { text, encoded: encodeFormPiece(text), graphs: countClauses(text) };
     if (allGranted) {
       if (byReach === undefined) allGrantedDatasets.set(grant, (byReach = []));
       byReach[index] = dataset;
@@ -522,6 +525,17 @@ function namedClauses(named: readonly string[], added: readonly string[], grante
   for (const graph of added) out += 'FROM NAMED <' + graph + '>\n';
   return out;
 }
+
+/** The clauses of a dataset text that name a graph other than the reserved empty one. */
+function countClauses(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('FROM '); at >= 0; at = text.indexOf('FROM ', at + 5)) count += 1;
+  let empty = 0;
+  for (let at = text.indexOf(EMPTY_CLAUSE_END); at >= 0; at = text.indexOf(EMPTY_CLAUSE_END, at + 1)) empty += 1;
+  return count - empty;
+}
+
+const EMPTY_CLAUSE_END = '<' + EMPTY_GRAPH + '>\n';
 
 function clauses(prefix: string, graphs: readonly string[], granted: ReadonlySet<string>): string {
   let out = '';

@@ -13,6 +13,11 @@ export interface Plan {
    */
   readonly formBody: Buffer;
   readonly form: QueryForm;
+  /**
+   * How many FROM and FROM NAMED clauses name a graph (the reserved empty graph not
+   * counted): what a store's limit on a dataset's size is measured against.
+   */
+  readonly datasetGraphs: number;
   /** Accept sent upstream when the caller sends none, or only the media range for any type. */
   readonly defaultAccept: 'application/sparql-results+json' | 'text/turtle';
 }

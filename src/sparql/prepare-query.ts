@@ -15,7 +15,7 @@ import type { QueryForm } from './plan.js';
 import type { PreparedQuery, TemplatePart } from './prepared-query.js';
 import { findDatasetReach } from './find-dataset-reach.js';
 import { readProtocolGraphs } from './read-protocol-dataset.js';
-import { hasScheme } from '../iri.js';
+import { hasScheme, NOT_IN_IRI } from '../iri.js';
 import { normaliseIri } from './resolve-iri.js';
 import { resolveQueryIris } from './resolve-query-iris.js';
 import { IN_WHOLE_DATASET, markHiddenPaths } from './mark-hidden-paths.js';
@@ -182,7 +182,10 @@ function normaliseTerm(term: Term): unknown {
     if (!hasScheme(term.value)) throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: relative IRI');
     // sparqljs keeps PN_LOCAL_ESC backslashes (`:c\?` gives `...c\?`); §4.1.1.1 drops them. No
     // other backslash can reach an IRI: IRIREF forbids it and codepoint escapes are decoded.
-    return term.value.includes('\\') ? namedNode(term.value.replace(/\\(.)/g, '$1')) : undefined;
+    const value = term.value.includes('\\') ? term.value.replace(/\\(.)/g, '$1') : term.value;
+    // A prefixed name's local part may hold a character PN_CHARS allows and RFC 3987 does not (U+061C).
+    if (NOT_IN_IRI.test(value)) throw new GuardError(400, 'query is not valid SPARQL 1.1: an IRI does not resolve to a valid IRI');
+    return value === term.value ? undefined : namedNode(value);
   }
   if (term.termType === 'Quad') throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: SPARQL-star is not SPARQL 1.1');
   return undefined;

@@ -1,6 +1,8 @@
 // Comunica, a client nobody here wrote, runs every query form through the guard with a key and finds the service description.
 
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { QueryEngine } from '@comunica/query-sparql';
 import { after, before, describe, it } from 'node:test';
 import { KEYS, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
@@ -72,6 +74,34 @@ describe('Comunica through the guard', () => {
     const lines = t.logs.slice(before).filter((line) => line.path === '/sparql');
     assert.ok(lines.length >= 5, 'the description and four queries went through the guard');
     assert.ok(lines.every((line) => line.status === 200 && line.agent === 'http://example.org/agents/beta-user'));
+  });
+
+  it("sends the key as Basic with the context's httpAuth, in code and on the command line (5.4.1 has no --httpAuth flag)", async () => {
+    const query = 'SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g';
+    const engine = new QueryEngine();
+    const rows = await (await engine.queryBindings(query, { sources: [t.endpoint], httpAuth: `user:${KEYS.beta}` })).toArray();
+    assert.deepEqual(
+      rows.map((row) => row.get('g')?.value),
+      ['http://example.org/graphs/a', 'http://example.org/graphs/b'],
+    );
+    const before = t.logs.length;
+    const { stdout } = await promisify(execFile)(
+      'node_modules/.bin/comunica-sparql',
+      [t.endpoint, '-c', JSON.stringify({ httpAuth: `user:${KEYS.beta}` }), '-q', query, '-t', 'application/sparql-results+json'],
+      { timeout: 120_000 },
+    );
+    const json = JSON.parse(stdout) as { results: { bindings: { g: { value: string } }[] } };
+    assert.deepEqual(
+      json.results.bindings.map((binding) => binding.g.value),
+      ['http://example.org/graphs/a', 'http://example.org/graphs/b'],
+    );
+    const agents = new Set(
+      t.logs
+        .slice(before)
+        .filter((line) => line.path === '/sparql')
+        .map((line) => line.agent),
+    );
+    assert.deepEqual([...agents], ['http://example.org/agents/beta-user']);
   });
 
   it('a bad key is refused with a 401 that Comunica reports', async () => {

@@ -100,8 +100,7 @@ async function rsparql(service: string, query: string): Promise<{ code: number; 
 }
 
 const withKey = (endpoint: string, key: string) => endpoint.replace('http://', `http://user:${key}@`);
-const countOf = (json: string) =>
-  (JSON.parse(json) as { results: { bindings: { n: { value: string } }[] } }).results.bindings[0]?.n.value;
+const countOf = (json: string) => (JSON.parse(json) as { results: { bindings: { n: { value: string } }[] } }).results.bindings[0]?.n.value;
 
 describe('Jena rsparql through the guard', { skip: why === undefined ? false : `Jena's client cannot run: ${why}` }, () => {
   before(async () => {
@@ -134,6 +133,33 @@ describe('Jena rsparql through the guard', { skip: why === undefined ? false : `
     const answer = await rsparql(withKey(closed.endpoint, 'not-a-key'), COUNT);
     assert.notEqual(answer.code, 0);
     assert.match(answer.stderr, /401/);
+  });
+
+  it("sends the key at once as a header given in code (Jena's QueryExecutionHTTP), anonymous policy or not", async (context) => {
+    const hasJavac = (process.env.PATH ?? '').split(':').some((folder) => existsSync(join(folder, 'javac')));
+    if (!hasJavac) return context.skip('no javac on PATH to compile the snippet');
+    const source = join(folder, 'KeyedQuery.java');
+    writeFileSync(
+      source,
+      `import org.apache.jena.query.*;
+import org.apache.jena.sparql.exec.http.QueryExecutionHTTP;
+public class KeyedQuery {
+  public static void main(String[] args) {
+    try (QueryExecution qe = QueryExecutionHTTP.service(args[0]).query(args[2]).httpHeader("Authorization", "Bearer " + args[1]).build()) {
+      ResultSetFormatter.outputAsJSON(System.out, qe.execSelect());
+    }
+  }
+}
+`,
+    );
+    await run('javac', ['-cp', classpath, '-d', folder, source], { timeout: 120_000 });
+    const keyed = (await select(open.endpoint, COUNT, { key: KEYS.beta })).rows[0]?.n;
+    const before = open.logs.length;
+    const { stdout } = await run('java', ['-cp', `${folder}:${classpath}`, 'KeyedQuery', open.endpoint, KEYS.beta, COUNT], {
+      timeout: 60_000,
+    });
+    assert.equal(countOf(stdout), keyed);
+    assert.equal(open.logs.slice(before).find((line) => line.path === '/sparql')?.agent, 'http://example.org/agents/beta-user');
   });
 
   it('runs as anonymous where anonymous callers have a policy: Jena sends the URL key only after a 401', async () => {
