@@ -85,7 +85,13 @@ async function loadUnlessSame(
   const facts = inputs.facts.map((fetched) => {
     const config = configs.get(fetched.name);
     if (config === undefined) throw new PolicyLoadError(`facts:${fetched.name}: no such fact source in the configuration`);
-    return { name: fetched.name, contentType: fetched.contentType, body: fetched.body, maxTriples: config.maxTriples, policies: config.policies };
+    return {
+      name: fetched.name,
+      contentType: fetched.contentType,
+      body: fetched.body,
+      maxTriples: config.maxTriples,
+      policies: config.policies,
+    };
   });
   const reply = await inWorker({
     id: 0,
