@@ -269,6 +269,8 @@ describe('a guard whose fact source cannot be read', () => {
     const ready = await fetch(`${guard.guard.url}/readyz`);
     assert.equal(ready.status, 503);
     assert.match(await ready.text(), /policies are not loaded yet/);
+    // Alive (liveness): a restart would not bring the store back.
+    assert.equal((await fetch(`${guard.guard.url}/healthz`)).status, 200);
     assert.match(String(await labelsOf(guard, 'alice')), /^503 /);
     store.fault('none');
     await until(async () => (await labelsOf(guard, 'alice')).toString() === APOLLO, 4000, 'served after the store came back');
@@ -284,6 +286,7 @@ describe('a guard whose fact source cannot be read', () => {
     const ready = await fetch(`${guard.guard.url}/readyz`);
     assert.equal(ready.status, 503);
     assert.match(await ready.text(), /stale/);
+    assert.equal((await fetch(`${guard.guard.url}/healthz`)).status, 200);
     store.fault('none');
     await until(async () => (await labelsOf(guard, 'alice')).toString() === APOLLO, 4000, 'fresh again');
   });
