@@ -35,6 +35,8 @@ export interface LoadStats {
   readonly warnings: readonly string[];
   /** Size of the worker thread's V8 heap when the load finished, bytes. */
   readonly workerHeapBytes: number;
+  /** Per fact source, in the order of config `facts`: triples read, bytes of the answer, time of the read. */
+  readonly facts: readonly { readonly name: string; readonly triples: number; readonly bytes: number; readonly fetchMs: number }[];
 }
 
 /** Lets the event loop run what waits (requests) before going on. */

@@ -1,7 +1,9 @@
 // Loads the policy files and rules into a frozen PolicySet, with the heavy work on a worker thread.
 
 import { Worker } from 'node:worker_threads';
+import type { FactSourceConfig } from '../config/read-config.js';
 import { compilePolicySet, type LoadStats } from './compile-policy-set.js';
+import { NO_POLICY_INPUTS, type PolicyInputs } from './fetch-policy-inputs.js';
 import { PolicyLoadError } from './policy-load-error.js';
 import type { PolicySet } from './policy-set.js';
 import type { WorkerJob, WorkerReply } from './policy-worker.js';
@@ -12,12 +14,31 @@ export interface PolicySetSources {
   readonly policyFiles: readonly string[];
   /** Shipped `rules/*.n3` first (`shippedRuleFiles()`), then the operator's config `rules`. */
   readonly ruleFiles: readonly string[];
+  /** Config `facts`: the sources whose answers (PolicyInputs) join the policy files; none when absent. */
+  readonly facts?: readonly FactSourceConfig[];
 }
 
 /** A loaded set and what loading it cost. */
 export interface LoadedPolicySet {
   readonly set: PolicySet;
   readonly stats: LoadStats;
+  /** sha256 of the compiled table: two loads with equal digests built the same set. */
+  readonly digest: string;
+}
+
+/** A load that derived the table of `digest` again: nothing was compiled. */
+export interface UnchangedPolicySet {
+  readonly set: undefined;
+  readonly stats: LoadStats;
+  readonly digest: string;
+}
+
+/** What `loadPolicySetWithStats` may be told besides the sources. */
+export interface LoadOptions {
+  /** `'eye'` runs every rule file in EYE (the reference of the differential test). */
+  readonly engine?: EngineChoice;
+  /** The fact sources' answers (fetchPolicyInputs); none when absent. */
+  readonly inputs?: PolicyInputs;
 }
 
 /** A load that takes longer (an operator rule that never ends) is abandoned: the previous set stays. */
@@ -37,21 +58,53 @@ export async function loadPolicySet(sources: PolicySetSources): Promise<PolicySe
  * file (for `check`, reload logs and bench/). `engine: 'eye'` runs every rule file in
  * EYE: the reference that the differential test compares the chosen engines against.
  */
-export async function loadPolicySetWithStats(
+export async function loadPolicySetWithStats(sources: PolicySetSources, options: LoadOptions = {}): Promise<LoadedPolicySet> {
+  return (await loadUnlessSame(sources, options, undefined)) as LoadedPolicySet;
+}
+
+/**
+ * `loadPolicySetWithStats` for a refresh: when the rules derive the table whose digest is
+ * `digestInForce` again, nothing is compiled and `set` is undefined (the caller keeps its set,
+ * and every cache built on it).
+ */
+export function reloadPolicySet(
   sources: PolicySetSources,
-  options: { readonly engine?: EngineChoice } = {},
-): Promise<LoadedPolicySet> {
+  inputs: PolicyInputs,
+  digestInForce: string | undefined,
+): Promise<LoadedPolicySet | UnchangedPolicySet> {
+  return loadUnlessSame(sources, { inputs }, digestInForce);
+}
+
+async function loadUnlessSame(
+  sources: PolicySetSources,
+  options: LoadOptions,
+  digestInForce: string | undefined,
+): Promise<LoadedPolicySet | UnchangedPolicySet> {
+  const inputs = options.inputs ?? NO_POLICY_INPUTS;
+  const configs = new Map((sources.facts ?? []).map((source) => [source.name, source]));
+  const facts = inputs.facts.map((fetched) => {
+    const config = configs.get(fetched.name);
+    if (config === undefined) throw new PolicyLoadError(`facts:${fetched.name}: no such fact source in the configuration`);
+    return {
+      name: fetched.name,
+      contentType: fetched.contentType,
+      body: fetched.body,
+      maxTriples: config.maxTriples,
+      policies: config.policies,
+    };
+  });
   const reply = await inWorker({
     id: 0,
     policyFiles: [...sources.policyFiles],
     ruleFiles: [...sources.ruleFiles],
     engine: options.engine ?? 'auto',
+    facts,
   });
   if (!reply.ok) throw new PolicyLoadError(reply.message, reply.file, reply.policy);
   const started = performance.now();
-  const set = await compilePolicySet(reply.policies);
+  const set = reply.digest === digestInForce ? undefined : await compilePolicySet(reply.policies);
   const stats: LoadStats = {
-    policyCount: set.policies.length,
+    policyCount: reply.policies.iris.length,
     eyeInputTriples: reply.eyeInputTriples,
     readMs: reply.readMs,
     eyeMs: reply.eyeMs,
@@ -61,8 +114,14 @@ export async function loadPolicySetWithStats(
     stages: reply.stages,
     warnings: reply.warnings,
     workerHeapBytes: reply.workerHeapBytes,
+    facts: inputs.facts.map((fetched, at) => ({
+      name: fetched.name,
+      triples: reply.factTriples[at] ?? 0,
+      bytes: fetched.body.byteLength,
+      fetchMs: fetched.fetchMs,
+    })),
   };
-  return { set, stats: Object.freeze(stats) };
+  return { set, stats: Object.freeze(stats), digest: reply.digest };
 }
 
 let worker: Worker | undefined;
