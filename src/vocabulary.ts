@@ -12,6 +12,8 @@ export const guard = {
   agent: `${GUARD}agent`,
   group: `${GUARD}group`,
   readGraph: `${GUARD}readGraph`,
+  /** A graph IRI prefix (plain string literal): every graph of the store whose IRI starts with it, listed at each load. */
+  readGraphPrefix: `${GUARD}readGraphPrefix`,
   hidePath: `${GUARD}hidePath`,
   /** Limits per caller (docs/design.md, "Limits per caller"): positive integers. */
   timeoutMs: `${GUARD}timeoutMs`,

@@ -154,6 +154,8 @@ export const CONFIG_KEYS = {
   policies: paths('policy file'),
   /** Absolute paths of operator rule files (the shipped rules are added elsewhere). */
   rules: paths('N3 rule file'),
+  /** The most graphs one guard:readGraphPrefix may grant; a load listing more fails. */
+  maxPrefixGraphs: integer(10_000, 1, 1_000_000, 'graphs'),
   auth: section({
     apiKeys: key({ default: [], read: readApiKeys }),
     trustedHeaders: optionalSection(TRUSTED_HEADERS_KEYS),

@@ -2,6 +2,7 @@
 
 import { Worker } from 'node:worker_threads';
 import { compilePolicySet, type LoadStats } from './compile-policy-set.js';
+import { DEFAULT_MAX_PREFIX_GRAPHS, listPrefixGraphs, type PrefixListing, type StoreQuery } from './list-prefix-graphs.js';
 import { PolicyLoadError } from './policy-load-error.js';
 import type { PolicySet } from './policy-set.js';
 import type { WorkerJob, WorkerReply } from './policy-worker.js';
@@ -12,6 +13,13 @@ export interface PolicySetSources {
   readonly policyFiles: readonly string[];
   /** Shipped `rules/*.n3` first (`shippedRuleFiles()`), then the operator's config `rules`. */
   readonly ruleFiles: readonly string[];
+  /**
+   * The store, for the load's own queries (the graphs under each `guard:readGraphPrefix`).
+   * Without it a policy set holding a prefix fails to load.
+   */
+  readonly storeQuery?: StoreQuery;
+  /** The most graphs one `guard:readGraphPrefix` may grant (config `maxPrefixGraphs`); more fails the load. */
+  readonly maxPrefixGraphs?: number;
 }
 
 /** A loaded set and what loading it cost. */
@@ -48,8 +56,17 @@ export async function loadPolicySetWithStats(
     engine: options.engine ?? 'auto',
   });
   if (!reply.ok) throw new PolicyLoadError(reply.message, reply.file, reply.policy);
+  // The prefixes are known once the policy files are read: the store's graphs are listed now, in this load.
+  const prefixes = new Set(reply.policies.graphPrefixes.flat());
+  let listing: PrefixListing | undefined;
+  if (prefixes.size > 0) {
+    if (sources.storeQuery === undefined) {
+      throw new PolicyLoadError('guard:readGraphPrefix needs the store to list its graphs, and this load has no store');
+    }
+    listing = await listPrefixGraphs(sources.storeQuery, prefixes, sources.maxPrefixGraphs ?? DEFAULT_MAX_PREFIX_GRAPHS);
+  }
   const started = performance.now();
-  const set = await compilePolicySet(reply.policies);
+  const set = await compilePolicySet(reply.policies, listing?.graphs);
   const stats: LoadStats = {
     policyCount: set.policies.length,
     eyeInputTriples: reply.eyeInputTriples,
@@ -59,7 +76,8 @@ export async function loadPolicySetWithStats(
     compileMs: performance.now() - started,
     ruleRuns: reply.ruleRuns,
     stages: reply.stages,
-    warnings: reply.warnings,
+    warnings: listing === undefined ? reply.warnings : [...reply.warnings, ...listing.skipped],
+    ...(listing !== undefined && { prefixListing: { prefixes: prefixes.size, graphs: listing.graphCount, ms: listing.ms } }),
     workerHeapBytes: reply.workerHeapBytes,
   };
   return { set, stats: Object.freeze(stats) };

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { Parser, type Quad, type Term } from 'n3';
 import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../vocabulary.js';
-import { iriSpliceProblem } from '../iri.js';
+import { graphPrefixProblem, iriSpliceProblem } from '../iri.js';
 import { policyLoadError } from './policy-load-error.js';
 import type { PolicyLimits } from './policy-set.js';
 import { MAX_TIMER_MS } from '../max-timer-ms.js';
@@ -16,6 +16,8 @@ export interface PolicySource {
   /** Position in order of listing, from 0. */
   readonly order: number;
   readonly hidePaths: readonly string[];
+  /** `guard:readGraphPrefix` values, as stated, without repeats: the load lists the store's graphs under each. */
+  readonly graphPrefixes: readonly string[];
   readonly limits: PolicyLimits;
 }
 
@@ -31,6 +33,7 @@ const POLICY_PREDICATES: readonly string[] = [
   guard.agent,
   guard.group,
   guard.readGraph,
+  guard.readGraphPrefix,
   guard.hidePath,
   guard.timeoutMs,
   guard.resultLimit,
@@ -107,12 +110,17 @@ function checkSpliceable(term: string, iri: string, fail: (reason: string) => ne
   if (problem !== undefined) fail(`${term} ${JSON.stringify(iri)} ${problem}`);
 }
 
-/** Checks one policy's own triples and returns its hidden paths and limits. */
-function validatePolicy(iri: string, file: string, own: readonly Quad[]): { hidePaths: string[]; limits: PolicyLimits } {
+/** Checks one policy's own triples and returns its hidden paths, graph prefixes and limits. */
+function validatePolicy(
+  iri: string,
+  file: string,
+  own: readonly Quad[],
+): { hidePaths: string[]; graphPrefixes: string[]; limits: PolicyLimits } {
   const fail = (reason: string): never => {
     throw policyLoadError(reason, file, iri);
   };
   const hidePaths: string[] = [];
+  const graphPrefixes: string[] = [];
   let targeted = false;
   for (const { predicate, object } of own) {
     switch (predicate.value) {
@@ -133,6 +141,16 @@ function validatePolicy(iri: string, file: string, own: readonly Quad[]): { hide
         if (isReservedIri(object.value)) fail(`guard:readGraph <${object.value}> is reserved by the rewriter (urn:x-sparql-guard:)`);
         checkSpliceable('guard:readGraph', object.value, fail);
         break;
+      case guard.readGraphPrefix: {
+        // Text, not an IRI: a prefix names no resource, and Turtle would resolve a relative <acme/> against the file.
+        if (object.termType !== 'Literal' || object.datatype.value !== XSD_STRING || object.language !== '') {
+          fail(`guard:readGraphPrefix must be a plain string literal holding an absolute IRI, found ${describe(object)}`);
+        }
+        const problem = graphPrefixProblem(object.value);
+        if (problem !== undefined) fail(`guard:readGraphPrefix ${JSON.stringify(object.value)} ${problem}`);
+        if (!graphPrefixes.includes(object.value)) graphPrefixes.push(object.value);
+        break;
+      }
       case guard.hidePath:
         if (object.termType !== 'NamedNode') fail(`guard:hidePath must be an IRI, found ${describe(object)}`);
         checkSpliceable('guard:hidePath', object.value, fail);
@@ -143,7 +161,7 @@ function validatePolicy(iri: string, file: string, own: readonly Quad[]): { hide
     }
   }
   if (!targeted) fail('has neither guard:agent nor guard:group');
-  return { hidePaths, limits: readLimits(own, fail) };
+  return { hidePaths, graphPrefixes, limits: readLimits(own, fail) };
 }
 
 /** The policy's limits: each a positive xsd:integer, given at most once. */

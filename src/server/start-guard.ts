@@ -13,7 +13,8 @@ import { PolicyLoadError } from '../policy/policy-load-error.js';
 import { policySetSources } from '../policy/policy-set-sources.js';
 import { createPlanner } from '../sparql/create-planner.js';
 import { createDatasetGate } from '../upstream/check-dataset-support.js';
-import { createUpstream } from '../upstream/create-upstream.js';
+import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
+import { readStoreAnswer } from '../upstream/read-store-answer.js';
 import { createApp } from './create-app.js';
 import { createLogWriter, type LogLine } from './create-log-writer.js';
 import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
@@ -189,7 +190,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   };
   const close = (timing: Partial<GuardConfig['shutdown']> = {}): Promise<void> => (closing ??= shutDown({ ...config.shutdown, ...timing }));
 
-  const sources = policySetSources(config);
+  const sources = loadSources(config, upstream);
   try {
     if (start.listenWhenLoaded !== true) await app.listen({ port: config.port, host: config.host });
     if (metrics !== undefined && config.metrics !== undefined && !cluster.isWorker) {
@@ -236,6 +237,19 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     readiness,
     reload,
     close,
+  };
+}
+
+/**
+ * What every load of this guard reads: the files, and the store for the load's own queries
+ * (the graphs under each guard:readGraphPrefix), through the one upstream pool with its
+ * headers, each answer bounded by the config's timeoutMs as a whole.
+ */
+export function loadSources(config: GuardConfig, upstream: Upstream): PolicySetSources {
+  return {
+    ...policySetSources(config),
+    storeQuery: (queryText, accept, maxBytes) => readStoreAnswer(upstream, queryText, accept, { maxBytes, deadlineMs: config.timeoutMs }),
+    maxPrefixGraphs: config.maxPrefixGraphs,
   };
 }
 

@@ -43,6 +43,7 @@ describe('readConfig with a real file setting every key', () => {
       upstreamHeaders: { Authorization: 'Basic dXNlcjpzM2NyZXQ=', 'X-Literal': 'cost $$5 and ${NOT_A_VARIABLE}' },
       policies: [resolve(fixtures, 'policies/public.ttl'), resolve(fixtures, 'more-policies/staff.ttl')],
       rules: [resolve(fixtures, 'rules/groups.n3')],
+      maxPrefixGraphs: 500,
       auth: {
         apiKeys: [
           {
