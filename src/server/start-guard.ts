@@ -248,7 +248,8 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
 export function loadSources(config: GuardConfig, upstream: Upstream): PolicySetSources {
   return {
     ...policySetSources(config),
-    storeQuery: (queryText, accept, maxBytes) => readStoreAnswer(upstream, queryText, accept, { maxBytes, deadlineMs: config.timeoutMs }),
+    storeQuery: async (queryText, accept, maxBytes) =>
+      (await readStoreAnswer(upstream, queryText, { accept, maxBytes, timeoutMs: config.timeoutMs })).body.toString('utf8'),
     maxPrefixGraphs: config.maxPrefixGraphs,
   };
 }

@@ -3,29 +3,36 @@
 import { GuardError } from '../guard-error.js';
 import { UpstreamError, type Upstream } from './create-upstream.js';
 
-/** Bounds of one answer the guard reads whole. */
+/** How to ask, and the bounds of one answer the guard reads whole. */
 export interface StoreAnswerOptions {
+  readonly accept: string;
+  /** The whole exchange, body included, must end within this (a store trickling bytes is cut). */
+  readonly timeoutMs: number;
   /** An answer longer than this fails the read (the store is flooding, or the question was too wide). */
   readonly maxBytes: number;
-  /** The whole exchange, body included, must end within this (a store trickling bytes is cut). */
-  readonly deadlineMs: number;
+}
+
+/** A whole answer of the store. */
+export interface StoreAnswer {
+  readonly contentType: string;
+  readonly body: Buffer;
 }
 
 /**
  * POSTs `queryText` as it is (no caller rewrite: the text is the guard's own) with the
- * configured upstream headers, and resolves to the body as UTF-8 text once all of it has
- * arrived. Rejects with a one-line GuardError (502) when the store cannot be reached, answers
- * another status than 2xx, sends more than `maxBytes`, goes silent past the upstream timeout
- * or does not finish within `deadlineMs`; the message never holds the store's own text.
+ * configured upstream headers, and resolves to the whole body once all of it has arrived.
+ * Rejects with a one-line GuardError (502) when the store cannot be reached, answers another
+ * status than 2xx, sends more than `maxBytes`, or does not finish within `timeoutMs`; the
+ * message never holds the store's own text.
  */
-export async function readStoreAnswer(upstream: Upstream, queryText: string, accept: string, options: StoreAnswerOptions): Promise<string> {
+export async function readStoreAnswer(upstream: Upstream, queryText: string, options: StoreAnswerOptions): Promise<StoreAnswer> {
   const deadline = new AbortController();
   const timer = setTimeout(
-    () => deadline.abort(new UpstreamError('timeout', `upstream did not finish its answer within ${options.deadlineMs} ms`)),
-    options.deadlineMs,
+    () => deadline.abort(new UpstreamError('timeout', `upstream did not finish its answer within ${options.timeoutMs} ms`)),
+    options.timeoutMs,
   );
   try {
-    const answer = await upstream.send(queryText, accept, deadline.signal);
+    const answer = await upstream.send(queryText, options.accept, deadline.signal);
     const chunks: Buffer[] = [];
     let bytes = 0;
     for await (const chunk of answer.body as AsyncIterable<Buffer>) {
@@ -37,7 +44,7 @@ export async function readStoreAnswer(upstream: Upstream, queryText: string, acc
       chunks.push(chunk);
     }
     if (answer.status < 200 || answer.status > 299) throw new GuardError(502, `upstream answered with status ${answer.status}`);
-    return Buffer.concat(chunks, bytes).toString('utf8');
+    return { contentType: answer.contentType ?? '', body: Buffer.concat(chunks, bytes) };
   } finally {
     clearTimeout(timer);
   }
