@@ -9,6 +9,7 @@ import { findDeniedNamespace } from '../property-function-namespaces.js';
 import { ConfigError } from './config-error.js';
 import { expandPlaceholders } from './expand-placeholders.js';
 import { MAX_TIMER_MS } from '../max-timer-ms.js';
+import { findConstructProblem } from '../sparql/find-construct-problem.js';
 
 export { ConfigError } from './config-error.js';
 
@@ -141,6 +142,30 @@ const JWT_KEYS = {
   cacheMaxEntries: integer(10_000, 0, 1_000_000, 'tokens; 0 verifies every request'),
 };
 
+/** A fact source's name: it appears in logs, metric labels and as the origin `facts:<name>`. */
+const FACT_SOURCE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * An entry of `facts` (docs/incoming/22.md): a CONSTRUCT the guard runs against its store at
+ * start and every `refreshMs`, whose triples join the policy files as input to the rules.
+ */
+const FACT_SOURCE_KEYS = {
+  name: key({ required: 'name the source, e.g. "members" (letters, digits, . _ -)', read: readFactSourceName }),
+  query: key({ required: 'give a SPARQL CONSTRUCT query, e.g. "CONSTRUCT { ?u guard:memberOf ?g } WHERE { ... }"', read: readFactQuery }),
+  refreshMs: integer(60_000, 1000, MAX_TIMER_MS, 'milliseconds between two reads of the source'),
+  /** The whole answer must arrive within it. */
+  timeoutMs: integer(30_000, 100, MAX_TIMER_MS, 'milliseconds'),
+  maxTriples: integer(1_000_000, 1, 100_000_000, 'triples'),
+  maxBytes: integer(256 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024, 'bytes of one answer'),
+  /** Absent: ten times refreshMs. */
+  maxStaleMs: key({ read: readMaxStale }),
+  /** Whether the source may state policies (guard:Policy and the policy terms); false: facts only. */
+  policies: boolean(false),
+};
+
+/** An entry of the configuration's `facts`, as read. */
+export type FactSourceConfig = ValuesOf<typeof FACT_SOURCE_KEYS>;
+
 /**
  * Every key of the configuration file, in the order they are read (a key may check one read
  * before it) and listed in messages. The README's configuration table is tested against it.
@@ -154,6 +179,8 @@ export const CONFIG_KEYS = {
   policies: paths('policy file'),
   /** Absolute paths of operator rule files (the shipped rules are added elsewhere). */
   rules: paths('N3 rule file'),
+  /** Fact sources in the store (FACT_SOURCE_KEYS); [] = the policy files alone. */
+  facts: key({ default: [], read: readFactSources }),
   /** The most graphs one guard:readGraphPrefix may grant; a load listing more fails. */
   maxPrefixGraphs: integer(10_000, 1, 1_000_000, 'graphs'),
   auth: section({
@@ -754,6 +781,42 @@ function readTrustedHeaderName(value: unknown, path: string, context: ReadContex
   if (STANDARD_REQUEST_HEADERS.has(lower))
     fail(path, 'a standard HTTP header cannot carry a trusted identity', 'use a header of its own, e.g. X-Remote-User');
   return lower;
+}
+
+// ---- fact sources ------------------------------------------------------------------------------
+
+function readFactSources(value: unknown, path: string, context: ReadContext): readonly FactSourceConfig[] {
+  const entries = readArray(value, path, 'write an array of { "name", "query", "refreshMs", ... } entries');
+  const firstIndexOfName = new Map<string, number>();
+  return entries.map((item, index) => {
+    const entryPath = `${path}[${index}]`;
+    const entry = readObjectKeys(item, entryPath, FACT_SOURCE_KEYS, context);
+    const earlier = firstIndexOfName.get(entry.name);
+    if (earlier !== undefined) fail(`${entryPath}.name`, `same name as ${path}[${earlier}]`, 'give each source its own name');
+    firstIndexOfName.set(entry.name, index);
+    return entry;
+  });
+}
+
+function readFactSourceName(value: unknown, path: string, context: ReadContext): string {
+  const name = readText(value, path, context);
+  if (!FACT_SOURCE_NAME.test(name)) fail(path, 'must be 1 to 64 letters, digits, dots, dashes or underscores', 'write e.g. "members"');
+  return name;
+}
+
+function readFactQuery(value: unknown, path: string, context: ReadContext): string {
+  const query = readText(value, path, context);
+  const problem = findConstructProblem(query);
+  if (problem !== undefined) fail(path, problem, 'give one SPARQL 1.1 CONSTRUCT query with absolute IRIs (PREFIX declarations are fine)');
+  return query;
+}
+
+/** At least refreshMs (a set is never stale before its next refresh is due); absent: ten times refreshMs. */
+function readMaxStale(value: unknown, path: string, context: ReadContext): number {
+  const refreshMs = context.siblings.refreshMs as number;
+  if (value === undefined) return Math.min(10 * refreshMs, MAX_TIMER_MS);
+  const maxStaleMs = readInteger(value, path, 10 * refreshMs, refreshMs, MAX_TIMER_MS, 'milliseconds, at least refreshMs');
+  return maxStaleMs;
 }
 
 // ---- HTTP surface and rewriting ----------------------------------------------------------------

@@ -33,6 +33,17 @@ export interface ScrapedSources {
   readonly policies: () => number;
   /** The latest verdict of the store's dataset check. */
   readonly datasetCheck: () => 'honoured' | 'ignored' | 'unverified';
+  /** The fact sources' answers the set in force was built from (none without config `facts`). */
+  readonly factsInForce?: () => readonly FactsInForce[];
+}
+
+/** One fact source's answer in force, for the metrics. */
+export interface FactsInForce {
+  readonly name: string;
+  readonly triples: number;
+  readonly fetchMs: number;
+  /** When its query was sent (Date.now()). */
+  readonly fetchedAt: number;
 }
 
 /** What the server records; every method is cheap and allocates no labels object of its own. */
@@ -46,8 +57,14 @@ export interface GuardMetrics {
   /** Time from sending the query to the store's response headers. */
   upstreamTime(seconds: number): void;
   upstreamFailed(kind: UpstreamFailureKind): void;
-  /** A load of the policy set ended; the first load at start is not counted as a reload. */
-  policiesLoaded(result: 'success' | 'failure', first: boolean): void;
+  /**
+   * A load of the policy set ended; the first load at start is not counted as a reload.
+   * `unchanged`: a reload that succeeded and derived the table in force again, so swapped
+   * nothing (counted as a success, and as unchanged).
+   */
+  policiesLoaded(result: 'success' | 'failure' | 'unchanged', first: boolean): void;
+  /** A read of a fact source ended (`failure`: the store, the answer or its checks). */
+  factsRead(source: string, result: 'success' | 'failure'): void;
   /** Binds the values read at scrape time; called once the parts exist. */
   watch(sources: ScrapedSources): void;
   /** The text of a scrape, in the Prometheus text format. */
@@ -124,6 +141,11 @@ export function createMetrics(version: string): GuardMetrics {
     name: 'sparql_guard_policy_reloads_total',
     help: 'Policy reloads by result: success or failure (the previous set stays).',
     labelNames: ['result'],
+    registers,
+  });
+  const unchangedReloads = new Counter({
+    name: 'sparql_guard_policy_unchanged_reloads_total',
+    help: 'Successful reloads (SIGHUP, file change, fact source schedule) that derived the table in force again and swapped nothing.',
     registers,
   });
   const lastReload = new Gauge({
@@ -208,6 +230,46 @@ export function createMetrics(version: string): GuardMetrics {
       for (const each of VERDICTS) this.set({ verdict: each }, each === verdict ? 1 : 0);
     },
   });
+  new Gauge({
+    name: 'sparql_guard_fact_source_triples',
+    help: 'Triples of each fact source in the set in force.',
+    labelNames: ['source'],
+    aggregator: 'max',
+    registers,
+    collect() {
+      this.reset();
+      for (const facts of sources?.factsInForce?.() ?? []) this.set({ source: facts.name }, facts.triples);
+    },
+  });
+  new Gauge({
+    name: 'sparql_guard_fact_source_read_seconds',
+    help: "Time the store took to answer each fact source's query, for the answer in force.",
+    labelNames: ['source'],
+    aggregator: 'max',
+    registers,
+    collect() {
+      this.reset();
+      for (const facts of sources?.factsInForce?.() ?? []) this.set({ source: facts.name }, facts.fetchMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'sparql_guard_fact_source_age_seconds',
+    help: 'Age of the facts in force of each source: time since its query was sent.',
+    labelNames: ['source'],
+    aggregator: 'max',
+    registers,
+    collect() {
+      this.reset();
+      const now = Date.now();
+      for (const facts of sources?.factsInForce?.() ?? []) this.set({ source: facts.name }, (now - facts.fetchedAt) / 1000);
+    },
+  });
+  const factReads = new Counter({
+    name: 'sparql_guard_fact_source_reads_total',
+    help: 'Reads of each fact source by result: success, or failure (store, answer or checks; the set in force stays).',
+    labelNames: ['source', 'result'],
+    registers,
+  });
   void planHits;
   void planMisses;
 
@@ -248,8 +310,12 @@ export function createMetrics(version: string): GuardMetrics {
       upstreamFailures.inc(labels);
     },
     policiesLoaded(result, first) {
-      if (!first) reloads.inc({ result });
-      if (result === 'success') lastReload.set(Date.now() / 1000);
+      if (!first) reloads.inc({ result: result === 'failure' ? 'failure' : 'success' });
+      if (!first && result === 'unchanged') unchangedReloads.inc();
+      if (result !== 'failure') lastReload.set(Date.now() / 1000);
+    },
+    factsRead(source, result) {
+      factReads.inc({ source, result });
     },
     watch(next) {
       sources = next;

@@ -34,6 +34,8 @@ export interface LoadStats {
   readonly warnings: readonly string[];
   /** Size of the worker thread's V8 heap when the load finished, bytes. */
   readonly workerHeapBytes: number;
+  /** Per fact source, in the order of config `facts`: triples read, bytes of the answer, time of the read. */
+  readonly facts: readonly { readonly name: string; readonly triples: number; readonly bytes: number; readonly fetchMs: number }[];
   /** The listing of the store's graphs under the `guard:readGraphPrefix` values; absent when no policy has one. */
   readonly prefixListing?: { readonly prefixes: number; readonly graphs: number; readonly ms: number };
 }

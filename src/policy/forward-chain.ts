@@ -180,7 +180,8 @@ export function forwardChain(quads: Iterable<Quad>, rules: readonly HornRule[], 
  * `rule` from `premises`, each of which was in the closure before it (the first derivation
  * found, so following premises always ends at stated triples).
  */
-export type Justification = { readonly kind: 'stated' } | { readonly kind: 'derived'; readonly rule: number; readonly premises: readonly Quad[] };
+export type Justification =
+  { readonly kind: 'stated' } | { readonly kind: 'derived'; readonly rule: number; readonly premises: readonly Quad[] };
 
 /** A closure computed by forwardChain: its terms by number and its triples by predicate. */
 export class Closure {
@@ -365,7 +366,10 @@ export class Closure {
       for (const { s, p, o, relation } of plan.conclusion) {
         const added = (relation ?? this.relation(valueOf(p, bindings))).add(valueOf(s, bindings), valueOf(o, bindings));
         if (added && this.derivations !== undefined) {
-          this.derivations.set(`${valueOf(p, bindings)} ${valueOf(s, bindings)} ${valueOf(o, bindings)}`, { plan, bindings: bindings.slice() });
+          this.derivations.set(`${valueOf(p, bindings)} ${valueOf(s, bindings)} ${valueOf(o, bindings)}`, {
+            plan,
+            bindings: bindings.slice(),
+          });
         }
       }
       return;

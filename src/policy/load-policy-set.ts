@@ -1,7 +1,10 @@
 // Loads the policy files and rules into a frozen PolicySet, with the heavy work on a worker thread.
 
+import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
+import type { FactSourceConfig } from '../config/read-config.js';
 import { compilePolicySet, type LoadStats } from './compile-policy-set.js';
+import { NO_POLICY_INPUTS, type PolicyInputs } from './fetch-policy-inputs.js';
 import { DEFAULT_MAX_PREFIX_GRAPHS, listPrefixGraphs, type PrefixListing, type StoreQuery } from './list-prefix-graphs.js';
 import { PolicyLoadError } from './policy-load-error.js';
 import type { PolicySet } from './policy-set.js';
@@ -13,6 +16,8 @@ export interface PolicySetSources {
   readonly policyFiles: readonly string[];
   /** Shipped `rules/*.n3` first (`shippedRuleFiles()`), then the operator's config `rules`. */
   readonly ruleFiles: readonly string[];
+  /** Config `facts`: the sources whose answers (PolicyInputs) join the policy files; none when absent. */
+  readonly facts?: readonly FactSourceConfig[];
   /**
    * The store, for the load's own queries (the graphs under each `guard:readGraphPrefix`).
    * Without it a policy set holding a prefix fails to load.
@@ -26,6 +31,23 @@ export interface PolicySetSources {
 export interface LoadedPolicySet {
   readonly set: PolicySet;
   readonly stats: LoadStats;
+  /** sha256 of the compiled table: two loads with equal digests built the same set. */
+  readonly digest: string;
+}
+
+/** A load that derived the table of `digest` again: nothing was compiled. */
+export interface UnchangedPolicySet {
+  readonly set: undefined;
+  readonly stats: LoadStats;
+  readonly digest: string;
+}
+
+/** What `loadPolicySetWithStats` may be told besides the sources. */
+export interface LoadOptions {
+  /** `'eye'` runs every rule file in EYE (the reference of the differential test). */
+  readonly engine?: EngineChoice;
+  /** The fact sources' answers (fetchPolicyInputs); none when absent. */
+  readonly inputs?: PolicyInputs;
 }
 
 /** A load that takes longer (an operator rule that never ends) is abandoned: the previous set stays. */
@@ -45,15 +67,47 @@ export async function loadPolicySet(sources: PolicySetSources): Promise<PolicySe
  * file (for `check`, reload logs and bench/). `engine: 'eye'` runs every rule file in
  * EYE: the reference that the differential test compares the chosen engines against.
  */
-export async function loadPolicySetWithStats(
+export async function loadPolicySetWithStats(sources: PolicySetSources, options: LoadOptions = {}): Promise<LoadedPolicySet> {
+  return (await loadUnlessSame(sources, options, undefined)) as LoadedPolicySet;
+}
+
+/**
+ * `loadPolicySetWithStats` for a refresh: when the rules derive the table whose digest is
+ * `digestInForce` again, nothing is compiled and `set` is undefined (the caller keeps its set,
+ * and every cache built on it).
+ */
+export function reloadPolicySet(
   sources: PolicySetSources,
-  options: { readonly engine?: EngineChoice } = {},
-): Promise<LoadedPolicySet> {
+  inputs: PolicyInputs,
+  digestInForce: string | undefined,
+): Promise<LoadedPolicySet | UnchangedPolicySet> {
+  return loadUnlessSame(sources, { inputs }, digestInForce);
+}
+
+async function loadUnlessSame(
+  sources: PolicySetSources,
+  options: LoadOptions,
+  digestInForce: string | undefined,
+): Promise<LoadedPolicySet | UnchangedPolicySet> {
+  const inputs = options.inputs ?? NO_POLICY_INPUTS;
+  const configs = new Map((sources.facts ?? []).map((source) => [source.name, source]));
+  const facts = inputs.facts.map((fetched) => {
+    const config = configs.get(fetched.name);
+    if (config === undefined) throw new PolicyLoadError(`facts:${fetched.name}: no such fact source in the configuration`);
+    return {
+      name: fetched.name,
+      contentType: fetched.contentType,
+      body: fetched.body,
+      maxTriples: config.maxTriples,
+      policies: config.policies,
+    };
+  });
   const reply = await inWorker({
     id: 0,
     policyFiles: [...sources.policyFiles],
     ruleFiles: [...sources.ruleFiles],
     engine: options.engine ?? 'auto',
+    facts,
   });
   if (!reply.ok) throw new PolicyLoadError(reply.message, reply.file, reply.policy);
   // The prefixes are known once the policy files are read: the store's graphs are listed now, in this load.
@@ -66,9 +120,11 @@ export async function loadPolicySetWithStats(
     listing = await listPrefixGraphs(sources.storeQuery, prefixes, sources.maxPrefixGraphs ?? DEFAULT_MAX_PREFIX_GRAPHS);
   }
   const started = performance.now();
-  const set = await compilePolicySet(reply.policies, listing?.graphs);
+  // The table is the worker's and the listed graphs: the digest covers both, so a graph added under a prefix is a change.
+  const digest = listing === undefined ? reply.digest : digestWithListing(reply.digest, listing);
+  const set = digest === digestInForce ? undefined : await compilePolicySet(reply.policies, listing?.graphs);
   const stats: LoadStats = {
-    policyCount: set.policies.length,
+    policyCount: reply.policies.iris.length,
     eyeInputTriples: reply.eyeInputTriples,
     readMs: reply.readMs,
     eyeMs: reply.eyeMs,
@@ -79,8 +135,24 @@ export async function loadPolicySetWithStats(
     warnings: listing === undefined ? reply.warnings : [...reply.warnings, ...listing.skipped],
     ...(listing !== undefined && { prefixListing: { prefixes: prefixes.size, graphs: listing.graphCount, ms: listing.ms } }),
     workerHeapBytes: reply.workerHeapBytes,
+    facts: inputs.facts.map((fetched, at) => ({
+      name: fetched.name,
+      triples: reply.factTriples[at] ?? 0,
+      bytes: fetched.body.byteLength,
+      fetchMs: fetched.fetchMs,
+    })),
   };
-  return { set, stats: Object.freeze(stats) };
+  return { set, stats: Object.freeze(stats), digest };
+}
+
+/** The worker's digest of the table, extended with every prefix and the graphs listed under it. */
+function digestWithListing(digest: string, listing: PrefixListing): string {
+  const hash = createHash('sha256').update(digest);
+  for (const prefix of [...listing.graphs.keys()].sort()) {
+    hash.update(`\u0000${prefix}`);
+    for (const graph of listing.graphs.get(prefix) ?? []) hash.update(`\u0001${graph}`);
+  }
+  return hash.digest('hex');
 }
 
 let worker: Worker | undefined;

@@ -1,8 +1,10 @@
 // Worker thread entry: reads the policy files and runs the rules off the main thread, so the proxy keeps serving during a (re)load.
 
+import { createHash } from 'node:crypto';
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { attachDerivations, type AttachedPolicies } from './attach-derivations.js';
+import type { FactInput } from './parse-fact-source.js';
 import { PolicyLoadError } from './policy-load-error.js';
 import { readPolicyFiles } from './read-policy-files.js';
 import { shippedRuleFiles } from './shipped-rule-files.js';
@@ -15,6 +17,8 @@ export interface WorkerJob {
   readonly policyFiles: readonly string[];
   readonly ruleFiles: readonly string[];
   readonly engine: EngineChoice;
+  /** The fact sources' answers, in the order of config `facts`. */
+  readonly facts: readonly FactInput[];
 }
 
 /** The answer: the policies with their derived principals and graphs, or the one-line failure. */
@@ -31,6 +35,10 @@ export type WorkerReply =
       readonly stages: readonly EngineRun[];
       readonly warnings: readonly string[];
       readonly workerHeapBytes: number;
+      /** Triples read from each fact source, in the order of the job's `facts`. */
+      readonly factTriples: readonly number[];
+      /** sha256 of the attached table (digestOf): equal digests, equal sets. */
+      readonly digest: string;
     }
   | { readonly id: number; readonly ok: false; readonly message: string; readonly file?: string; readonly policy?: string };
 
@@ -66,7 +74,7 @@ if (port !== null) {
 async function run(job: WorkerJob): Promise<WorkerReply> {
   try {
     const started = performance.now();
-    const document = await readPolicyFiles(job.policyFiles);
+    const document = await readPolicyFiles(job.policyFiles, job.facts);
     const readMs = performance.now() - started;
     const reasoning = await reasonOverPolicies(document.quads, job.ruleFiles, job.engine);
     const attachStarted = performance.now();
@@ -84,6 +92,8 @@ async function run(job: WorkerJob): Promise<WorkerReply> {
       warnings: warnAboutRules(document.quads, reasoning.readings, job.ruleFiles, new Set(shippedRuleFiles())),
       // The worker's heap as the load leaves it (the reasoner's store is still there to collect).
       workerHeapBytes: getHeapStatistics().total_heap_size,
+      factTriples: document.origins.slice(job.policyFiles.length).map((origin) => origin.count),
+      digest: digestOf(policies),
     };
   } catch (error) {
     if (error instanceof PolicyLoadError) {
@@ -99,4 +109,40 @@ async function run(job: WorkerJob): Promise<WorkerReply> {
     const message = error instanceof Error ? error.message : String(error);
     return { id: job.id, ok: false, message: `policy load failed: ${message.split('\n')[0] ?? ''}` };
   }
+}
+
+/**
+ * The digest of everything compilePolicySet reads: two loads with the same digest build the same
+ * PolicySet, so a refresh that finds the one in force swaps nothing. Strings are written with
+ * their length, so no two tables give the same byte stream.
+ */
+function digestOf(policies: AttachedPolicies): string {
+  const hash = createHash('sha256');
+  const text = (value: string) => {
+    hash.update(`${value.length}:`);
+    hash.update(value);
+  };
+  const texts = (values: readonly string[]) => {
+    hash.update(`[${values.length}]`);
+    for (const value of values) text(value);
+  };
+  texts(policies.iris);
+  texts(policies.files);
+  texts(policies.principalNames);
+  texts(policies.graphs);
+  for (const paths of policies.hidePaths) texts(paths);
+  for (const limits of policies.limits) text(JSON.stringify(Object.entries(limits).sort()));
+  for (const array of [
+    policies.orders,
+    policies.fileIndexes,
+    policies.principalKinds,
+    policies.principalStarts,
+    policies.principalIndexes,
+    policies.graphStarts,
+    policies.graphIndexes,
+  ]) {
+    hash.update(`[${array.length}]`);
+    hash.update(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+  }
+  return hash.digest('hex');
 }

@@ -8,6 +8,8 @@ import { graphPrefixProblem, iriSpliceProblem } from '../iri.js';
 import { policyLoadError } from './policy-load-error.js';
 import type { PolicyLimits } from './policy-set.js';
 import { MAX_TIMER_MS } from '../max-timer-ms.js';
+import { factOrigin } from './fetch-fact-source.js';
+import { parseFactSource, type FactInput } from './parse-fact-source.js';
 
 /** One declared policy as written in the Turtle, before the rules run. */
 export interface PolicySource {
@@ -21,11 +23,21 @@ export interface PolicySource {
   readonly limits: PolicyLimits;
 }
 
-/** Everything the policy files say: the policies in order of listing and all their triples. */
+/** Everything the policy files and fact sources say: the policies in order of listing and all their triples. */
 export interface PolicyDocument {
   readonly policies: readonly PolicySource[];
-  /** Every triple of every file (the rules may read any of them). */
+  /** Every triple of every file, then of every fact source (the rules may read any of them). */
   readonly quads: readonly Quad[];
+  /** Where the triples came from, in order: `quads[first]` to `quads[first + count - 1]` are `origin`'s. */
+  readonly origins: readonly QuadOrigin[];
+}
+
+/** A run of `PolicyDocument.quads` read from one place. */
+export interface QuadOrigin {
+  /** The absolute path of a policy file, or `facts:<name>` for a fact source. */
+  readonly origin: string;
+  readonly first: number;
+  readonly count: number;
 }
 
 /** Predicates that only a guard:Policy may carry; on anything else they are a mistake. */
@@ -51,20 +63,25 @@ const XSD_INTEGER = 'http://www.w3.org/2001/XMLSchema#integer';
 const MAX_LIMIT = MAX_TIMER_MS;
 
 /**
- * Reads the files in order, parses them as Turtle and validates every policy
- * (docs/design.md#vocabulary). Throws PolicyLoadError on the first problem.
+ * Reads the files in order, parses them as Turtle, adds the fact sources' triples after them
+ * (parseFactSource) and validates every policy (docs/design.md#vocabulary); a policy that a
+ * source with `policies: true` declares has the file `facts:<name>`. A source without
+ * `policies` may say nothing about a declared policy. Throws PolicyLoadError on the first problem.
  */
-export async function readPolicyFiles(files: readonly string[]): Promise<PolicyDocument> {
+export async function readPolicyFiles(files: readonly string[], facts: readonly FactInput[] = []): Promise<PolicyDocument> {
   const quads: Quad[] = [];
+  const origins: QuadOrigin[] = [];
   /** Subject id -> [file, position of its first triple]: this is the order of listing. */
   const firstSeen = new Map<string, { file: string; fileIndex: number; position: number }>();
-  for (const [fileIndex, file] of files.entries()) {
-    const fileQuads = parseTurtle(await readText(file), file);
-    for (const [position, quad] of fileQuads.entries()) {
+  const add = (file: string, fileIndex: number, added: readonly Quad[]) => {
+    origins.push({ origin: file, first: quads.length, count: added.length });
+    for (const [position, quad] of added.entries()) {
       if (!firstSeen.has(quad.subject.id)) firstSeen.set(quad.subject.id, { file, fileIndex, position });
       quads.push(quad);
     }
-  }
+  };
+  for (const [fileIndex, file] of files.entries()) add(file, fileIndex, parseTurtle(await readText(file), file));
+  for (const [index, input] of facts.entries()) add(factOrigin(input.name), files.length + index, parseFactSource(input, index));
 
   const bySubject = new Map<string, Quad[]>();
   for (const quad of quads) {
@@ -77,6 +94,7 @@ export async function readPolicyFiles(files: readonly string[]): Promise<PolicyD
     (quad) => quad.predicate.value === RDF_TYPE && quad.object.termType === 'NamedNode' && quad.object.value === guard.Policy,
   );
   const policyIds = new Set(declared.map((quad) => quad.subject.id));
+  checkFactsAboutPolicies(facts, files.length, origins, quads, policyIds);
   for (const quad of quads) {
     if (!policyIds.has(quad.subject.id) && POLICY_PREDICATES.includes(quad.predicate.value)) {
       const where = firstSeen.get(quad.subject.id);
@@ -101,7 +119,31 @@ export async function readPolicyFiles(files: readonly string[]): Promise<PolicyD
     }
     return { iri: subject.value, file, order, ...validatePolicy(subject.value, file, own) };
   });
-  return { policies, quads };
+  return { policies, quads, origins };
+}
+
+/**
+ * A source without `policies: true` contributes facts that rules join with declared policies;
+ * a triple of its about a policy (`<policy> ex:forProject ...`) would change what the policy
+ * grants, so it fails the load.
+ */
+function checkFactsAboutPolicies(
+  facts: readonly FactInput[],
+  fileCount: number,
+  origins: readonly QuadOrigin[],
+  quads: readonly Quad[],
+  policyIds: ReadonlySet<string>,
+): void {
+  for (const [index, input] of facts.entries()) {
+    if (input.policies) continue;
+    const { origin, first, count } = origins[fileCount + index]!;
+    for (let at = first; at < first + count; at += 1) {
+      const { subject, predicate } = quads[at]!;
+      if (policyIds.has(subject.id)) {
+        throw policyLoadError(`states ${short(predicate.value)} about the policy ${describe(subject)} (allow it with "policies": true)`, origin);
+      }
+    }
+  }
 }
 
 /** Refuses an IRI the planner could not splice safely (iriSpliceProblem), naming the term and the IRI. */

@@ -60,7 +60,12 @@ export interface GrantTrace {
  * explained where it first appears and named `shownAbove` later, so a long hierarchy is
  * printed once, not once per graph.
  */
-export async function traceGrant(set: PolicySet, caller: Caller, facts: readonly FactGroup[], ruleFiles: readonly string[]): Promise<GrantTrace> {
+export async function traceGrant(
+  set: PolicySet,
+  caller: Caller,
+  facts: readonly FactGroup[],
+  ruleFiles: readonly string[],
+): Promise<GrantTrace> {
   const grant = grantFor(set, caller);
   const summary = { agent: caller.agent, groups: [...caller.groups], authenticated: caller.authenticated };
   if (grant === undefined) return { ...summary, policies: [], graphs: [] };

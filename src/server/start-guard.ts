@@ -8,8 +8,7 @@ import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedde
 import { createMetrics, type GuardMetrics } from '../metrics/create-metrics.js';
 import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
 import { OWN_VERSION } from '../own-version.js';
-import { loadPolicySet, type PolicySetSources } from '../policy/load-policy-set.js';
-import { PolicyLoadError } from '../policy/policy-load-error.js';
+import type { PolicySetSources } from '../policy/load-policy-set.js';
 import { policySetSources } from '../policy/policy-set-sources.js';
 import { createPlanner } from '../sparql/create-planner.js';
 import { createDatasetGate } from '../upstream/check-dataset-support.js';
@@ -17,6 +16,7 @@ import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
 import { readStoreAnswer } from '../upstream/read-store-answer.js';
 import { createApp } from './create-app.js';
 import { createLogWriter, type LogLine } from './create-log-writer.js';
+import { createPolicyRefresh, type PolicyRefresh } from './create-policy-refresh.js';
 import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
 import { createReadiness, type Readiness } from './readiness.js';
 import { watchPolicies, type PolicyWatch } from './watch-policies.js';
@@ -33,9 +33,10 @@ export interface RunningGuard {
   /** Readiness beyond the policies: `startDraining` turns /readyz to 503 (close() does it first). */
   readonly readiness: Readiness;
   /**
-   * Loads the policy and rule files again and swaps the new set in; on failure logs one
-   * line naming the file and the reason and keeps the previous set. Resolves true when
-   * the new set is in force. Calls during a reload are merged into one more reload
+   * Loads the policy and rule files and reads every fact source again and swaps the new set
+   * in; on failure logs one line naming the file or source and the reason and keeps the
+   * previous set. Resolves true when the new set is in force (or the same table was derived
+   * again: then nothing is swapped). Calls during a reload are merged into one more reload
    * after it, so the files read last are always the ones in force.
    */
   reload(): Promise<boolean>;
@@ -131,6 +132,16 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const policies = createPolicyHolder(authChallenge(config.auth));
   const readiness = createReadiness();
   const identifyCaller = createCallerIdentifier(config.auth);
+  const sources = loadSources(config, upstream);
+  // A new policy set also starts a new memory of matched API keys (docs/design.md#identity).
+  const refresh: PolicyRefresh = createPolicyRefresh({
+    sources,
+    upstream,
+    policies,
+    log,
+    ...(metrics !== undefined && { metrics }),
+    onSwapped: () => identifyCaller.forgetKeys(),
+  });
   const app = createApp(
     {
       path: config.path,
@@ -147,7 +158,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       upstream,
       admitQuery: (signal) => datasetGate.admit(signal),
       upstreamProblem: () => datasetGate.problem(),
-      notReadyReason: () => (policies.current() === undefined ? 'policies are not loaded yet' : undefined),
+      notReadyReason: () => policies.unusableReason() || undefined,
       draining: () => readiness.draining,
       log,
       ...(metrics !== undefined && { metrics }),
@@ -157,6 +168,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     planCache: () => planner.cacheStats(),
     policies: () => policies.current()?.policies.length ?? 0,
     datasetCheck: () => datasetGate.verdict(),
+    factsInForce: () => refresh.factsInForce(),
   });
   let metricsListener: MetricsListener | undefined;
 
@@ -166,6 +178,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     // From now on /readyz is 503 and every answer says `Connection: close` (createApp's onSend).
     readiness.startDraining();
     watcher?.close();
+    refresh.close();
     datasetGate.close();
     // Keep serving while load balancers notice /readyz; new connections are still answered. Idle
     // keep-alive connections stay open meanwhile: closing one races with a request the peer may
@@ -190,23 +203,21 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   };
   const close = (timing: Partial<GuardConfig['shutdown']> = {}): Promise<void> => (closing ??= shutDown({ ...config.shutdown, ...timing }));
 
-  const sources = loadSources(config, upstream);
   try {
     if (start.listenWhenLoaded !== true) await app.listen({ port: config.port, host: config.host });
     if (metrics !== undefined && config.metrics !== undefined && !cluster.isWorker) {
       metricsListener = await serveMetrics({ ...config.metrics, scrape: metrics.scrape, contentType: metrics.contentType, log });
       log({ event: 'metrics-listening', url: `${metricsListener.url}/metrics` });
     }
-    const [first, support] = await Promise.all([loadPolicySet(sources), datasetGate.start()]);
+    // A fact source the store cannot answer yet leaves the guard without a set (503) while
+    // the refresh tries again: it never serves a set built without its facts.
+    const [, support] = await Promise.all([refresh.start(), datasetGate.start()]);
     if (support.kind === 'ignored') {
       throw new Error(
         `${support.reason}; refusing to serve ${upstreamUrl}: make the store honour dataset clauses (no union default graph)`,
       );
     }
     if (support.kind === 'unverified') log({ event: 'upstream-dataset-check', verdict: 'unverified', reason: support.error.message });
-    policies.replace(first);
-    metrics?.policiesLoaded('success', true);
-    log({ event: 'policies-loaded', policies: first.policies.length });
     if (start.listenWhenLoaded === true) await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     // It never served a query: nothing for a load balancer to drain.
@@ -214,8 +225,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     throw error;
   }
 
-  // A new policy set also starts a new memory of matched API keys (docs/design.md#identity).
-  const reload = createReload(sources, policies, log, metrics, () => identifyCaller.forgetKeys());
+  const reload = () => refresh.reload();
   if (config.watchPolicies) {
     watcher = watchPolicies({
       files: [...sources.policyFiles, ...sources.ruleFiles],
@@ -252,53 +262,4 @@ export function loadSources(config: GuardConfig, upstream: Upstream): PolicySetS
       (await readStoreAnswer(upstream, queryText, { accept, maxBytes, timeoutMs: config.timeoutMs })).body.toString('utf8'),
     maxPrefixGraphs: config.maxPrefixGraphs,
   };
-}
-
-/**
- * The reload of RunningGuard: one load at a time; a request for a reload while one
- * runs is served by a single further load once it ends (a burst of SIGHUPs or file
- * events costs at most two loads). Requests in flight keep the grant they computed
- * from the previous set; the swap is one assignment.
- */
-function createReload(
-  sources: PolicySetSources,
-  policies: PolicyHolder,
-  log: LogLine,
-  metrics: GuardMetrics | undefined,
-  onReloaded: () => void,
-): () => Promise<boolean> {
-  let running: Promise<boolean> | undefined;
-  let queued: Promise<boolean> | undefined;
-  const loadOnce = async (): Promise<boolean> => {
-    const started = performance.now();
-    try {
-      const next = await loadPolicySet(sources);
-      policies.replace(next);
-      onReloaded();
-      metrics?.policiesLoaded('success', false);
-      log({ event: 'policies-reloaded', policies: next.policies.length, durationMs: Math.round(performance.now() - started) });
-      return true;
-    } catch (error) {
-      const file = error instanceof PolicyLoadError ? error.file : undefined;
-      const message = error instanceof Error ? error.message : String(error);
-      metrics?.policiesLoaded('failure', false);
-      log({ event: 'policies-reload-failed', ...(file !== undefined && { file }), error: message });
-      return false;
-    }
-  };
-  const reload = (): Promise<boolean> => {
-    if (queued !== undefined) return queued;
-    if (running !== undefined) {
-      queued = running.then(() => {
-        queued = undefined;
-        return reload();
-      });
-      return queued;
-    }
-    running = loadOnce().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-  return reload;
 }

@@ -1,51 +1,68 @@
-// Sends one query of the guard's own to the store and reads its whole answer, bounded in size and time.
+// Asks the store a query of the guard's own (not a caller's) and reads the whole answer, bounded in time and size.
 
-import { GuardError } from '../guard-error.js';
 import { UpstreamError, type Upstream } from './create-upstream.js';
 
-/** How to ask, and the bounds of one answer the guard reads whole. */
-export interface StoreAnswerOptions {
-  readonly accept: string;
-  /** The whole exchange, body included, must end within this (a store trickling bytes is cut). */
-  readonly timeoutMs: number;
-  /** An answer longer than this fails the read (the store is flooding, or the question was too wide). */
-  readonly maxBytes: number;
-}
-
-/** A whole answer of the store. */
+/** The store's whole answer to a query of the guard's own. */
 export interface StoreAnswer {
+  /** The media type, lower-cased, without parameters ('' when the store sent none). */
   readonly contentType: string;
   readonly body: Buffer;
 }
 
+/** Bounds of one read. */
+export interface StoreReadOptions {
+  /** The Accept header sent. */
+  readonly accept: string;
+  /** The whole answer, headers and body, must arrive within it. */
+  readonly timeoutMs: number;
+  /** Bytes past which the read is abandoned. */
+  readonly maxBytes: number;
+}
+
 /**
- * POSTs `queryText` as it is (no caller rewrite: the text is the guard's own) with the
- * configured upstream headers, and resolves to the whole body once all of it has arrived.
- * Rejects with a one-line GuardError (502) when the store cannot be reached, answers another
- * status than 2xx, sends more than `maxBytes`, or does not finish within `timeoutMs`; the
- * message never holds the store's own text.
+ * Sends `queryText` as it stands (no caller, no rewrite; the configured upstream headers go
+ * with it) and collects the body. Throws UpstreamError with a one-line message when the store
+ * cannot be reached, answers with a status other than 2xx, is slower than `timeoutMs` in all,
+ * or sends more than `maxBytes`; the message never quotes the store's body.
  */
-export async function readStoreAnswer(upstream: Upstream, queryText: string, options: StoreAnswerOptions): Promise<StoreAnswer> {
-  const deadline = new AbortController();
+export async function readStoreAnswer(upstream: Upstream, queryText: string, options: StoreReadOptions): Promise<StoreAnswer> {
+  const controller = new AbortController();
   const timer = setTimeout(
-    () => deadline.abort(new UpstreamError('timeout', `upstream did not finish its answer within ${options.timeoutMs} ms`)),
+    () => controller.abort(new UpstreamError('timeout', `the store did not answer whole within ${options.timeoutMs} ms`)),
     options.timeoutMs,
   );
   try {
-    const answer = await upstream.send(queryText, options.accept, deadline.signal);
+    const response = await upstream.send(queryText, options.accept, controller.signal, options.timeoutMs);
+    if (response.status < 200 || response.status > 299) {
+      response.body.destroy();
+      throw new UpstreamError('failed', `the store answered with status ${response.status}`);
+    }
+    if (response.contentLength !== undefined && response.contentLength > options.maxBytes) {
+      response.body.destroy();
+      throw tooLarge(options.maxBytes);
+    }
+    const contentType = (response.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+    const whole = response.takeWhole();
+    if (whole !== undefined) return { contentType, body: whole };
     const chunks: Buffer[] = [];
     let bytes = 0;
-    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
       bytes += chunk.length;
       if (bytes > options.maxBytes) {
-        answer.body.destroy();
-        throw new GuardError(502, `upstream answer is larger than ${options.maxBytes} bytes`);
+        response.body.destroy();
+        throw tooLarge(options.maxBytes);
       }
       chunks.push(chunk);
     }
-    if (answer.status < 200 || answer.status > 299) throw new GuardError(502, `upstream answered with status ${answer.status}`);
-    return { contentType: answer.contentType ?? '', body: Buffer.concat(chunks, bytes) };
+    return { contentType, body: Buffer.concat(chunks, bytes) };
+  } catch (error) {
+    if (controller.signal.aborted && controller.signal.reason instanceof UpstreamError) throw controller.signal.reason;
+    throw error;
   } finally {
     clearTimeout(timer);
   }
+}
+
+function tooLarge(maxBytes: number): UpstreamError {
+  return new UpstreamError('failed', `the store's answer is larger than ${maxBytes} bytes`);
 }

@@ -43,6 +43,29 @@ describe('readConfig with a real file setting every key', () => {
       upstreamHeaders: { Authorization: 'Basic dXNlcjpzM2NyZXQ=', 'X-Literal': 'cost $$5 and ${NOT_A_VARIABLE}' },
       policies: [resolve(fixtures, 'policies/public.ttl'), resolve(fixtures, 'more-policies/staff.ttl')],
       rules: [resolve(fixtures, 'rules/groups.n3')],
+      facts: [
+        {
+          name: 'members',
+          query:
+            'PREFIX guard: <https://w3id.org/sparql-guard#> CONSTRUCT { ?u guard:memberOf ?g } WHERE { GRAPH <https://example.org/app> { ?u <https://example.org/memberOf> ?g } }',
+          refreshMs: 30000,
+          timeoutMs: 5000,
+          maxTriples: 200000,
+          maxBytes: 65536000,
+          maxStaleMs: 120000,
+          policies: false,
+        },
+        {
+          name: 'owners',
+          query: 'CONSTRUCT { ?g <https://example.org/ownedBy> ?p } WHERE { ?g <https://example.org/owner> ?p }',
+          refreshMs: 60000,
+          timeoutMs: 30000,
+          maxTriples: 1000000,
+          maxBytes: 268435456,
+          maxStaleMs: 600000,
+          policies: false,
+        },
+      ],
       maxPrefixGraphs: 500,
       auth: {
         apiKeys: [
@@ -179,6 +202,8 @@ describe('parseConfig defaults', () => {
       upstreamHeaders: {},
       policies: [],
       rules: [],
+      facts: [],
+      maxPrefixGraphs: 10000,
       auth: { apiKeys: [], trustedHeaders: undefined, jwt: undefined },
       watchPolicies: false,
       explain: false,
