@@ -4,7 +4,6 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import type { Caller } from '../auth/caller.js';
 import { createCallerIdentifier } from '../auth/identify-caller.js';
-import type { GuardConfig } from '../config/read-config.js';
 import { findAgentIriProblem } from '../iri.js';
 import { fetchPolicyInputs, type PolicyInputs } from '../policy/fetch-policy-inputs.js';
 import { loadPolicySetWithStats, type PolicySetSources } from '../policy/load-policy-set.js';

@@ -140,7 +140,10 @@ function checkFactsAboutPolicies(
     for (let at = first; at < first + count; at += 1) {
       const { subject, predicate } = quads[at]!;
       if (policyIds.has(subject.id)) {
-        throw policyLoadError(`states ${short(predicate.value)} about the policy ${describe(subject)} (allow it with "policies": true)`, origin);
+        throw policyLoadError(
+          `states ${short(predicate.value)} about the policy ${describe(subject)} (allow it with "policies": true)`,
+          origin,
+        );
       }
     }
   }

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { authChallenge, createCallerIdentifier, credentialHeaderNames } from '../auth/identify-caller.js';
 import type { GuardConfig } from '../config/read-config.js';
 import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedded/start-embedded-store.js';
-import { createMetrics, type GuardMetrics } from '../metrics/create-metrics.js';
+import { createMetrics } from '../metrics/create-metrics.js';
 import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
 import { OWN_VERSION } from '../own-version.js';
 import type { PolicySetSources } from '../policy/load-policy-set.js';
