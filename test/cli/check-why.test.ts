@@ -174,6 +174,21 @@ describe('sparql-guard check --why', () => {
     ]);
   });
 
+  it('names EYE for what only an EYE rule file derives', () => {
+    const eyeConfig = join(folder, 'eye.json');
+    const nicknames = resolve('test/fixtures/check-why/nicknames.n3');
+    writeFileSync(eyeConfig, JSON.stringify({ policies: [MEMBERSHIP_POLICIES], rules: [nicknames] }));
+    const result = run(['check', '--config', eyeConfig, '--why', 'https://example.org/agents/bea']);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^graph <https:\/\/example\.org\/graphs\/wiki>$/m);
+    assert.match(
+      result.stdout,
+      /<https:\/\/example\.org\/policies\/staff-wiki> guard:appliesTo <https:\/\/example\.org\/agents\/bea> {3}\[derived in EYE by .*nicknames\.n3: no chain shown\]/,
+    );
+    // What the forward chainer derives keeps its chain.
+    assert.match(result.stdout, /guard:grantsGraph <https:\/\/example\.org\/graphs\/wiki>\n {8}by rule 3 of .*policy-targets\.n3/);
+  });
+
   it('says when no policy applies', () => {
     const result = run(['check', '--config', configFile, '--why', 'anonymous']);
     assert.equal(result.status, 0, result.stderr);

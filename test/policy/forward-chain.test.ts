@@ -162,7 +162,9 @@ describe('forwardChain with trace: the first derivation of each triple', () => {
       );
       assert.ok(fits, key(quad));
       const concluded = rule.conclusion.map((pattern) =>
-        [pattern.subject, pattern.predicate, pattern.object].map((term) => (term.termType === 'Variable' ? bindings.get(term.value)?.id : term.id)).join(' '),
+        [pattern.subject, pattern.predicate, pattern.object]
+          .map((term) => (term.termType === 'Variable' ? bindings.get(term.value)?.id : term.id))
+          .join(' '),
       );
       assert.ok(concluded.includes(key(quad)), key(quad));
     }
