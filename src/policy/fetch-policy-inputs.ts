@@ -15,8 +15,9 @@ export const NO_POLICY_INPUTS: PolicyInputs = Object.freeze({ facts: Object.free
 /**
  * Reads the store's part of a load: every fact source of `sources` at once, or, given
  * `previous` (the inputs of the set in force) and `only`, just the sources named in `only`,
- * the others' answers taken from `previous`. Rejects with the first source's PolicyLoadError
- * (the others are still awaited, so none runs on unseen).
+ * the others' answers taken from `previous`. Rejects with the first PolicyLoadError to occur:
+ * a source that hangs does not hold back the failure of another (the reads still under way end
+ * within their own timeoutMs, unseen).
  */
 export async function fetchPolicyInputs(
   upstream: Upstream,
@@ -29,8 +30,6 @@ export async function fetchPolicyInputs(
     const old = kept.get(source.name);
     return only !== undefined && !only.has(source.name) && old !== undefined ? Promise.resolve(old) : fetchFactSource(upstream, source);
   });
-  const settled = await Promise.allSettled(reads);
-  const failed = settled.find((result) => result.status === 'rejected');
-  if (failed !== undefined) throw failed.reason;
-  return { facts: settled.map((result) => (result as PromiseFulfilledResult<FetchedFacts>).value) };
+  for (const read of reads) read.catch(() => undefined);
+  return { facts: await Promise.all(reads) };
 }

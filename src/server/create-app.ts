@@ -41,6 +41,11 @@ export interface AppOptions {
 export interface GuardServices extends QueryServices {
   /** Undefined once the policies are loaded; otherwise why /healthz (liveness) answers 503. */
   readonly notReadyReason: () => string | undefined;
+  /**
+   * For /readyz (not /healthz): why the policy set in force may not be used, or undefined: none
+   * loaded yet, or facts older than a source's maxStaleMs. Absent: notReadyReason alone.
+   */
+  readonly policiesProblem?: () => string | undefined;
   /** True once the shutdown began: /readyz answers 503 while queries are still served. Absent: never. */
   readonly draining?: () => boolean;
   /** For /readyz: why the store gets no queries, or undefined; may check the store again. */
@@ -151,6 +156,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   // Readiness: whether this instance should get traffic now (docs/design.md, "Probes").
   app.get('/readyz', async (_request, reply) => {
     const reason =
+      services.policiesProblem?.() ??
       services.notReadyReason() ??
       (services.draining?.() === true ? 'draining: the guard is shutting down' : undefined) ??
       (await services.upstreamProblem?.());

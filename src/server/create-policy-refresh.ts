@@ -24,6 +24,8 @@ export interface PolicyRefresh {
    * (swapped, or the same table as before). Calls during a load are merged into one more load.
    */
   reload(): Promise<boolean>;
+  /** True while no set is in force because a fact source could not be read (the start goes on trying). */
+  waitingForFacts(): boolean;
   /** The answers in force, for the metrics. */
   factsInForce(): readonly FactsInForce[];
   /** Stops the schedules (a load under way still ends). */
@@ -60,6 +62,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
   let triplesInForce: readonly number[] = [];
   let digest: string | undefined;
   let closed = false;
+  let waiting = false;
   const timers = new Map<string, NodeJS.Timeout>();
 
   type Wanted = 'all' | Set<string>;
@@ -103,6 +106,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
         options.onSwapped();
       }
       inForce = inputs;
+      waiting = false;
       triplesInForce = loaded.stats.facts.map((each) => each.triples);
       for (const name of reads) metrics?.factsRead(name, 'success');
       metrics?.policiesLoaded(loaded.set === undefined ? 'unchanged' : 'success', first);
@@ -127,6 +131,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
       const source = facts.find((each) => file === factOrigin(each.name));
       // A policy or rule file that cannot be loaded at start stops the start, as without sources.
       if (first && source === undefined) throw error;
+      if (first) waiting = true;
       const message = error instanceof Error ? error.message : String(error);
       if (source !== undefined) metrics?.factsRead(source.name, 'failure');
       metrics?.policiesLoaded('failure', first);
@@ -178,6 +183,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
   return {
     start: () => run('all', 'start'),
     reload: () => request('all'),
+    waitingForFacts: () => waiting,
     factsInForce: () =>
       (inForce?.facts ?? []).map((fetched, at) => ({
         name: fetched.name,

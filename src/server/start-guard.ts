@@ -158,7 +158,10 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       upstream,
       admitQuery: (signal) => datasetGate.admit(signal),
       upstreamProblem: () => datasetGate.problem(),
-      notReadyReason: () => policies.unusableReason() || undefined,
+      // Liveness stays 200 while a fact source keeps the first load waiting: the process is
+      // alive and reads again; a restart would not bring the store back.
+      notReadyReason: () => (policies.current() === undefined && !refresh.waitingForFacts() ? 'policies are not loaded yet' : undefined),
+      policiesProblem: () => policies.unusableReason() || undefined,
       draining: () => readiness.draining,
       log,
       ...(metrics !== undefined && { metrics }),

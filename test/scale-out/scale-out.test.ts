@@ -1,12 +1,12 @@
-// Three guard replicas behind a real HAProxy on loopback act as one service: a shared policy change reaches all, a rolling SIGTERM restart fails no request.
+// Three guard replicas behind a real HAProxy on loopback act as one service: a shared policy change reaches all, so does a membership written into the store (and its removal), a rolling SIGTERM restart fails no request.
 
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startEmbeddedStore, type EmbeddedStore } from '../../src/embedded/start-embedded-store.js';
+import { startWritableStore, type WritableStore } from '../helpers/start-writable-store.js';
 import { makeFolder, spawnGuard, type SpawnedGuard } from '../reload/spawn-guard.js';
 
 const REPLICAS = 3;
@@ -18,12 +18,23 @@ const CLIENTS = 4;
 const QUERY = 'SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }';
 const POLICIES_V1 = `@prefix guard: <https://w3id.org/sparql-guard#> .
 <http://example.org/policies/a> a guard:Policy ; guard:agent guard:Everyone ; guard:readGraph <http://example.org/graphs/a> .
+<http://example.org/policies/project-c> a guard:Policy ; guard:group "project-c" ;
+    <https://example.org/projects#forProject> <http://example.org/projects/c> .
 `;
+/** Memberships and project graphs as the application keeps them in the store (rules/examples/project-membership.n3 reads them). */
+const APP_GRAPH = 'http://example.org/app/projects';
+const MEMBERS_QUERY = `PREFIX app: <https://example.org/app#> PREFIX proj: <https://example.org/projects#>
+CONSTRUCT { ?agent proj:memberOf ?project. ?graph proj:belongsTo ?project }
+WHERE { GRAPH <${APP_GRAPH}> { { ?agent app:memberOf ?project } UNION { ?graph app:partOf ?project } } }`;
+/** How often each replica reads the memberships. */
+const REFRESH_MS = 1000;
+const DAVE = '<http://example.org/agents/dave> <https://example.org/app#memberOf> <http://example.org/projects/c> .';
 const POLICIES_V2 = `${POLICIES_V1}<http://example.org/policies/b> a guard:Policy ; guard:agent guard:Everyone ; guard:readGraph <http://example.org/graphs/b> .
 `;
 const DATA = `<http://example.org/graphs/a> { <http://example.org/s/a> <http://example.org/p> "a" . }
 <http://example.org/graphs/b> { <http://example.org/s/b> <http://example.org/p> "b" . }
 <http://example.org/graphs/c> { <http://example.org/s/c> <http://example.org/p> "c" . }
+<${APP_GRAPH}> { <http://example.org/graphs/c> <https://example.org/app#partOf> <http://example.org/projects/c> . }
 `;
 
 const haproxyMissing = spawnSync('haproxy', ['-v']).status !== 0;
@@ -66,7 +77,7 @@ describe('three replicas behind HAProxy', { skip, timeout: 150_000 }, () => {
   let policyFile: string;
   const ports: number[] = [];
   const replicas: SpawnedGuard[] = [];
-  let store: EmbeddedStore;
+  let store: WritableStore;
   let haproxy: ChildProcess;
   let haproxyErrors = '';
   let lbUrl: string;
@@ -78,6 +89,9 @@ describe('three replicas behind HAProxy', { skip, timeout: 150_000 }, () => {
     const replica = spawnGuard(folder, {
       upstream: store.queryUrl,
       policies: [policyFile],
+      rules: [resolve('rules/examples/project-membership.n3')],
+      facts: [{ name: 'members', query: MEMBERS_QUERY, refreshMs: REFRESH_MS }],
+      auth: { trustedHeaders: { agent: 'x-remote-user', agentPrefix: 'http://example.org/agents/' } },
       watchPolicies: true,
       port: ports[index],
       shutdown: { drainMs: DRAIN_MS, graceMs: 5000 },
@@ -91,7 +105,8 @@ describe('three replicas behind HAProxy', { skip, timeout: 150_000 }, () => {
     policyFile = join(shared.folder, 'policies.ttl');
     writeFileSync(join(shared.folder, 'data.trig'), DATA);
     writeFileSync(policyFile, POLICIES_V1);
-    store = await startEmbeddedStore({ dataFiles: [join(shared.folder, 'data.trig')], log: () => undefined });
+    // Oxigraph as the embedded store runs it, with an update endpoint: the application writes memberships.
+    store = await startWritableStore([join(shared.folder, 'data.trig')]);
     for (let i = 0; i < REPLICAS; i += 1) ports.push(await freePort());
     replicas.push(...(await Promise.all(ports.map((_port, index) => startReplica(index)))));
     const lbPort = await freePort();
@@ -129,7 +144,7 @@ describe('three replicas behind HAProxy', { skip, timeout: 150_000 }, () => {
   after(async () => {
     haproxy?.kill('SIGTERM');
     await Promise.all(replicas.map((replica) => replica.stop()));
-    await store?.stop();
+    await store?.close();
     shared?.remove();
   });
 
@@ -195,6 +210,62 @@ describe('three replicas behind HAProxy', { skip, timeout: 150_000 }, () => {
     );
     assert.deepEqual(failures, []);
     assert.equal(await graphCount(lbUrl), 2);
+  });
+
+  it('a membership written into the store reaches every replica within one refresh, and its removal as fast', async (t) => {
+    const urls = ports.map((port) => `http://127.0.0.1:${port}`);
+    const readsC = async (url: string): Promise<boolean | string> => {
+      const ask = 'ASK { GRAPH <http://example.org/graphs/c> { ?s ?p ?o } }';
+      const response = await fetch(`${url}/sparql?query=${encodeURIComponent(ask)}`, {
+        headers: { 'x-remote-user': 'dave', accept: 'application/sparql-results+json' },
+        signal: AbortSignal.timeout(10_000),
+      });
+      const body = await response.text();
+      if (response.status === 403) return false;
+      if (response.status !== 200) return `status ${response.status}: ${body.trim()}`;
+      return (JSON.parse(body) as { boolean: boolean }).boolean;
+    };
+    /** Milliseconds until every replica answers `expected`, per replica. */
+    const spread = async (expected: boolean, what: string): Promise<number[]> => {
+      const since = performance.now();
+      const reached: number[] = [];
+      await until(
+        async () => {
+          const answers = await Promise.all(urls.map(readsC));
+          answers.forEach((answer, index) => {
+            if (answer === expected && reached[index] === undefined) reached[index] = performance.now() - since;
+            if (answer !== expected) reached[index] = undefined as unknown as number;
+          });
+          return answers.every((answer) => answer === expected);
+        },
+        REFRESH_MS * 5,
+        what,
+      );
+      return reached;
+    };
+    assert.deepEqual(await Promise.all(urls.map(readsC)), [false, false, false]);
+    await store.update(`INSERT DATA { GRAPH <${APP_GRAPH}> { ${DAVE} } }`);
+    const granted = await spread(true, 'every replica grants the new member');
+    await store.update(`DELETE DATA { GRAPH <${APP_GRAPH}> { ${DAVE} } }`);
+    const revoked = await spread(false, 'no replica serves the removed member');
+    assert.equal(await readsC(lbUrl), false);
+    const slowestGrant = Math.max(...granted);
+    const slowestRevocation = Math.max(...revoked);
+    t.diagnostic(
+      `membership: granted on every replica ${slowestGrant.toFixed(0)} ms after the write, revoked on every replica ${slowestRevocation.toFixed(0)} ms after the delete (refreshMs ${REFRESH_MS})`,
+    );
+    console.log(
+      JSON.stringify({
+        figure: 'membership-propagation',
+        refreshMs: REFRESH_MS,
+        grantedMs: granted.map(Math.round),
+        revokedMs: revoked.map(Math.round),
+        untilNoReplicaServesRemovedMs: Math.round(slowestRevocation),
+      }),
+    );
+    // Within one interval, plus one answer of the store and a load on a machine that may be busy.
+    assert.ok(slowestGrant <= REFRESH_MS * 2.5, `granted within one refresh (${slowestGrant.toFixed(0)} ms)`);
+    assert.ok(slowestRevocation <= REFRESH_MS * 2.5, `revoked within one refresh (${slowestRevocation.toFixed(0)} ms)`);
   });
 
   it('a rolling restart with SIGTERM, one replica at a time, fails no request', async (t) => {
