@@ -1,6 +1,6 @@
 // What the guard accepts as an absolute IRI: the scheme, the characters no IRI may hold, and the checks for policy and agent IRIs.
 
-import { GUARD } from './vocabulary.js';
+import { GUARD, isReservedIri, reservedIri } from './vocabulary.js';
 
 /** RFC 3986 section 3.1: a scheme is a letter followed by letters, digits, `+`, `-` or `.`, then the colon. */
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -63,6 +63,26 @@ export function iriSpliceProblem(iri: string): string | undefined {
   if (path.split('/').some((segment) => segment === '.' || segment === '..')) {
     return 'has dot segments (/./ or /../), which stores may normalise away';
   }
+  return undefined;
+}
+
+/**
+ * The reason `prefix` may not be a `guard:readGraphPrefix`, or undefined when it may: it must
+ * be an IRI as iriSpliceProblem accepts one (so every graph it grants is written into queries
+ * as it is read), name something after its scheme (`https://` alone would grant every https
+ * graph), and end in `/` or `#`, so that `.../acme/` can never match `.../acme-evil/`. No prefix
+ * may reach into the reserved `urn:x-sparql-guard:` IRIs, compared without case as isReservedIri
+ * does.
+ */
+export function graphPrefixProblem(prefix: string): string | undefined {
+  const problem = iriSpliceProblem(prefix);
+  if (problem !== undefined) return problem;
+  if (!prefix.endsWith('/') && !prefix.endsWith('#'))
+    return 'does not end in / or # (so it could match a longer name: .../acme would match .../acme-evil)';
+  if (/^[^:]*:[/#]*$/.test(prefix)) return 'names nothing after its scheme';
+  const reserved = reservedIri('').toLowerCase();
+  if (isReservedIri(prefix) || reserved.startsWith(prefix.toLowerCase()))
+    return 'reaches into the IRIs reserved by the rewriter (urn:x-sparql-guard:)';
   return undefined;
 }
 

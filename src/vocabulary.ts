@@ -14,6 +14,8 @@ export const guard = {
   readGraph: `${GUARD}readGraph`,
   /** A graph IRI per caller, from its identity (RFC 6570 simple expansion; docs/design.md#vocabulary). */
   readGraphTemplate: `${GUARD}readGraphTemplate`,
+  /** A graph IRI prefix (plain string literal): every graph of the store whose IRI starts with it, listed at each load. */
+  readGraphPrefix: `${GUARD}readGraphPrefix`,
   hidePath: `${GUARD}hidePath`,
   /** Limits per caller (docs/design.md, "Limits per caller"): positive integers. */
   timeoutMs: `${GUARD}timeoutMs`,

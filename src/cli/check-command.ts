@@ -2,51 +2,166 @@
 
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
+import type { Caller } from '../auth/caller.js';
 import { createCallerIdentifier } from '../auth/identify-caller.js';
-import { loadPolicySetWithStats } from '../policy/load-policy-set.js';
+import { findAgentIriProblem } from '../iri.js';
+import { fetchPolicyInputs, type PolicyInputs } from '../policy/fetch-policy-inputs.js';
+import { loadPolicySetWithStats, type PolicySetSources } from '../policy/load-policy-set.js';
 import type { LoadStats } from '../policy/compile-policy-set.js';
-import { policySetSources } from '../policy/policy-set-sources.js';
 import type { PolicySet } from '../policy/policy-set.js';
+import { readPolicyFiles } from '../policy/read-policy-files.js';
+import { traceGrant, type GrantTrace, type TraceStep } from '../policy/trace-grant.js';
+import { ANONYMOUS_AGENT } from '../vocabulary.js';
+import { openCommandStore } from './open-command-store.js';
 import { readCommandConfig } from './read-command-config.js';
 
-export const CHECK_USAGE = `usage: sparql-guard check [--config FILE] [--json]
-  loads the configuration (--config, else GUARD_CONFIG, else the demo), the policies and the rules
-  exactly as serve does, and prints which engine ran each rule file and its time, warnings about
-  the rules, and for each principal the policies that name it and the graphs they grant; exits 1 with the error line when anything is wrong`;
+export const CHECK_USAGE = `usage: sparql-guard check [--config FILE] [--json] [--why AGENT [--group NAME]...]
+  loads the configuration (--config, else GUARD_CONFIG, else the demo), the policies, the rules,
+  the fact sources (run once) and the graphs under each guard:readGraphPrefix exactly as serve
+  does, and prints per fact source the triples read and the time, which engine ran each rule
+  file and its time, warnings about the rules, and for each principal the policies that name it
+  and the graphs they grant; exits 1 with the error line when anything is wrong
+  --why AGENT: instead of the listing, every graph that caller (an agent IRI, authenticated, with
+  the groups of --group; or the word anonymous) gets, each with its policies and the chain of
+  facts (file or fact source) and rules that gave it`;
 
 /**
  * Runs the command; returns the exit code. A bad configuration, policy or rule
  * file throws (ConfigError, PolicyLoadError) and the dispatcher prints its line.
  */
 export async function checkCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  let values: { config?: string; json?: boolean };
+  let values: { config?: string; json?: boolean; why?: string; group?: string[] };
   try {
-    ({ values } = parseArgs({ args: [...args], options: { config: { type: 'string' }, json: { type: 'boolean' } } }));
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        config: { type: 'string' },
+        json: { type: 'boolean' },
+        why: { type: 'string' },
+        group: { type: 'string', multiple: true },
+      },
+    }));
   } catch (error) {
-    process.stderr.write(`sparql-guard check: ${(error as Error).message}\n${CHECK_USAGE}\n`);
-    return 2;
+    return usageError((error as Error).message);
   }
+  const caller = values.why === undefined ? undefined : readWhyCaller(values.why, values.group ?? []);
+  if (typeof caller === 'string') return usageError(caller);
+  if (caller === undefined && values.group !== undefined) return usageError('--group goes with --why');
   const config = readCommandConfig(env, values.config);
   // Compiled as serve compiles it, so a problem serve would meet here is met here too.
   createCallerIdentifier(config.auth);
-  const sources = policySetSources(config);
-  const { set, stats } = await loadPolicySetWithStats(sources);
-  const summary = {
-    config: config.configFile ?? null,
-    policyFiles: sources.policyFiles.length,
-    ruleFiles: sources.ruleFiles.length,
-    policies: set.policies.length,
-  };
-  const engines = engineRuns(stats);
-  if (values.json === true) {
-    // JSON.stringify's own layout (two spaces), with the listing written in pieces: under rules it is a hundred megabytes.
-    const head = JSON.stringify({ ...summary, engines, warnings: stats.warnings, principals: [] }, null, 2);
-    if (set.listing.entries.length === 0) await write([`${head}\n`]);
-    else await write(jsonListing(head.slice(0, head.length - '[]\n}'.length), set));
-  } else {
-    await write(text(summary, set, engines, stats.warnings));
+  const store = openCommandStore(config);
+  try {
+    const { sources } = store;
+    const inputs = await fetchPolicyInputs(store.upstream, sources);
+    const { set, stats } = await loadPolicySetWithStats(sources, { inputs });
+    if (caller !== undefined) {
+      const trace = await traceGrant(set, caller, await factGroups(sources, inputs), sources.ruleFiles);
+      await write(values.json === true ? [`${JSON.stringify(trace, null, 2)}\n`] : traceText(trace));
+      return 0;
+    }
+    const summary = {
+      config: config.configFile ?? null,
+      policyFiles: sources.policyFiles.length,
+      ruleFiles: sources.ruleFiles.length,
+      policies: set.policies.length,
+    };
+    const engines = engineRuns(stats);
+    const reads = storeReads(stats);
+    if (values.json === true) {
+      // JSON.stringify's own layout (two spaces), with the listing written in pieces: under rules it is a hundred megabytes.
+      const head = JSON.stringify({ ...summary, ...reads, engines, warnings: stats.warnings, principals: [] }, null, 2);
+      if (set.listing.entries.length === 0) await write([`${head}\n`]);
+      else await write(jsonListing(head.slice(0, head.length - '[]\n}'.length), set));
+    } else {
+      await write(text(summary, set, engines, stats.warnings, reads));
+    }
+    return 0;
+  } finally {
+    await store.close();
   }
-  return 0;
+}
+
+function usageError(message: string): number {
+  process.stderr.write(`sparql-guard check: ${message}\n${CHECK_USAGE}\n`);
+  return 2;
+}
+
+/** The caller of `--why`: an agent IRI (authenticated) with its groups, or the anonymous caller; else why not, as a phrase. */
+function readWhyCaller(agent: string, groups: readonly string[]): Caller | string {
+  if (agent === 'anonymous') {
+    if (groups.length > 0) return 'the anonymous caller has no groups (--group goes with an agent IRI)';
+    return { agent: ANONYMOUS_AGENT, groups: [], authenticated: false };
+  }
+  const problem = findAgentIriProblem(agent);
+  if (problem !== undefined) return `--why ${problem} (give an agent IRI, or anonymous)`;
+  if (groups.some((group) => group === '')) return '--group must not be empty';
+  return { agent, groups: [...new Set(groups)], authenticated: true };
+}
+
+/** What the load read from the store: per fact source, and the prefix listing. */
+function storeReads(stats: LoadStats) {
+  return {
+    facts: stats.facts.map(({ name, triples, bytes, fetchMs }) => ({ name, triples, bytes, ms: Math.round(fetchMs) })),
+    ...(stats.prefixListing !== undefined && {
+      prefixListing: { ...stats.prefixListing, ms: Math.round(stats.prefixListing.ms) },
+    }),
+  };
+}
+
+/** The triples the load read, by where they came from: each policy file, each fact source (read again here, on this thread). */
+async function factGroups(sources: PolicySetSources, inputs: PolicyInputs) {
+  const configs = new Map((sources.facts ?? []).map((source) => [source.name, source]));
+  const document = await readPolicyFiles(
+    sources.policyFiles,
+    inputs.facts.map((fetched) => ({
+      name: fetched.name,
+      contentType: fetched.contentType,
+      body: fetched.body,
+      maxTriples: configs.get(fetched.name)?.maxTriples ?? 0,
+      policies: configs.get(fetched.name)?.policies ?? false,
+    })),
+  );
+  return document.origins.map(({ origin, first, count }) => ({ origin, quads: document.quads.slice(first, first + count) }));
+}
+
+/** The trace of `--why` as indented lines: per graph, per policy, the chain that applies it and the one that grants the graph. */
+function* traceText(trace: GrantTrace) {
+  const who = trace.authenticated ? `<${trace.agent}>, authenticated` : 'the anonymous caller';
+  yield `caller ${who}, groups: ${trace.groups.map((group) => JSON.stringify(group)).join(' ') || '(none)'}\n`;
+  if (trace.graphs.length === 0 && trace.policies.length === 0) {
+    yield 'no policy applies to this caller: it gets no graph (the guard answers 401 anonymous, 403 identified)\n';
+    return;
+  }
+  yield `policies: ${trace.policies.map((policy) => `<${policy}>`).join(' ')}\n`;
+  if (trace.graphs.length === 0) yield 'graphs: (none)\n';
+  for (const { graph, policies } of trace.graphs) {
+    const lines = [`graph <${graph}>`];
+    for (const policy of policies) {
+      lines.push(`  policy <${policy.policy}> (${policy.file}), applies as ${policy.appliesAs}`);
+      lines.push('    applies:');
+      stepLines(policy.applies, '      ', lines);
+      lines.push('    grants:');
+      stepLines(policy.grants, '      ', lines);
+    }
+    yield `${lines.join('\n')}\n`;
+  }
+}
+
+function stepLines(step: TraceStep, indent: string, lines: string[]): void {
+  if ('fact' in step) lines.push(`${indent}${step.triple}   [fact from ${step.fact}]`);
+  else if ('shownAbove' in step) lines.push(`${indent}${step.triple}   [shown above]`);
+  else if ('eye' in step) {
+    lines.push(
+      `${indent}${step.triple}   [${step.eye.length > 0 ? `derived in EYE by ${step.eye.join(', ')}: no chain shown` : 'not derived by any rule'}]`,
+    );
+  } else if ('rule' in step) {
+    lines.push(`${indent}${step.triple}`, `${indent}  by rule ${step.rule.number} of ${step.rule.file}: ${step.rule.text}`);
+    for (const premise of step.from) stepLines(premise, `${indent}    `, lines);
+  } else {
+    lines.push(`${indent}${step.triple}`);
+    for (const premise of step.from) stepLines(premise, `${indent}    `, lines);
+  }
 }
 
 const ENGINE_NAMES = { copy: 'copy rules (applied directly)', chain: 'forward chainer', eye: 'EYE' } as const;
@@ -135,10 +250,16 @@ function* text(
   set: PolicySet,
   engines: ReturnType<typeof engineRuns>,
   warnings: readonly string[],
+  store: ReturnType<typeof storeReads>,
 ) {
   const lines = [
     `ok: ${summary.policies} policies from ${summary.policyFiles} policy file(s), ${summary.ruleFiles} rule file(s); config ${summary.config ?? '(defaults)'}`,
   ];
+  for (const { name, triples, bytes, ms } of store.facts) lines.push(`facts: ${name} read ${triples} triples (${bytes} bytes) in ${ms} ms`);
+  if (store.prefixListing !== undefined) {
+    const { prefixes, graphs, ms } = store.prefixListing;
+    lines.push(`prefixes: the store listed ${graphs} graphs under ${prefixes} guard:readGraphPrefix value(s) in ${ms} ms`);
+  }
   for (const run of engines) {
     for (const { file, reason } of run.files) lines.push(`rules: ${run.engine} ran ${file}${reason === undefined ? '' : ` (${reason})`}`);
     lines.push(`rules: ${run.engine} took ${run.ms} ms over ${run.inputTriples} triples for ${run.files.length} file(s)`);

@@ -13,21 +13,23 @@ import {
   type RequestHeaders,
 } from '../auth/identify-caller.js';
 import { GuardError } from '../guard-error.js';
-import { loadPolicySet } from '../policy/load-policy-set.js';
-import { policySetSources } from '../policy/policy-set-sources.js';
+import { fetchPolicyInputs } from '../policy/fetch-policy-inputs.js';
+import { loadPolicySetWithStats } from '../policy/load-policy-set.js';
 import { createApp } from '../server/create-app.js';
 import { createPolicyHolder } from '../server/policy-holder.js';
 import { createPlanner } from '../sparql/create-planner.js';
 import type { Upstream } from '../upstream/create-upstream.js';
+import { openCommandStore } from './open-command-store.js';
 import { readCommandConfig } from './read-command-config.js';
 
 export const EXPLAIN_USAGE = `usage: sparql-guard explain [--config FILE] [caller] [query] [--default-graph-uri IRI]... [--named-graph-uri IRI]...
   caller: --key KEY | --header 'Name: value'... (identified as the server would), or --agent IRI [--group NAME]...;
           none of them: the anonymous caller
   query:  --query TEXT | --query-file FILE; neither: the query is read from stdin
-  prints the JSON that {path}/explain would answer (whatever the config's explain says); never runs the query`;
+  prints the JSON that {path}/explain would answer (whatever the config's explain says); never runs the query
+  (the store is read only as serve loads the policies: fact sources, graphs under guard:readGraphPrefix)`;
 
-/** Explain never forwards a plan; offline there is no store at all. */
+/** Explain never forwards a plan: the route gets no store. */
 const NO_STORE: Upstream = {
   send: () => Promise.reject(new GuardError(502, 'upstream_failed', 'explain runs offline: there is no store')),
   close: () => Promise.resolve(),
@@ -82,7 +84,14 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
 
   const config = readCommandConfig(env, values.config);
   const policies = createPolicyHolder(authChallenge(config.auth));
-  policies.replace(await loadPolicySet(policySetSources(config)));
+  // The set serve would load: the fact sources and the prefix listings read the store once (the query never goes there).
+  const store = openCommandStore(config);
+  try {
+    const inputs = await fetchPolicyInputs(store.upstream, store.sources);
+    policies.replace((await loadPolicySetWithStats(store.sources, { inputs })).set);
+  } finally {
+    await store.close();
+  }
   const planner = createPlanner({
     baseIri: config.baseIri,
     maxQueryDepth: config.maxQueryDepth,

@@ -182,6 +182,8 @@ export const CONFIG_KEYS = {
   rules: paths('N3 rule file'),
   /** Fact sources in the store (FACT_SOURCE_KEYS); [] = the policy files alone. */
   facts: key({ default: [], read: readFactSources }),
+  /** The most graphs one guard:readGraphPrefix may grant; a load listing more fails. */
+  maxPrefixGraphs: integer(10_000, 1, 1_000_000, 'graphs'),
   auth: section({
     apiKeys: key({ default: [], read: readApiKeys }),
     trustedHeaders: optionalSection(TRUSTED_HEADERS_KEYS),

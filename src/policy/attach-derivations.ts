@@ -116,6 +116,7 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
     // A structured clone sends a shared object once, then references to it.
     hidePaths: policies.map((policy) => (policy.hidePaths.length === 0 ? hidesNothing : policy.hidePaths)),
     graphTemplates: policies.map((policy) => (policy.graphTemplates.length === 0 ? hidesNothing : policy.graphTemplates)),
+    graphPrefixes: policies.map((policy) => (policy.graphPrefixes.length === 0 ? hidesNothing : policy.graphPrefixes)),
     limits: policies.map((policy) => (Object.keys(policy.limits).length === 0 ? limitsNothing : policy.limits)),
     principalKinds,
     principalNames,
@@ -149,6 +150,8 @@ export interface AttachedPolicies {
   readonly hidePaths: readonly (readonly string[])[];
   /** Per policy, its `guard:readGraphTemplate` texts, validated (the policies with none share one empty array). */
   readonly graphTemplates: readonly (readonly string[])[];
+  /** Per policy, its `guard:readGraphPrefix` values (the policies with none share one empty array). */
+  readonly graphPrefixes: readonly (readonly string[])[];
   /** Per policy, its limits (the policies setting none share one empty object). */
   readonly limits: readonly PolicyLimits[];
   /** Per distinct principal, its kind as an index into `PRINCIPAL_KINDS`. */

@@ -37,6 +37,8 @@ export interface LoadStats {
   readonly workerHeapBytes: number;
   /** Per fact source, in the order of config `facts`: triples read, bytes of the answer, time of the read. */
   readonly facts: readonly { readonly name: string; readonly triples: number; readonly bytes: number; readonly fetchMs: number }[];
+  /** The listing of the store's graphs under the `guard:readGraphPrefix` values; absent when no policy has one. */
+  readonly prefixListing?: { readonly prefixes: number; readonly graphs: number; readonly ms: number };
 }
 
 /** Lets the event loop run what waits (requests) before going on. */
@@ -53,8 +55,13 @@ const REFERENCES_PER_SLICE = 100_000;
  * callers that only Everyone / AuthenticatedAgent match, the common case. Everything returned is
  * frozen, the principal objects in place: hand it tables no one else holds. It yields to the
  * event loop between slices; the caller keeps its previous set until the promise settles.
+ * `prefixGraphs` holds, per `guard:readGraphPrefix` of the policies, the graphs the store listed
+ * under it (listPrefixGraphs): each policy with that prefix grants them too.
  */
-export async function compilePolicySet(attached: AttachedPolicies): Promise<PolicySet> {
+export async function compilePolicySet(
+  attached: AttachedPolicies,
+  prefixGraphs: ReadonlyMap<string, readonly string[]> = new Map(),
+): Promise<PolicySet> {
   const { principalStarts, principalIndexes, graphStarts, graphIndexes } = attached;
   // One frozen object per principal, shared by every policy naming it (half a million references, ten thousand objects).
   const principalTable = new Array<Principal>(attached.principalNames.length);
@@ -81,6 +88,8 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
     const firstGraph = graphStarts[at] as number;
     const graphs = new Array<string>((graphStarts[at + 1] as number) - firstGraph);
     for (let k = 0; k < graphs.length; k += 1) graphs[k] = graphTable[graphIndexes[firstGraph + k] as number] as string;
+    const graphPrefixes = attached.graphPrefixes[at] as readonly string[];
+    if (graphPrefixes.length > 0) addListedGraphs(graphs, graphPrefixes, prefixGraphs);
     frozen.push(
       Object.freeze({
         iri: attached.iris[at] as string,
@@ -88,6 +97,7 @@ export async function compilePolicySet(attached: AttachedPolicies): Promise<Poli
         order: attached.orders[at] as number,
         hidePaths: Object.freeze(attached.hidePaths[at] as readonly string[]),
         graphTemplates: compileTemplates(attached.graphTemplates[at] ?? []),
+        graphPrefixes: Object.freeze(graphPrefixes),
         limits: Object.freeze(attached.limits[at] as PolicyLimits),
         graphs: Object.freeze(graphs),
         principals: Object.freeze(principals),
@@ -164,6 +174,17 @@ const NO_TEMPLATES: readonly GraphTemplate[] = Object.freeze([]);
 /** The templates of one policy, compiled (the worker validated them: a failure here is a bug, and fails the load). */
 function compileTemplates(texts: readonly string[]): readonly GraphTemplate[] {
   return texts.length === 0 ? NO_TEMPLATES : Object.freeze(texts.map((text) => compileGraphTemplate(text)));
+}
+
+/** Appends to a policy's graphs those listed under its prefixes that it does not grant already, sorted. */
+function addListedGraphs(graphs: string[], prefixes: readonly string[], prefixGraphs: ReadonlyMap<string, readonly string[]>): void {
+  const known = new Set(graphs);
+  const listed = new Set<string>();
+  for (const prefix of prefixes) {
+    // A prefix the load did not list grants nothing: the listing is what makes a graph granted.
+    for (const graph of prefixGraphs.get(prefix) ?? []) if (!known.has(graph)) listed.add(graph);
+  }
+  graphs.push(...[...listed].sort());
 }
 
 /** The frozen principal of a kind and its agent IRI or group name. */

@@ -154,6 +154,8 @@ interface Step {
 
 /** One way to run a rule: match `first` against the new triples, then join `rest` in order and conclude. */
 interface Plan {
+  /** The rule's index in the list forwardChain was given. */
+  readonly rule: number;
   readonly first: Step;
   readonly rest: readonly Step[];
   readonly conclusion: readonly Step[];
@@ -169,9 +171,17 @@ interface Plan {
  * everything known at the others (semi-naive evaluation), until a round adds nothing: every
  * link between rules is followed, whatever order the rules come in.
  */
-export function forwardChain(quads: Iterable<Quad>, rules: readonly HornRule[]): Closure {
-  return new Closure(quads, rules);
+export function forwardChain(quads: Iterable<Quad>, rules: readonly HornRule[], options: { readonly trace?: boolean } = {}): Closure {
+  return new Closure(quads, rules, options.trace === true);
 }
+
+/**
+ * Why a triple is in a closure: stated (given to forwardChain), or derived by rule number
+ * `rule` from `premises`, each of which was in the closure before it (the first derivation
+ * found, so following premises always ends at stated triples).
+ */
+export type Justification =
+  { readonly kind: 'stated' } | { readonly kind: 'derived'; readonly rule: number; readonly premises: readonly Quad[] };
 
 /** A closure computed by forwardChain: its terms by number and its triples by predicate. */
 export class Closure {
@@ -179,11 +189,37 @@ export class Closure {
   readonly terms: ClosureTerm[] = [];
   private readonly numbers = new Map<string, number>();
   private readonly relations = new Map<number, Relation>();
+  /** With tracing on: per derived triple (`p s o` numbers), the plan and bindings that first derived it. */
+  private readonly derivations: Map<string, { readonly plan: Plan; readonly bindings: Int32Array }> | undefined;
 
-  constructor(quads: Iterable<Quad>, rules: readonly HornRule[]) {
+  constructor(quads: Iterable<Quad>, rules: readonly HornRule[], trace = false) {
+    if (trace) this.derivations = new Map();
     for (const quad of quads) this.state(quad);
-    const plans = rules.flatMap((rule) => this.plan(rule));
+    const plans = rules.flatMap((rule, index) => this.plan(rule, index));
     this.run(plans);
+  }
+
+  /**
+   * Why the triple is in the closure, or undefined when it is not. Derivations are known only
+   * when forwardChain ran with `trace` (operator tools: `check --why`); without it a derived
+   * triple reads as stated.
+   */
+  justify(subject: Term, predicate: Term, object: Term): Justification | undefined {
+    const [s, p, o] = [subject, predicate, object].map((term) =>
+      this.numbers.get(term.termType === 'BlankNode' ? skolemIri(term.value) : term.id),
+    );
+    if (s === undefined || p === undefined || o === undefined || this.relations.get(p)?.has(s, o) !== true) return undefined;
+    const found = this.derivations?.get(`${p} ${s} ${o}`);
+    if (found === undefined) return { kind: 'stated' };
+    const { plan, bindings } = found;
+    const premises = [plan.first, ...plan.rest].map(({ s: ps, p: pp, o: po }) =>
+      DataFactory.quad(
+        this.terms[valueOf(ps, bindings)] as Quad['subject'],
+        this.terms[valueOf(pp, bindings)] as Quad['predicate'],
+        this.terms[valueOf(po, bindings)] as Quad['object'],
+      ),
+    );
+    return { kind: 'derived', rule: plan.rule, premises };
   }
 
   /** The number of a term, numbering it when new. */
@@ -240,7 +276,7 @@ export class Closure {
   }
 
   /** One plan per premise: that premise matched against the new triples, the others joined most-bound first. */
-  private plan(rule: HornRule): Plan[] {
+  private plan(rule: HornRule, index: number): Plan[] {
     const slots = new Map<string, number>();
     const slotOf = (name: string) => {
       let slot = slots.get(name);
@@ -282,7 +318,7 @@ export class Closure {
         rest.push(compile(next, bound));
       }
       const conclusion = rule.conclusion.map((quad) => compile(quad, new Set(slots.keys())));
-      return { first: start, rest, conclusion, slots: slots.size };
+      return { rule: index, first: start, rest, conclusion, slots: slots.size };
     });
   }
 
@@ -328,7 +364,13 @@ export class Closure {
     const step = plan.rest[at];
     if (step === undefined) {
       for (const { s, p, o, relation } of plan.conclusion) {
-        (relation ?? this.relation(valueOf(p, bindings))).add(valueOf(s, bindings), valueOf(o, bindings));
+        const added = (relation ?? this.relation(valueOf(p, bindings))).add(valueOf(s, bindings), valueOf(o, bindings));
+        if (added && this.derivations !== undefined) {
+          this.derivations.set(`${valueOf(p, bindings)} ${valueOf(s, bindings)} ${valueOf(o, bindings)}`, {
+            plan,
+            bindings: bindings.slice(),
+          });
+        }
       }
       return;
     }

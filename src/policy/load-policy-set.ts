@@ -1,9 +1,11 @@
 // Loads the policy files and rules into a frozen PolicySet, with the heavy work on a worker thread.
 
+import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { FactSourceConfig } from '../config/read-config.js';
 import { compilePolicySet, type LoadStats } from './compile-policy-set.js';
 import { NO_POLICY_INPUTS, type PolicyInputs } from './fetch-policy-inputs.js';
+import { DEFAULT_MAX_PREFIX_GRAPHS, listPrefixGraphs, type PrefixListing, type StoreQuery } from './list-prefix-graphs.js';
 import { PolicyLoadError } from './policy-load-error.js';
 import type { PolicySet } from './policy-set.js';
 import type { WorkerJob, WorkerReply } from './policy-worker.js';
@@ -16,6 +18,13 @@ export interface PolicySetSources {
   readonly ruleFiles: readonly string[];
   /** Config `facts`: the sources whose answers (PolicyInputs) join the policy files; none when absent. */
   readonly facts?: readonly FactSourceConfig[];
+  /**
+   * The store, for the load's own queries (the graphs under each `guard:readGraphPrefix`).
+   * Without it a policy set holding a prefix fails to load.
+   */
+  readonly storeQuery?: StoreQuery;
+  /** The most graphs one `guard:readGraphPrefix` may grant (config `maxPrefixGraphs`); more fails the load. */
+  readonly maxPrefixGraphs?: number;
 }
 
 /** A loaded set and what loading it cost. */
@@ -101,8 +110,19 @@ async function loadUnlessSame(
     facts,
   });
   if (!reply.ok) throw new PolicyLoadError(reply.message, reply.file, reply.policy);
+  // The prefixes are known once the policy files are read: the store's graphs are listed now, in this load.
+  const prefixes = new Set(reply.policies.graphPrefixes.flat());
+  let listing: PrefixListing | undefined;
+  if (prefixes.size > 0) {
+    if (sources.storeQuery === undefined) {
+      throw new PolicyLoadError('guard:readGraphPrefix needs the store to list its graphs, and this load has no store');
+    }
+    listing = await listPrefixGraphs(sources.storeQuery, prefixes, sources.maxPrefixGraphs ?? DEFAULT_MAX_PREFIX_GRAPHS);
+  }
   const started = performance.now();
-  const set = reply.digest === digestInForce ? undefined : await compilePolicySet(reply.policies);
+  // The table is the worker's and the listed graphs: the digest covers both, so a graph added under a prefix is a change.
+  const digest = listing === undefined ? reply.digest : digestWithListing(reply.digest, listing);
+  const set = digest === digestInForce ? undefined : await compilePolicySet(reply.policies, listing?.graphs);
   const stats: LoadStats = {
     policyCount: reply.policies.iris.length,
     eyeInputTriples: reply.eyeInputTriples,
@@ -112,7 +132,8 @@ async function loadUnlessSame(
     compileMs: performance.now() - started,
     ruleRuns: reply.ruleRuns,
     stages: reply.stages,
-    warnings: reply.warnings,
+    warnings: listing === undefined ? reply.warnings : [...reply.warnings, ...listing.skipped],
+    ...(listing !== undefined && { prefixListing: { prefixes: prefixes.size, graphs: listing.graphCount, ms: listing.ms } }),
     workerHeapBytes: reply.workerHeapBytes,
     facts: inputs.facts.map((fetched, at) => ({
       name: fetched.name,
@@ -121,7 +142,17 @@ async function loadUnlessSame(
       fetchMs: fetched.fetchMs,
     })),
   };
-  return { set, stats: Object.freeze(stats), digest: reply.digest };
+  return { set, stats: Object.freeze(stats), digest };
+}
+
+/** The worker's digest of the table, extended with every prefix and the graphs listed under it. */
+function digestWithListing(digest: string, listing: PrefixListing): string {
+  const hash = createHash('sha256').update(digest);
+  for (const prefix of [...listing.graphs.keys()].sort()) {
+    hash.update(`\u0000${prefix}`);
+    for (const graph of listing.graphs.get(prefix) ?? []) hash.update(`\u0001${graph}`);
+  }
+  return hash.digest('hex');
 }
 
 let worker: Worker | undefined;

@@ -26,7 +26,7 @@ export const POLICY_TERMS: ReadonlySet<string> = new Set([
   guard.agent,
   guard.group,
   guard.readGraph,
-  `${guard.readGraph}Prefix`,
+  guard.readGraphPrefix,
   `${guard.readGraph}Template`,
   guard.hidePath,
   guard.timeoutMs,

@@ -34,8 +34,13 @@ export interface CompiledPolicy {
   readonly file: string;
   /** Position in order of listing (files in order, then first appearance in each file), from 0. */
   readonly order: number;
-  /** Graph IRIs the policy grants for reading (`guard:grantsGraph`, derived). */
+  /**
+   * Graph IRIs the policy grants for reading: those derived (`guard:grantsGraph`), then the
+   * graphs the store listed under its prefixes at this load, sorted, each once.
+   */
   readonly graphs: readonly string[];
+  /** `guard:readGraphPrefix` values of the policy, as stated. */
+  readonly graphPrefixes: readonly string[];
   /** Predicate IRIs the policy hides in the graphs it grants (`guard:hidePath`). */
   readonly hidePaths: readonly string[];
   /** Graphs granted per caller (`guard:readGraphTemplate`), expanded by grantFor; hidePath applies to them too. */

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { Parser, type Quad, type Term } from 'n3';
 import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../vocabulary.js';
-import { iriSpliceProblem } from '../iri.js';
+import { graphPrefixProblem, iriSpliceProblem } from '../iri.js';
 import { compileGraphTemplate } from './compile-graph-template.js';
 import { policyLoadError } from './policy-load-error.js';
 import { checkVocabulary } from './check-vocabulary.js';
@@ -22,6 +22,8 @@ export interface PolicySource {
   readonly hidePaths: readonly string[];
   /** `guard:readGraphTemplate` values as written, each once, validated (compileGraphTemplate). */
   readonly graphTemplates: readonly string[];
+  /** `guard:readGraphPrefix` values, as stated, without repeats: the load lists the store's graphs under each. */
+  readonly graphPrefixes: readonly string[];
   readonly limits: PolicyLimits;
 }
 
@@ -48,6 +50,7 @@ const POLICY_PREDICATES: readonly string[] = [
   guard.group,
   guard.readGraph,
   guard.readGraphTemplate,
+  guard.readGraphPrefix,
   guard.hidePath,
   guard.timeoutMs,
   guard.resultLimit,
@@ -159,17 +162,18 @@ function checkSpliceable(term: string, iri: string, fail: (reason: string) => ne
   if (problem !== undefined) fail(`${term} ${JSON.stringify(iri)} ${problem}`);
 }
 
-/** Checks one policy's own triples and returns its hidden paths and limits. */
+/** Checks one policy's own triples and returns its hidden paths, graph templates, graph prefixes and limits. */
 function validatePolicy(
   iri: string,
   file: string,
   own: readonly Quad[],
-): { hidePaths: string[]; graphTemplates: string[]; limits: PolicyLimits } {
+): { hidePaths: string[]; graphTemplates: string[]; graphPrefixes: string[]; limits: PolicyLimits } {
   const fail = (reason: string): never => {
     throw policyLoadError(reason, file, iri);
   };
   const hidePaths: string[] = [];
   const graphTemplates: string[] = [];
+  const graphPrefixes: string[] = [];
   let targeted = false;
   for (const { predicate, object } of own) {
     switch (predicate.value) {
@@ -201,6 +205,16 @@ function validatePolicy(
         }
         if (!graphTemplates.includes(object.value)) graphTemplates.push(object.value);
         break;
+      case guard.readGraphPrefix: {
+        // Text, not an IRI: a prefix names no resource, and Turtle would resolve a relative <acme/> against the file.
+        if (object.termType !== 'Literal' || object.datatype.value !== XSD_STRING || object.language !== '') {
+          fail(`guard:readGraphPrefix must be a plain string literal holding an absolute IRI, found ${describe(object)}`);
+        }
+        const problem = graphPrefixProblem(object.value);
+        if (problem !== undefined) fail(`guard:readGraphPrefix ${JSON.stringify(object.value)} ${problem}`);
+        if (!graphPrefixes.includes(object.value)) graphPrefixes.push(object.value);
+        break;
+      }
       case guard.hidePath:
         if (object.termType !== 'NamedNode') fail(`guard:hidePath must be an IRI, found ${describe(object)}`);
         checkSpliceable('guard:hidePath', object.value, fail);
@@ -211,7 +225,7 @@ function validatePolicy(
     }
   }
   if (!targeted) fail('has neither guard:agent nor guard:group');
-  return { hidePaths, graphTemplates, limits: readLimits(own, fail) };
+  return { hidePaths, graphTemplates, graphPrefixes, limits: readLimits(own, fail) };
 }
 
 /** The policy's limits: each a positive xsd:integer, given at most once. */

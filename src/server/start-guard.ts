@@ -8,10 +8,12 @@ import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedde
 import { createMetrics } from '../metrics/create-metrics.js';
 import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
 import { OWN_VERSION } from '../own-version.js';
+import type { PolicySetSources } from '../policy/load-policy-set.js';
 import { policySetSources } from '../policy/policy-set-sources.js';
 import { createPlanner } from '../sparql/create-planner.js';
 import { createDatasetGate } from '../upstream/check-dataset-support.js';
-import { createUpstream } from '../upstream/create-upstream.js';
+import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
+import { readStoreAnswer } from '../upstream/read-store-answer.js';
 import { createApp } from './create-app.js';
 import { createLogWriter, type LogLine } from './create-log-writer.js';
 import { createPolicyRefresh, type PolicyRefresh } from './create-policy-refresh.js';
@@ -130,7 +132,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const policies = createPolicyHolder(authChallenge(config.auth));
   const readiness = createReadiness();
   const identifyCaller = createCallerIdentifier(config.auth);
-  const sources = policySetSources(config);
+  const sources = loadSources(config, upstream);
   // A new policy set also starts a new memory of matched API keys (docs/design.md#identity).
   const refresh: PolicyRefresh = createPolicyRefresh({
     sources,
@@ -248,5 +250,19 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     readiness,
     reload,
     close,
+  };
+}
+
+/**
+ * What every load of this guard reads: the files, and the store for the load's own queries
+ * (the graphs under each guard:readGraphPrefix), through the one upstream pool with its
+ * headers, each answer bounded by the config's timeoutMs as a whole.
+ */
+export function loadSources(config: GuardConfig, upstream: Upstream): PolicySetSources {
+  return {
+    ...policySetSources(config),
+    storeQuery: async (queryText, accept, maxBytes) =>
+      (await readStoreAnswer(upstream, queryText, { accept, maxBytes, timeoutMs: config.timeoutMs })).body.toString('utf8'),
+    maxPrefixGraphs: config.maxPrefixGraphs,
   };
 }

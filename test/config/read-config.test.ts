@@ -66,6 +66,7 @@ describe('readConfig with a real file setting every key', () => {
           policies: false,
         },
       ],
+      maxPrefixGraphs: 500,
       auth: {
         apiKeys: [
           {
@@ -202,6 +203,7 @@ describe('parseConfig defaults', () => {
       policies: [],
       rules: [],
       facts: [],
+      maxPrefixGraphs: 10000,
       auth: { apiKeys: [], trustedHeaders: undefined, jwt: undefined },
       watchPolicies: false,
       explain: false,

@@ -122,3 +122,73 @@ describe('forwardChain', () => {
     assert.ok(closure.terms.every((term) => term.termType !== 'BlankNode'));
   });
 });
+
+describe('forwardChain with trace: the first derivation of each triple', () => {
+  const { rules, facts } = read(`
+    ex:a ex:next ex:b. ex:b ex:next ex:c. ex:c ex:next ex:d. ex:d ex:next ex:a.
+    ex:a ex:label "start".
+    { ?x ex:next ?y } => { ?x ex:reaches ?y }.
+    { ?x ex:reaches ?y. ?y ex:next ?z } => { ?x ex:reaches ?z }.
+    { ?x ex:reaches ?x. ?x ex:label ?l } => { ?x ex:onCycle ?l }.
+  `);
+  const closure = forwardChain(facts, rules, { trace: true });
+  const key = (quad: Quad) => `${quad.subject.id} ${quad.predicate.id} ${quad.object.id}`;
+  const inClosure = new Set(closure.quads().map(key));
+
+  it('justifies every triple of the closure by a stated triple or a rule whose premises are in the closure', () => {
+    for (const quad of closure.quads()) {
+      const why = closure.justify(quad.subject, quad.predicate, quad.object);
+      assert.ok(why !== undefined, key(quad));
+      const stated = facts.some((fact) => key(fact) === key(quad));
+      assert.equal(why.kind, stated ? 'stated' : 'derived', key(quad));
+      if (why.kind !== 'derived') continue;
+      const rule = rules[why.rule];
+      assert.ok(rule !== undefined);
+      assert.equal(why.premises.length, rule.premise.length);
+      for (const premise of why.premises) assert.ok(inClosure.has(key(premise)), key(premise));
+      // Binding the rule's variables from its premises' instances gives the triple as a conclusion.
+      const bindings = new Map<string, Quad['object']>();
+      const bind = (pattern: Quad['object'] | Quad['subject'] | Quad['predicate'], term: Quad['object']) => {
+        if (pattern.termType !== 'Variable') return pattern.equals(term);
+        const bound = bindings.get(pattern.value);
+        if (bound === undefined) bindings.set(pattern.value, term);
+        return bound === undefined || bound.equals(term);
+      };
+      const fits = rule.premise.every((pattern) =>
+        why.premises.some(
+          (premise) =>
+            pattern.predicate.equals(premise.predicate) && bind(pattern.subject, premise.subject) && bind(pattern.object, premise.object),
+        ),
+      );
+      assert.ok(fits, key(quad));
+      const concluded = rule.conclusion.map((pattern) =>
+        [pattern.subject, pattern.predicate, pattern.object]
+          .map((term) => (term.termType === 'Variable' ? bindings.get(term.value)?.id : term.id))
+          .join(' '),
+      );
+      assert.ok(concluded.includes(key(quad)), key(quad));
+    }
+  });
+
+  it('ends every chain at stated triples, even around a cycle', () => {
+    const depth = (quad: Quad, seen: Set<string>): number => {
+      assert.ok(!seen.has(key(quad)), `a chain came back to ${key(quad)}`);
+      const why = closure.justify(quad.subject, quad.predicate, quad.object);
+      if (why?.kind !== 'derived') return 0;
+      const inner = new Set(seen).add(key(quad));
+      return 1 + Math.max(...why.premises.map((premise) => depth(premise, inner)));
+    };
+    for (const quad of closure.quads()) assert.ok(depth(quad, new Set()) <= inClosure.size);
+    const onCycle = closure.quads().find((quad) => quad.predicate.value === 'https://example.org/onCycle');
+    assert.ok(onCycle !== undefined);
+    assert.ok(depth(onCycle, new Set()) >= 4, 'a reaches a through four next steps');
+  });
+
+  it('answers undefined for a triple outside the closure, and stated for everything without trace', () => {
+    const [a, next] = [facts[0]!.subject, facts[0]!.predicate];
+    assert.equal(closure.justify(a, next, a), undefined);
+    const untraced = forwardChain(facts, rules);
+    const derived = closure.quads().find((quad) => quad.predicate.value === 'https://example.org/reaches')!;
+    assert.deepEqual(untraced.justify(derived.subject, derived.predicate, derived.object), { kind: 'stated' });
+  });
+});

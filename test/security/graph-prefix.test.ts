@@ -1,0 +1,289 @@
+// Bypass class: graphs granted by prefix (guard:readGraphPrefix): look-alike tenants, bad prefixes, store answers, bounds.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startEmbeddedStore, type EmbeddedStore } from '../../src/embedded/start-embedded-store.js';
+import { listPrefixGraphs, type StoreQuery } from '../../src/policy/list-prefix-graphs.js';
+import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
+import { rigStores } from '../helpers/rig-stores.js';
+import { select, sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+
+const DATA = resolve('test/fixtures/graph-prefix/data.trig');
+const POLICIES = resolve('test/fixtures/graph-prefix/policies.ttl');
+const TENANTS = 'https://data.example.org/tenants/';
+const ACME_KEY = 'test-key-acme-0123456789abcdef';
+const GLOBEX_KEY = 'test-key-globex-0123456789abcdef';
+const API_KEYS = [
+  { agent: 'https://example.org/agents/ann', groups: ['acme'], sha256: sha256(ACME_KEY) },
+  { agent: 'https://example.org/agents/gil', groups: ['globex'], sha256: sha256(GLOBEX_KEY) },
+];
+const GRAPHS_SEEN = 'SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } } ORDER BY ?g';
+
+/** Writes a policy file holding `turtle` (with the guard: and ex: prefixes) into a fresh folder. */
+function policyFile(turtle: string): { file: string; remove: () => void } {
+  const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-prefix-'));
+  const file = join(folder, 'policies.ttl');
+  writeFileSync(file, `@prefix guard: <https://w3id.org/sparql-guard#>.\n@prefix ex: <https://example.org/ns#>.\n${turtle}\n`);
+  return { file, remove: () => rmSync(folder, { recursive: true, force: true }) };
+}
+
+/** Starts a guard on the tenants' data with one policy; resolves to the load error's message, or fails when it loads. */
+async function loadFailure(turtle: string, config: Record<string, unknown> = {}): Promise<string> {
+  const { file, remove } = policyFile(turtle);
+  try {
+    const guard = await startTestGuard({ policies: [file], embedded: { data: [DATA] }, auth: { apiKeys: API_KEYS }, ...config });
+    await guard.close();
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    remove();
+  }
+  return assert.fail('the policy set loaded');
+}
+
+describe('guard:readGraphPrefix on the embedded store', () => {
+  let guard: TestGuard;
+  before(async () => {
+    guard = await startTestGuard({ policies: [POLICIES], embedded: { data: [DATA] }, auth: { apiKeys: API_KEYS }, explain: true });
+  });
+  after(() => guard.close());
+
+  it('grants the graphs under the prefix, and no look-alike tenant, other tenant, dot-segment or reserved graph', async () => {
+    const { status, rows } = await select(guard.endpoint, GRAPHS_SEEN, { key: ACME_KEY });
+    assert.equal(status, 200);
+    assert.deepEqual(
+      rows.map((row) => row.g),
+      [`${TENANTS}acme/orders`, `${TENANTS}acme/people`],
+    );
+    const policy = guard.guard.policies.current()?.policies.find((p) => p.iri === 'https://example.org/policies/acme');
+    assert.deepEqual(policy?.graphs, [`${TENANTS}acme/orders`, `${TENANTS}acme/people`]);
+    assert.deepEqual(policy?.graphPrefixes, [`${TENANTS}acme/`]);
+  });
+
+  it('naming a look-alike or dot-segment graph outright gets nothing', async () => {
+    for (const graph of [`${TENANTS}acme-evil/x`, `${TENANTS}acmex`, `${TENANTS}acme/../globex/payroll`, `${TENANTS}globex/orders`]) {
+      const { status, rows } = await select(guard.endpoint, `SELECT * WHERE { GRAPH <${graph}> { ?s ?p ?o } }`, { key: ACME_KEY });
+      assert.equal(status, 200, graph);
+      assert.deepEqual(rows, [], graph);
+      const fromIt = await select(guard.endpoint, `SELECT * FROM <${graph}> WHERE { ?s ?p ?o }`, { key: ACME_KEY });
+      assert.deepEqual(fromIt.rows, [], graph);
+    }
+  });
+
+  it('keeps the policy hidden paths in the listed graphs', async () => {
+    const { status, rows } = await select(guard.endpoint, 'SELECT ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }', { key: ACME_KEY });
+    assert.equal(status, 200);
+    assert.ok(rows.length > 0);
+    assert.ok(!rows.some((row) => row.p === 'https://example.org/ns#secret' || row.o === 'acme-secret-1'));
+    const named = await select(guard.endpoint, 'SELECT ?o WHERE { GRAPH ?g { ?s <https://example.org/ns#secret> ?o } }', { key: ACME_KEY });
+    assert.equal(named.status, 403);
+  });
+
+  it('applies the policy limits to the listed graphs, and explain shows them', async () => {
+    const response = await fetch(`${guard.endpoint}/explain`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${ACME_KEY}` },
+      body: new URLSearchParams({ query: 'SELECT * WHERE { GRAPH ?g { ?s ?p ?o } }' }),
+    });
+    const text = await response.text();
+    assert.equal(response.status, 200, text);
+    assert.match(text, /tenants\/acme\/orders/);
+    assert.match(text, /tenants\/acme\/people/);
+    assert.doesNotMatch(text, /acme-evil|globex|acmex/);
+    assert.match(text, /LIMIT 100/);
+  });
+
+  it('gives another tenant its own graphs only', async () => {
+    const { rows } = await select(guard.endpoint, GRAPHS_SEEN, { key: GLOBEX_KEY });
+    assert.deepEqual(
+      rows.map((row) => row.g),
+      [`${TENANTS}globex/orders`],
+    );
+  });
+});
+
+describe('guard:readGraphPrefix values refused at load', () => {
+  const policy = (object: string) =>
+    `<https://example.org/policies/p> a guard:Policy; guard:group "acme"; guard:readGraphPrefix ${object}.`;
+  const cases: [string, string, RegExp][] = [
+    ['a prefix not ending in / or #', `"${TENANTS}acme"`, /does not end in \/ or #/],
+    ['an IRI instead of a string literal', `<${TENANTS}acme/>`, /must be a plain string literal/],
+    ['a typed literal', `"${TENANTS}acme/"^^<http://www.w3.org/2001/XMLSchema#anyURI>`, /must be a plain string literal/],
+    ['a language-tagged literal', `"${TENANTS}acme/"@en`, /must be a plain string literal/],
+    ['a relative prefix', '"tenants/acme/"', /not a valid absolute SPARQL IRI/],
+    ['a prefix of a scheme alone', '"https://"', /names nothing after its scheme/],
+    ['a prefix with dot segments', `"${TENANTS}acme/../"`, /dot segments/],
+    ['a prefix with a space', `"${TENANTS}ac me/"`, /not a valid absolute SPARQL IRI/],
+    ['the reserved namespace', '"urn:x-sparql-guard:tenants/acme/"', /reserved by the rewriter/],
+    ['the reserved namespace in capitals', '"URN:X-SPARQL-GUARD:tenants/"', /reserved by the rewriter/],
+    ['the reserved namespace itself', '"urn:x-sparql-guard:"', /does not end in \/ or #/],
+  ];
+  for (const [name, object, expected] of cases) {
+    it(`refuses ${name}`, async () => {
+      const message = await loadFailure(policy(object));
+      assert.match(message, expected);
+      assert.match(message, /policy <https:\/\/example\.org\/policies\/p>/);
+    });
+  }
+
+  it('refuses the term on a subject that is not a policy', async () => {
+    const message = await loadFailure(
+      `<https://example.org/policies/p> a guard:Policy; guard:group "acme".\n<https://example.org/x> guard:readGraphPrefix "${TENANTS}acme/".`,
+    );
+    assert.match(message, /uses guard:readGraphPrefix but is not declared a guard:Policy/);
+  });
+
+  it('fails the load when a prefix matches more graphs than maxPrefixGraphs', async () => {
+    const message = await loadFailure(policy(`"${TENANTS}acme/"`), { maxPrefixGraphs: 1 });
+    assert.match(message, /matches more than 1 graphs \(raise maxPrefixGraphs/);
+  });
+});
+
+describe('guard:readGraphPrefix when the store cannot list', () => {
+  let store: EmbeddedStore;
+  let guard: TestGuard;
+  before(async () => {
+    // A second embedded store as the guard's upstream, so the test can take it away.
+    store = await startEmbeddedStore({ dataFiles: [DATA], log: () => undefined });
+    guard = await startTestGuard({ upstream: store.queryUrl, policies: [POLICIES], auth: { apiKeys: API_KEYS }, timeoutMs: 2000 });
+  });
+  after(async () => {
+    await guard.close();
+    await store.stop();
+  });
+
+  it('keeps the set in force when a reload cannot list the graphs', async () => {
+    const before = guard.guard.policies.current();
+    assert.equal(before?.policies[0]?.graphs.length, 2);
+    await store.stop();
+    assert.equal(await guard.guard.reload(), false);
+    assert.equal(guard.guard.policies.current(), before);
+    const failure = guard.logs.find((line) => line.event === 'policies-reload-failed');
+    assert.match(
+      String(failure?.error),
+      /the store could not list the graphs under guard:readGraphPrefix "https:\/\/data\.example\.org\/tenants\/acme\/": upstream unreachable/,
+    );
+  });
+});
+
+describe('listPrefixGraphs against answers a store should never give', () => {
+  const answer = (...graphs: { type: string; value: string }[]): StoreQuery => {
+    return () => Promise.resolve(JSON.stringify({ head: { vars: ['g'] }, results: { bindings: graphs.map((g) => ({ g })) } }));
+  };
+  const acme = `${TENANTS}acme/`;
+
+  it('fails the load on a graph outside the prefix (the store ignored the FILTER)', async () => {
+    await assert.rejects(listPrefixGraphs(answer({ type: 'uri', value: `${TENANTS}acme-evil/x` }), [acme], 10), (error: Error) => {
+      assert.ok(error instanceof PolicyLoadError);
+      assert.match(error.message, /does not start with the prefix/);
+      return true;
+    });
+  });
+
+  it('fails the load on a literal or blank node where a graph IRI belongs', async () => {
+    for (const term of [
+      { type: 'literal', value: `${acme}x` },
+      { type: 'bnode', value: 'b0' },
+    ]) {
+      await assert.rejects(listPrefixGraphs(answer(term), [acme], 10), /holds a \?g that is not an IRI/);
+    }
+  });
+
+  it('fails the load on an answer that is not SPARQL JSON results', async () => {
+    await assert.rejects(
+      listPrefixGraphs(() => Promise.resolve('<html>'), [acme], 10),
+      /is not SPARQL JSON results/,
+    );
+    await assert.rejects(
+      listPrefixGraphs(() => Promise.resolve('{"results":{}}'), [acme], 10),
+      /is not SPARQL JSON results/,
+    );
+  });
+
+  it('grants no graph that a policy could not name (dot segments, characters outside IRIs), and says so', async () => {
+    const listing = await listPrefixGraphs(
+      answer({ type: 'uri', value: `${acme}ok` }, { type: 'uri', value: `${acme}../globex/x` }, { type: 'uri', value: `${acme}a b` }),
+      [acme],
+      10,
+    );
+    assert.deepEqual(listing.graphs.get(acme), [`${acme}ok`]);
+    assert.equal(listing.skipped.length, 2);
+    assert.match(listing.skipped[0] ?? '', /is not granted: it has dot segments/);
+  });
+
+  it('asks for one graph more than the bound and fails past it', async () => {
+    let asked = '';
+    const query: StoreQuery = (text) => {
+      asked = text;
+      return answer({ type: 'uri', value: `${acme}1` }, { type: 'uri', value: `${acme}2` }, { type: 'uri', value: `${acme}3` })(
+        text,
+        '',
+        0,
+      );
+    };
+    await assert.rejects(listPrefixGraphs(query, [acme], 2), /matches more than 2 graphs/);
+    assert.match(asked, /LIMIT 3$/);
+    assert.match(asked, /STRSTARTS\(STR\(\?g\), "https:\/\/data\.example\.org\/tenants\/acme\/"\)/);
+  });
+});
+
+describe('guard:readGraphPrefix on the lab stores', () => {
+  const stores = rigStores();
+  if (stores.length === 0) {
+    it('skipped: no lab store (source /tmp/sparql-guard-rig/endpoints.env to set RIG_*_QUERY)', { skip: true }, () => undefined);
+  }
+  for (const store of stores) {
+    it(`lists the lab data's graphs under a prefix on ${store.name}`, async () => {
+      const { file, remove } = policyFile(
+        '<https://example.org/policies/lab> a guard:Policy; guard:group "acme"; guard:readGraphPrefix "http://example.org/g/".',
+      );
+      const guard = await startTestGuard({ upstream: store.queryUrl, policies: [file], auth: { apiKeys: API_KEYS } });
+      try {
+        const graphs = guard.guard.policies.current()?.policies[0]?.graphs ?? [];
+        for (const graph of ['public1', 'public2', 'teamA', 'teamB', 'secret'])
+          assert.ok(graphs.includes(`http://example.org/g/${graph}`), graph);
+        assert.ok(graphs.every((graph) => graph.startsWith('http://example.org/g/')));
+      } finally {
+        await guard.close();
+        remove();
+      }
+    });
+    const update = { oxigraph: process.env.RIG_OXIGRAPH_UPDATE, jena: process.env.RIG_JENA_UPDATE }[store.name];
+    if (update === undefined || update === '') {
+      it(`skipped on ${store.name}: the lab has no update endpoint for it to write tenant graphs`, { skip: true }, () => undefined);
+      continue;
+    }
+    it(`lists the graphs under the prefix on ${store.name}, again at each reload`, async () => {
+      const root = `https://sparql-guard.test/22b-${process.pid}-${Date.now()}/tenants/`;
+      const write = async (text: string) => {
+        const response = await fetch(update, { method: 'POST', headers: { 'content-type': 'application/sparql-update' }, body: text });
+        assert.ok(response.ok, `update on ${store.name}: ${response.status}`);
+      };
+      const { file, remove } = policyFile(
+        `<https://example.org/policies/acme> a guard:Policy; guard:group "acme"; guard:readGraphPrefix "${root}acme/".`,
+      );
+      await write(
+        `INSERT DATA { GRAPH <${root}acme/a> { <${root}s> <${root}p> 1 } GRAPH <${root}acme-evil/a> { <${root}s> <${root}p> 2 } }`,
+      );
+      const guard = await startTestGuard({ upstream: store.queryUrl, policies: [file], auth: { apiKeys: API_KEYS } });
+      try {
+        const seen = async () => (await select(guard.endpoint, GRAPHS_SEEN, { key: ACME_KEY })).rows.map((row) => row.g);
+        assert.deepEqual(await seen(), [`${root}acme/a`]);
+        await write(`INSERT DATA { GRAPH <${root}acme/b> { <${root}s> <${root}p> 3 } }`);
+        assert.deepEqual(await seen(), [`${root}acme/a`], 'a new graph waits for the next load');
+        assert.equal(await guard.guard.reload(), true);
+        assert.deepEqual(await seen(), [`${root}acme/a`, `${root}acme/b`]);
+        await write(`DROP SILENT GRAPH <${root}acme/a>`);
+        assert.equal(await guard.guard.reload(), true);
+        assert.deepEqual(await seen(), [`${root}acme/b`]);
+      } finally {
+        await guard.close();
+        remove();
+        for (const graph of ['acme/a', 'acme/b', 'acme-evil/a']) await write(`DROP SILENT GRAPH <${root}${graph}>`);
+      }
+    });
+  }
+});
