@@ -2,11 +2,15 @@
 
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 
-/** `AMD EPYC 7B13 x 2, 8 GiB, Node v20.20.2, linux/x64`: printed beside every table. */
+/**
+ * `AMD EPYC 7B13 x 2, 8 GiB, Node v20.20.2 (V8 11.3), linux/x64`: printed beside every table.
+ * Node and its V8 change the figures (the JIT, the HTTP server and streams come with Node), so a
+ * figure is compared only with figures measured on the same Node.
+ */
 export function describeMachine(): string {
   const cpu = cpus();
   const model = (cpu[0]?.model ?? 'unknown cpu').replace(/\s+/g, ' ').trim();
-  return `${model} x ${cpu.length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${process.platform}/${process.arch}`;
+  return `${model} x ${cpu.length}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version} (V8 ${process.versions.v8.split('.').slice(0, 2).join('.')}), ${process.platform}/${process.arch}`;
 }
 
 /** The load average now: other work on the machine lowers throughput figures (CPU per request much less). */
