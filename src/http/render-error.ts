@@ -1,15 +1,22 @@
 // The one renderer of error responses: text/plain, one line (README.md#errors).
 
 import type { FastifyReply } from 'fastify';
+import { scriptChallenge } from '../auth/identify-caller.js';
 import type { GuardError } from '../guard-error.js';
+import { headerValue } from '../header-value.js';
 import { PRIVATE_NO_STORE } from './cache-control.js';
 
-/** Writes `error` as the response: its status, its headers, and its message as one line. */
+/**
+ * Writes `error` as the response: its status, its headers, and its message as one line. A
+ * 401 to a script in a browser (a `Sec-Fetch-Mode` other than `navigate`: browsers send it,
+ * scripts cannot set it) lists Bearer first, so the browser shows no login dialog over the page.
+ */
 export function renderError(reply: FastifyReply, error: GuardError): FastifyReply {
-  return reply
-    .code(error.status)
-    .headers(error.headers)
-    .header('content-type', 'text/plain; charset=utf-8')
-    .header('cache-control', PRIVATE_NO_STORE)
-    .send(`${error.message}\n`);
+  reply.code(error.status).headers(error.headers);
+  const challenge = reply.getHeader('www-authenticate');
+  const fetchMode = headerValue(reply.request.headers['sec-fetch-mode']);
+  if (typeof challenge === 'string' && fetchMode !== undefined && fetchMode !== 'navigate') {
+    reply.header('www-authenticate', scriptChallenge(challenge));
+  }
+  return reply.header('content-type', 'text/plain; charset=utf-8').header('cache-control', PRIVATE_NO_STORE).send(`${error.message}\n`);
 }
