@@ -8,8 +8,8 @@ import { PRIVATE_NO_STORE } from './cache-control.js';
 
 /**
  * Writes `error` as the response: its status, its headers, and its message as one line. A
- * 401 to a script in a browser (a `Sec-Fetch-Mode` other than `navigate`: browsers send it,
- * scripts cannot set it) lists Bearer first, so the browser shows no login dialog over the page.
+ * 401 to a script in a browser (a `Sec-Fetch-Mode` other than `navigate`: browsers send it and
+ * scripts cannot set it; Node's fetch sends it too, and answers no challenge either way) lists Bearer first, so the browser shows no login dialog over the page.
  */
 export function renderError(reply: FastifyReply, error: GuardError): FastifyReply {
   reply.code(error.status).headers(error.headers);
