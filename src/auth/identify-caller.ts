@@ -52,8 +52,20 @@ export interface CallerIdentifier {
  * Basic with the key of a `http://user:KEY@host/` URL, and fail on a Bearer they cannot answer.
  */
 export function authChallenge(auth: AuthSettings): string {
-  const bearer = `Bearer realm="${REALM}"`;
-  return auth.apiKeys.length > 0 ? `Basic realm="${REALM}", charset="UTF-8", ${bearer}` : bearer;
+  return auth.apiKeys.length > 0 ? `${BASIC_CHALLENGE}, ${BEARER_CHALLENGE}` : BEARER_CHALLENGE;
+}
+
+const BASIC_CHALLENGE = `Basic realm="${REALM}", charset="UTF-8"`;
+const BEARER_CHALLENGE = `Bearer realm="${REALM}"`;
+
+/**
+ * The challenge of authChallenge as a script in a browser gets it: Bearer first. A browser
+ * reads the first challenge of the header line and answers Basic with a login dialog over the
+ * page (the Fetch standard lets it prompt for a same-origin request), where the script (the
+ * query page, with its own key field) must get the 401 itself. Other values pass unchanged.
+ */
+export function scriptChallenge(challenge: string): string {
+  return challenge.startsWith(`${BASIC_CHALLENGE}, `) ? `${challenge.slice(BASIC_CHALLENGE.length + 2)}, ${BASIC_CHALLENGE}` : challenge;
 }
 
 /**

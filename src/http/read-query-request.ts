@@ -25,14 +25,15 @@ const NONE: readonly string[] = [];
 
 /**
  * Turns an HTTP request into a QueryRequest. Refusals, in this order: 403 for any
- * update (application/sparql-update, an `update` parameter), 415 for an unsupported
- * Content-Type or charset, 400 for a missing, empty or repeated `query`, or a body
- * that is not UTF-8.
+ * update (application/sparql-update, an `update` parameter), 400 for an `access_token`
+ * parameter, 415 for an unsupported Content-Type or charset, 400 for a missing, empty or
+ * repeated `query`, or a body that is not UTF-8.
  */
 export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
   // The query string's bytes (node gives the request line's bytes as latin1 characters).
   const urlParams = raw.search === '' ? EMPTY : parseForm(Buffer.from(raw.search, 'latin1'));
   refuseUpdate(urlParams);
+  refuseParameterCredential(urlParams);
   if (raw.method === 'GET') return fromParams(urlParams, EMPTY);
 
   const { mediaType, charset } = parseContentType(raw.contentType);
@@ -46,6 +47,7 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
     if (raw.body !== undefined && !isUtf8(raw.body)) throw notUtf8();
     const bodyParams = raw.body === undefined ? EMPTY : parseForm(raw.body);
     refuseUpdate(bodyParams);
+    refuseParameterCredential(bodyParams);
     return fromParams(urlParams, bodyParams);
   }
   if (mediaType === SPARQL_QUERY) {
@@ -73,6 +75,17 @@ const EMPTY: FormParams = new Map();
 function refuseUpdate(params: FormParams): void {
   if (params.has('update')) {
     throw new GuardError(403, 'update', 'updates are not allowed: this endpoint only answers read queries');
+  }
+}
+
+/**
+ * `access_token` (RFC 6750 sections 2.2 and 2.3, a bearer token as a parameter) is never read:
+ * a credential in a URL ends up in history, logs and Referer headers. Refused rather than
+ * ignored, so the caller does not silently run as anonymous.
+ */
+function refuseParameterCredential(params: FormParams): void {
+  if (params.has('access_token')) {
+    throw new GuardError(400, 'credentials are not read from request parameters (access_token): send the key in an Authorization header');
   }
 }
 

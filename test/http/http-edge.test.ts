@@ -248,6 +248,18 @@ describe('CORS and Vary', () => {
 });
 
 describe('error rendering', () => {
+  it('401 lists Basic first for clients and navigations, Bearer first for a script in a browser (no login dialog)', async () => {
+    const { app } = createEdge();
+    const challengeFor = async (headers: Record<string, string>) =>
+      String((await app.inject({ url: queryUrl(SELECT), headers: { 'x-api-key': 'wrong-key', ...headers } })).headers['www-authenticate']);
+    const basicFirst = 'Basic realm="sparql-guard", charset="UTF-8", Bearer realm="sparql-guard"';
+    const bearerFirst = 'Bearer realm="sparql-guard", Basic realm="sparql-guard", charset="UTF-8"';
+    assert.equal(await challengeFor({}), basicFirst);
+    assert.equal(await challengeFor({ 'sec-fetch-mode': 'navigate' }), basicFirst);
+    assert.equal(await challengeFor({ 'sec-fetch-mode': 'cors' }), bearerFirst);
+    assert.equal(await challengeFor({ 'sec-fetch-mode': 'same-origin' }), bearerFirst);
+  });
+
   it('401 carries the challenge; refusals never echo the query', async () => {
     const { app } = createEdge();
     const response = await app.inject({ url: queryUrl(SELECT), headers: { 'x-api-key': 'wrong-key' } });

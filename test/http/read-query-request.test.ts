@@ -69,6 +69,17 @@ describe('readQueryRequest', () => {
     assert.equal(refusal({ method: 'POST', search: 'update=1', contentType: 'text/plain', body: undefined }), 403);
   });
 
+  it('refuses a bearer token given as a parameter (access_token in the URL or the form) with 400, never reading it', () => {
+    const search = `query=${encodeURIComponent(Q)}&access_token=sg_secret`;
+    assert.equal(refusal({ method: 'GET', search, contentType: undefined, body: undefined }), 400);
+    assert.equal(refusal(form(`query=${encodeURIComponent(Q)}&access_token=sg_secret`)), 400);
+    assert.equal(refusal(form(`query=${encodeURIComponent(Q)}`, 'access_token=sg_secret')), 400);
+    assert.throws(
+      () => readQueryRequest({ method: 'GET', search, contentType: undefined, body: undefined }),
+      (error: GuardError) => !error.message.includes('sg_secret') && /Authorization header/.test(error.message),
+    );
+  });
+
   it('refuses a missing, empty or repeated query with 400', () => {
     assert.equal(refusal({ method: 'GET', search: '', contentType: undefined, body: undefined }), 400);
     assert.equal(refusal({ method: 'GET', search: 'query=', contentType: undefined, body: undefined }), 400);

@@ -218,7 +218,11 @@ describeOnEveryStore(
       const body = await response.text();
       assert.equal(response.status, 401);
       assert.equal(body, 'the token is for another audience\n');
-      assert.equal(response.headers.get('www-authenticate'), 'Basic realm="sparql-guard", charset="UTF-8", Bearer realm="sparql-guard"');
+      assert.equal(
+        response.headers.get('www-authenticate'),
+        'Bearer realm="sparql-guard", Basic realm="sparql-guard", charset="UTF-8"',
+        'Node fetch sends Sec-Fetch-Mode: Bearer first',
+      );
     });
 
     it('explains the JWT caller with the agent and groups of its claims', async () => {

@@ -306,6 +306,97 @@ describe('createUpstream: the caller going away', () => {
   });
 });
 
+describe('createUpstream: onEnd, the end of the exchange with the store', () => {
+  /** Counts the calls of onEnd. */
+  function endWatch() {
+    const state = { calls: 0 };
+    return { state, onEnd: () => (state.calls += 1) };
+  }
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+  test('is called once when the answer arrived to its last byte, not before', async () => {
+    let finish: () => void = () => undefined;
+    const base = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.write('a');
+      finish = () => res.end('b');
+    });
+    const { state, onEnd } = endWatch();
+    const res = await upstream(base, 5000).send('SELECT', 'text/csv', new AbortController().signal, undefined, undefined, onEnd);
+    const iterator = res.body[Symbol.asyncIterator]();
+    await iterator.next();
+    await tick();
+    assert.equal(state.calls, 0, 'the answer is still under way');
+    finish();
+    assert.equal(await readAll({ [Symbol.asyncIterator]: () => iterator } as unknown as Readable), 'b');
+    await tick();
+    assert.equal(state.calls, 1);
+  });
+
+  test('is called once, with the store connection closed, when the caller goes away before or during the answer', async () => {
+    for (const moment of ['before the headers', 'mid-body'] as const) {
+      let storeClosed = false;
+      let arrived: () => void = () => undefined;
+      const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+      const base = await serve((req, res) => {
+        req.resume();
+        req.socket.on('close', () => (storeClosed = true));
+        if (moment === 'mid-body') {
+          res.writeHead(200);
+          res.write('a');
+        }
+        arrived();
+      });
+      const { state, onEnd } = endWatch();
+      const caller = new AbortController();
+      const pending = upstream(base, 5000).send('SELECT', 'text/csv', caller.signal, undefined, undefined, onEnd);
+      await requestArrived;
+      if (moment === 'mid-body') {
+        const res = await pending;
+        res.body.on('error', () => undefined);
+        caller.abort();
+      } else {
+        caller.abort();
+        await assert.rejects(pending, GuardError);
+      }
+      assert.equal(state.calls, 1, moment);
+      for (let i = 0; i < 40 && !storeClosed; i++) await tick();
+      assert.ok(storeClosed, `the store's connection is closed (${moment})`);
+      caller.abort();
+      await tick();
+      assert.equal(state.calls, 1, `once only (${moment})`);
+    }
+  });
+
+  test('is called at once, and nothing is sent, for a signal already fired', async () => {
+    let requests = 0;
+    const base = await serve((req, res) => {
+      requests++;
+      req.resume();
+      res.end();
+    });
+    const caller = new AbortController();
+    caller.abort();
+    const { state, onEnd } = endWatch();
+    await assert.rejects(upstream(base).send('ASK {}', 'text/csv', caller.signal, undefined, undefined, onEnd), GuardError);
+    assert.equal(state.calls, 1);
+    assert.equal(requests, 0);
+  });
+
+  test('is called once when the headers deadline ends the exchange', async () => {
+    const base = await serve((req) => {
+      req.resume();
+    });
+    const { state, onEnd } = endWatch();
+    await assert.rejects(
+      upstream(base, 150).send('ASK {}', 'text/csv', new AbortController().signal, undefined, undefined, onEnd),
+      GuardError,
+    );
+    assert.equal(state.calls, 1);
+  });
+});
+
 describe('createUpstream: keep-alive', () => {
   test('consecutive requests reuse connections instead of opening one each', async () => {
     const sockets = new Set<unknown>();
