@@ -99,12 +99,13 @@ async function loadUnlessSame(
     ruleFiles: [...sources.ruleFiles],
     engine: options.engine ?? 'auto',
     facts,
+    ...(digestInForce !== undefined && { digestInForce }),
   });
   if (!reply.ok) throw new PolicyLoadError(reply.message, reply.file, reply.policy);
   const started = performance.now();
-  const set = reply.digest === digestInForce ? undefined : await compilePolicySet(reply.policies);
+  const set = reply.policies === undefined ? undefined : await compilePolicySet(reply.policies);
   const stats: LoadStats = {
-    policyCount: reply.policies.iris.length,
+    policyCount: reply.policyCount,
     eyeInputTriples: reply.eyeInputTriples,
     readMs: reply.readMs,
     eyeMs: reply.eyeMs,
