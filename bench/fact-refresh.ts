@@ -42,7 +42,9 @@ const sourceQuery = (run: Run) =>
   `PREFIX app: <https://example.org/app#> PREFIX proj: <https://example.org/projects#> CONSTRUCT { ?agent proj:memberOf ?project. ?graph proj:belongsTo ?project } WHERE { GRAPH <${run.app}> { { ?agent app:memberOf ?project } UNION { ?graph app:partOf ?project } } }`;
 
 async function update(text: string): Promise<void> {
-  const response = await fetch(UPDATE_URL!, { method: 'POST', body: new URLSearchParams({ update: text }) });
+  const send = () => fetch(UPDATE_URL!, { method: 'POST', body: new URLSearchParams({ update: text }) });
+  // A keep-alive connection the store closed while idle fails once (EPIPE); a new one does not.
+  const response = await send().catch(send);
   if (response.status >= 300) throw new Error(`lab update: ${response.status} ${await response.text()}`);
   await response.arrayBuffer();
 }
@@ -377,6 +379,9 @@ async function main(): Promise<void> {
         `${same.swapped ? 'set swapped' : 'no swap'} (unchanged reloads +${same.unchanged}), plan-cache hit rate ${(same.hitRateBefore * 100).toFixed(1)} % before, ` +
         `${(same.hitRateAfter * 100).toFixed(1)} % after, ${same.missesAfter} misses after (target: unchanged, no flush: ${!same.swapped && same.missesAfter === 0 ? 'met' : 'NOT met'})\n`,
     );
+  } catch (error) {
+    console.log(`failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    process.exitCode = 1;
   } finally {
     await emptyStore(run);
   }
