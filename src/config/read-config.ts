@@ -13,7 +13,7 @@ import { MAX_TIMER_MS } from '../max-timer-ms.js';
 export { ConfigError } from './config-error.js';
 
 /**
- * One configuration key, declared once (docs/design.md#configuration): how its value is read
+ * One configuration key, declared once (docs/design.md#config): how its value is read
  * and checked, what an absent key stands for, and the environment variable that overrides it.
  * The GuardConfig type, the unknown-key check, the defaults and the README table's test all
  * come from these declarations.

@@ -14,7 +14,7 @@ import { lexQueryShape, type QueryShape } from './lex-query-shape.js';
 
 /**
  * Planner settings: the config keys baseIri, maxQueryDepth, planCache and allowedFunctions,
- * as the configuration checked them and with its defaults (docs/design.md#configuration);
+ * as the configuration checked them and with its defaults (docs/design.md#config);
  * the planner does not check them again.
  */
 export interface PlannerOptions {
@@ -25,7 +25,7 @@ export interface PlannerOptions {
   /**
    * Bounds of the plan cache. maxEntries 0 = no cache, which the configuration never gives
    * (its floor is 1): tests compare cached plans with it and bench/ times it as the cold plan
-   * (docs/design.md#configuration).
+   * (docs/design.md#config).
    */
   planCache: { maxEntries: number; maxBytes: number };
   /**
