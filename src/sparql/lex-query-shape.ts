@@ -62,9 +62,11 @@ export interface QueryShape {
  * any token exists). `baseIri` is the planner's base, for relative IRIs.
  */
 export function lexQueryShape(text: string, baseIri: string): QueryShape | undefined {
-  if (text.includes('\\u') || text.includes('\\U')) return undefined;
+  if (CODEPOINT_ESCAPE.test(text)) return undefined;
   return new ShapeLexer(text, baseIri).lex();
 }
+
+const CODEPOINT_ESCAPE = /\\[uU]/;
 
 /** What the keyword or `^^` before a token decides about it (see ShapeLexer.after). */
 type After = 'other' | 'limit' | 'keyed';
@@ -98,8 +100,8 @@ const UNCLASSIFIED = new Error('text the lexer does not classify');
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 
-/** The keywords the lexer acts on (any case, §19.2; 4 to 7 letters): the token after LIMIT and OFFSET, and IRIs after the keyed ones, stay in the key. */
-const KEYWORDS: ReadonlyMap<string, 'limit' | 'keyed' | 'boolean' | 'base' | 'prefix'> = new Map([
+/** The keywords the lexer acts on (any case, §19.2): the token after LIMIT and OFFSET, and IRIs after the keyed ones, stay in the key. */
+const KEYWORDS: readonly (readonly [string, 'limit' | 'keyed' | 'boolean' | 'base' | 'prefix'])[] = [
   ['LIMIT', 'limit'],
   ['OFFSET', 'limit'],
   ['FROM', 'keyed'],
@@ -111,7 +113,7 @@ const KEYWORDS: ReadonlyMap<string, 'limit' | 'keyed' | 'boolean' | 'base' | 'pr
   ['FALSE', 'boolean'],
   ['BASE', 'base'],
   ['PREFIX', 'prefix'],
-]);
+];
 
 /** The one-character punctuation of the grammar ([28]-[138]), by code; `^^ && || != <= >=` are read as pairs first. */
 const PUNCTUATION = new Set([...'{}()[];,.+-*/|^!=<>?'].map((ch) => ch.charCodeAt(0)));
@@ -384,8 +386,7 @@ class ShapeLexer {
     if ((d === 0x3a || d === 0x2d || d === 0x2e || d >= 0x80) && this.PNAME()) return true;
     this.pos = end;
     this.keep(start, end);
-    // The keywords the lexer acts on are 4 to 7 letters long.
-    const word = end - start >= 4 && end - start <= 7 ? KEYWORDS.get(this.text.slice(start, end).toUpperCase()) : undefined;
+    const word = keywordAt(this.text, start, end);
     this.after = word === 'limit' || word === 'keyed' ? word : 'other';
     if (word === 'boolean' || (end - start === 1 && this.text.charCodeAt(start) === 0x61))
       this.term(); // `a` is a verb
@@ -831,6 +832,18 @@ function isHex(c: number): boolean {
 /** A keyword's character: a letter, a digit or `_`. */
 function isWordCharacter(c: number): boolean {
   return isLetter(c) || isDigit(c) || c === 0x5f;
+}
+
+/** What the word from `from` to `to` (letters, digits, `_`) means to the lexer (KEYWORDS), compared without case and without a copy. */
+function keywordAt(text: string, from: number, to: number): (typeof KEYWORDS)[number][1] | undefined {
+  for (const [word, meaning] of KEYWORDS) {
+    if (word.length !== to - from) continue;
+    let j = 0;
+    // Upper-casing an ASCII letter clears bit 0x20; a digit or `_` never meets a keyword's letter so.
+    while (j < word.length && (text.charCodeAt(from + j) & ~0x20) === word.charCodeAt(j)) j++;
+    if (j === word.length) return meaning;
+  }
+  return undefined;
 }
 
 /** Whether `c` and `d` are one of the pairs `^^ && || != <= >=`. */
