@@ -15,7 +15,7 @@ import { findConstructProblem } from '../sparql/find-construct-problem.js';
 export { ConfigError } from './config-error.js';
 
 /**
- * One configuration key, declared once (docs/design.md#configuration): how its value is read
+ * One configuration key, declared once (docs/design.md#config): how its value is read
  * and checked, what an absent key stands for, and the environment variable that overrides it.
  * The GuardConfig type, the unknown-key check, the defaults and the README table's test all
  * come from these declarations.

@@ -47,7 +47,7 @@ export interface QueryServices {
   /**
    * Undefined when queries may go to the store now; else a promise that resolves when they
    * may, or rejects with GuardError (a store that ignores FROM / FROM NAMED gets no query:
-   * docs/design.md#design-notes). Absent: every query may go.
+   * docs/design.md#upstream). Absent: every query may go.
    */
   readonly admitQuery?: (signal: AbortLike) => Promise<void> | undefined;
   /** Records requests and queries for Prometheus; absent when metrics are off. */

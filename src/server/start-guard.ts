@@ -63,7 +63,7 @@ const stdoutWriter = createLogWriter((text) => process.stdout.write(text));
 let flushesOnExit = false;
 
 /**
- * One JSON line per event on standard output (docs/design.md#design-notes, "Logging"). Request lines go
+ * One JSON line per event on standard output (docs/design.md#server, "Logging"). Request lines go
  * out in batches; whatever is still buffered is written when the process exits (process.exit,
  * or an uncaught error), where writes to files and pipes are synchronous.
  */
@@ -76,7 +76,7 @@ export const logToStdout: LogLine = (entry) => {
 };
 
 /**
- * Starts the embedded store (docs/design.md#embedded-store) when no upstream is configured: loaded
+ * Starts the embedded store (docs/design.md#embedded) when no upstream is configured: loaded
  * from `embedded.data`, else the demo data. Undefined when there is an upstream.
  */
 export async function startConfiguredEmbeddedStore(config: GuardConfig, log: LogLine): Promise<EmbeddedStore | undefined> {

@@ -34,7 +34,7 @@ export const NO_EXTENSION_FUNCTIONS: FunctionAllowList = { exact: new Set(), pre
 
 /**
  * Compiles the allowedFunctions entries as the configuration checked them
- * (absolute IRIs, none in or covering a denied namespace; docs/design.md#configuration).
+ * (absolute IRIs, none in or covering a denied namespace; docs/design.md#config).
  */
 export function compileFunctionAllowList(entries: readonly string[]): FunctionAllowList {
   const exact = new Set<string>();

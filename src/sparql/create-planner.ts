@@ -11,11 +11,10 @@ import { prepareQuery, type PrepareSettings } from './prepare-query.js';
 import type { PreparedQuery } from './prepared-query.js';
 import { cutConstantSlots, writeSentinelText, type CutResult } from './cut-constant-slots.js';
 import { lexQueryShape, type QueryShape } from './lex-query-shape.js';
-import { createShapeLayouts } from './shape-layouts.js';
 
 /**
  * Planner settings: the config keys baseIri, maxQueryDepth, planCache and allowedFunctions,
- * as the configuration checked them and with its defaults (docs/design.md#configuration);
+ * as the configuration checked them and with its defaults (docs/design.md#config);
  * the planner does not check them again.
  */
 export interface PlannerOptions {
@@ -26,7 +25,7 @@ export interface PlannerOptions {
   /**
    * Bounds of the plan cache. maxEntries 0 = no cache, which the configuration never gives
    * (its floor is 1): tests compare cached plans with it and bench/ times it as the cold plan
-   * (docs/design.md#configuration).
+   * (docs/design.md#config).
    */
   planCache: { maxEntries: number; maxBytes: number };
   /**
@@ -131,39 +130,10 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     max: planCache.maxEntries,
     maxSize: planCache.maxBytes,
     sizeCalculation: (entry, key) => 2 * key.length + entrySize(entry),
-    dispose: (entry, key) => {
+    dispose: (entry) => {
       if (entry.kind === 'variant') entry.shape.variants--;
-      forget(key);
     },
   });
-
-  // The first look at a shape key, before the LRU (docs/design.md#plan-cache): entries the LRU holds, by a
-  // number read from a few of the key's characters, each checked against the whole key. The LRU's map hashes
-  // every character of a new key string on every request; the first look compares them, once.
-  const firstLook = new Map<number, FirstLook>();
-  const forget = (key: string): void => {
-    const sample = sampleOf(key);
-    if (firstLook.get(sample)?.key === key) firstLook.delete(sample);
-  };
-  /** The entry the LRU holds for a shape key, or undefined. */
-  const getShape = (key: string): CacheEntry | undefined => {
-    const sample = sampleOf(key);
-    const known = firstLook.get(sample);
-    if (known !== undefined && known.key === key) {
-      // The LRU learns of every TOUCH_EVERY-th use, so a shape in use is not the first evicted.
-      if (++known.uses === TOUCH_EVERY) {
-        known.uses = 0;
-        cache.get(key);
-      }
-      return known.entry;
-    }
-    const found = cache.get(key);
-    if (found !== undefined) {
-      if (firstLook.size >= FIRST_LOOK_ENTRIES) firstLook.clear();
-      firstLook.set(sample, { key, entry: found, uses: 0 });
-    }
-    return found;
-  };
 
   const planExact = (request: QueryRequest, grant: Grant): Plan => {
     const key = 'E' + datasetKey(request) + request.query;
@@ -190,36 +160,11 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   let hits = 0;
   let misses = 0;
   let shapes = 0;
-  // The shapes of the latest texts, by exact text (docs/design.md#plan-cache): a query an application sends
-  // again as it is is lexed once. A shape is a pure function of the text (the base IRI is the planner's).
-  const lexed = new LRUCache<string, QueryShape>({
-    max: LEXED_ENTRIES,
-    maxSize: LEXED_CHARS,
-    sizeCalculation: (shape, text) => text.length + shape.key.length,
-  });
-  // The layouts of the texts lexed (docs/design.md#plan-cache): a text of a known layout with other constants is
-  // matched against it, its code compared and only its constants read, instead of lexed.
-  const layouts = createShapeLayouts({
-    maxLayouts: Math.min(planCache.maxEntries, LAYOUTS_MAX),
-    maxChars: Math.max(1, Math.floor(planCache.maxBytes / 4)),
-  });
-  const shapeOf = (text: string): QueryShape | undefined => {
-    const known = lexed.get(text);
-    if (known !== undefined) return known;
-    let shape = layouts.match(text);
-    if (shape === undefined) {
-      shape = lexQueryShape(text, baseIri);
-      if (shape !== undefined) layouts.learn(shape);
-    }
-    if (shape !== undefined && text.length <= LEXED_TEXT_MAX) lexed.set(text, shape);
-    return shape;
-  };
-
   const planCached = (request: QueryRequest, grant: Grant): Plan => {
-    const shape = shapeOf(request.query);
+    const shape = lexQueryShape(request.query, baseIri);
     if (shape === undefined) return planExact(request, grant);
     const shapeKey = 'K' + datasetKey(request) + shape.key;
-    const found = getShape(shapeKey);
+    const found = cache.get(shapeKey);
     // A shape without sensitive constants is one entry: its template.
     if (found?.kind === 'variant') {
       return found.prepared === 'exact' ? planExact(request, grant) : applyGrant(found.prepared, grant, shape.fill);
@@ -306,38 +251,6 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     cache.set(shapeKey, info);
     return { info };
   }
-}
-
-/** A shape key the LRU holds and its entry, with the uses since the LRU last saw one. */
-interface FirstLook {
-  readonly key: string;
-  readonly entry: CacheEntry;
-  uses: number;
-}
-
-/** At most this many keys in the first look (then it starts again); each is also a key of the LRU. */
-/** Texts whose shape is remembered by exact text, their characters in all (text and key), and the longest text remembered. */
-const LEXED_ENTRIES = 32;
-const LEXED_CHARS = 2 ** 20;
-const LEXED_TEXT_MAX = 16 * 1024;
-/** At most this many layouts (and at most the plan cache's entries, in a quarter of its bytes as characters). */
-const LAYOUTS_MAX = 1024;
-const FIRST_LOOK_ENTRIES = 256;
-const TOUCH_EVERY = 16;
-/** Characters of a key read for its first-look number (and its length). */
-const SAMPLES = 24;
-
-/**
- * The first-look number of a shape key: its length and SAMPLES characters
- * spread over it from the end (shapes that share a prologue differ later).
- * Keys that share it are told apart by comparing them whole.
- */
-function sampleOf(key: string): number {
-  const n = key.length;
-  const step = Math.max(1, Math.floor(n / SAMPLES));
-  let h = n;
-  for (let j = n - 1; j >= 0; j -= step) h = Math.imul(h ^ key.charCodeAt(j), 0x01000193);
-  return h;
 }
 
 /**

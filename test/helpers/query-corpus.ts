@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Grant } from '../../src/policy/grant.js';
-import { layoutOf, lexQueryShape } from '../../src/sparql/lex-query-shape.js';
+import { lexQueryShape } from '../../src/sparql/lex-query-shape.js';
 import { W3C_SUITE, readW3cTests } from '../w3c/w3c-evaluation.js';
 import { readGoldenCase } from './golden-case.js';
 
@@ -138,14 +138,15 @@ export const LOCALS = ['m', 'm', '\u00e9', '\ud83d\ude00x', 'm\u00b7\u0301', 'm\
 
 /**
  * `query` with its constants replaced (one mutation of several), or undefined when it has none to replace. The code
- * between them is the shape's (white space and comments as one space), or with `asWritten` the text's own when it
- * has a layout (layoutOf): then the planner reads the mutation through the layout the query left.
+ * between them is the shape's (white space and comments as one space), or with `asWritten` the text's own.
  */
 export function mutate(query: string, seed: number, asWritten = false): string | undefined {
   const shape = lexQueryShape(query, 'http://localhost/');
   if (shape === undefined || shape.raw.length === 0) return undefined;
-  const layout = asWritten ? layoutOf(shape) : undefined;
-  const code = layout === undefined ? shape.code : [layout.head, ...layout.pieces];
+  const { spans } = shape;
+  const code = asWritten
+    ? [0, ...spans, query.length].flatMap((at, i, all) => (i % 2 === 0 ? [query.slice(at, all[i + 1])] : []))
+    : shape.code;
   const next = random(seed);
   let out = code[0] ?? '';
   for (let o = 0; o < shape.refs.length; o++) {

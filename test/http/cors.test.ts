@@ -5,11 +5,11 @@ import { describe, it } from 'node:test';
 import { createCorsHeaders } from '../../src/http/cors.js';
 
 describe('createCorsHeaders', () => {
-  it('by default echoes any origin, without credentials, and exposes WWW-Authenticate', () => {
+  it('by default echoes any origin, without credentials, and exposes WWW-Authenticate and the error code', () => {
     const cors = createCorsHeaders({ origins: undefined, credentials: false, trustedHeaders: ['x-remote-user'] });
     assert.deepEqual(cors.response('https://any.example'), {
       'access-control-allow-origin': 'https://any.example',
-      'access-control-expose-headers': 'WWW-Authenticate',
+      'access-control-expose-headers': 'WWW-Authenticate, sparql-guard-error',
     });
     assert.equal(cors.preflight('https://any.example')['access-control-allow-headers'], 'Authorization, Content-Type, Accept, X-API-Key');
     assert.deepEqual(cors.response(undefined), {});

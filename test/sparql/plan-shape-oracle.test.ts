@@ -76,7 +76,7 @@ test('shape cache oracle: every query the project holds, and mutations of its co
   sources.forEach((source, index) => {
     const cached = cachedPlannerFor(source.allowedFunctions);
     const variants = [source.query];
-    // Mutations with the shape's code, then two with the text's own (read through the layout the original left).
+    // Mutations with the shape's code, then two with the text's own white space and comments.
     for (let m = 0; m < 4; m++) {
       const mutated = mutate(source.query, index * 31 + m, m >= 2);
       if (mutated !== undefined) variants.push(mutated);
