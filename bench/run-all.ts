@@ -15,6 +15,7 @@ const SCRIPTS = [
   'streaming',
   'compile-policies',
   'reload-latency',
+  'fact-refresh',
   'identify-caller',
   'hand-written-code',
 ];

@@ -151,7 +151,7 @@ const FACT_SOURCE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
  */
 const FACT_SOURCE_KEYS = {
   name: key({ required: 'name the source, e.g. "members" (letters, digits, . _ -)', read: readFactSourceName }),
-  query: key({ required: 'give a SPARQL CONSTRUCT query, e.g. "CONSTRUCT { ?u guard:memberOf ?g } WHERE { ... }"', read: readFactQuery }),
+  query: key({ required: 'give a SPARQL CONSTRUCT query, e.g. "CONSTRUCT { ?u groups:memberOf ?g } WHERE { ... }"', read: readFactQuery }),
   refreshMs: integer(60_000, 1000, MAX_TIMER_MS, 'milliseconds between two reads of the source'),
   /** The whole answer must arrive within it. */
   timeoutMs: integer(30_000, 100, MAX_TIMER_MS, 'milliseconds'),

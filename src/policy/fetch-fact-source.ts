@@ -41,6 +41,8 @@ export async function fetchFactSource(upstream: Upstream, source: FactSourceConf
       accept: FACT_ACCEPT,
       timeoutMs: source.timeoutMs,
       maxBytes: source.maxBytes,
+      // The answer goes to the policy worker at every refresh: shared, it is never copied.
+      sharedMemory: true,
     });
     return { name: source.name, contentType: answer.contentType, body: answer.body, fetchMs: performance.now() - started, fetchedAt };
   } catch (error) {

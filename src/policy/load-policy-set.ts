@@ -33,7 +33,10 @@ export interface PolicySetSources {
 export interface LoadedPolicySet {
   readonly set: PolicySet;
   readonly stats: LoadStats;
-  /** sha256 of the compiled table: two loads with equal digests built the same set. */
+  /**
+   * sha256 of the compiled table, then `+` and the sha256 of the prefix listing when a policy has
+   * a `guard:readGraphPrefix`: two loads with equal digests built the same set.
+   */
   readonly digest: string;
 }
 
@@ -110,10 +113,14 @@ async function loadUnlessSame(
     ruleFiles: [...sources.ruleFiles],
     engine: options.engine ?? 'auto',
     facts,
+    // A set in force built with a prefix listing (its digest has a `+` part) needs the table back
+    // whatever the worker finds: its prefixes are listed again, and the listing may have changed.
+    ...(digestInForce !== undefined && !digestInForce.includes('+') && { digestInForce }),
   });
   if (!reply.ok) throw new PolicyLoadError(reply.message, reply.file, reply.policy);
   // The prefixes are known once the policy files are read: the store's graphs are listed now, in this load.
-  const prefixes = new Set(reply.policies.graphPrefixes.flat());
+  // No table back means the table in force, which (its digest has no `+` part) holds no prefix.
+  const prefixes = new Set(reply.policies?.graphPrefixes.flat() ?? []);
   let listing: PrefixListing | undefined;
   if (prefixes.size > 0) {
     if (sources.storeQuery === undefined) {
@@ -123,10 +130,11 @@ async function loadUnlessSame(
   }
   const started = performance.now();
   // The table is the worker's and the listed graphs: the digest covers both, so a graph added under a prefix is a change.
-  const digest = listing === undefined ? reply.digest : digestWithListing(reply.digest, listing);
-  const set = digest === digestInForce ? undefined : await compilePolicySet(reply.policies, listing?.graphs);
+  const digest = listing === undefined ? reply.digest : `${reply.digest}+${digestOfListing(listing)}`;
+  const set =
+    reply.policies === undefined || digest === digestInForce ? undefined : await compilePolicySet(reply.policies, listing?.graphs);
   const stats: LoadStats = {
-    policyCount: reply.policies.iris.length,
+    policyCount: reply.policyCount,
     eyeInputTriples: reply.eyeInputTriples,
     readMs: reply.readMs,
     eyeMs: reply.eyeMs,
@@ -147,9 +155,9 @@ async function loadUnlessSame(
   return { set, stats: Object.freeze(stats), digest };
 }
 
-/** The worker's digest of the table, extended with every prefix and the graphs listed under it. */
-function digestWithListing(digest: string, listing: PrefixListing): string {
-  const hash = createHash('sha256').update(digest);
+/** A digest of every prefix and the graphs listed under it. */
+function digestOfListing(listing: PrefixListing): string {
+  const hash = createHash('sha256');
   for (const prefix of [...listing.graphs.keys()].sort()) {
     hash.update(`\u0000${prefix}`);
     for (const graph of listing.graphs.get(prefix) ?? []) hash.update(`\u0001${graph}`);

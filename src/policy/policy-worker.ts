@@ -19,6 +19,8 @@ export interface WorkerJob {
   readonly engine: EngineChoice;
   /** The fact sources' answers, in the order of config `facts`. */
   readonly facts: readonly FactInput[];
+  /** The digest of the set in force: a load that derives it again sends no table back. */
+  readonly digestInForce?: string;
 }
 
 /** The answer: the policies with their derived principals and graphs, or the one-line failure. */
@@ -26,7 +28,9 @@ export type WorkerReply =
   | {
       readonly id: number;
       readonly ok: true;
-      readonly policies: AttachedPolicies;
+      /** Undefined when the table's digest is the job's `digestInForce` (nothing to compile). */
+      readonly policies: AttachedPolicies | undefined;
+      readonly policyCount: number;
       readonly eyeInputTriples: number;
       readonly readMs: number;
       readonly eyeMs: number;
@@ -78,7 +82,10 @@ async function run(job: WorkerJob): Promise<WorkerReply> {
     const readMs = performance.now() - started;
     const reasoning = await reasonOverPolicies(document.quads, job.ruleFiles, job.engine);
     const attachStarted = performance.now();
-    const policies = attachDerivations(document, reasoning.derived);
+    const attached = attachDerivations(document, reasoning.derived);
+    const digest = digestOf(attached);
+    // The same table as in force: not sent, so the main thread neither receives nor compiles it.
+    const policies = digest === job.digestInForce ? undefined : attached;
     return {
       id: job.id,
       ok: true,
@@ -93,7 +100,8 @@ async function run(job: WorkerJob): Promise<WorkerReply> {
       // The worker's heap as the load leaves it (the reasoner's store is still there to collect).
       workerHeapBytes: getHeapStatistics().total_heap_size,
       factTriples: document.origins.slice(job.policyFiles.length).map((origin) => origin.count),
-      digest: digestOf(policies),
+      digest,
+      policyCount: attached.iris.length,
     };
   } catch (error) {
     if (error instanceof PolicyLoadError) {
@@ -131,6 +139,7 @@ function digestOf(policies: AttachedPolicies): string {
   texts(policies.principalNames);
   texts(policies.graphs);
   for (const paths of policies.hidePaths) texts(paths);
+  for (const prefixes of policies.graphPrefixes) texts(prefixes);
   for (const limits of policies.limits) text(JSON.stringify(Object.entries(limits).sort()));
   for (const array of [
     policies.orders,

@@ -47,7 +47,7 @@ describe('readConfig with a real file setting every key', () => {
         {
           name: 'members',
           query:
-            'PREFIX guard: <https://w3id.org/sparql-guard#> CONSTRUCT { ?u guard:memberOf ?g } WHERE { GRAPH <https://example.org/app> { ?u <https://example.org/memberOf> ?g } }',
+            'PREFIX groups: <https://example.org/groups#> CONSTRUCT { ?u groups:memberOf ?g } WHERE { GRAPH <https://example.org/app> { ?u <https://example.org/memberOf> ?g } }',
           refreshMs: 30000,
           timeoutMs: 5000,
           maxTriples: 200000,
