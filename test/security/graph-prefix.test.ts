@@ -205,6 +205,37 @@ describe('guard:readGraphPrefix on a store the application writes', () => {
   });
 });
 
+describe('guard:readGraphPrefix and the table in force', () => {
+  it('swaps nothing when neither the files nor the listing changed, and swaps when only the prefix text did', async () => {
+    const store = await startWritableStore([DATA]);
+    const { file, remove } = policyFile(
+      `<https://example.org/policies/p> a guard:Policy; guard:group "acme"; guard:readGraphPrefix "${TENANTS}acme/".`,
+    );
+    const guard = await startTestGuard({ upstream: store.queryUrl, policies: [file], auth: { apiKeys: API_KEYS } });
+    try {
+      const first = guard.guard.policies.current();
+      assert.equal(await guard.guard.reload(), true);
+      assert.equal(guard.guard.policies.current(), first, 'the same table: no swap');
+      writeFileSync(
+        file,
+        `@prefix guard: <https://w3id.org/sparql-guard#>.\n<https://example.org/policies/p> a guard:Policy; guard:group "acme"; guard:readGraphPrefix "${TENANTS}globex/".\n`,
+      );
+      assert.equal(await guard.guard.reload(), true);
+      assert.notEqual(guard.guard.policies.current(), first);
+      assert.deepEqual(guard.guard.policies.current()?.policies[0]?.graphs, [`${TENANTS}globex/orders`]);
+      await store.update(`INSERT DATA { GRAPH <${TENANTS}globex/new> { <${TENANTS}x> <${TENANTS}y> 1 } }`);
+      const second = guard.guard.policies.current();
+      assert.equal(await guard.guard.reload(), true);
+      assert.notEqual(guard.guard.policies.current(), second, 'a new graph under the prefix is a change');
+      assert.deepEqual(guard.guard.policies.current()?.policies[0]?.graphs, [`${TENANTS}globex/new`, `${TENANTS}globex/orders`]);
+    } finally {
+      await guard.close();
+      await store.close();
+      remove();
+    }
+  });
+});
+
 describe('guard:readGraphPrefix when the store is down at start', () => {
   it('waits unready, then serves once the listing succeeds', async () => {
     const store = await startWritableStore([DATA]);
