@@ -54,6 +54,7 @@ describe('sparql-guard check with the store', () => {
       /group "acme"\n {2}policies: <https:\/\/example\.org\/policies\/acme>\n {2}graphs: {3}<https:\/\/data\.example\.org\/tenants\/acme\/orders> <https:\/\/data\.example\.org\/tenants\/acme\/people>\n/,
     );
     assert.match(result.stdout, /^<https:\/\/example\.org\/agents\/bob>$/m);
+    assert.match(result.stdout, /^ {2}prefixes: "https:\/\/data\.example\.org\/tenants\/acme\/"$/m);
     // The graph with dot segments under acme's prefix is named, not granted.
     assert.match(
       result.stdout,
