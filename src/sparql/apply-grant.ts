@@ -119,7 +119,16 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
     }
   }
   const dataset = datasetOf(grant, prepared, defaults, named, added);
-  const filling: Filling = { dataset: dataset.text, keep: granted, named, hiddenIn, constants, added: added.length > 0 };
+  const filling: Filling = {
+    dataset: dataset.text,
+    keep: granted,
+    named,
+    // All granted graphs are granted: a grant of thousands is not filtered again per GRAPH ?var.
+    ...(prepared.requestedNamed === null && { namedAllKept: true }),
+    hiddenIn,
+    constants,
+    added: added.length > 0,
+  };
   // The text and, beside it, the form body: the template's strings were encoded once
   // (encodedTemplateOf), so only what this request fills in is encoded now.
   const { parts } = prepared;
@@ -234,6 +243,8 @@ export interface Filling {
   readonly keep: ReadonlySet<string> | boolean;
   /** The candidate named graphs a `GRAPH ?var` slot ranges over (the requested ones, or all granted; those `keep` keeps). */
   readonly named: readonly string[];
+  /** True when `keep` keeps every graph of `named` (all granted ones, unrequested). */
+  readonly namedAllKept?: boolean;
   /** The hidden predicates of a named graph as the active graph, written; undefined: nothing hidden there. */
   readonly hiddenIn: (graph: string) => HiddenText | undefined;
   /** The constant slots' values (the request's constants as generated). */
@@ -305,7 +316,8 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
  */
 function fillGraphVariable(part: GraphVariableSlot, filling: Filling, hidden: HiddenText | undefined): string {
   const { keep, named, hiddenIn, added = false } = filling;
-  const graphs = named.filter((graph) => (typeof keep === 'boolean' ? keep : keep.has(graph)));
+  const graphs =
+    filling.namedAllKept === true || keep === true ? named : named.filter((graph) => (typeof keep === 'boolean' ? keep : keep.has(graph)));
   const first = graphs[0];
   if (first === undefined) {
     return part.perGraph || added ? part.removed : 'GRAPH ' + part.variable + ' ' + fillTemplate(part.body, filling, hidden);
