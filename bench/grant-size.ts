@@ -7,6 +7,8 @@ import { runScenario, scenarioArguments } from './_util/fresh-process.js';
 import { tableHeader, tableRow } from './_util/markdown-table.js';
 import { percentile } from './_util/percentile.js';
 import { startBenchGuard, startBenchServer, type BenchServer } from './_util/start-bench-server.js';
+import type { Grant } from '../src/policy/grant.js';
+import { createPlanner } from '../src/sparql/create-planner.js';
 
 /** Grant sizes (graphs of the one caller); BENCH_GRANT_SIZES=1,10,100 for a short run. */
 const SIZES = (process.env.BENCH_GRANT_SIZES ?? '1,10,100,1000,5000,20000').split(',').map(Number);
@@ -151,12 +153,59 @@ async function scenario(store: string, queryUrl: string | undefined): Promise<Ce
   }
 }
 
+/** Planning alone, in this process: per size and query, CPU per plan (best of ROUNDS rounds of PLANS plans). */
+interface PlanCost {
+  graphs: number;
+  query: QueryName;
+  cpuUsPerPlan: number;
+}
+const ROUNDS = 7;
+const PLANS = 300;
+
+function planScenario(): PlanCost[] {
+  const planner = createPlanner({
+    baseIri: 'http://localhost/',
+    maxQueryDepth: 64,
+    planCache: { maxEntries: 1000, maxBytes: 64 * 1024 * 1024 },
+    allowedFunctions: [],
+  });
+  const costs: PlanCost[] = [];
+  for (const graphs of SIZES) {
+    // One grant object per caller, as the policy holder hands it out again.
+    const grant: Grant = {
+      policies: ['https://bench.example.org/policies/grant'],
+      graphs: new Set(Array.from({ length: graphs }, (_, i) => graphIri(i))),
+      hiddenByGraph: new Map(),
+    };
+    for (const [name, query] of Object.entries(QUERIES) as [QueryName, string][]) {
+      const request = { query, defaultGraphs: [], namedGraphs: [] };
+      const first = planner.plan(request, grant);
+      if ((first.query.match(/FROM (NAMED )?<https/g) ?? []).length !== graphs)
+        throw new Error(`${graphs} ${name}: the plan does not list the grant once`);
+      for (let i = 0; i < 50; i += 1) planner.plan(request, grant);
+      let best = Number.POSITIVE_INFINITY;
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const started = process.cpuUsage();
+        for (let i = 0; i < PLANS; i += 1) planner.plan(request, grant);
+        const used = process.cpuUsage(started);
+        best = Math.min(best, (used.user + used.system) / PLANS);
+      }
+      costs.push({ graphs, query: name, cpuUsPerPlan: best });
+    }
+  }
+  return costs;
+}
+
 const fixed = (value: number | undefined, digits: number) => (value === undefined ? '-' : value.toFixed(digits));
 
 async function main(): Promise<void> {
   const args = scenarioArguments();
   if (args !== undefined) {
     const [store = '', queryUrl = ''] = args;
+    if (store === 'planner') {
+      process.stdout.write(JSON.stringify(planScenario()));
+      return;
+    }
     process.stdout.write(JSON.stringify(await scenario(store, queryUrl === '' ? undefined : queryUrl)));
     return;
   }
@@ -166,6 +215,13 @@ async function main(): Promise<void> {
       `Direct = the guard's forwarded text sent to the store by the client; through = the caller's query through \`sparql-guard serve\` (1 worker). ` +
       `p50 of sequential requests for ${CELL_MS / 1000} s each (at least ${MIN_REQUESTS}); guard CPU per request from /proc over the through requests.\n\n`,
   );
+  const plans = runScenario<PlanCost[]>(import.meta.url, 'planner');
+  process.stdout.write(`#### planning alone (in process: grant -> forwarded text and form body, best of ${ROUNDS} x ${PLANS} plans)\n\n`);
+  process.stdout.write(`${tableHeader(['graphs', 'query', 'CPU / plan'], 'rlr')}\n`);
+  for (const cost of plans) {
+    process.stdout.write(`${tableRow([cost.graphs.toLocaleString('en-US'), cost.query, `${cost.cpuUsPerPlan.toFixed(1)} us`])}\n`);
+  }
+  process.stdout.write('\n');
   const standIn: Cell[] = [];
   for (const [store, variable] of STORES) {
     const queryUrl = variable === undefined ? '' : (process.env[variable] ?? '');

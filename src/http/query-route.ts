@@ -217,7 +217,7 @@ async function forward(
   const metrics = services.metrics;
   metrics?.guardTime(reply.elapsedTime / 1000);
   const sent = metrics === undefined ? 0 : performance.now();
-  const answer = await services.upstream.send(plan.query, accept, clientGone, timeoutMs, plan.formBody);
+  const answer = await services.upstream.send(plan.query, accept, clientGone, timeoutMs, plan.formParts);
   metrics?.upstreamTime((performance.now() - sent) / 1000);
   // A store that refuses a query only because the grant made it large: say so, not its bare 400.
   const refusal = translateStoreRefusal(answer.status, plan);

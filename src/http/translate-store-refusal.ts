@@ -26,7 +26,7 @@ const SIZE_REFUSALS = new Set([400, 413, 414, 431, 500]);
  */
 export function translateStoreRefusal(status: number, plan: Plan): GuardError | undefined {
   if (!SIZE_REFUSALS.has(status)) return undefined;
-  const bytes = plan.formBody.length;
+  const bytes = plan.formBytes;
   if (plan.datasetGraphs < LARGE_DATASET_GRAPHS && bytes < LARGE_QUERY_BYTES) return undefined;
   const size = `${plan.datasetGraphs.toLocaleString('en-US')} graphs in its dataset, ${Math.ceil(bytes / 1024).toLocaleString('en-US')} KiB`;
   return new GuardError(

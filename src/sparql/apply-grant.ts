@@ -154,13 +154,41 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
     query += limit;
     pieces.push(limit);
   }
+  const formParts = joinFormParts(pieces);
+  let formBody: Buffer | undefined = formParts.length === 1 ? formParts[0] : undefined;
   return {
     query,
-    formBody: joinQueryForm(pieces),
+    get formBody() {
+      return (formBody ??= Buffer.concat(formParts));
+    },
+    formParts,
+    formBytes: formParts.reduce((bytes, part) => bytes + part.length, 0),
     form: prepared.form,
     datasetGraphs: dataset.graphs,
     defaultAccept: prepared.defaultAccept,
   };
+}
+
+/** From this size an encoded piece (a grant's dataset) is sent as its own part rather than copied into the body. */
+const OWN_PART_BYTES = 16 * 1024;
+
+/**
+ * The form body in parts: the small pieces joined (the first part with `query=`), each large
+ * Buffer piece as it is. Copying a grant of 5,000 graphs (300 KB) into a fresh Buffer per
+ * request costs more than the rest of the plan; the store gets the same bytes either way.
+ */
+function joinFormParts(pieces: readonly (string | Buffer)[]): Buffer[] {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let at = 0; at < pieces.length; at += 1) {
+    const piece = pieces[at]!;
+    if (typeof piece === 'string' || piece.length < OWN_PART_BYTES) continue;
+    parts.push(joinQueryForm(pieces.slice(from, at), parts.length === 0), piece);
+    from = at + 1;
+  }
+  if (parts.length === 0) return [joinQueryForm(pieces)];
+  if (from < pieces.length) parts.push(joinQueryForm(pieces.slice(from), false));
+  return parts;
 }
 
 /** A template's strings encoded for the form body, beside the template (undefined for its slots). */

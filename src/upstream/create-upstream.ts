@@ -69,7 +69,13 @@ export interface Upstream {
    * `formBody`, when the caller has it (a Plan's), is that body already encoded: exactly
    * encodeQueryForm(queryText).
    */
-  send(queryText: string, accept: string, signal: AbortLike, timeoutMs?: number, formBody?: Buffer): Promise<UpstreamResponse>;
+  send(
+    queryText: string,
+    accept: string,
+    signal: AbortLike,
+    timeoutMs?: number,
+    formBody?: Buffer | readonly Buffer[],
+  ): Promise<UpstreamResponse>;
   /** Waits for requests in flight, then closes every connection. */
   close(): Promise<void>;
 }
@@ -102,6 +108,16 @@ export class UpstreamError extends GuardError {
   ) {
     super(502, message);
   }
+}
+
+function isParts(body: Buffer | readonly Buffer[] | undefined): body is readonly Buffer[] {
+  return Array.isArray(body);
+}
+
+function lengthOf(parts: readonly Buffer[]): number {
+  let bytes = 0;
+  for (const part of parts) bytes += part.length;
+  return bytes;
 }
 
 /**
@@ -208,7 +224,13 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     return tier;
   };
 
-  function send(queryText: string, accept: string, signal: AbortLike, tierMs?: number, formBody?: Buffer): Promise<UpstreamResponse> {
+  function send(
+    queryText: string,
+    accept: string,
+    signal: AbortLike,
+    tierMs?: number,
+    formBody?: Buffer | readonly Buffer[],
+  ): Promise<UpstreamResponse> {
     if (signal.aborted) return Promise.reject(abortError(shared, signal));
     const exchange = new Exchange(sharedFor(tierMs), signal);
     const own = exchange.timeoutMs === timeoutMs ? {} : { headersTimeout: exchange.timeoutMs, bodyTimeout: exchange.timeoutMs };
@@ -217,8 +239,17 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         origin: url.origin,
         path,
         method: 'POST',
-        headers: { ...fixedHeaders, accept },
-        body: formBody ?? encodeQueryForm(queryText),
+        // A body in parts is written part by part; its length keeps it out of chunked encoding.
+        headers: isParts(formBody)
+          ? { ...fixedHeaders, accept, 'content-length': String(lengthOf(formBody)) }
+          : { ...fixedHeaders, accept },
+        // undici writes any iterable of chunks (lib/core/request.js accepts util.isIterable); its
+        // type declaration lists only single-chunk bodies and streams.
+        body: isParts(formBody)
+          ? formBody.length === 1
+            ? formBody[0]
+            : (formBody as unknown as Uint8Array)
+          : (formBody ?? encodeQueryForm(queryText)),
         ...own,
       },
       exchange,
