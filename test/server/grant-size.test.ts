@@ -111,6 +111,13 @@ describe('a store that refuses a large query', () => {
     assert.match(body, /Virtuoso 37000/);
   });
 
+  it('passes the store’s own 400 on for a query large of itself (the caller’s to shorten)', async () => {
+    const rows = Array.from({ length: 8000 }, (_, i) => `<urn:x:${i}>`).join(' ');
+    const { status, body } = await ask(t.endpoint, KEYS.small, `SELECT (COUNT(*) AS ?n) WHERE { VALUES ?v { ${rows} } }`);
+    assert.equal(status, 400);
+    assert.match(body, /Virtuoso 37000/);
+  });
+
   it('forwards the grant only in the part of the dataset the query reads', () => {
     const forwarded = store.queries.filter((query) => query.includes('grant-size.example.org/g1499'));
     assert.ok(forwarded.length > 0);
