@@ -112,9 +112,9 @@ describe('a store that refuses a large query', () => {
   });
 
   it('passes the store’s own 400 on for a query large of itself (the caller’s to shorten)', async () => {
-    const rows = Array.from({ length: 8000 }, (_, i) => `<urn:x:${i}>`).join(' ');
+    const rows = Array.from({ length: 2000 }, (_, i) => `<urn:x:${i}>`).join(' ');
     const { status, body } = await ask(t.endpoint, KEYS.small, `SELECT (COUNT(*) AS ?n) WHERE { VALUES ?v { ${rows} } }`);
-    assert.equal(status, 400);
+    assert.equal(status, 400, body);
     assert.match(body, /Virtuoso 37000/);
   });
 
