@@ -17,6 +17,7 @@ const SCRIPTS = [
   'reload-latency',
   'identify-caller',
   'hand-written-code',
+  'grant-size',
 ];
 
 /** The checked-out commit, marked when the working tree differs from it. */
