@@ -184,7 +184,7 @@ function normaliseTerm(term: Term): unknown {
     // other backslash can reach an IRI: IRIREF forbids it and codepoint escapes are decoded.
     const value = term.value.includes('\\') ? term.value.replace(/\\(.)/g, '$1') : term.value;
     // A prefixed name's local part may hold a character PN_CHARS allows and RFC 3987 does not (U+061C).
-    if (NOT_IN_IRI.test(value)) throw new GuardError(400, 'query is not valid SPARQL 1.1: an IRI does not resolve to a valid IRI');
+    if (NOT_IN_IRI.test(value)) throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: an IRI does not resolve to a valid IRI');
     return value === term.value ? undefined : namedNode(value);
   }
   if (term.termType === 'Quad') throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: SPARQL-star is not SPARQL 1.1');
