@@ -154,6 +154,8 @@ describe('loadPolicySet with a term misspelt', () => {
       ['guard:resultLimit 2.5', /guard:resultLimit must be a whole number from 1 to \d+, found literal "2\.5"/],
       ['guard:timeoutMs "100"', /guard:timeoutMs must be a whole number/],
       ['guard:maxConcurrent ex:two', /guard:maxConcurrent must be a whole number/],
+      ['guard:agent guard:readGraph', /guard:readGraph is not a principal/],
+      ['guard:agent guard:Policy', /guard:Policy is not a principal/],
     ];
     for (const [index, [triple, pattern]] of wrong.entries()) {
       const file = join(folder, `wrong-${index}.ttl`);
