@@ -14,6 +14,7 @@ export const GUARD_CODES = {
   too_complex: 400,
   function: 400,
   unsafe_rewrite: 400,
+  limit_out_of_range: 400,
   credential_in_parameter: 400,
   unauthenticated: 401,
   forbidden: 403,
