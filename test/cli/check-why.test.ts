@@ -104,7 +104,10 @@ describe('sparql-guard check --why', () => {
       text,
       /by rule 1 of .*rules\/examples\/group-membership\.n3: \{ \?agent <https:\/\/example\.org\/groups#memberOf> \?group\. \?policy guard:appliesTo \?group \} => \{ \?policy guard:appliesTo \?agent \}/,
     );
-    assert.match(text, /<https:\/\/example\.org\/agents\/bob> <https:\/\/example\.org\/groups#memberOf> "staff" {3}\[fact from facts:members\]/);
+    assert.match(
+      text,
+      /<https:\/\/example\.org\/agents\/bob> <https:\/\/example\.org\/groups#memberOf> "staff" {3}\[fact from facts:members\]/,
+    );
     assert.match(text, /<https:\/\/example\.org\/policies\/staff-wiki> guard:group "staff" {3}\[fact from .*group-membership\.ttl\]/);
     assert.match(
       text,
@@ -124,8 +127,14 @@ describe('sparql-guard check --why', () => {
       text,
       /<https:\/\/example\.org\/policies\/staff-handbook> guard:appliesTo "trainees"\n.*by rule 1 of .*group-hierarchy\.n3/,
     );
-    assert.match(text, /"trainees" <https:\/\/example\.org\/groups#subGroupOf> "interns" {3}\[fact from .*policies\/examples\/group-hierarchy\.n3\]/);
-    assert.match(text, /"interns" <https:\/\/example\.org\/groups#subGroupOf> "staff" {3}\[fact from .*policies\/examples\/group-hierarchy\.n3\]/);
+    assert.match(
+      text,
+      /"trainees" <https:\/\/example\.org\/groups#subGroupOf> "interns" {3}\[fact from .*policies\/examples\/group-hierarchy\.n3\]/,
+    );
+    assert.match(
+      text,
+      /"interns" <https:\/\/example\.org\/groups#subGroupOf> "staff" {3}\[fact from .*policies\/examples\/group-hierarchy\.n3\]/,
+    );
   });
 
   it('traces a collection grant and a prefix grant, in JSON', () => {
