@@ -52,18 +52,7 @@ if (port !== null) {
     void run(job).then((reply) => {
       // The typed arrays move to the main thread rather than being copied.
       const { policies } = reply.ok ? reply : { policies: undefined };
-      const arrays =
-        policies === undefined
-          ? []
-          : [
-              policies.orders,
-              policies.fileIndexes,
-              policies.principalKinds,
-              policies.principalStarts,
-              policies.principalIndexes,
-              policies.graphStarts,
-              policies.graphIndexes,
-            ];
+      const arrays = policies === undefined ? [] : tableArrays(policies);
       port.postMessage(
         reply,
         arrays.map((array) => array.buffer as ArrayBuffer),
@@ -73,6 +62,19 @@ if (port !== null) {
       if (reply.ok && reply.eyeInputTriples > 0) warmEye();
     });
   });
+}
+
+/** The typed arrays of an attached table, in the order digestOf hashes them. */
+function tableArrays(policies: AttachedPolicies): readonly (Int32Array | Uint8Array)[] {
+  return [
+    policies.orders,
+    policies.fileIndexes,
+    policies.principalKinds,
+    policies.principalStarts,
+    policies.principalIndexes,
+    policies.graphStarts,
+    policies.graphIndexes,
+  ];
 }
 
 async function run(job: WorkerJob): Promise<WorkerReply> {
@@ -141,15 +143,7 @@ function digestOf(policies: AttachedPolicies): string {
   for (const paths of policies.hidePaths) texts(paths);
   for (const prefixes of policies.graphPrefixes) texts(prefixes);
   for (const limits of policies.limits) text(JSON.stringify(Object.entries(limits).sort()));
-  for (const array of [
-    policies.orders,
-    policies.fileIndexes,
-    policies.principalKinds,
-    policies.principalStarts,
-    policies.principalIndexes,
-    policies.graphStarts,
-    policies.graphIndexes,
-  ]) {
+  for (const array of tableArrays(policies)) {
     hash.update(`[${array.length}]`);
     hash.update(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
   }

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { DataFactory, type Quad, type Term } from 'n3';
 import type { Caller } from '../auth/caller.js';
 import { GUARD, guard, isSkolemIri, skolemIri, XSD_STRING } from '../vocabulary.js';
+import { principalKey } from './attach-derivations.js';
 import { classifyRules, type HornRule } from './classify-rules.js';
 import { forwardChain, type Closure } from './forward-chain.js';
 import { grantFor } from './grant.js';
@@ -113,7 +114,7 @@ export async function traceGrant(
         return {
           policy: policy.iri,
           file: policy.file,
-          appliesAs: principalLabel(principal),
+          appliesAs: principalKey(principal),
           applies: explain(policyTerm, DataFactory.namedNode(guard.appliesTo), principalTerm(principal)),
           grants: explainGrant(explain, policy, graph),
         };
@@ -183,19 +184,6 @@ function principalTerm(principal: Principal): Quad['object'] {
       return DataFactory.namedNode(principal.agent);
     case 'group':
       return DataFactory.literal(principal.group);
-  }
-}
-
-function principalLabel(principal: Principal): string {
-  switch (principal.kind) {
-    case 'everyone':
-      return 'Everyone';
-    case 'authenticated':
-      return 'AuthenticatedAgent';
-    case 'agent':
-      return `<${principal.agent}>`;
-    case 'group':
-      return `group ${JSON.stringify(principal.group)}`;
   }
 }
 

@@ -618,8 +618,13 @@ function resolvedIri(reference: string, base: string): string | undefined {
 function pnPrefixEnd(text: string, at: number): number {
   const first = text.codePointAt(at) ?? -1;
   if (!isPnCharsBase(first)) return -1;
-  let end = at + width(first);
-  for (let j = end; j < text.length;) {
+  return pnCharsAndDotsEnd(text, at + width(first));
+}
+
+/** The tail [167] and [142] share, from `at`: PN_CHARS and dots, not ending in a dot. */
+function pnCharsAndDotsEnd(text: string, at: number): number {
+  let end = at;
+  for (let j = at; j < text.length;) {
     const c = text.codePointAt(j)!;
     if (c !== 0x2e && !isPnChars(c)) break;
     j += width(c);
@@ -670,14 +675,7 @@ function varNameEnd(text: string, at: number): number {
 function blankNodeLabelEnd(text: string, at: number): number {
   const first = text.codePointAt(at) ?? -1;
   if (!isPnCharsU(first) && !isDigit(first)) return -1;
-  let end = at + width(first);
-  for (let j = end; j < text.length;) {
-    const c = text.codePointAt(j)!;
-    if (c !== 0x2e && !isPnChars(c)) break;
-    j += width(c);
-    if (c !== 0x2e) end = j;
-  }
-  return end;
+  return pnCharsAndDotsEnd(text, at + width(first));
 }
 
 /**
