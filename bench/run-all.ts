@@ -18,6 +18,7 @@ const SCRIPTS = [
   'fact-refresh',
   'identify-caller',
   'hand-written-code',
+  'grant-size',
 ];
 
 /** The checked-out commit, marked when the working tree differs from it. */

@@ -14,11 +14,14 @@ export const GUARD_CODES = {
   too_complex: 400,
   function: 400,
   unsafe_rewrite: 400,
+  limit_out_of_range: 400,
+  credential_in_parameter: 400,
   unauthenticated: 401,
   forbidden: 403,
   update: 403,
   service: 403,
   hidden_path: 403,
+  graph_template_value: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -28,9 +31,11 @@ export const GUARD_CODES = {
   header_too_large: 431,
   internal_error: 500,
   upstream_failed: 502,
+  store_refused_large_dataset: 502,
   not_ready: 503,
   store_ignores_from: 503,
   issuer_unavailable: 503,
+  stale_policies: 503,
   too_many_connections: 503,
 } as const satisfies Record<string, GuardStatus>;
 
@@ -39,23 +44,6 @@ export type GuardCode = keyof typeof GUARD_CODES;
 
 /** The response header that carries the code of an error the guard answers. */
 export const ERROR_CODE_HEADER = 'sparql-guard-error';
-
-/** The code an error without one is given: the general code of its status. */
-const CODE_OF_STATUS: Readonly<Record<GuardStatus, GuardCode>> = {
-  400: 'bad_request',
-  401: 'unauthenticated',
-  403: 'forbidden',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  408: 'request_timeout',
-  413: 'too_large',
-  415: 'unsupported_media_type',
-  429: 'too_many_requests',
-  431: 'header_too_large',
-  500: 'internal_error',
-  502: 'upstream_failed',
-  503: 'not_ready',
-};
 
 /**
  * A refusal or failure that the service reports to the caller as `text/plain`.
@@ -66,22 +54,18 @@ export class GuardError extends Error {
   override readonly name = 'GuardError';
   /** What was refused, for programs: metrics, logs and clients match on it. */
   readonly code: GuardCode;
-  /** Extra response headers, such as `WWW-Authenticate` or `Allow`. */
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(status: GuardStatus, code: GuardCode, message: string, headers?: Readonly<Record<string, string>>);
-  /** @deprecated Give the code: `new GuardError(status, code, message, headers?)`; this form takes its status's general code. */
-  constructor(status: GuardStatus, message: string, headers?: Readonly<Record<string, string>>);
   constructor(
     readonly status: GuardStatus,
-    codeOrMessage: string,
-    messageOrHeaders?: string | Readonly<Record<string, string>>,
+    code: GuardCode,
+    message: string,
+    /** Extra response headers, such as `WWW-Authenticate` or `Allow`. */
     headers: Readonly<Record<string, string>> = {},
   ) {
-    const coded = typeof messageOrHeaders === 'string';
-    super((coded ? messageOrHeaders : codeOrMessage).replace(/[\r\n]+/g, ' '));
-    this.code = coded ? (codeOrMessage as GuardCode) : CODE_OF_STATUS[status];
-    this.headers = coded ? headers : (messageOrHeaders ?? {});
+    super(message.replace(/[\r\n]+/g, ' '));
+    this.code = code;
+    this.headers = headers;
   }
 }
 

@@ -130,14 +130,15 @@ export function encodeFormPiece(text: string): Buffer {
 
 /**
  * `query=` and the pieces, as encodeQueryForm writes their text joined: a Buffer piece is
- * copied as it is (encodeFormPiece made it), a string is encoded here.
+ * copied as it is (encodeFormPiece made it), a string is encoded here. `field` false leaves
+ * out `query=` (a later part of a body sent in parts).
  */
-export function joinQueryForm(pieces: readonly (string | Buffer)[]): Buffer {
+export function joinQueryForm(pieces: readonly (string | Buffer)[], field = true): Buffer {
   // Sized to the bound, at most 3 bytes per UTF-8 byte: small enough for node's buffer pool.
-  let bound = QUERY_FIELD.length;
+  let bound = field ? QUERY_FIELD.length : 0;
   for (const piece of pieces) bound += typeof piece === 'string' ? 3 * Buffer.byteLength(piece, 'utf8') : piece.length;
   const out = Buffer.allocUnsafe(bound);
-  let n = QUERY_FIELD.copy(out, 0);
+  let n = field ? QUERY_FIELD.copy(out, 0) : 0;
   for (const piece of pieces) {
     if (typeof piece !== 'string') {
       n += piece.copy(out, n);

@@ -1,10 +1,16 @@
 // Keeps the README's configuration and error tables true to the code.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CONFIG_KEYS, parseConfig, type ConfigKey, type ConfigKeys } from '../src/config/read-config.js';
+import { CONFIG_KEYS, parseConfig, readConfig, type ConfigKey, type ConfigKeys } from '../src/config/read-config.js';
 import { ERROR_CODE_HEADER, GUARD_CODES, type GuardCode } from '../src/guard-error.js';
+import { loadPolicySet } from '../src/policy/load-policy-set.js';
+import { shippedRuleFiles } from '../src/policy/shipped-rule-files.js';
+import { startGuard } from '../src/server/start-guard.js';
 import { startTestGuard, type TestGuard } from './helpers/start-test-guard.js';
 import { VOCABULARY_TERMS } from '../src/vocabulary.js';
 
@@ -200,5 +206,57 @@ describe('README table of policy terms and the vocabulary (VOCABULARY_TERMS)', (
   it('uses no guard: IRI that is not a term anywhere in the README, but in a quoted error line', () => {
     const text = readme.replace(/`[^`\n]*did you mean[^`\n]*`/g, '');
     for (const [, name] of text.matchAll(/\bguard:([A-Za-z]+)/g)) assert.ok(Object.hasOwn(VOCABULARY_TERMS, name!), `guard:${name}`);
+  });
+});
+
+/** The text of the first ```lang block after `marker` in the README. */
+function codeBlockAfter(marker: string, lang: string): string {
+  const rest = readme.split(marker)[1] ?? '';
+  const block = rest.split('```' + lang + '\n')[1]?.split('\n```')[0];
+  assert.ok(block !== undefined, `no ${lang} block after ${marker}`);
+  return block;
+}
+
+describe('README commands, run as written', () => {
+  it('the Command line examples run with npx on the own-store template', () => {
+    const script = codeBlockAfter('\n## Command line\n', 'sh');
+    assert.match(script, /^npx sparql-guard check /m, 'commands are written with npx: the bin is not on the PATH in a clone');
+    const { GUARD_CONFIG: _config, STORE_URL: _store, ...env } = process.env;
+    const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { encoding: 'utf8', env, timeout: 120_000 });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(
+      run.stdout,
+      /^key: |^config entry: \{"agent":"https:\/\/example\.org\/agents\/ann","groups":\["hr"\],"sha256":"[0-9a-f]{64}"\}$/m,
+    );
+    assert.match(run.stdout, /^ok: 3 policies from 1 policy file\(s\)/m);
+    assert.match(run.stdout, /"query": "BASE <http:\/\/localhost\/>\\nSELECT \* FROM <https:\/\/example\.org\/graphs\/people>/);
+  });
+
+  it('the own-store template loads: every key valid, its policies and the shipped rules', async () => {
+    const config = readConfig({
+      GUARD_CONFIG: resolve('deploy/own-store/guard.json'),
+      STORE_URL: 'https://store.example.org/sparql',
+      ALICE_KEY_SHA256: 'a'.repeat(64),
+    });
+    assert.equal(config.upstream, 'https://store.example.org/sparql');
+    const set = await loadPolicySet({ policyFiles: config.policies, ruleFiles: [...shippedRuleFiles(), ...config.rules] });
+    assert.equal(set.policies.length, 3);
+  });
+
+  it('the Comunica snippet runs as written (its import included) against the demo, with only the URL changed', async () => {
+    const guard = await startGuard(readConfig({ GUARD_CONFIG: resolve('policies/demo.json'), PORT: '0' }), () => undefined);
+    mkdirSync(resolve('.tmp'), { recursive: true });
+    const folder = mkdtempSync(join(resolve('.tmp'), 'readme-comunica-'));
+    try {
+      const snippet = codeBlockAfter('**Comunica.**', 'js').replaceAll('http://127.0.0.1:8080/sparql', `${guard.url}/sparql`);
+      const file = join(folder, 'snippet.mjs');
+      writeFileSync(file, `${snippet}\nconsole.log(JSON.stringify((await bindings.toArray()).length));\n`);
+      // Not spawnSync: the guard answering the snippet runs in this process.
+      const { stdout } = await promisify(execFile)(process.execPath, [file], { encoding: 'utf8', timeout: 120_000 });
+      assert.equal(stdout.trim(), '10');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+      await guard.close();
+    }
   });
 });

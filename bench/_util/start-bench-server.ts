@@ -43,12 +43,24 @@ export async function startBenchServer(name: string, args: readonly string[] = [
  * lines written to a file (as a log collector would take them), and waits for the line
  * that says every worker listens with its policies loaded.
  */
-export async function startBenchGuard(upstream: string, workers: number, options: { metrics?: boolean } = {}): Promise<BenchServer> {
+export async function startBenchGuard(
+  upstream: string,
+  workers: number,
+  options: {
+    metrics?: boolean;
+    /** Policies (Turtle) and API keys instead of the bench caller's ten graphs. */
+    policies?: string;
+    apiKeys?: readonly { agent: string; groups: readonly string[]; sha256: string }[];
+    /** Serve `{path}/explain`. */
+    explain?: boolean;
+  } = {},
+): Promise<BenchServer> {
   const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-bench-'));
   const graphs = Array.from({ length: 10 }, (_, i) => `<https://bench.example.org/graphs/g${i}>`).join(', ');
   writeFileSync(
     join(folder, 'policies.ttl'),
-    `@prefix guard: <https://w3id.org/sparql-guard#> .\n<https://bench.example.org/policies/bench> a guard:Policy ; guard:group "bench" ; guard:readGraph ${graphs} .\n`,
+    options.policies ??
+      `@prefix guard: <https://w3id.org/sparql-guard#> .\n<https://bench.example.org/policies/bench> a guard:Policy ; guard:group "bench" ; guard:readGraph ${graphs} .\n`,
   );
   const port = await freePort();
   writeFileSync(
@@ -57,7 +69,7 @@ export async function startBenchGuard(upstream: string, workers: number, options
       upstream,
       policies: ['policies.ttl'],
       auth: {
-        apiKeys: [
+        apiKeys: options.apiKeys ?? [
           {
             agent: 'https://bench.example.org/agents/caller',
             groups: ['bench'],
@@ -65,6 +77,7 @@ export async function startBenchGuard(upstream: string, workers: number, options
           },
         ],
       },
+      ...(options.explain === true && { explain: true }),
       host: '127.0.0.1',
       port,
       workers,

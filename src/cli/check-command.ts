@@ -229,7 +229,13 @@ function* listing(set: PolicySet, format: (iri: string) => string) {
   for (const entry of entries) {
     const listedGraphs = new Array<string>(entry.graphs.length);
     for (let at = 0; at < listedGraphs.length; at += 1) listedGraphs[at] = graphTexts[entry.graphs[at] as number] as string;
-    yield { label: entry.label, policies: entry.policies.map((policy) => policyTexts[policy.order] as string), graphs: listedGraphs };
+    const prefixes = [...new Set(entry.policies.flatMap((policy) => policy.graphPrefixes))].map((prefix) => JSON.stringify(prefix));
+    yield {
+      label: entry.label,
+      policies: entry.policies.map((policy) => policyTexts[policy.order] as string),
+      graphs: listedGraphs,
+      prefixes,
+    };
   }
 }
 
@@ -267,7 +273,9 @@ function* text(
   for (const warning of warnings) lines.push(`warning: ${warning}`);
   yield `${lines.join('\n')}\n`;
   for (const entry of listing(set, (iri) => iri)) {
-    yield `${entry.label}\n  policies: ${entry.policies.join(' ')}\n  graphs:   ${entry.graphs.join(' ') || '(none)'}\n`;
+    // The graphs listed under a prefix are among the graphs; the prefixes say which were listed from the store.
+    const prefixes = entry.prefixes.length === 0 ? '' : `  prefixes: ${entry.prefixes.join(' ')}\n`;
+    yield `${entry.label}\n  policies: ${entry.policies.join(' ')}\n  graphs:   ${entry.graphs.join(' ') || '(none)'}\n${prefixes}`;
   }
   // The listing is per principal; a caller's grant is a union of several of them (docs/design.md#vocabulary).
   yield 'a caller gets the union of Everyone, AuthenticatedAgent (when authenticated), its agent IRI and its groups\n';

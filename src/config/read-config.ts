@@ -184,6 +184,8 @@ export const CONFIG_KEYS = {
   facts: key({ default: [], read: readFactSources }),
   /** The most graphs one guard:readGraphPrefix may grant; a load listing more fails. */
   maxPrefixGraphs: integer(10_000, 1, 1_000_000, 'graphs'),
+  /** How often the graphs under the guard:readGraphPrefix values are listed again (a reload of files and listing). */
+  prefixRefreshMs: integer(60_000, 1000, MAX_TIMER_MS, 'milliseconds'),
   auth: section({
     apiKeys: key({ default: [], read: readApiKeys }),
     trustedHeaders: optionalSection(TRUSTED_HEADERS_KEYS),

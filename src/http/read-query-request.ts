@@ -85,7 +85,11 @@ function refuseUpdate(params: FormParams): void {
  */
 function refuseParameterCredential(params: FormParams): void {
   if (params.has('access_token')) {
-    throw new GuardError(400, 'credentials are not read from request parameters (access_token): send the key in an Authorization header');
+    throw new GuardError(
+      400,
+      'credential_in_parameter',
+      'credentials are not read from request parameters (access_token): send the key in an Authorization header',
+    );
   }
 }
 

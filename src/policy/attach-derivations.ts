@@ -367,7 +367,10 @@ function readPrincipal(object: Quad['object'] | BlankNode): Principal | string {
     if (object.value === guard.Everyone) return { kind: 'everyone' };
     if (object.value === guard.AuthenticatedAgent) return { kind: 'authenticated' };
     if (isReservedIri(object.value)) return 'the IRI is reserved by the rewriter (urn:x-sparql-guard:)';
-    // guard:Anonymous is an agent IRI of the namespace; any other guard: IRI failed the vocabulary check.
+    // guard:Anonymous is the one agent IRI of the namespace; its other terms are no principal.
+    if (object.value.startsWith(GUARD) && object.value !== guard.Anonymous) {
+      return `guard:${object.value.slice(GUARD.length)} is not a principal (an agent IRI, guard:Everyone, guard:AuthenticatedAgent or guard:Anonymous)`;
+    }
     const problem = object.value.startsWith(GUARD) ? undefined : findAgentIriProblem(object.value);
     if (problem !== undefined) return `the agent IRI ${problem}`;
     return { kind: 'agent', agent: object.value };

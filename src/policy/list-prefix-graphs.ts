@@ -2,7 +2,7 @@
 
 import { graphPrefixProblem, iriSpliceProblem } from '../iri.js';
 import { isReservedIri } from '../vocabulary.js';
-import { policyLoadError } from './policy-load-error.js';
+import { policyLoadError, type PolicyLoadError } from './policy-load-error.js';
 
 /**
  * A query of the guard's own sent to its upstream store (with `upstreamHeaders`, never through
@@ -21,6 +21,20 @@ export interface PrefixListing {
   readonly graphCount: number;
   /** Wall time of the listing, milliseconds. */
   readonly ms: number;
+}
+
+/** Errors of the store's part of a listing (unreachable, refused, garbled, too many graphs), as opposed to a policy file's. */
+const storeFailures = new WeakSet<Error>();
+
+/** Whether `error` is a listing's failure on the store's side: a refresh then keeps trying, as for a fact source. */
+export function isPrefixListingFailure(error: unknown): boolean {
+  return error instanceof Error && storeFailures.has(error);
+}
+
+/** Marks a load error as the store's part of a listing. */
+function storeFailure(error: PolicyLoadError): PolicyLoadError {
+  storeFailures.add(error);
+  return error;
 }
 
 /** The default of config `maxPrefixGraphs`: the most graphs one prefix may grant. */
@@ -56,12 +70,16 @@ export async function listPrefixGraphs(query: StoreQuery, prefixes: Iterable<str
     try {
       answer = await query(listingQuery(prefix, maxGraphs), ACCEPT, BYTES_OF_FRAME + (maxGraphs + 1) * BYTES_PER_GRAPH);
     } catch (error) {
-      throw policyLoadError(`the store could not list the graphs under guard:readGraphPrefix ${JSON.stringify(prefix)}: ${oneLine(error)}`);
+      throw storeFailure(
+        policyLoadError(`the store could not list the graphs under guard:readGraphPrefix ${JSON.stringify(prefix)}: ${oneLine(error)}`),
+      );
     }
     const listed = readGraphBindings(answer, prefix);
     if (listed.length > maxGraphs) {
-      throw policyLoadError(
-        `guard:readGraphPrefix ${JSON.stringify(prefix)} matches more than ${maxGraphs} graphs (raise maxPrefixGraphs, or grant narrower prefixes)`,
+      throw storeFailure(
+        policyLoadError(
+          `guard:readGraphPrefix ${JSON.stringify(prefix)} matches more than ${maxGraphs} graphs (raise maxPrefixGraphs, or grant narrower prefixes)`,
+        ),
       );
     }
     const granted: string[] = [];
@@ -95,7 +113,7 @@ function listingQuery(prefix: string, maxGraphs: number): string {
 /** The `?g` IRIs of a SPARQL JSON results answer (SPARQL 1.1 Query Results JSON Format section 3), each once. */
 function readGraphBindings(answer: string, prefix: string): string[] {
   const garbled = (what: string) =>
-    policyLoadError(`the store's list of the graphs under guard:readGraphPrefix ${JSON.stringify(prefix)} ${what}`);
+    storeFailure(policyLoadError(`the store's list of the graphs under guard:readGraphPrefix ${JSON.stringify(prefix)} ${what}`));
   let parsed: unknown;
   try {
     parsed = JSON.parse(answer);

@@ -25,6 +25,8 @@ export interface PolicySetSources {
   readonly storeQuery?: StoreQuery;
   /** The most graphs one `guard:readGraphPrefix` may grant (config `maxPrefixGraphs`); more fails the load. */
   readonly maxPrefixGraphs?: number;
+  /** How often a set holding a `guard:readGraphPrefix` is loaded again to list the graphs anew (config `prefixRefreshMs`). */
+  readonly prefixRefreshMs?: number;
 }
 
 /** A loaded set and what loading it cost. */

@@ -139,6 +139,7 @@ function digestOf(policies: AttachedPolicies): string {
   texts(policies.principalNames);
   texts(policies.graphs);
   for (const paths of policies.hidePaths) texts(paths);
+  for (const prefixes of policies.graphPrefixes) texts(prefixes);
   for (const limits of policies.limits) text(JSON.stringify(Object.entries(limits).sort()));
   for (const array of [
     policies.orders,

@@ -10,6 +10,7 @@ const POLICY_SIZED = new Set<string>([
   guard.agent,
   guard.group,
   guard.readGraph,
+  guard.readGraphPrefix,
   guard.hidePath,
   guard.appliesTo,
   guard.grantsGraph,

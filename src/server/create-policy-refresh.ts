@@ -3,6 +3,7 @@
 import type { FactsInForce, GuardMetrics } from '../metrics/create-metrics.js';
 import { factOrigin } from '../policy/fetch-fact-source.js';
 import { fetchPolicyInputs, type PolicyInputs } from '../policy/fetch-policy-inputs.js';
+import { isPrefixListingFailure } from '../policy/list-prefix-graphs.js';
 import { reloadPolicySet, type PolicySetSources } from '../policy/load-policy-set.js';
 import { PolicyLoadError } from '../policy/policy-load-error.js';
 import type { Upstream } from '../upstream/create-upstream.js';
@@ -43,6 +44,9 @@ export interface PolicyRefreshOptions {
   readonly onSwapped: () => void;
 }
 
+/** The timer of the prefix listing among the sources' timers (no source name is empty). */
+const PREFIX_SCHEDULE = '';
+
 /** The longest wait before a failed source is read again. */
 const RETRY_MS = 5000;
 
@@ -74,10 +78,12 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
   const schedule = (name: string, delayMs: number) => {
     clearTimeout(timers.get(name));
     if (closed) return;
-    const timer = setTimeout(() => void request(new Set([name])), delayMs);
+    // The prefix listing's schedule reads no source again: the files and the listing only.
+    const timer = setTimeout(() => void request(name === PREFIX_SCHEDULE ? new Set() : new Set([name])), delayMs);
     timer.unref();
     timers.set(name, timer);
   };
+  const prefixRefreshMs = sources.prefixRefreshMs ?? 60_000;
 
   /** The end of the freshness of `inputs`: the first of its sources to pass its maxStaleMs. */
   const freshUntil = (inputs: PolicyInputs): number => {
@@ -125,12 +131,17 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
         });
       }
       for (const name of reads) schedule(name, configByName.get(name)?.refreshMs ?? RETRY_MS);
+      // A set that grants graphs by prefix is listed again on its own schedule, sources or not.
+      if (loaded.stats.prefixListing !== undefined) schedule(PREFIX_SCHEDULE, prefixRefreshMs);
+      else clearTimeout(timers.get(PREFIX_SCHEDULE));
       return true;
     } catch (error) {
       const file = error instanceof PolicyLoadError ? error.file : undefined;
       const source = facts.find((each) => file === factOrigin(each.name));
-      // A policy or rule file that cannot be loaded at start stops the start, as without sources.
-      if (first && source === undefined) throw error;
+      const listing = isPrefixListingFailure(error);
+      // A policy or rule file that cannot be loaded at start stops the start, as without sources;
+      // the store's part (a source, a prefix listing) is tried again.
+      if (first && source === undefined && !listing) throw error;
       if (first) waiting = true;
       const message = error instanceof Error ? error.message : String(error);
       if (source !== undefined) metrics?.factsRead(source.name, 'failure');
@@ -144,6 +155,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
         const refreshMs = configByName.get(name)?.refreshMs ?? RETRY_MS;
         schedule(name, source !== undefined || inForce === undefined ? Math.min(refreshMs, RETRY_MS) : refreshMs);
       }
+      if (listing) schedule(PREFIX_SCHEDULE, inForce === undefined ? Math.min(prefixRefreshMs, RETRY_MS) : prefixRefreshMs);
       return false;
     }
   };

@@ -1,5 +1,6 @@
 // Holds the policy set in force and turns callers into grants under it.
 
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Caller } from '../auth/caller.js';
 import { GuardError } from '../guard-error.js';
@@ -62,7 +63,7 @@ export function createPolicyHolder(challenge = 'Bearer'): PolicyHolder {
     grant(caller) {
       if (set === undefined) throw new GuardError(503, 'not_ready', 'policies are not loaded yet');
       // Fail closed: facts older than a source allows may hold revoked memberships.
-      if (freshUntil !== Number.POSITIVE_INFINITY && Date.now() >= freshUntil) throw new GuardError(503, 'not_ready', STALE_MESSAGE);
+      if (freshUntil !== Number.POSITIVE_INFINITY && Date.now() >= freshUntil) throw new GuardError(503, 'stale_policies', STALE_MESSAGE);
       const cached = grants.get(caller);
       if (cached !== undefined) return cached;
       const key = identityKey(set, caller);
@@ -98,7 +99,7 @@ function grantOf(set: PolicySet, caller: Caller): Grant | undefined {
   try {
     return grantFor(set, caller);
   } catch (error) {
-    if (error instanceof TemplateValueError) throw new GuardError(403, error.message);
+    if (error instanceof TemplateValueError) throw new GuardError(403, 'graph_template_value', error.message);
     throw error;
   }
 }
@@ -107,5 +108,10 @@ function grantOf(set: PolicySet, caller: Caller): Grant | undefined {
 function identityKey(set: PolicySet, caller: Caller): string {
   // 0 for a missing claim: JSON writes undefined in an array as null, which marks a claim that is not a string.
   const claims = set.lookup.templateClaims.map((name) => caller.claims?.get(name) ?? (caller.claims?.has(name) === true ? null : 0));
-  return JSON.stringify([caller.authenticated, caller.agent, caller.groups, claims]);
+  const key = JSON.stringify([caller.authenticated, caller.agent, caller.groups, claims]);
+  // A long identity (many groups, long claims: up to a token's 8,192 characters) is kept as its digest.
+  return key.length <= MAX_PLAIN_KEY ? key : createHash('sha256').update(key).digest('base64');
 }
+
+/** The longest identity key kept as it is, characters: 10,000 of them stay under 10 MB. */
+const MAX_PLAIN_KEY = 512;

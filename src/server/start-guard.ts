@@ -264,5 +264,6 @@ export function loadSources(config: GuardConfig, upstream: Upstream): PolicySetS
     storeQuery: async (queryText, accept, maxBytes) =>
       (await readStoreAnswer(upstream, queryText, { accept, maxBytes, timeoutMs: config.timeoutMs })).body.toString('utf8'),
     maxPrefixGraphs: config.maxPrefixGraphs,
+    prefixRefreshMs: config.prefixRefreshMs,
   };
 }

@@ -57,6 +57,7 @@ function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): st
     if (limit.kind === 'none' || cap === undefined) return '';
     throw new GuardError(
       403,
+      'forbidden',
       `a query ending in a VALUES clause cannot be held to this caller's result limit of ${cap}; move the VALUES block into WHERE`,
     );
   }
@@ -100,7 +101,7 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
     const sets = hiddenSets(prepared, grant, defaults, named);
     if (sets !== undefined) {
       refuseNamedHidden(prepared, grant, sets);
-      if (prepared.blankZeroLength) throw new GuardError(403, BLANK_ZERO_LENGTH);
+      if (prepared.blankZeroLength) throw new GuardError(403, 'forbidden', BLANK_ZERO_LENGTH);
       if (prepared.hasHiddenSlots) {
         // A query that reads no default graph has no slot outside GRAPH to fill for it.
         if (sets.inDefault.size > 0 && prepared.reach.readsDefault) {
@@ -119,7 +120,16 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
     }
   }
   const dataset = datasetOf(grant, prepared, defaults, named, added);
-  const filling: Filling = { dataset: dataset.text, keep: granted, named, hiddenIn, constants, added: added.length > 0 };
+  const filling: Filling = {
+    dataset: dataset.text,
+    keep: granted,
+    named,
+    // All granted graphs are granted: a grant of thousands is not filtered again per GRAPH ?var.
+    ...(prepared.requestedNamed === null && { namedAllKept: true }),
+    hiddenIn,
+    constants,
+    added: added.length > 0,
+  };
   // The text and, beside it, the form body: the template's strings were encoded once
   // (encodedTemplateOf), so only what this request fills in is encoded now.
   const { parts } = prepared;
@@ -145,13 +155,41 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
     query += limit;
     pieces.push(limit);
   }
+  const formParts = joinFormParts(pieces);
+  let formBody: Buffer | undefined = formParts.length === 1 ? formParts[0] : undefined;
   return {
     query,
-    formBody: joinQueryForm(pieces),
+    get formBody() {
+      return (formBody ??= Buffer.concat(formParts));
+    },
+    formParts,
+    formBytes: formParts.reduce((bytes, part) => bytes + part.length, 0),
     form: prepared.form,
     datasetGraphs: dataset.graphs,
     defaultAccept: prepared.defaultAccept,
   };
+}
+
+/** From this size an encoded piece (a grant's dataset) is sent as its own part rather than copied into the body. */
+const OWN_PART_BYTES = 16 * 1024;
+
+/**
+ * The form body in parts: the small pieces joined (the first part with `query=`), each large
+ * Buffer piece as it is. Copying a grant of 5,000 graphs (300 KB) into a fresh Buffer per
+ * request costs more than the rest of the plan; the store gets the same bytes either way.
+ */
+function joinFormParts(pieces: readonly (string | Buffer)[]): Buffer[] {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let at = 0; at < pieces.length; at += 1) {
+    const piece = pieces[at]!;
+    if (typeof piece === 'string' || piece.length < OWN_PART_BYTES) continue;
+    parts.push(joinQueryForm(pieces.slice(from, at), parts.length === 0), piece);
+    from = at + 1;
+  }
+  if (parts.length === 0) return [joinQueryForm(pieces)];
+  if (from < pieces.length) parts.push(joinQueryForm(pieces.slice(from), false));
+  return parts;
 }
 
 /** A template's strings encoded for the form body, beside the template (undefined for its slots). */
@@ -234,6 +272,8 @@ export interface Filling {
   readonly keep: ReadonlySet<string> | boolean;
   /** The candidate named graphs a `GRAPH ?var` slot ranges over (the requested ones, or all granted; those `keep` keeps). */
   readonly named: readonly string[];
+  /** True when `keep` keeps every graph of `named` (all granted ones, unrequested). */
+  readonly namedAllKept?: boolean;
   /** The hidden predicates of a named graph as the active graph, written; undefined: nothing hidden there. */
   readonly hiddenIn: (graph: string) => HiddenText | undefined;
   /** The constant slots' values (the request's constants as generated). */
@@ -265,7 +305,7 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
   const { keep, hiddenIn } = filling;
   if (part.kind === 'constant') {
     const constant = filling.constants[part.index];
-    if (constant === undefined) throw new GuardError(500, 'a constant slot has no value');
+    if (constant === undefined) throw new GuardError(500, 'internal_error', 'a constant slot has no value');
     return constant;
   }
   if (part.kind === 'dataset') return filling.dataset;
@@ -291,7 +331,7 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
     return out;
   }
   // A negated set steps over triples of the merge; which graph a step came from cannot be asked inside a path.
-  if (hidden.graphs !== undefined) throw new GuardError(403, MIXED_NEGATED_SET);
+  if (hidden.graphs !== undefined) throw new GuardError(403, 'forbidden', MIXED_NEGATED_SET);
   return '!(' + part.members + (part.forward ? hidden.forward : '') + (part.inverse ? hidden.inverse : '') + ')';
 }
 
@@ -305,7 +345,8 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
  */
 function fillGraphVariable(part: GraphVariableSlot, filling: Filling, hidden: HiddenText | undefined): string {
   const { keep, named, hiddenIn, added = false } = filling;
-  const graphs = named.filter((graph) => (typeof keep === 'boolean' ? keep : keep.has(graph)));
+  const graphs =
+    filling.namedAllKept === true || keep === true ? named : named.filter((graph) => (typeof keep === 'boolean' ? keep : keep.has(graph)));
   const first = graphs[0];
   if (first === undefined) {
     return part.perGraph || added ? part.removed : 'GRAPH ' + part.variable + ' ' + fillTemplate(part.body, filling, hidden);
@@ -349,7 +390,7 @@ export function zeroLengthFilter(
  * solutions (docs/design.md, "The default graph is redacted per graph").
  */
 function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: readonly HiddenInGraph[], filling: Filling): string {
-  if (part.triples === null) throw new GuardError(403, MIXED_BLANK_NODE);
+  if (part.triples === null) throw new GuardError(403, 'forbidden', MIXED_BLANK_NODE);
   const { list, hiding = [] } = hidden;
   let out = '';
   const written = new Set<string>();
@@ -417,7 +458,7 @@ export function hiddenText(sorted: readonly string[]): HiddenText {
   let inverse = '';
   for (const iri of sorted) {
     // Policies are trusted, but a query must never carry text the guard cannot vouch for.
-    if (NOT_IN_IRI.test(iri)) throw new GuardError(500, 'a hidden path of the policies is not a valid IRI');
+    if (NOT_IN_IRI.test(iri)) throw new GuardError(500, 'internal_error', 'a hidden path of the policies is not a valid IRI');
     list += (list === '' ? '<' : ', <') + iri + '>';
     forward += '|<' + iri + '>';
     inverse += '|^<' + iri + '>';
@@ -489,7 +530,7 @@ function refuseNamedHidden(prepared: PreparedQuery, grant: Grant, sets: HiddenSe
     } else paths = sets.whole; // the element is removed and reads nothing; named all the same, it counts as named anywhere
 
     if (paths === undefined || paths.size === 0) continue;
-    for (const iri of iris) if (paths.has(iri)) throw new GuardError(403, 'the query uses a hidden path');
+    for (const iri of iris) if (paths.has(iri)) throw new GuardError(403, 'hidden_path', 'the query uses a hidden path');
   }
 }
 

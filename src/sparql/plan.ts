@@ -12,6 +12,13 @@ export interface Plan {
    * sent to the store, byte for byte encodeQueryForm(query).
    */
   readonly formBody: Buffer;
+  /**
+   * The same bytes in parts, as sent upstream: a grant's large dataset text is its own part,
+   * the one Buffer of that grant (never copied per request, never to be written to).
+   */
+  readonly formParts: readonly Buffer[];
+  /** The length of the form body, bytes. */
+  readonly formBytes: number;
   readonly form: QueryForm;
   /**
    * How many FROM and FROM NAMED clauses name a graph (the reserved empty graph not

@@ -171,9 +171,24 @@ function inspectTree(tree: object): void {
       if (node['type'] === 'query' && node !== root && node['from'] !== undefined) {
         throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: dataset clause inside a sub-query');
       }
+      if (node['type'] === 'query') checkLimitOffset(node);
     },
     term: normaliseTerm,
   });
+}
+
+/**
+ * sparqljs reads the integers of LIMIT and OFFSET into JavaScript numbers, which keep only
+ * integers up to 2^53 - 1 exactly: a larger one would be written back rounded (99999999999999999999
+ * as 100000000000000000000, which a store may refuse, or as 1e+21). Fail closed with a 400 instead.
+ */
+function checkLimitOffset(query: Record<string, unknown>): void {
+  for (const clause of ['limit', 'offset'] as const) {
+    const value = query[clause];
+    if (value !== undefined && !Number.isSafeInteger(value)) {
+      throw new GuardError(400, 'limit_out_of_range', `${clause.toUpperCase()} above ${Number.MAX_SAFE_INTEGER} is not supported`);
+    }
+  }
 }
 
 /** A replacement for an IRI term whose text changes, else undefined. */
@@ -184,7 +199,7 @@ function normaliseTerm(term: Term): unknown {
     // other backslash can reach an IRI: IRIREF forbids it and codepoint escapes are decoded.
     const value = term.value.includes('\\') ? term.value.replace(/\\(.)/g, '$1') : term.value;
     // A prefixed name's local part may hold a character PN_CHARS allows and RFC 3987 does not (U+061C).
-    if (NOT_IN_IRI.test(value)) throw new GuardError(400, 'query is not valid SPARQL 1.1: an IRI does not resolve to a valid IRI');
+    if (NOT_IN_IRI.test(value)) throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: an IRI does not resolve to a valid IRI');
     return value === term.value ? undefined : namedNode(value);
   }
   if (term.termType === 'Quad') throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: SPARQL-star is not SPARQL 1.1');

@@ -77,7 +77,7 @@ export interface Upstream {
     accept: string,
     signal: AbortLike,
     timeoutMs?: number,
-    formBody?: Buffer,
+    formBody?: Buffer | readonly Buffer[],
     onEnd?: () => void,
   ): Promise<UpstreamResponse>;
   /** Waits for requests in flight, then closes every connection. */
@@ -112,6 +112,16 @@ export class UpstreamError extends GuardError {
   ) {
     super(502, 'upstream_failed', message);
   }
+}
+
+function isParts(body: Buffer | readonly Buffer[] | undefined): body is readonly Buffer[] {
+  return Array.isArray(body);
+}
+
+function lengthOf(parts: readonly Buffer[]): number {
+  let bytes = 0;
+  for (const part of parts) bytes += part.length;
+  return bytes;
 }
 
 /**
@@ -223,7 +233,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     accept: string,
     signal: AbortLike,
     tierMs?: number,
-    formBody?: Buffer,
+    formBody?: Buffer | readonly Buffer[],
     onEnd?: () => void,
   ): Promise<UpstreamResponse> {
     // A caller already gone is never forwarded.
@@ -238,8 +248,17 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         origin: url.origin,
         path,
         method: 'POST',
-        headers: { ...fixedHeaders, accept },
-        body: formBody ?? encodeQueryForm(queryText),
+        // A body in parts is written part by part; its length keeps it out of chunked encoding.
+        headers: isParts(formBody)
+          ? { ...fixedHeaders, accept, 'content-length': String(lengthOf(formBody)) }
+          : { ...fixedHeaders, accept },
+        // undici writes any iterable of chunks (lib/core/request.js accepts util.isIterable); its
+        // type declaration lists only single-chunk bodies and streams.
+        body: isParts(formBody)
+          ? formBody.length === 1
+            ? formBody[0]
+            : (formBody as unknown as Uint8Array)
+          : (formBody ?? encodeQueryForm(queryText)),
         ...own,
       },
       exchange,

@@ -16,7 +16,7 @@ const HIERARCHY_POLICIES = join(EXAMPLES, 'group-hierarchy.ttl');
 const HIERARCHY_FACTS = join(EXAMPLES, 'group-hierarchy.n3');
 const TENANT_POLICIES = resolve('test/fixtures/graph-prefix/policies.ttl');
 const MEMBERS_QUERY =
-  'PREFIX guard: <https://w3id.org/sparql-guard#> CONSTRUCT { ?u guard:memberOf ?g } WHERE { GRAPH <https://example.org/app> { ?u <https://example.org/app#memberOf> ?g } }';
+  'PREFIX groups: <https://example.org/groups#> CONSTRUCT { ?u groups:memberOf ?g } WHERE { GRAPH <https://example.org/app> { ?u <https://example.org/app#memberOf> ?g } }';
 
 /** Runs the bin with GUARD_* variables of the test run cleared. */
 function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -54,6 +54,7 @@ describe('sparql-guard check with the store', () => {
       /group "acme"\n {2}policies: <https:\/\/example\.org\/policies\/acme>\n {2}graphs: {3}<https:\/\/data\.example\.org\/tenants\/acme\/orders> <https:\/\/data\.example\.org\/tenants\/acme\/people>\n/,
     );
     assert.match(result.stdout, /^<https:\/\/example\.org\/agents\/bob>$/m);
+    assert.match(result.stdout, /^ {2}prefixes: "https:\/\/data\.example\.org\/tenants\/acme\/"$/m);
     // The graph with dot segments under acme's prefix is named, not granted.
     assert.match(
       result.stdout,
@@ -101,16 +102,19 @@ describe('sparql-guard check --why', () => {
     );
     assert.match(
       text,
-      /by rule 1 of .*rules\/examples\/group-membership\.n3: \{ \?agent guard:memberOf \?group\. \?policy guard:appliesTo \?group \} => \{ \?policy guard:appliesTo \?agent \}/,
+      /by rule 1 of .*rules\/examples\/group-membership\.n3: \{ \?agent <https:\/\/example\.org\/groups#memberOf> \?group\. \?policy guard:appliesTo \?group \} => \{ \?policy guard:appliesTo \?agent \}/,
     );
-    assert.match(text, /<https:\/\/example\.org\/agents\/bob> guard:memberOf "staff" {3}\[fact from facts:members\]/);
+    assert.match(
+      text,
+      /<https:\/\/example\.org\/agents\/bob> <https:\/\/example\.org\/groups#memberOf> "staff" {3}\[fact from facts:members\]/,
+    );
     assert.match(text, /<https:\/\/example\.org\/policies\/staff-wiki> guard:group "staff" {3}\[fact from .*group-membership\.ttl\]/);
     assert.match(
       text,
       /<https:\/\/example\.org\/policies\/staff-wiki> guard:readGraph <https:\/\/example\.org\/graphs\/wiki> {3}\[fact from .*group-membership\.ttl\]/,
     );
     // The membership is explained once; the second graph points back to it.
-    assert.match(text, /<https:\/\/example\.org\/agents\/bob> guard:memberOf "staff" {3}\[shown above\]/);
+    assert.match(text, /<https:\/\/example\.org\/agents\/bob> <https:\/\/example\.org\/groups#memberOf> "staff" {3}\[shown above\]/);
     assert.doesNotMatch(text, /tenants/);
   });
 
@@ -123,8 +127,14 @@ describe('sparql-guard check --why', () => {
       text,
       /<https:\/\/example\.org\/policies\/staff-handbook> guard:appliesTo "trainees"\n.*by rule 1 of .*group-hierarchy\.n3/,
     );
-    assert.match(text, /"trainees" guard:subGroupOf "interns" {3}\[fact from .*policies\/examples\/group-hierarchy\.n3\]/);
-    assert.match(text, /"interns" guard:subGroupOf "staff" {3}\[fact from .*policies\/examples\/group-hierarchy\.n3\]/);
+    assert.match(
+      text,
+      /"trainees" <https:\/\/example\.org\/groups#subGroupOf> "interns" {3}\[fact from .*policies\/examples\/group-hierarchy\.n3\]/,
+    );
+    assert.match(
+      text,
+      /"interns" <https:\/\/example\.org\/groups#subGroupOf> "staff" {3}\[fact from .*policies\/examples\/group-hierarchy\.n3\]/,
+    );
   });
 
   it('traces a collection grant and a prefix grant, in JSON', () => {
@@ -169,8 +179,8 @@ describe('sparql-guard check --why', () => {
     const trial = trace.graphs[2]?.policies[0]?.grants;
     assert.match(trial?.rule?.file ?? '', /graph-collections\.n3$/);
     assert.deepEqual(trial?.from?.map((step) => step.triple).sort(), [
-      '<https://example.org/graphs/trial-1> guard:inCollection <https://example.org/collections/research>',
-      '<https://example.org/policies/research-collection> guard:readCollection <https://example.org/collections/research>',
+      '<https://example.org/graphs/trial-1> <https://example.org/graph-collections#inCollection> <https://example.org/collections/research>',
+      '<https://example.org/policies/research-collection> <https://example.org/graph-collections#readCollection> <https://example.org/collections/research>',
     ]);
   });
 

@@ -67,6 +67,7 @@ describe('readConfig with a real file setting every key', () => {
         },
       ],
       maxPrefixGraphs: 500,
+      prefixRefreshMs: 30000,
       auth: {
         apiKeys: [
           {
@@ -204,6 +205,7 @@ describe('parseConfig defaults', () => {
       rules: [],
       facts: [],
       maxPrefixGraphs: 10000,
+      prefixRefreshMs: 60000,
       auth: { apiKeys: [], trustedHeaders: undefined, jwt: undefined },
       watchPolicies: false,
       explain: false,

@@ -307,7 +307,8 @@ describe('explain', () => {
     assert.deepEqual(explain.groups, ['beta']);
     assert.deepEqual(explain.policies, ['<http://example.org/policies/everyone>', '<http://example.org/policies/beta>']);
     assert.equal(explain.form, 'select');
-    assert.match(String(explain.query), /FROM NAMED <http:\/\/example\.org\/graphs\/b>/);
+    // The query reads no named graph: FROM NAMED holds only the reserved empty graph.
+    assert.match(String(explain.query), /FROM NAMED <urn:x-sparql-guard:empty>/);
     assert.equal(store.sent.length, 0);
   });
 

@@ -10,7 +10,8 @@ import { checkVocabulary } from '../../src/policy/check-vocabulary.js';
 import { loadPolicySet } from '../../src/policy/load-policy-set.js';
 import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
 import { GUARD, VOCABULARY_TERMS, type TermKind } from '../../src/vocabulary.js';
-import { explainAnonymous, listeningUrl, makeFolder, spawnGuard, type SpawnedGuard } from '../reload/spawn-guard.js';
+import { BIN, explainAnonymous, listeningUrl, makeFolder, spawnGuard, type SpawnedGuard } from '../reload/spawn-guard.js';
+import { spawnSync } from 'node:child_process';
 
 const PREFIXES = '@prefix guard: <https://w3id.org/sparql-guard#>. @prefix ex: <https://example.org/>.\n';
 
@@ -36,6 +37,12 @@ function policyUsing(name: string, kind: Exclude<TermKind, 'description'>): stri
       return `${PREFIXES}ex:p a guard:Policy; guard:agent guard:${name}; guard:readGraph ex:g.`;
   }
 }
+
+/** The policy of the report: it loaded, and everyone read every salary with no cap on rows. */
+const SALARY_POLICY = `@prefix guard: <https://w3id.org/sparql-guard#>.
+<http://x/p1> a guard:Policy ; guard:agent guard:Everyone ;
+    guard:readGraph <https://example.org/graphs/people> ;
+    guard:hidepath <https://example.org/salary> ; guard:resultlimit 5 .`;
 
 const cases = Object.entries(VOCABULARY_TERMS)
   .filter((entry): entry is [string, Exclude<TermKind, 'description'>] => entry[1] !== 'description')
@@ -111,16 +118,24 @@ describe('loadPolicySet with a term misspelt', () => {
 
   it('refuses the policy of the report: guard:hidepath and guard:resultlimit would have been ignored', async () => {
     const file = join(folder, 'salary.ttl');
-    writeFileSync(
-      file,
-      `@prefix guard: <https://w3id.org/sparql-guard#>.
-<http://x/p1> a guard:Policy ; guard:agent guard:Everyone ;
-    guard:readGraph <https://example.org/graphs/people> ;
-    guard:hidepath <https://example.org/salary> ; guard:resultlimit 5 .`,
-    );
+    writeFileSync(file, SALARY_POLICY);
     await assert.rejects(loadPolicySet({ policyFiles: [file], ruleFiles: shippedRuleFiles() }), {
       message: `${file}: guard:hidepath (as a predicate of <http://x/p1>) is not a term of the policy vocabulary (did you mean guard:hidePath?)`,
     });
+  });
+
+  it('makes `sparql-guard check` exit 1 with that line, where it printed ok', () => {
+    const file = join(folder, 'salary.ttl');
+    writeFileSync(file, SALARY_POLICY);
+    const config = join(folder, 'guard.json');
+    writeFileSync(config, JSON.stringify({ upstream: 'http://127.0.0.1:1/sparql', policies: [file] }));
+    const run = spawnSync(process.execPath, [BIN, 'check', '--config', config], { encoding: 'utf8' });
+    assert.equal(run.status, 1);
+    assert.doesNotMatch(run.stdout, /^ok/m);
+    assert.match(
+      run.stderr,
+      /guard:hidepath \(as a predicate of <http:\/\/x\/p1>\) is not a term of the policy vocabulary \(did you mean guard:hidePath\?\)/,
+    );
   });
 
   it('refuses a typo of every term in a policy file, naming the file, the typo and the term', async () => {
@@ -154,6 +169,8 @@ describe('loadPolicySet with a term misspelt', () => {
       ['guard:resultLimit 2.5', /guard:resultLimit must be a whole number from 1 to \d+, found literal "2\.5"/],
       ['guard:timeoutMs "100"', /guard:timeoutMs must be a whole number/],
       ['guard:maxConcurrent ex:two', /guard:maxConcurrent must be a whole number/],
+      ['guard:agent guard:readGraph', /guard:readGraph is not a principal/],
+      ['guard:agent guard:Policy', /guard:Policy is not a principal/],
     ];
     for (const [index, [triple, pattern]] of wrong.entries()) {
       const file = join(folder, `wrong-${index}.ttl`);

@@ -9,6 +9,7 @@ import { startEmbeddedStore, type EmbeddedStore } from '../../src/embedded/start
 import { listPrefixGraphs, type StoreQuery } from '../../src/policy/list-prefix-graphs.js';
 import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
 import { rigStores } from '../helpers/rig-stores.js';
+import { startWritableStore, type WritableStore } from '../helpers/start-writable-store.js';
 import { select, sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
 const DATA = resolve('test/fixtures/graph-prefix/data.trig');
@@ -135,10 +136,123 @@ describe('guard:readGraphPrefix values refused at load', () => {
     );
     assert.match(message, /uses guard:readGraphPrefix but is not declared a guard:Policy/);
   });
+});
 
-  it('fails the load when a prefix matches more graphs than maxPrefixGraphs', async () => {
-    const message = await loadFailure(policy(`"${TENANTS}acme/"`), { maxPrefixGraphs: 1 });
-    assert.match(message, /matches more than 1 graphs \(raise maxPrefixGraphs/);
+describe('guard:readGraphPrefix past maxPrefixGraphs', () => {
+  it('serves no set built past the bound: not ready, one line, trying again', async () => {
+    const guard = await startTestGuard({
+      policies: [POLICIES],
+      embedded: { data: [DATA] },
+      auth: { apiKeys: API_KEYS },
+      maxPrefixGraphs: 1,
+    });
+    try {
+      assert.equal(guard.guard.policies.current(), undefined);
+      const failure = guard.logs.find((line) => line.event === 'policies-load-failed');
+      assert.match(
+        String(failure?.error),
+        /guard:readGraphPrefix "https:\/\/data\.example\.org\/tenants\/acme\/" matches more than 1 graphs \(raise maxPrefixGraphs/,
+      );
+      const { status } = await select(guard.endpoint, GRAPHS_SEEN, { key: ACME_KEY });
+      assert.equal(status, 503);
+      assert.equal((await fetch(`${guard.guard.url}/readyz`)).status, 503);
+    } finally {
+      await guard.close();
+    }
+  });
+});
+
+describe('guard:readGraphPrefix on a store the application writes', () => {
+  let store: WritableStore;
+  let guard: TestGuard;
+  const root = `${TENANTS}acme/`;
+  before(async () => {
+    store = await startWritableStore([DATA]);
+    guard = await startTestGuard({ upstream: store.queryUrl, policies: [POLICIES], auth: { apiKeys: API_KEYS }, prefixRefreshMs: 1000 });
+  });
+  after(async () => {
+    await guard.close();
+    await store.close();
+  });
+  const seen = async () => (await select(guard.endpoint, GRAPHS_SEEN, { key: ACME_KEY })).rows.map((row) => row.g ?? '');
+  const within = async (ms: number, check: (graphs: string[]) => boolean): Promise<string[]> => {
+    const deadline = Date.now() + ms;
+    let graphs = await seen();
+    while (!check(graphs) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      graphs = await seen();
+    }
+    return graphs;
+  };
+
+  it('grants a graph the application creates, and drops one it removes, within prefixRefreshMs, without a reload', async () => {
+    assert.deepEqual(await seen(), [`${root}orders`, `${root}people`]);
+    await store.update(`INSERT DATA { GRAPH <${root}invoices> { <${root}i/1> <https://example.org/ns#total> 5 } }`);
+    assert.deepEqual(await within(5000, (graphs) => graphs.length === 3), [`${root}invoices`, `${root}orders`, `${root}people`]);
+    await store.update(`DROP GRAPH <${root}orders>`);
+    assert.deepEqual(await within(5000, (graphs) => graphs.length === 2), [`${root}invoices`, `${root}people`]);
+  });
+
+  it('keeps the set in force while the store is down, and lists again once it is back', async () => {
+    const before = guard.guard.policies.current();
+    await store.down();
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    assert.equal(guard.guard.policies.current(), before);
+    assert.ok(guard.logs.some((line) => line.event === 'policies-reload-failed' && /could not list the graphs/.test(String(line.error))));
+    await store.up();
+    await store.update(`INSERT DATA { GRAPH <${root}late> { <${root}l/1> <https://example.org/ns#total> 1 } }`);
+    assert.ok((await within(8000, (graphs) => graphs.includes(`${root}late`))).includes(`${root}late`));
+  });
+});
+
+describe('guard:readGraphPrefix and the table in force', () => {
+  it('swaps nothing when neither the files nor the listing changed, and swaps when only the prefix text did', async () => {
+    const store = await startWritableStore([DATA]);
+    const { file, remove } = policyFile(
+      `<https://example.org/policies/p> a guard:Policy; guard:group "acme"; guard:readGraphPrefix "${TENANTS}acme/".`,
+    );
+    const guard = await startTestGuard({ upstream: store.queryUrl, policies: [file], auth: { apiKeys: API_KEYS } });
+    try {
+      const first = guard.guard.policies.current();
+      assert.equal(await guard.guard.reload(), true);
+      assert.equal(guard.guard.policies.current(), first, 'the same table: no swap');
+      writeFileSync(
+        file,
+        `@prefix guard: <https://w3id.org/sparql-guard#>.\n<https://example.org/policies/p> a guard:Policy; guard:group "acme"; guard:readGraphPrefix "${TENANTS}globex/".\n`,
+      );
+      assert.equal(await guard.guard.reload(), true);
+      assert.notEqual(guard.guard.policies.current(), first);
+      assert.deepEqual(guard.guard.policies.current()?.policies[0]?.graphs, [`${TENANTS}globex/orders`]);
+      await store.update(`INSERT DATA { GRAPH <${TENANTS}globex/new> { <${TENANTS}x> <${TENANTS}y> 1 } }`);
+      const second = guard.guard.policies.current();
+      assert.equal(await guard.guard.reload(), true);
+      assert.notEqual(guard.guard.policies.current(), second, 'a new graph under the prefix is a change');
+      assert.deepEqual(guard.guard.policies.current()?.policies[0]?.graphs, [`${TENANTS}globex/new`, `${TENANTS}globex/orders`]);
+    } finally {
+      await guard.close();
+      await store.close();
+      remove();
+    }
+  });
+});
+
+describe('guard:readGraphPrefix when the store is down at start', () => {
+  it('waits unready, then serves once the listing succeeds', async () => {
+    const store = await startWritableStore([DATA]);
+    await store.down();
+    const guard = await startTestGuard({ upstream: store.queryUrl, policies: [POLICIES], auth: { apiKeys: API_KEYS }, timeoutMs: 1000 });
+    try {
+      assert.equal(guard.guard.policies.current(), undefined);
+      assert.equal((await fetch(`${guard.guard.url}/readyz`)).status, 503);
+      await store.up();
+      const deadline = Date.now() + 10_000;
+      while (guard.guard.policies.current() === undefined && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(guard.guard.policies.current()?.policies[0]?.graphs, [`${TENANTS}acme/orders`, `${TENANTS}acme/people`]);
+    } finally {
+      await guard.close();
+      await store.close();
+    }
   });
 });
 

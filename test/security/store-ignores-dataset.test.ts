@@ -154,7 +154,7 @@ describe('the gate follows the store', () => {
           }, 100);
           signal.addEventListener('abort', () => {
             clearTimeout(timer);
-            reject(new GuardError(502, 'upstream request aborted by the client'));
+            reject(new GuardError(502, 'upstream_failed', 'upstream request aborted by the client'));
           });
         }),
       close: async () => undefined,

@@ -236,7 +236,9 @@ describe('explain', () => {
     assert.deepEqual(explain.policies, ['<http://example.org/policies/everyone>', '<http://example.org/policies/beta>']);
     assert.equal(explain.form, 'select');
     assert.match(String(explain.query), /FROM <http:\/\/example\.org\/graphs\/a>/);
-    assert.match(String(explain.query), /FROM NAMED <http:\/\/example\.org\/graphs\/b>/);
+    // The query reads no named graph: FROM NAMED holds only the reserved empty graph.
+    assert.match(String(explain.query), /FROM NAMED <urn:x-sparql-guard:empty>/);
+    assert.doesNotMatch(String(explain.query), /FROM NAMED <http:/);
   });
 });
 

@@ -11,6 +11,8 @@ const G = 'http://example.org/graphs/';
 const P = 'http://example.org/policies/';
 const ORDER_POLICIES = resolve('test/fixtures/explain/listing-order.ttl');
 const SELECT = 'SELECT * WHERE { ?s ?p ?o }';
+/** Reads the default graph and named graphs: the dataset lists the grant in FROM and in FROM NAMED. */
+const BOTH = 'SELECT * WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }';
 
 /**
  * A store that answers the guard's dataset check (two ASK probes over the reserved empty
@@ -63,7 +65,7 @@ describe('explain answers', () => {
   });
 
   it('shows the rewritten query with FROM and FROM NAMED for exactly the granted graphs', async () => {
-    const explain = (await (await fetch(explainUrl(SELECT), { headers: asBeta })).json()) as { query: string };
+    const explain = (await (await fetch(explainUrl(BOTH), { headers: asBeta })).json()) as { query: string };
     const from = [...explain.query.matchAll(/FROM <([^>]+)>/g)].map((match) => match[1]);
     const named = [...explain.query.matchAll(/FROM NAMED <([^>]+)>/g)].map((match) => match[1]);
     assert.deepEqual(from.sort(), [`${G}a`, `${G}b`, `${G}secret`]);
@@ -83,7 +85,7 @@ describe('explain answers', () => {
 
   it('intersects a protocol dataset with the grant, and names the empty graph when nothing is left', async () => {
     const dataset = `&default-graph-uri=${encodeURIComponent(`${G}b`)}&named-graph-uri=${encodeURIComponent(`${G}secret`)}`;
-    const beta = (await (await fetch(explainUrl(SELECT, dataset), { headers: asBeta })).json()) as { query: string };
+    const beta = (await (await fetch(explainUrl(BOTH, dataset), { headers: asBeta })).json()) as { query: string };
     assert.match(beta.query, new RegExp(`FROM <${G}b>\\s+FROM NAMED <${G}secret>`));
     const anonymous = (await (await fetch(explainUrl(SELECT, dataset))).json()) as { query: string };
     assert.match(anonymous.query, /FROM <urn:x-sparql-guard:empty>\s+FROM NAMED <urn:x-sparql-guard:empty>/);

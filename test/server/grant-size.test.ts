@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 import { startStubStore, type StubStore } from '../helpers/start-stub-store.js';
+import type { Grant } from '../../src/policy/grant.js';
+import { createPlanner } from '../../src/sparql/create-planner.js';
+import { encodeQueryForm } from '../../src/url-encoded-form.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-grant-size-'));
 const KEYS = { small: 'grant-size-small-key-0123456789', large: 'grant-size-large-key-0123456789' } as const;
@@ -46,6 +49,42 @@ async function ask(endpoint: string, key: string, query: string): Promise<{ stat
 
 after(() => rmSync(folder, { recursive: true, force: true }));
 
+describe('the dataset text of a grant', () => {
+  const planner = createPlanner({
+    baseIri: 'http://localhost/',
+    maxQueryDepth: 64,
+    planCache: { maxEntries: 100, maxBytes: 1 << 24 },
+    allowedFunctions: [],
+  });
+  const grant: Grant = {
+    policies: ['https://grant-size.example.org/p/large'],
+    graphs: new Set(Array.from({ length: 5000 }, (_, i) => `https://grant-size.example.org/g${i}`)),
+    hiddenByGraph: new Map(),
+  };
+
+  it('is built once per grant and sent as its own part, the same Buffer on every request', () => {
+    for (const query of [COUNT, GRAPHS, 'ASK { ?s ?p ?o }']) {
+      const first = planner.plan({ query, defaultGraphs: [], namedGraphs: [] }, grant);
+      const again = planner.plan({ query: query + ' ', defaultGraphs: [], namedGraphs: [] }, grant);
+      const large = (plan: typeof first) => plan.formParts.find((part) => part.length >= 16 * 1024);
+      assert.ok(large(first) !== undefined, 'the dataset is a part of its own');
+      assert.equal(large(again), large(first), 'the same Buffer, not a copy');
+      // The parts are the body encodeQueryForm writes for the text, byte for byte.
+      assert.ok(Buffer.concat(first.formParts).equals(encodeQueryForm(first.query)));
+      assert.ok(first.formBody.equals(encodeQueryForm(first.query)));
+      assert.equal(first.formBytes, first.formBody.length);
+      assert.equal(first.datasetGraphs, 5000);
+    }
+  });
+
+  it('is another one for another grant of the same graphs', () => {
+    const copy: Grant = { ...grant, graphs: new Set(grant.graphs) };
+    const a = planner.plan({ query: COUNT, defaultGraphs: [], namedGraphs: [] }, grant);
+    const b = planner.plan({ query: COUNT, defaultGraphs: [], namedGraphs: [] }, copy);
+    assert.ok(Buffer.concat(a.formParts).equals(Buffer.concat(b.formParts)));
+  });
+});
+
 describe('a store that refuses a large query', () => {
   let store: StubStore;
   let t: TestGuard;
@@ -69,6 +108,13 @@ describe('a store that refuses a large query', () => {
   it('passes the store’s own 400 on for a small dataset (the refusal is then the store’s to explain)', async () => {
     const { status, body } = await ask(t.endpoint, KEYS.small, COUNT);
     assert.equal(status, 400);
+    assert.match(body, /Virtuoso 37000/);
+  });
+
+  it('passes the store’s own 400 on for a query large of itself (the caller’s to shorten)', async () => {
+    const rows = Array.from({ length: 2000 }, (_, i) => `<urn:x:${i}>`).join(' ');
+    const { status, body } = await ask(t.endpoint, KEYS.small, `SELECT (COUNT(*) AS ?n) WHERE { VALUES ?v { ${rows} } }`);
+    assert.equal(status, 400, body);
     assert.match(body, /Virtuoso 37000/);
   });
 
