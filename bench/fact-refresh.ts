@@ -347,7 +347,8 @@ async function main(): Promise<void> {
         'lrrrrrrrrr',
       ),
     );
-    const fmt = (ms: number) => (Number.isNaN(ms) ? '-' : ms.toFixed(1));
+    // A figure with no sample (no refresh in the steady run) is NaN here and null after the scenario's JSON.
+    const fmt = (ms: number | null) => (ms === null || Number.isNaN(ms) ? '-' : ms.toFixed(1));
     const rows = ['steady', 'refresh'].map((name) => runScenario<LatencyResult>(import.meta.url, name, base));
     for (const row of rows) {
       console.log(
