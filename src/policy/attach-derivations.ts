@@ -5,6 +5,7 @@ import { GUARD, guard, isReservedIri, isSkolemIri, XSD_STRING } from '../vocabul
 import { findAgentIriProblem, iriSpliceProblem } from '../iri.js';
 import { policyLoadError } from './policy-load-error.js';
 import type { PolicyLimits, Principal } from './policy-set.js';
+import { packStrings, type PackedStrings } from './packed-strings.js';
 import { describe, type PolicyDocument } from './read-policy-files.js';
 import type { ClosureTerm } from './forward-chain.js';
 
@@ -104,10 +105,12 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
     orders[at] = order;
   });
   const principalKinds = new Uint8Array(principals.values.length);
-  const principalNames = principals.values.map((principal, at) => {
-    principalKinds[at] = PRINCIPAL_KINDS.indexOf(principal.kind);
-    return principal.kind === 'agent' ? principal.agent : principal.kind === 'group' ? principal.group : '';
-  });
+  const principalNames = packStrings(
+    principals.values.map((principal, at) => {
+      principalKinds[at] = PRINCIPAL_KINDS.indexOf(principal.kind);
+      return principal.kind === 'agent' ? principal.agent : principal.kind === 'group' ? principal.group : '';
+    }),
+  );
   return {
     iris: policies.map((policy) => policy.iri),
     orders,
@@ -156,8 +159,11 @@ export interface AttachedPolicies {
   readonly limits: readonly PolicyLimits[];
   /** Per distinct principal, its kind as an index into `PRINCIPAL_KINDS`. */
   readonly principalKinds: Uint8Array;
-  /** Per distinct principal, its agent IRI or group name ('' for Everyone and AuthenticatedAgent). */
-  readonly principalNames: readonly string[];
+  /**
+   * Per distinct principal, its agent IRI or group name ('' for Everyone and AuthenticatedAgent),
+   * packed: with memberships from the store there are as many principals as members.
+   */
+  readonly principalNames: PackedStrings;
   readonly graphs: readonly string[];
   readonly principalStarts: Int32Array;
   readonly principalIndexes: Int32Array;

@@ -1,6 +1,7 @@
 // Compiles the validated policies into the frozen look-up table that grantFor reads.
 
 import { principalKey, PRINCIPAL_KINDS, type AttachedPolicies } from './attach-derivations.js';
+import { readPackedStrings } from './packed-strings.js';
 import { compileGraphTemplate, type GraphTemplate } from './compile-graph-template.js';
 import { composeGrant, mergeInOrder } from './grant.js';
 import type { EngineRun, RuleFileRun } from './reason-over-policies.js';
@@ -46,15 +47,34 @@ function turn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** References written between two turns of the event loop (a few tens of milliseconds). */
-const REFERENCES_PER_SLICE = 100_000;
+/** The longest stretch of work between two turns of the event loop, milliseconds. */
+const SLICE_MS = 4;
+
+/**
+ * True once SLICE_MS have passed since the last turn; the clock is read every 256 calls. Work is
+ * counted in time, not in items: a hundred thousand one-policy members cost per member, not per
+ * reference.
+ */
+function createPacer(): () => boolean {
+  let calls = 0;
+  let since = performance.now();
+  return () => {
+    calls += 1;
+    if ((calls & 255) !== 0 || performance.now() - since < SLICE_MS) return false;
+    since = performance.now();
+    return true;
+  };
+}
 
 /**
  * Builds the policies from the worker's tables (each principal and graph once, ranges of numbers
  * per policy), indexes them (in order of listing) by principal and precomputes the grants of the
  * callers that only Everyone / AuthenticatedAgent match, the common case. Everything returned is
- * frozen, the principal objects in place: hand it tables no one else holds. It yields to the
- * event loop between slices; the caller keeps its previous set until the promise settles.
+ * frozen: hand it tables no one else holds. This runs on the thread that serves requests, with
+ * as many principals as the store has members: it gives the event loop a turn every few
+ * milliseconds, makes no object per principal (a principal's list of policies is shared by every
+ * principal with the same list; a policy's principals are built when first read, by operator
+ * tools), and the caller keeps its previous set until the promise settles.
  * `prefixGraphs` holds, per `guard:readGraphPrefix` of the policies, the graphs the store listed
  * under it (listPrefixGraphs): each policy with that prefix grants them too.
  */
@@ -62,34 +82,25 @@ export async function compilePolicySet(
   attached: AttachedPolicies,
   prefixGraphs: ReadonlyMap<string, readonly string[]> = new Map(),
 ): Promise<PolicySet> {
-  const { principalStarts, principalIndexes, graphStarts, graphIndexes } = attached;
-  // One frozen object per principal, shared by every policy naming it (half a million references, ten thousand objects).
-  const principalTable = new Array<Principal>(attached.principalNames.length);
-  for (let at = 0; at < principalTable.length; at += 1) {
-    principalTable[at] = principalOf(PRINCIPAL_KINDS[attached.principalKinds[at] as number], attached.principalNames[at] as string);
-  }
+  const { principalStarts, principalIndexes, graphStarts, graphIndexes, principalKinds } = attached;
+  const nameOf = readPackedStrings(attached.principalNames);
+  const principalCount = principalKinds.length;
+  // One frozen object per principal, shared by every policy naming it, made when first asked for.
+  const principalObjects = new Array<Principal | undefined>(principalCount);
+  const principalAt = (index: number): Principal =>
+    (principalObjects[index] ??= principalOf(PRINCIPAL_KINDS[principalKinds[index] as number], nameOf(index)));
   const graphTable = attached.graphs;
-  // This runs on the thread that serves requests: it gives way between slices of the half a
-  // million (or, at 100,000 policies, six million) references, so a reload does not stall queries.
-  let sinceYield = 0;
-  /** Counts references written; true when a slice is full and the loop should be given a turn. */
-  const sliceFull = (references: number): boolean => {
-    sinceYield += references;
-    if (sinceYield < REFERENCES_PER_SLICE) return false;
-    sinceYield = 0;
-    return true;
-  };
+  const due = createPacer();
   const frozen: CompiledPolicy[] = [];
   for (let at = 0; at < attached.iris.length; at += 1) {
-    const firstPrincipal = principalStarts[at] as number;
-    const principals = new Array<Principal>((principalStarts[at + 1] as number) - firstPrincipal);
-    for (let k = 0; k < principals.length; k += 1)
-      principals[k] = principalTable[principalIndexes[firstPrincipal + k] as number] as Principal;
     const firstGraph = graphStarts[at] as number;
     const graphs = new Array<string>((graphStarts[at + 1] as number) - firstGraph);
     for (let k = 0; k < graphs.length; k += 1) graphs[k] = graphTable[graphIndexes[firstGraph + k] as number] as string;
     const graphPrefixes = attached.graphPrefixes[at] as readonly string[];
     if (graphPrefixes.length > 0) addListedGraphs(graphs, graphPrefixes, prefixGraphs);
+    const firstPrincipal = principalStarts[at] as number;
+    const endPrincipal = principalStarts[at + 1] as number;
+    let principals: readonly Principal[] | undefined;
     frozen.push(
       Object.freeze({
         iri: attached.iris[at] as string,
@@ -100,20 +111,25 @@ export async function compilePolicySet(
         graphPrefixes: Object.freeze(graphPrefixes),
         limits: Object.freeze(attached.limits[at] as PolicyLimits),
         graphs: Object.freeze(graphs),
-        principals: Object.freeze(principals),
+        get principals(): readonly Principal[] {
+          if (principals === undefined) {
+            const list = new Array<Principal>(endPrincipal - firstPrincipal);
+            for (let k = 0; k < list.length; k += 1) list[k] = principalAt(principalIndexes[firstPrincipal + k] as number);
+            principals = Object.freeze(list);
+          }
+          return principals;
+        },
       }),
     );
-    if (sliceFull(principals.length + graphs.length)) await turn();
+    if (due()) await turn();
   }
 
   // Per principal number, the numbers of the policies naming it, in order of listing, as one
-  // Int32Array of ranges; each list is then written in one go into a fresh array (writing each
-  // new policy into older, scattered lists made the collector track six million references).
-  const starts = new Int32Array(principalTable.length + 1);
+  // Int32Array of ranges.
+  const starts = new Int32Array(principalCount + 1);
   for (const index of principalIndexes) starts[index + 1] = (starts[index + 1] as number) + 1;
-  for (let index = 0; index < principalTable.length; index += 1)
-    starts[index + 1] = (starts[index + 1] as number) + (starts[index] as number);
-  const next = starts.slice(0, principalTable.length);
+  for (let index = 0; index < principalCount; index += 1) starts[index + 1] = (starts[index + 1] as number) + (starts[index] as number);
+  const next = starts.slice(0, principalCount);
   const policyNumbers = new Int32Array(principalIndexes.length);
   for (let at = 0; at < frozen.length; at += 1) {
     for (let k = principalStarts[at] as number, end = principalStarts[at + 1] as number; k < end; k += 1) {
@@ -123,21 +139,32 @@ export async function compilePolicySet(
     }
   }
 
+  // Members of one project share one list: each distinct list of policies is made once.
+  const lists = new Map<string, readonly CompiledPolicy[]>();
+  const listOf = (from: number, to: number): readonly CompiledPolicy[] => {
+    const key = to - from === 1 ? String(policyNumbers[from]) : policyNumbers.subarray(from, to).join(',');
+    let list = lists.get(key);
+    if (list === undefined) {
+      const made = new Array<CompiledPolicy>(to - from);
+      for (let k = 0; k < made.length; k += 1) made[k] = frozen[policyNumbers[from + k] as number] as CompiledPolicy;
+      lists.set(key, (list = Object.freeze(made)));
+    }
+    return list;
+  };
   let everyone: readonly CompiledPolicy[] = [];
   let authenticated: readonly CompiledPolicy[] = [];
   const agents = new Map<string, readonly CompiledPolicy[]>();
   const groups = new Map<string, readonly CompiledPolicy[]>();
-  // Principals are distinct by key: each list is complete, and frozen as it goes in.
-  for (const [at, principal] of principalTable.entries()) {
-    const from = starts[at] as number;
-    const list = new Array<CompiledPolicy>((starts[at + 1] as number) - from);
-    for (let k = 0; k < list.length; k += 1) list[k] = frozen[policyNumbers[from + k] as number] as CompiledPolicy;
-    Object.freeze(list);
-    if (principal.kind === 'everyone') everyone = list;
-    else if (principal.kind === 'authenticated') authenticated = list;
-    else if (principal.kind === 'agent') agents.set(principal.agent, list);
-    else groups.set(principal.group, list);
-    if (sliceFull(list.length)) await turn();
+  // Principals are distinct by key: each list is complete.
+  for (let at = 0; at < principalCount; at += 1) {
+    const list = listOf(starts[at] as number, starts[at + 1] as number);
+    const kind = PRINCIPAL_KINDS[principalKinds[at] as number];
+    if (kind === 'everyone') everyone = list;
+    else if (kind === 'authenticated') authenticated = list;
+    else if (kind === 'agent') agents.set(nameOf(at), list);
+    else if (kind === 'group') groups.set(nameOf(at), list);
+    else throw new Error('unknown principal kind from the policy worker');
+    if (due()) await turn();
   }
 
   const everyoneAndAuthenticated = mergeInOrder([everyone, authenticated]);
