@@ -5,7 +5,7 @@ import { GUARD, guard, isReservedIri, isSkolemIri, XSD_STRING } from '../vocabul
 import { findAgentIriProblem, iriSpliceProblem } from '../iri.js';
 import { policyLoadError } from './policy-load-error.js';
 import type { PolicyLimits, Principal } from './policy-set.js';
-import { packStrings, type PackedStrings } from './packed-strings.js';
+import { indexPrincipals, type PrincipalIndex } from './principal-index.js';
 import { describe, type PolicyDocument } from './read-policy-files.js';
 import type { ClosureTerm } from './forward-chain.js';
 
@@ -105,12 +105,10 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
     orders[at] = order;
   });
   const principalKinds = new Uint8Array(principals.values.length);
-  const principalNames = packStrings(
-    principals.values.map((principal, at) => {
-      principalKinds[at] = PRINCIPAL_KINDS.indexOf(principal.kind);
-      return principal.kind === 'agent' ? principal.agent : principal.kind === 'group' ? principal.group : '';
-    }),
-  );
+  const principalNames = principals.values.map((principal, at) => {
+    principalKinds[at] = PRINCIPAL_KINDS.indexOf(principal.kind);
+    return principal.kind === 'agent' ? principal.agent : principal.kind === 'group' ? principal.group : '';
+  });
   return {
     iris: policies.map((policy) => policy.iri),
     orders,
@@ -121,8 +119,7 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
     graphTemplates: policies.map((policy) => (policy.graphTemplates.length === 0 ? hidesNothing : policy.graphTemplates)),
     graphPrefixes: policies.map((policy) => (policy.graphPrefixes.length === 0 ? hidesNothing : policy.graphPrefixes)),
     limits: policies.map((policy) => (Object.keys(policy.limits).length === 0 ? limitsNothing : policy.limits)),
-    principalKinds,
-    principalNames,
+    principals: indexPrincipals(principalKinds, principalNames, principalRanges.starts, principalRanges.indexes),
     graphs: graphs.values,
     principalStarts: principalRanges.starts,
     principalIndexes: principalRanges.indexes,
@@ -157,13 +154,8 @@ export interface AttachedPolicies {
   readonly graphPrefixes: readonly (readonly string[])[];
   /** Per policy, its limits (the policies setting none share one empty object). */
   readonly limits: readonly PolicyLimits[];
-  /** Per distinct principal, its kind as an index into `PRINCIPAL_KINDS`. */
-  readonly principalKinds: Uint8Array;
-  /**
-   * Per distinct principal, its agent IRI or group name ('' for Everyone and AuthenticatedAgent),
-   * packed: with memberships from the store there are as many principals as members.
-   */
-  readonly principalNames: PackedStrings;
+  /** Each distinct principal once (its kind an index into `PRINCIPAL_KINDS`), with the policies naming it. */
+  readonly principals: PrincipalIndex;
   readonly graphs: readonly string[];
   readonly principalStarts: Int32Array;
   readonly principalIndexes: Int32Array;

@@ -1,12 +1,14 @@
 // Compiles the validated policies into the frozen look-up table that grantFor reads.
 
+import { createPacer } from '../create-pacer.js';
 import { principalKey, PRINCIPAL_KINDS, type AttachedPolicies } from './attach-derivations.js';
-import { readPackedStrings } from './packed-strings.js';
+import { findPrincipal, principalName, type PrincipalIndex } from './principal-index.js';
 import { compileGraphTemplate, type GraphTemplate } from './compile-graph-template.js';
 import { composeGrant, mergeInOrder } from './grant.js';
 import type { EngineRun, RuleFileRun } from './reason-over-policies.js';
 import type {
   CompiledPolicy,
+  PoliciesByName,
   ListedPrincipal,
   PolicyLimits,
   PolicySet,
@@ -42,55 +44,30 @@ export interface LoadStats {
   readonly prefixListing?: { readonly prefixes: number; readonly graphs: number; readonly ms: number };
 }
 
-/** Lets the event loop run what waits (requests) before going on. */
-function turn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** The longest stretch of work between two turns of the event loop, milliseconds. */
-const SLICE_MS = 4;
-
-/**
- * True once SLICE_MS have passed since the last turn; the clock is read every 256 calls. Work is
- * counted in time, not in items: a hundred thousand one-policy members cost per member, not per
- * reference.
- */
-function createPacer(): () => boolean {
-  let calls = 0;
-  let since = performance.now();
-  return () => {
-    calls += 1;
-    if ((calls & 255) !== 0 || performance.now() - since < SLICE_MS) return false;
-    since = performance.now();
-    return true;
-  };
-}
-
 /**
  * Builds the policies from the worker's tables (each principal and graph once, ranges of numbers
- * per policy), indexes them (in order of listing) by principal and precomputes the grants of the
- * callers that only Everyone / AuthenticatedAgent match, the common case. Everything returned is
- * frozen: hand it tables no one else holds. This runs on the thread that serves requests, with
- * as many principals as the store has members: it gives the event loop a turn every few
- * milliseconds, makes no object per principal (a principal's list of policies is shared by every
- * principal with the same list; a policy's principals are built when first read, by operator
- * tools), and the caller keeps its previous set until the promise settles.
- * `prefixGraphs` holds, per `guard:readGraphPrefix` of the policies, the graphs the store listed
- * under it (listPrefixGraphs): each policy with that prefix grants them too.
+ * per policy) and the look-up by principal, and precomputes the grants of the callers that only
+ * Everyone / AuthenticatedAgent match, the common case. Everything returned is frozen: hand it
+ * tables no one else holds. This runs on the thread that serves requests, where a load may
+ * bring as many principals as the store has members: nothing here is made per principal. The
+ * look-up searches the worker's PrincipalIndex in place, and makes a principal's list of
+ * policies when a caller first needs it; a policy's principals are made when first read (by
+ * operator tools). It gives the event loop a turn every few milliseconds; the caller keeps its
+ * previous set until the promise settles. `prefixGraphs` holds, per `guard:readGraphPrefix` of
+ * the policies, the graphs the store listed under it (listPrefixGraphs): each policy with that
+ * prefix grants them too.
  */
 export async function compilePolicySet(
   attached: AttachedPolicies,
   prefixGraphs: ReadonlyMap<string, readonly string[]> = new Map(),
 ): Promise<PolicySet> {
-  const { principalStarts, principalIndexes, graphStarts, graphIndexes, principalKinds } = attached;
-  const nameOf = readPackedStrings(attached.principalNames);
-  const principalCount = principalKinds.length;
+  const { principalStarts, principalIndexes, graphStarts, graphIndexes, principals: index } = attached;
   // One frozen object per principal, shared by every policy naming it, made when first asked for.
-  const principalObjects = new Array<Principal | undefined>(principalCount);
-  const principalAt = (index: number): Principal =>
-    (principalObjects[index] ??= principalOf(PRINCIPAL_KINDS[principalKinds[index] as number], nameOf(index)));
+  const principalObjects: (Principal | undefined)[] = [];
+  const principalAt = (at: number): Principal =>
+    (principalObjects[at] ??= principalOf(PRINCIPAL_KINDS[index.kinds[at] as number], principalName(index, at)));
   const graphTable = attached.graphs;
-  const due = createPacer();
+  const pace = createPacer();
   const frozen: CompiledPolicy[] = [];
   for (let at = 0; at < attached.iris.length; at += 1) {
     const firstGraph = graphStarts[at] as number;
@@ -121,51 +98,26 @@ export async function compilePolicySet(
         },
       }),
     );
-    if (due()) await turn();
+    const turn = pace();
+    if (turn !== undefined) await turn;
   }
 
-  // Per principal number, the numbers of the policies naming it, in order of listing, as one
-  // Int32Array of ranges.
-  const starts = new Int32Array(principalCount + 1);
-  for (const index of principalIndexes) starts[index + 1] = (starts[index + 1] as number) + 1;
-  for (let index = 0; index < principalCount; index += 1) starts[index + 1] = (starts[index + 1] as number) + (starts[index] as number);
-  const next = starts.slice(0, principalCount);
-  const policyNumbers = new Int32Array(principalIndexes.length);
-  for (let at = 0; at < frozen.length; at += 1) {
-    for (let k = principalStarts[at] as number, end = principalStarts[at + 1] as number; k < end; k += 1) {
-      const index = principalIndexes[k] as number;
-      policyNumbers[next[index] as number] = at;
-      next[index] = (next[index] as number) + 1;
-    }
-  }
-
-  // Members of one project share one list: each distinct list of policies is made once.
-  const lists = new Map<string, readonly CompiledPolicy[]>();
-  const listOf = (from: number, to: number): readonly CompiledPolicy[] => {
-    const key = to - from === 1 ? String(policyNumbers[from]) : policyNumbers.subarray(from, to).join(',');
-    let list = lists.get(key);
-    if (list === undefined) {
-      const made = new Array<CompiledPolicy>(to - from);
-      for (let k = 0; k < made.length; k += 1) made[k] = frozen[policyNumbers[from + k] as number] as CompiledPolicy;
-      lists.set(key, (list = Object.freeze(made)));
-    }
-    return list;
+  const policiesOf = createPolicyLists(index, frozen);
+  const special = (kind: number): readonly CompiledPolicy[] => {
+    const at = findPrincipal(index, kind, '');
+    return at < 0 ? NO_POLICIES : policiesOf(at);
   };
-  let everyone: readonly CompiledPolicy[] = [];
-  let authenticated: readonly CompiledPolicy[] = [];
-  const agents = new Map<string, readonly CompiledPolicy[]>();
-  const groups = new Map<string, readonly CompiledPolicy[]>();
-  // Principals are distinct by key: each list is complete.
-  for (let at = 0; at < principalCount; at += 1) {
-    const list = listOf(starts[at] as number, starts[at + 1] as number);
-    const kind = PRINCIPAL_KINDS[principalKinds[at] as number];
-    if (kind === 'everyone') everyone = list;
-    else if (kind === 'authenticated') authenticated = list;
-    else if (kind === 'agent') agents.set(nameOf(at), list);
-    else if (kind === 'group') groups.set(nameOf(at), list);
-    else throw new Error('unknown principal kind from the policy worker');
-    if (due()) await turn();
-  }
+  const everyone = special(PRINCIPAL_KINDS.indexOf('everyone'));
+  const authenticated = special(PRINCIPAL_KINDS.indexOf('authenticated'));
+  const byName = (kind: number): PoliciesByName =>
+    Object.freeze({
+      get(name: string) {
+        const at = findPrincipal(index, kind, name);
+        return at < 0 ? undefined : policiesOf(at);
+      },
+    });
+  const agents = byName(PRINCIPAL_KINDS.indexOf('agent'));
+  const groups = byName(PRINCIPAL_KINDS.indexOf('group'));
 
   const everyoneAndAuthenticated = mergeInOrder([everyone, authenticated]);
   const templateClaims = [...new Set(frozen.flatMap((policy) => policy.graphTemplates.flatMap((template) => template.claims)))].sort();
@@ -197,6 +149,28 @@ export async function compilePolicySet(
 }
 
 const NO_TEMPLATES: readonly GraphTemplate[] = Object.freeze([]);
+const NO_POLICIES: readonly CompiledPolicy[] = Object.freeze([]);
+
+/**
+ * Principal number -> its policies in order of listing, frozen: made when a caller first needs
+ * them and kept with the set (at most one list per principal; principals with the same
+ * policies share one).
+ */
+function createPolicyLists(index: PrincipalIndex, policies: readonly CompiledPolicy[]): (at: number) => readonly CompiledPolicy[] {
+  const made: (readonly CompiledPolicy[] | undefined)[] = [];
+  const shared = new Map<string, readonly CompiledPolicy[]>();
+  return (at) => {
+    let list = made[at];
+    if (list === undefined) {
+      const numbers = index.policies.subarray(index.policyStarts[at] as number, index.policyStarts[at + 1] as number);
+      const key = numbers.join(',');
+      list = shared.get(key);
+      if (list === undefined) shared.set(key, (list = Object.freeze(Array.from(numbers, (number) => policies[number] as CompiledPolicy))));
+      made[at] = list;
+    }
+    return list;
+  };
+}
 
 /** The templates of one policy, compiled (the worker validated them: a failure here is a bug, and fails the load). */
 function compileTemplates(texts: readonly string[]): readonly GraphTemplate[] {

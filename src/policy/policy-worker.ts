@@ -85,18 +85,22 @@ if (port !== null) {
   });
 }
 
-/** The typed arrays of an attached table (the principal names among them), in the order digestOf hashes them. */
-function tableArrays(policies: AttachedPolicies): readonly (Int32Array | Uint8Array)[] {
+/** The typed arrays of an attached table, moved to the main thread rather than copied. */
+function tableArrays(policies: AttachedPolicies): readonly (Int32Array | Uint8Array | Uint16Array)[] {
+  const { principals } = policies;
   return [
     policies.orders,
     policies.fileIndexes,
-    policies.principalKinds,
     policies.principalStarts,
     policies.principalIndexes,
     policies.graphStarts,
     policies.graphIndexes,
-    policies.principalNames.bytes,
-    policies.principalNames.ends,
+    principals.kinds,
+    principals.units,
+    principals.ends,
+    principals.policyStarts,
+    principals.policies,
+    principals.slots,
   ];
 }
 
@@ -165,7 +169,10 @@ function digestOf(policies: AttachedPolicies): string {
   for (const paths of policies.hidePaths) texts(paths);
   for (const prefixes of policies.graphPrefixes) texts(prefixes);
   for (const limits of policies.limits) text(JSON.stringify(Object.entries(limits).sort()));
+  // Every array but the principals' hash slots, whose seed is drawn per load.
+  const { slots } = policies.principals;
   for (const array of tableArrays(policies)) {
+    if (array === slots) continue;
     hash.update(`[${array.length}]`);
     hash.update(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
   }

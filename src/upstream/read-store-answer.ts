@@ -1,5 +1,6 @@
 // Asks the store a query of the guard's own (not a caller's) and reads the whole answer, bounded in time and size.
 
+import { createPacer } from '../create-pacer.js';
 import { UpstreamError, type Upstream } from './create-upstream.js';
 
 /** The store's whole answer to a query of the guard's own. */
@@ -53,12 +54,16 @@ export async function readStoreAnswer(upstream: Upstream, queryText: string, opt
       body.append(whole);
       return { contentType, body: body.done() };
     }
+    // The chunks a fast store has sent are all iterated in one go: the read gives way by time.
+    const pace = createPacer();
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
       if (body.bytes + chunk.length > options.maxBytes) {
         response.body.destroy();
         throw tooLarge(options.maxBytes);
       }
       body.append(chunk);
+      const turn = pace();
+      if (turn !== undefined) await turn;
     }
     return { contentType, body: body.done() };
   } catch (error) {
