@@ -81,12 +81,15 @@ export function findPrincipal(index: PrincipalIndex, kind: number, name: string)
   }
 }
 
-/** The name of principal `at`. */
+/** The name of principal `at`, code unit for code unit (a decoder would replace a lone surrogate). */
 export function principalName(index: PrincipalIndex, at: number): string {
-  return UTF16.decode(index.units.subarray(at === 0 ? 0 : (index.ends[at - 1] as number), index.ends[at] as number));
+  const end = index.ends[at] as number;
+  let name = '';
+  for (let from = at === 0 ? 0 : (index.ends[at - 1] as number); from < end; from += 4096) {
+    name += String.fromCharCode(...index.units.subarray(from, Math.min(end, from + 4096)));
+  }
+  return name;
 }
-
-const UTF16 = new TextDecoder('utf-16le');
 
 /** FNV-1a over the kind and the code units, seeded, then mixed (murmur3's finaliser) so the low bits that pick a slot depend on every unit. */
 function hashPrincipal(seed: number, kind: number, name: string): number {
