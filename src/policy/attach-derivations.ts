@@ -304,7 +304,9 @@ class Judgements<T> {
 
   /** Ranks the entries in key order, so a policy's derived entries sort by number rather than by string. */
   rank(): void {
-    const sorted = [...this.byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    // The keys alone, in the sort's own order (UTF-16 code units, as `<` compares): a comparator
+    // called from the sort costs a function call per comparison, a hundred thousand keys times 17.
+    const sorted = [...this.byKey.keys()].sort().map((key) => this.byKey.get(key) as Judged<T>);
     this.values = sorted.map((entry) => entry.value);
     this.ranks = new Int32Array(sorted.length);
     sorted.forEach((entry, rank) => (this.ranks[entry.index] = rank));
