@@ -6,14 +6,14 @@ import { randomBytes } from 'node:crypto';
  * Every distinct principal of a load, in columns: principal i has kind `kinds[i]` (an index
  * into PRINCIPAL_KINDS), its name (agent IRI or group name, '' for Everyone and
  * AuthenticatedAgent) is `units` from `ends[i - 1]` (0 for the first) to `ends[i]` as UTF-16
- * code units, and its policies, in order of listing, are `policies` from `policyStarts[i]` to
+ * code units (a byte each when no name has one above U+00FF), and its policies, in order of listing, are `policies` from `policyStarts[i]` to
  * `policyStarts[i + 1]`. `slots` is an open-addressing table over kind and name (hashed with
  * `seed`): each slot holds a principal number plus one, 0 when empty, and at least half the
  * slots are empty.
  */
 export interface PrincipalIndex {
   readonly kinds: Uint8Array;
-  readonly units: Uint16Array;
+  readonly units: Uint8Array | Uint16Array;
   readonly ends: Int32Array;
   readonly policyStarts: Int32Array;
   readonly policies: Int32Array;
@@ -44,7 +44,9 @@ export function indexPrincipals(
     length += (names[at] as string).length;
     ends[at] = length;
   }
-  const units = new Uint16Array(length);
+  // One byte per code unit when every name allows it (IRIs almost always do), else two.
+  const wide = names.some((name) => /[^\u0000-\u00ff]/.test(name));
+  const units = wide ? new Uint16Array(length) : new Uint8Array(length);
   for (let at = 0, start = 0; at < names.length; at += 1) {
     const name = names[at] as string;
     for (let k = 0; k < name.length; k += 1) units[start + k] = name.charCodeAt(k);

@@ -68,6 +68,19 @@ describe('principal index', () => {
     assert.equal(findPrincipal(index, GROUP, 'equipe'), -1);
   });
 
+  test('names within U+00FF take a byte per code unit, and are found and read back as well', () => {
+    const narrow = indexOf([
+      [GROUP, 'équipe'],
+      [AGENT, 'https://example.org/ünïcode'],
+    ]);
+    assert.equal(narrow.units.BYTES_PER_ELEMENT, 1);
+    assert.equal(findPrincipal(narrow, GROUP, 'équipe'), 0);
+    assert.equal(principalName(narrow, 1), 'https://example.org/ünïcode');
+    // U+01E9 stored in a byte would be 0xE9 (é): the wider name must not match it.
+    assert.equal(findPrincipal(narrow, GROUP, '\u01e9quipe'), -1);
+    assert.equal(indexOf([[GROUP, 'チーム']]).units.BYTES_PER_ELEMENT, 2);
+  });
+
   test('an empty index finds nothing', () => {
     const index = indexOf([]);
     assert.equal(findPrincipal(index, AGENT, 'https://example.org/a'), -1);
