@@ -12,10 +12,15 @@ export interface ServeProcess {
   next(names: readonly string[], from: number): Promise<Record<string, unknown>>;
 }
 
-/** Starts `node <cli> serve` with GUARD_CONFIG set (and no GUARD_UPSTREAM or PORT from this environment). */
+/**
+ * Starts `node <cli> serve` with GUARD_CONFIG set (and no GUARD_UPSTREAM or PORT from this
+ * environment). BENCH_GUARD_NODE_ARGS adds Node options to the guard alone (for example
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`, which NODE_OPTIONS does not take).
+ */
 export function spawnServe(cli: string, configFile: string): ServeProcess {
   const { GUARD_UPSTREAM: _u, PORT: _p, ...env } = process.env;
-  const child = spawn(process.execPath, [cli, 'serve'], {
+  const nodeArgs = process.env.BENCH_GUARD_NODE_ARGS?.split(' ').filter((arg) => arg !== '') ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'serve'], {
     env: { ...env, GUARD_CONFIG: configFile },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -1,11 +1,14 @@
 // Compiles the validated policies into the frozen look-up table that grantFor reads.
 
+import { createPacer } from '../create-pacer.js';
 import { principalKey, PRINCIPAL_KINDS, type AttachedPolicies } from './attach-derivations.js';
+import { findPrincipal, principalName, type PrincipalIndex } from './principal-index.js';
 import { compileGraphTemplate, type GraphTemplate } from './compile-graph-template.js';
 import { composeGrant, mergeInOrder } from './grant.js';
 import type { EngineRun, RuleFileRun } from './reason-over-policies.js';
 import type {
   CompiledPolicy,
+  PoliciesByName,
   ListedPrincipal,
   PolicyLimits,
   PolicySet,
@@ -41,55 +44,40 @@ export interface LoadStats {
   readonly prefixListing?: { readonly prefixes: number; readonly graphs: number; readonly ms: number };
 }
 
-/** Lets the event loop run what waits (requests) before going on. */
-function turn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** References written between two turns of the event loop (a few tens of milliseconds). */
-const REFERENCES_PER_SLICE = 100_000;
-
 /**
  * Builds the policies from the worker's tables (each principal and graph once, ranges of numbers
- * per policy), indexes them (in order of listing) by principal and precomputes the grants of the
- * callers that only Everyone / AuthenticatedAgent match, the common case. Everything returned is
- * frozen, the principal objects in place: hand it tables no one else holds. It yields to the
- * event loop between slices; the caller keeps its previous set until the promise settles.
- * `prefixGraphs` holds, per `guard:readGraphPrefix` of the policies, the graphs the store listed
- * under it (listPrefixGraphs): each policy with that prefix grants them too.
+ * per policy) and the look-up by principal, and precomputes the grants of the callers that only
+ * Everyone / AuthenticatedAgent match, the common case. Everything returned is frozen: hand it
+ * tables no one else holds. This runs on the thread that serves requests, where a load may
+ * bring as many principals as the store has members: nothing here is made per principal. The
+ * look-up searches the worker's PrincipalIndex in place, and makes a principal's list of
+ * policies when a caller first needs it; a policy's principals are made when first read (by
+ * operator tools). It gives the event loop a turn every few milliseconds; the caller keeps its
+ * previous set until the promise settles. `prefixGraphs` holds, per `guard:readGraphPrefix` of
+ * the policies, the graphs the store listed under it (listPrefixGraphs): each policy with that
+ * prefix grants them too.
  */
 export async function compilePolicySet(
   attached: AttachedPolicies,
   prefixGraphs: ReadonlyMap<string, readonly string[]> = new Map(),
 ): Promise<PolicySet> {
-  const { principalStarts, principalIndexes, graphStarts, graphIndexes } = attached;
-  // One frozen object per principal, shared by every policy naming it (half a million references, ten thousand objects).
-  const principalTable = new Array<Principal>(attached.principalNames.length);
-  for (let at = 0; at < principalTable.length; at += 1) {
-    principalTable[at] = principalOf(PRINCIPAL_KINDS[attached.principalKinds[at] as number], attached.principalNames[at] as string);
-  }
+  const { principalStarts, principalIndexes, graphStarts, graphIndexes, principals: index } = attached;
+  // One frozen object per principal, shared by every policy naming it, made when first asked for.
+  const principalObjects: (Principal | undefined)[] = [];
+  const principalAt = (at: number): Principal =>
+    (principalObjects[at] ??= principalOf(PRINCIPAL_KINDS[index.kinds[at] as number], principalName(index, at)));
   const graphTable = attached.graphs;
-  // This runs on the thread that serves requests: it gives way between slices of the half a
-  // million (or, at 100,000 policies, six million) references, so a reload does not stall queries.
-  let sinceYield = 0;
-  /** Counts references written; true when a slice is full and the loop should be given a turn. */
-  const sliceFull = (references: number): boolean => {
-    sinceYield += references;
-    if (sinceYield < REFERENCES_PER_SLICE) return false;
-    sinceYield = 0;
-    return true;
-  };
+  const pace = createPacer();
   const frozen: CompiledPolicy[] = [];
   for (let at = 0; at < attached.iris.length; at += 1) {
-    const firstPrincipal = principalStarts[at] as number;
-    const principals = new Array<Principal>((principalStarts[at + 1] as number) - firstPrincipal);
-    for (let k = 0; k < principals.length; k += 1)
-      principals[k] = principalTable[principalIndexes[firstPrincipal + k] as number] as Principal;
     const firstGraph = graphStarts[at] as number;
     const graphs = new Array<string>((graphStarts[at + 1] as number) - firstGraph);
     for (let k = 0; k < graphs.length; k += 1) graphs[k] = graphTable[graphIndexes[firstGraph + k] as number] as string;
     const graphPrefixes = attached.graphPrefixes[at] as readonly string[];
     if (graphPrefixes.length > 0) addListedGraphs(graphs, graphPrefixes, prefixGraphs);
+    const firstPrincipal = principalStarts[at] as number;
+    const endPrincipal = principalStarts[at + 1] as number;
+    let principals: readonly Principal[] | undefined;
     frozen.push(
       Object.freeze({
         iri: attached.iris[at] as string,
@@ -100,45 +88,36 @@ export async function compilePolicySet(
         graphPrefixes: Object.freeze(graphPrefixes),
         limits: Object.freeze(attached.limits[at] as PolicyLimits),
         graphs: Object.freeze(graphs),
-        principals: Object.freeze(principals),
+        get principals(): readonly Principal[] {
+          if (principals === undefined) {
+            const list = new Array<Principal>(endPrincipal - firstPrincipal);
+            for (let k = 0; k < list.length; k += 1) list[k] = principalAt(principalIndexes[firstPrincipal + k] as number);
+            principals = Object.freeze(list);
+          }
+          return principals;
+        },
       }),
     );
-    if (sliceFull(principals.length + graphs.length)) await turn();
+    const turn = pace();
+    if (turn !== undefined) await turn;
   }
 
-  // Per principal number, the numbers of the policies naming it, in order of listing, as one
-  // Int32Array of ranges; each list is then written in one go into a fresh array (writing each
-  // new policy into older, scattered lists made the collector track six million references).
-  const starts = new Int32Array(principalTable.length + 1);
-  for (const index of principalIndexes) starts[index + 1] = (starts[index + 1] as number) + 1;
-  for (let index = 0; index < principalTable.length; index += 1)
-    starts[index + 1] = (starts[index + 1] as number) + (starts[index] as number);
-  const next = starts.slice(0, principalTable.length);
-  const policyNumbers = new Int32Array(principalIndexes.length);
-  for (let at = 0; at < frozen.length; at += 1) {
-    for (let k = principalStarts[at] as number, end = principalStarts[at + 1] as number; k < end; k += 1) {
-      const index = principalIndexes[k] as number;
-      policyNumbers[next[index] as number] = at;
-      next[index] = (next[index] as number) + 1;
-    }
-  }
-
-  let everyone: readonly CompiledPolicy[] = [];
-  let authenticated: readonly CompiledPolicy[] = [];
-  const agents = new Map<string, readonly CompiledPolicy[]>();
-  const groups = new Map<string, readonly CompiledPolicy[]>();
-  // Principals are distinct by key: each list is complete, and frozen as it goes in.
-  for (const [at, principal] of principalTable.entries()) {
-    const from = starts[at] as number;
-    const list = new Array<CompiledPolicy>((starts[at + 1] as number) - from);
-    for (let k = 0; k < list.length; k += 1) list[k] = frozen[policyNumbers[from + k] as number] as CompiledPolicy;
-    Object.freeze(list);
-    if (principal.kind === 'everyone') everyone = list;
-    else if (principal.kind === 'authenticated') authenticated = list;
-    else if (principal.kind === 'agent') agents.set(principal.agent, list);
-    else groups.set(principal.group, list);
-    if (sliceFull(list.length)) await turn();
-  }
+  const policiesOf = createPolicyLists(index, frozen);
+  const special = (kind: number): readonly CompiledPolicy[] => {
+    const at = findPrincipal(index, kind, '');
+    return at < 0 ? NO_POLICIES : policiesOf(at);
+  };
+  const everyone = special(PRINCIPAL_KINDS.indexOf('everyone'));
+  const authenticated = special(PRINCIPAL_KINDS.indexOf('authenticated'));
+  const byName = (kind: number): PoliciesByName =>
+    Object.freeze({
+      get(name: string) {
+        const at = findPrincipal(index, kind, name);
+        return at < 0 ? undefined : policiesOf(at);
+      },
+    });
+  const agents = byName(PRINCIPAL_KINDS.indexOf('agent'));
+  const groups = byName(PRINCIPAL_KINDS.indexOf('group'));
 
   const everyoneAndAuthenticated = mergeInOrder([everyone, authenticated]);
   const templateClaims = [...new Set(frozen.flatMap((policy) => policy.graphTemplates.flatMap((template) => template.claims)))].sort();
@@ -170,6 +149,28 @@ export async function compilePolicySet(
 }
 
 const NO_TEMPLATES: readonly GraphTemplate[] = Object.freeze([]);
+const NO_POLICIES: readonly CompiledPolicy[] = Object.freeze([]);
+
+/**
+ * Principal number -> its policies in order of listing, frozen: made when a caller first needs
+ * them and kept with the set (at most one list per principal; principals with the same
+ * policies share one).
+ */
+function createPolicyLists(index: PrincipalIndex, policies: readonly CompiledPolicy[]): (at: number) => readonly CompiledPolicy[] {
+  const made: (readonly CompiledPolicy[] | undefined)[] = [];
+  const shared = new Map<string, readonly CompiledPolicy[]>();
+  return (at) => {
+    let list = made[at];
+    if (list === undefined) {
+      const numbers = index.policies.subarray(index.policyStarts[at] as number, index.policyStarts[at + 1] as number);
+      const key = numbers.join(',');
+      list = shared.get(key);
+      if (list === undefined) shared.set(key, (list = Object.freeze(Array.from(numbers, (number) => policies[number] as CompiledPolicy))));
+      made[at] = list;
+    }
+    return list;
+  };
+}
 
 /** The templates of one policy, compiled (the worker validated them: a failure here is a bug, and fails the load). */
 function compileTemplates(texts: readonly string[]): readonly GraphTemplate[] {

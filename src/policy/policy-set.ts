@@ -98,8 +98,8 @@ export interface PolicySet {
 export interface PrincipalLookup {
   readonly everyone: readonly CompiledPolicy[];
   readonly authenticated: readonly CompiledPolicy[];
-  readonly agents: ReadonlyMap<string, readonly CompiledPolicy[]>;
-  readonly groups: ReadonlyMap<string, readonly CompiledPolicy[]>;
+  readonly agents: PoliciesByName;
+  readonly groups: PoliciesByName;
   /**
    * The claim names some graph template reads, sorted: with the agent and the groups, they
    * are everything a grant depends on (the key of the policy holder's cache of grants).
@@ -111,4 +111,9 @@ export interface PrincipalLookup {
   readonly everyoneGrant: Grant | undefined;
   /** Precomputed grant of an authenticated caller matched only by Everyone and AuthenticatedAgent. */
   readonly authenticatedGrant: Grant | undefined;
+}
+
+/** The policies naming one agent IRI (or one group name), in order of listing; undefined when none does. */
+export interface PoliciesByName {
+  get(name: string): readonly CompiledPolicy[] | undefined;
 }

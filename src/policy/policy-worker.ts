@@ -1,6 +1,8 @@
 // Worker thread entry: reads the policy files and runs the rules off the main thread, so the proxy keeps serving during a (re)load.
 
 import { createHash } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { attachDerivations, type AttachedPolicies } from './attach-derivations.js';
@@ -46,8 +48,27 @@ export type WorkerReply =
     }
   | { readonly id: number; readonly ok: false; readonly message: string; readonly file?: string; readonly policy?: string };
 
+/** The worker's nice value: a load is background work, and serving requests comes first. */
+const WORKER_NICE = 10;
+
+/**
+ * Lowers this thread's scheduling priority (Linux schedules threads one by one: the thread id
+ * is read from /proc/thread-self). On two cores, a load at the priority of the thread that
+ * serves requests takes a core from it, and from the store, for the seconds a load lasts.
+ * Elsewhere, or when it is refused, the load runs at the process's priority.
+ */
+function lowerThreadPriority(): void {
+  try {
+    const thread = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(thread) && thread > 0) setPriority(thread, Math.max(getPriority(thread), WORKER_NICE));
+  } catch {
+    // Not Linux, or no /proc: the priority stays.
+  }
+}
+
 const port = parentPort;
 if (port !== null) {
+  lowerThreadPriority();
   port.on('message', (job: WorkerJob) => {
     void run(job).then((reply) => {
       // The typed arrays move to the main thread rather than being copied.
@@ -64,16 +85,22 @@ if (port !== null) {
   });
 }
 
-/** The typed arrays of an attached table, in the order digestOf hashes them. */
-function tableArrays(policies: AttachedPolicies): readonly (Int32Array | Uint8Array)[] {
+/** The typed arrays of an attached table, moved to the main thread rather than copied. */
+function tableArrays(policies: AttachedPolicies): readonly (Int32Array | Uint8Array | Uint16Array)[] {
+  const { principals } = policies;
   return [
     policies.orders,
     policies.fileIndexes,
-    policies.principalKinds,
     policies.principalStarts,
     policies.principalIndexes,
     policies.graphStarts,
     policies.graphIndexes,
+    principals.kinds,
+    principals.units,
+    principals.ends,
+    principals.policyStarts,
+    principals.policies,
+    principals.slots,
   ];
 }
 
@@ -138,12 +165,14 @@ function digestOf(policies: AttachedPolicies): string {
   };
   texts(policies.iris);
   texts(policies.files);
-  texts(policies.principalNames);
   texts(policies.graphs);
   for (const paths of policies.hidePaths) texts(paths);
   for (const prefixes of policies.graphPrefixes) texts(prefixes);
   for (const limits of policies.limits) text(JSON.stringify(Object.entries(limits).sort()));
+  // Every array but the principals' hash slots, whose seed is drawn per load.
+  const { slots } = policies.principals;
   for (const array of tableArrays(policies)) {
+    if (array === slots) continue;
     hash.update(`[${array.length}]`);
     hash.update(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
   }
