@@ -84,14 +84,6 @@ interface OpenBracket {
   readonly outside: Place;
 }
 
-/** Where a triples block stands after a term at each place; places not listed stay. */
-const AFTER_TERM: Readonly<Partial<Record<Place, Place>>> = {
-  subject: 'verb',
-  verb: 'verb-done',
-  'verb-done': 'after-object',
-  object: 'after-object',
-};
-
 /** A new slot's marker in the key, by class. */
 const MARKER: Readonly<Record<ConstantClass, string>> = { S: '\u0001S', I: '\u0001I', N: '\u0001N', D: '\u0001D', E: '\u0001E' };
 
@@ -99,6 +91,17 @@ const MARKER: Readonly<Record<ConstantClass, string>> = { S: '\u0001S', I: '\u00
 const UNCLASSIFIED = new Error('text the lexer does not classify');
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
+
+/** Fingerprint seeds: a string's content may be written as an IRI or a number is, so strings are fingerprinted apart. */
+const STRING_SEED = 0x050c5d1f;
+const TERM_SEED = 0x011c9dc5;
+
+/** A PREFIX declaration: its name, `<` and its namespace, and the fingerprint of that. */
+interface Prefix {
+  readonly name: string;
+  readonly namespace: string;
+  readonly fingerprint: number;
+}
 
 /** The keywords the lexer acts on (any case, §19.2): the token after LIMIT and OFFSET, and IRIs after the keyed ones, stay in the key. */
 const KEYWORDS: readonly (readonly [string, 'limit' | 'keyed' | 'boolean' | 'base' | 'prefix'])[] = [
@@ -145,8 +148,8 @@ class ShapeLexer {
   private run = 0;
   private written = 0;
   private base: string;
-  /** PREFIX declarations read so far: name -> `<` and namespace (a later one replaces an earlier one). */
-  private readonly prefixes = new Map<string, string>();
+  /** PREFIX declarations read so far, the latest first (it replaces an earlier one). */
+  private readonly prefixes: Prefix[] = [];
   /** After PREFIX: the declared name is next, then the IRI it is bound to. */
   private declaring: 'name' | 'iri' | undefined;
   private declaredName = '';
@@ -158,10 +161,11 @@ class ShapeLexer {
   /** The next term is a datatype (after `^^`). */
   private datatypeNext = false;
 
-  // The shape: slots by generated form, and what each occurrence refers to. IRIs (`<…>`) and numbers never share
-  // a generated form; a string's content may share one with either, so strings have their own table.
-  private readonly stringSlots = new Map<string, number>();
-  private readonly termSlots = new Map<string, number>();
+  /**
+   * The shape: slots by a fingerprint of their class and generated form (fingerprintOf), and what each occurrence
+   * refers to. A string's content may share its generated form with an IRI or a number, so it is fingerprinted apart.
+   */
+  private readonly slots = new Map<number, number>();
   private readonly refs: number[] = [];
   private readonly verbs: number[] = [];
   private readonly fill: string[] = [];
@@ -236,7 +240,8 @@ class ShapeLexer {
     this.pos = end;
     if (this.baseFollows || this.declaring === 'iri') {
       if (this.baseFollows) this.base = resolved;
-      else this.prefixes.set(this.declaredName, '<' + resolved);
+      else
+        this.prefixes.unshift({ name: this.declaredName, namespace: '<' + resolved, fingerprint: fingerprint(TERM_SEED, '<' + resolved) });
       this.baseFollows = false;
       this.declaring = undefined;
       this.keep(start, end);
@@ -244,7 +249,8 @@ class ShapeLexer {
       return true;
     }
     // An absolute IRI is written by the generator as it stands.
-    this.iri(start, end, resolved === reference ? this.text.slice(start, end) : '<' + resolved + '>');
+    if (resolved === reference) this.iri(start, end, this.text.slice(start, end), fingerprint(TERM_SEED, this.text, start, end));
+    else this.iri(start, end, '<' + resolved + '>');
     return true;
   }
 
@@ -263,22 +269,27 @@ class ShapeLexer {
       this.after = 'other';
       return true;
     }
-    const namespace = this.prefixes.get(this.text.slice(start, colon));
-    if (namespace === undefined) return this.refuse();
-    let local = this.text.slice(colon + 1, end);
-    if (local.includes('\\')) local = local.replace(/\\(.)/g, '$1');
-    // The namespace was checked when declared; a local part may hold characters no IRI holds.
-    if (NOT_IN_IRI.test(local)) return this.refuse();
-    this.iri(start, end, namespace + local + '>');
+    const prefix = this.prefix(start, colon);
+    if (prefix === undefined) return this.refuse();
+    const local = this.text.slice(colon + 1, end);
+    // The namespace was checked when declared; PN_LOCAL's ASCII is all IRI characters, but not all its others are.
+    if (!isAscii(local) && NOT_IN_IRI.test(local)) return this.refuse();
+    if (local.includes('\\')) this.iri(start, end, prefix.namespace + local.replace(/\\(.)/g, '$1') + '>');
+    else this.iri(start, end, prefix.namespace + local + '>', fingerprint(fingerprint(prefix.fingerprint, local), '>'));
     return true;
   }
 
+  /** The declaration of the prefix name from `start` to `colon`. */
+  private prefix(start: number, colon: number): Prefix | undefined {
+    return this.prefixes.find(({ name }) => name.length === colon - start && this.text.startsWith(name, start));
+  }
+
   /** An IRI term: a constant, or part of the key after FROM, NAMED, GRAPH, SERVICE or `^^`, or before `(` (a function). */
-  private iri(start: number, end: number, generated: string): void {
+  private iri(start: number, end: number, generated: string, hash?: number): void {
     if (this.after === 'keyed' || this.text.charCodeAt(skipSpace(this.text, end)) === 0x28) {
       (this.keyedIris ??= new Set()).add(generated);
       this.keep(start, end);
-    } else this.constant('I', start, end, generated);
+    } else this.constant('I', start, end, generated, hash);
     this.term();
     this.after = 'other';
   }
@@ -327,7 +338,7 @@ class ShapeLexer {
     else {
       const colon = this.text.charCodeAt(at) === 0x3a ? at : pnPrefixEnd(this.text, at);
       if (colon < 0 || this.text.charCodeAt(colon) !== 0x3a) return false;
-      const namespace = this.prefixes.get(this.text.slice(at, colon));
+      const namespace = this.prefix(at, colon)?.namespace;
       const local = this.text.slice(colon + 1, pnLocalEnd(this.text, colon + 1));
       if (namespace === undefined || local.includes('\\')) return false;
       iri = namespace.slice(1) + local;
@@ -429,20 +440,27 @@ class ShapeLexer {
   }
 
   /** The constant from `from` to `to`, generated as `generated`: a new slot, or a reference to an equal one. */
-  private constant(cls: ConstantClass, from: number, to: number, generated: string): void {
+  private constant(
+    cls: ConstantClass,
+    from: number,
+    to: number,
+    generated: string,
+    hash = fingerprint(cls === 'S' ? STRING_SEED : TERM_SEED, generated),
+  ): void {
     this.keep(from, from);
     this.key += this.text.slice(this.run, from);
     this.markers.push(this.key.length);
     this.spans.push(from, to);
-    const slots = cls === 'S' ? this.stringSlots : this.termSlots;
-    const same = slots.get(generated);
+    const same = this.slots.get(hash & 0x3fffffff);
+    // Two different constants with one fingerprint: rare, and the text is then planned as it is.
+    if (same !== undefined && (this.fill[same] !== generated || (this.classes[same] === 'S') !== (cls === 'S'))) this.refuse();
     const slot = same ?? this.fill.length;
     if (this.place === 'verb' && cls === 'I' && !this.datatypeNext) this.verbs.push(slot);
     this.refs.push(slot);
     if (same !== undefined) this.key += '\u0002' + same + ';';
     else {
       this.key += MARKER[cls];
-      slots.set(generated, slot);
+      this.slots.set(hash & 0x3fffffff, slot);
       this.classes += cls;
       this.tokens.push(from, to);
       this.fill.push(generated);
@@ -457,7 +475,17 @@ class ShapeLexer {
       this.datatypeNext = false;
       return;
     }
-    this.place = AFTER_TERM[this.place] ?? this.place;
+    switch (this.place) {
+      case 'subject':
+        this.place = 'verb';
+        return;
+      case 'verb':
+        this.place = 'verb-done';
+        return;
+      case 'verb-done':
+      case 'object':
+        this.place = 'after-object';
+    }
   }
 
   /** Moves the triples block on by one punctuation character `c`. */
@@ -848,6 +876,22 @@ function keywordAt(text: string, from: number, to: number): (typeof KEYWORDS)[nu
 function isPair(c: number, d: number): boolean {
   if (d === 0x3d) return c === 0x21 || c === 0x3c || c === 0x3e;
   return c === d && (c === 0x5e || c === 0x26 || c === 0x7c);
+}
+
+/** Whether `value` holds only ASCII characters. */
+function isAscii(value: string): boolean {
+  for (let j = 0; j < value.length; j++) if (value.charCodeAt(j) >= 0x80) return false;
+  return true;
+}
+
+/**
+ * FNV-1a over `text` from `from` to `to`, continuing `hash`: the fingerprint
+ * of a constant's generated form, read from the query text where the form
+ * stands there, so that no string is built (and flattened) to look it up.
+ */
+function fingerprint(hash: number, text: string, from = 0, to = text.length): number {
+  for (let j = from; j < to; j++) hash = Math.imul(hash ^ text.charCodeAt(j), 0x01000193);
+  return hash;
 }
 
 /** Code units of the code point `c`. */
