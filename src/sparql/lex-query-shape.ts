@@ -133,7 +133,8 @@ const GENERATOR_ESCAPES: Readonly<Record<string, string>> = {
   '\b': '\\b',
   '\f': '\\f',
 };
-const GENERATOR_ESCAPED = /["\\\t\n\r\b\f]/g;
+const GENERATOR_ESCAPED = /["\\\t\n\r\b\f]/;
+const GENERATOR_ESCAPED_ALL = new RegExp(GENERATOR_ESCAPED, 'g');
 /** The characters PN_LOCAL_ESC ([173]) may escape. */
 const LOCAL_ESCAPED = "_~.-!$&'()*+,;=/?#@%";
 
@@ -281,7 +282,10 @@ class ShapeLexer {
 
   /** The declaration of the prefix name from `start` to `colon`. */
   private prefix(start: number, colon: number): Prefix | undefined {
-    return this.prefixes.find(({ name }) => name.length === colon - start && this.text.startsWith(name, start));
+    for (const prefix of this.prefixes) {
+      if (prefix.name.length === colon - start && this.text.startsWith(prefix.name, start)) return prefix;
+    }
+    return undefined;
   }
 
   /** An IRI term: a constant, or part of the key after FROM, NAMED, GRAPH, SERVICE or `^^`, or before `(` (a function). */
@@ -797,7 +801,7 @@ function generatorContent(content: string): string | undefined {
     }
   }
   if (!(out as string & { isWellFormed(): boolean }).isWellFormed()) return undefined;
-  return out.replace(GENERATOR_ESCAPED, (e) => GENERATOR_ESCAPES[e] ?? e);
+  return GENERATOR_ESCAPED.test(out) ? out.replace(GENERATOR_ESCAPED_ALL, (e) => GENERATOR_ESCAPES[e] ?? e) : out;
 }
 
 // Character classes of §19.8, by code point.
