@@ -171,9 +171,8 @@ class ShapeLexer {
   private readonly verbs: number[] = [];
   private readonly fill: string[] = [];
   private classes = '';
-  /** Where each constant's marker starts in the key, and each slot's first token in the text. */
+  /** Where each constant's marker starts in the key. */
   private readonly markers: number[] = [];
-  private readonly tokens: number[] = [];
   private readonly spans: number[] = [];
   /** Generated forms of the IRIs kept in the key: a slot equal to one would compare differently as a sentinel. */
   private keyedIris: Set<string> | undefined;
@@ -195,8 +194,9 @@ class ShapeLexer {
     }
     if (this.declaring !== undefined || this.baseFollows) return undefined;
     if (this.keyedIris !== undefined && this.fill.some((value) => this.keyedIris!.has(value))) return undefined;
-    this.key += text.slice(this.run, this.written);
-    return new LexedShape(this);
+    const key = this.key + text.slice(this.run, this.written);
+    const { refs, verbs, classes, fill, spans, markers } = this;
+    return new LexedShape(text, key, refs, verbs, classes, fill, spans, markers);
   }
 
   /**
@@ -466,7 +466,6 @@ class ShapeLexer {
       this.key += MARKER[cls];
       this.slots.set(hash & 0x3fffffff, slot);
       this.classes += cls;
-      this.tokens.push(from, to);
       this.fill.push(generated);
     }
     this.run = to;
@@ -554,71 +553,50 @@ class ShapeLexer {
       this.term();
     }
   }
-
-  /** What the shape needs of the lexer once it is done. */
-  result(): ShapeParts {
-    const { key, refs, verbs, classes, fill, markers, tokens, spans, text } = this;
-    return { key, refs, verbs, classes, fill, markers, tokens, spans, text };
-  }
 }
 
-/** What a finished lexer hands its shape. */
-interface ShapeParts extends Pick<QueryShape, 'key' | 'refs' | 'verbs' | 'classes' | 'fill' | 'spans'> {
-  readonly text: string;
-  readonly markers: readonly number[];
-  readonly tokens: readonly number[];
-}
-
-/**
- * A QueryShape that cuts its `code` and `raw` strings from the key and the
- * text when first read: a cache hit reads only the key and the fills.
- */
+/** A QueryShape whose `code` and `raw` are cut when first read: a cache hit reads only the key, the fills and a few raws. */
 class LexedShape implements QueryShape {
-  readonly key: string;
-  readonly refs: readonly number[];
-  readonly verbs: readonly number[];
-  readonly classes: string;
-  readonly fill: readonly string[];
-  readonly spans: readonly number[];
-  readonly #parts: ShapeParts;
   #code: readonly string[] | undefined;
   #raw: readonly string[] | undefined;
 
-  constructor(lexer: ShapeLexer) {
-    const parts = lexer.result();
-    this.key = parts.key;
-    this.refs = parts.refs;
-    this.verbs = parts.verbs;
-    this.classes = parts.classes;
-    this.fill = parts.fill;
-    this.spans = parts.spans;
-    this.#parts = parts;
-  }
+  constructor(
+    private readonly text: string,
+    readonly key: string,
+    readonly refs: readonly number[],
+    readonly verbs: readonly number[],
+    readonly classes: string,
+    readonly fill: readonly string[],
+    readonly spans: readonly number[],
+    private readonly markers: readonly number[],
+  ) {}
 
   get code(): readonly string[] {
-    if (this.#code === undefined) {
-      const code: string[] = [];
-      let from = 0;
-      for (const at of this.#parts.markers) {
-        code.push(this.key.slice(from, at));
-        // A new slot's marker is two characters, a reference to an earlier one `\u0002`, its number and `;`.
-        from = this.key.charCodeAt(at) === 0x01 ? at + 2 : this.key.indexOf(';', at) + 1;
-      }
-      code.push(this.key.slice(from));
-      this.#code = code;
-    }
-    return this.#code;
+    return (this.#code ??= codeOf(this.key, this.markers));
   }
 
   get raw(): readonly string[] {
-    if (this.#raw === undefined) {
-      const { text, tokens } = this.#parts;
-      const raw: string[] = [];
-      for (let t = 0; t < tokens.length; t += 2) raw.push(text.slice(tokens[t], tokens[t + 1]));
-      this.#raw = raw;
-    }
-    return this.#raw;
+    return (this.#raw ??= rawOf(this.text, this.refs, this.spans));
   }
+}
+
+/** The text between constants: the key cut at each marker (a new slot's is two characters, a reference `\u0002`, its number and `;`). */
+function codeOf(key: string, markers: readonly number[]): string[] {
+  const code: string[] = [];
+  let from = 0;
+  for (const at of markers) {
+    code.push(key.slice(from, at));
+    from = key.charCodeAt(at) === 0x01 ? at + 2 : key.indexOf(';', at) + 1;
+  }
+  code.push(key.slice(from));
+  return code;
+}
+
+/** Each slot's constant as first written: the spans of the constants that open a slot. */
+function rawOf(text: string, refs: readonly number[], spans: readonly number[]): string[] {
+  const raw: string[] = [];
+  for (let o = 0; o < refs.length; o++) if (refs[o] === raw.length) raw.push(text.slice(spans[2 * o], spans[2 * o + 1]));
+  return raw;
 }
 
 // The terminals' ends: each returns where the terminal that starts at its position ends, or -1 when none starts there.
