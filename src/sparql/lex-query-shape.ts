@@ -3,47 +3,27 @@
 import { hasScheme, NOT_IN_IRI } from '../iri.js';
 import { resolveIri } from './resolve-iri.js';
 
-/**
- * The class of a constant slot: `S` a string literal without datatype (its
- * language tag stays in the key), `I` an IRI (IRIREF or prefixed name), and
- * the unsigned numeric literals `N` (INTEGER), `D` (DECIMAL) and `E` (DOUBLE)
- * (a sign stays in the key).
- */
+/** A constant's class: `S` string (its language tag stays in the key), `I` IRI, unsigned `N` INTEGER, `D` DECIMAL, `E` DOUBLE. */
 export type ConstantClass = 'S' | 'I' | 'N' | 'D' | 'E';
 
 /** A query cut into the shape it shares with other queries and its own constants. */
 export interface QueryShape {
-  /**
-   * The query text with white space and comments normalised to one space and
-   * every constant replaced by `\u0001` and its class. Keyword case, variable
-   * names and every constant kept in the key (see lexQueryShape) stay as written.
-   */
+  /** The text, white space and comments as one space, each slot's constant as `\u0001` and its class, others as written. */
   readonly key: string;
   /** The text between constants, one more piece than constants; `key` is them joined by the markers. */
   readonly code: readonly string[];
   /**
-   * The slot of each constant in text order. Equal constants (same class, same
-   * generated form) share the first one's slot: the generator compares terms
-   * (consecutive triples with one subject are merged), so equality is part of
-   * the shape, written into the key as `\u0002` and the slot number.
+   * The slot of each constant in text order. Equal constants (class and generated form) share one:
+   * the generator merges triples with one subject, so equality is part of the key (`\u0002`, slot, `;`).
    */
   readonly refs: readonly number[];
-  /**
-   * Slots that stand in a verb position of a triple pattern at least once,
-   * by a lexical reading of triples blocks: a guess (the planner confirms it)
-   * of the constants whose values the planner checks as predicates.
-   */
+  /** Slots in a verb position of a triple pattern, read lexically: a guess (the planner confirms it) of the predicates. */
   readonly verbs: readonly number[];
   /** One class letter per slot. */
   readonly classes: string;
   /** Each slot's constant as first written. */
   readonly raw: readonly string[];
-  /**
-   * Each constant as the planner's generator writes it: an IRI as `<absolute>`
-   * (resolved against BASE, prefixed names expanded, PN_LOCAL_ESC backslashes
-   * dropped), a string's content with the generator's escapes, a DOUBLE in
-   * lower case, any other number as written.
-   */
+  /** Each slot's constant as the generator writes it: `<absolute IRI>`, a string's escaped content, a number (DOUBLE lower case). */
   readonly fill: readonly string[];
   /** Where each constant (slots and references alike, in text order) starts and ends in the text: two numbers each. */
   readonly spans: readonly number[];
@@ -71,11 +51,7 @@ const CODEPOINT_ESCAPE = /\\[uU]/;
 /** What the keyword or `^^` before a token decides about it (see ShapeLexer.after). */
 type After = 'other' | 'limit' | 'keyed';
 
-/**
- * Where a triples block stands, for the verb guess: before a subject, a verb,
- * after a verb (a path may go on), before an object, after one, inside a
- * collection, or outside any triples block.
- */
+/** Where a triples block stands, for the verb guess (`verb-done`: after a verb, a path may go on; `items`: in a collection). */
 type Place = 'subject' | 'verb' | 'verb-done' | 'object' | 'after-object' | 'items' | 'none';
 
 /** A bracket opened inside a triples block: what it is and where the block stood outside it. */
@@ -138,17 +114,13 @@ const GENERATOR_ESCAPED_ALL = new RegExp(GENERATOR_ESCAPED, 'g');
 /** The characters PN_LOCAL_ESC ([173]) may escape. */
 const LOCAL_ESCAPED = "_~.-!$&'()*+,;=/?#@%";
 
-/**
- * The lexer of one text: its position, what it has read so far and the
- * shape it builds. One instance per call; nothing is shared between calls.
- */
+/** The lexer of one text and the shape it builds: one instance per call, nothing shared between calls. */
 class ShapeLexer {
   private pos = 0;
   /** The key built so far; the text from `run` to `written` (the end of the last token) is still to be added. */
   private key = '';
   private run = 0;
   private written = 0;
-  private base: string;
   /** PREFIX declarations read so far, the latest first (it replaces an earlier one). */
   private readonly prefixes: Prefix[] = [];
   /** After PREFIX: the declared name is next, then the IRI it is bound to. */
@@ -162,10 +134,7 @@ class ShapeLexer {
   /** The next term is a datatype (after `^^`). */
   private datatypeNext = false;
 
-  /**
-   * The shape: slots by a fingerprint of their class and generated form (fingerprintOf), and what each occurrence
-   * refers to. A string's content may share its generated form with an IRI or a number, so it is fingerprinted apart.
-   */
+  /** The shape: slots by the fingerprint of their generated form, and what each constant refers to. */
   private readonly slots = new Map<number, number>();
   private readonly refs: number[] = [];
   private readonly verbs: number[] = [];
@@ -179,10 +148,8 @@ class ShapeLexer {
 
   constructor(
     private readonly text: string,
-    baseIri: string,
-  ) {
-    this.base = baseIri;
-  }
+    private base: string,
+  ) {}
 
   lex(): QueryShape | undefined {
     const text = this.text;
