@@ -204,7 +204,11 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
       if (cut !== undefined && 'prepared' in cut) {
         const { prepared } = cut;
         if ([...guessed].every((k) => prepared.namedPredicates.includes((shape.fill[k] ?? '').slice(1, -1)))) {
-          return learn('slots', [...guessed].sort((a, b) => a - b), prepared);
+          return learn(
+            'slots',
+            [...guessed].sort((a, b) => a - b),
+            prepared,
+          );
         }
       }
     }
