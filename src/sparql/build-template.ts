@@ -5,6 +5,7 @@ import { GuardError } from '../guard-error.js';
 import { fillTemplate, hiddenText, zeroLengthFilter, type Filling, type HiddenText } from './apply-grant.js';
 import { EMPTY_GRAPH, reservedIri } from '../vocabulary.js';
 import { findTransitiveGraphs } from './find-transitive-graphs.js';
+import { freshVariableNamer } from './fresh-variable-namer.js';
 import { inScopeVariables } from './in-scope-variables.js';
 import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';
 import { parseQuery } from './parse-query.js';
@@ -177,19 +178,8 @@ interface FreshVariables {
 }
 
 function freshVariables(root: unknown): FreshVariables {
-  const taken = new Set<string>();
-  JSON.stringify(root, (_key, value: unknown) => {
-    const term = value as { termType?: unknown; value?: unknown } | null;
-    if (term !== null && typeof term === 'object' && term.termType === 'Variable' && typeof term.value === 'string') taken.add(term.value);
-    return value;
-  });
-  const fresh = (base: string): string => {
-    let name = base;
-    for (let i = 1; taken.has(name); i++) name = `${base}${i}`;
-    taken.add(name);
-    return '?' + name;
-  };
-  return { subject: fresh('visible_s'), predicate: fresh('visible_p'), object: fresh('visible_o') };
+  const fresh = freshVariableNamer(root);
+  return { subject: '?' + fresh('visible_s'), predicate: '?' + fresh('visible_p'), object: '?' + fresh('visible_o') };
 }
 
 /** The members of a negated property set: `!a` has one, `!(a|^b)` an alternative of them (§9.1, [95]-[96]). */

@@ -2,7 +2,7 @@
 
 import { inScopeVariables } from './in-scope-variables.js';
 import type { Term } from './tree-shapes.js';
-import { walkQuery } from './walk-query.js';
+import { freshVariableNamer } from './fresh-variable-namer.js';
 
 /** The fields of a parsed DESCRIBE query this rewrite reads (sparqljs shapes). */
 interface DescribeTree {
@@ -44,13 +44,8 @@ const variable = (name: string): Term => ({ termType: 'Variable', value: name })
  * then treats `?r ?p ?o` like any variable-predicate pattern.
  */
 export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
-  const taken = variableNames(tree);
-  const fresh = (base: string): Term => {
-    let name = base;
-    for (let i = 1; taken.has(name); i++) name = `${base}${i}`;
-    taken.add(name);
-    return variable(name);
-  };
+  const name = freshVariableNamer(tree);
+  const fresh = (base: string): Term => variable(name(base));
   const resource = fresh('describe_s');
   const predicate = fresh('describe_p');
   const object = fresh('describe_o');
@@ -118,19 +113,4 @@ function solutionModifiers(tree: DescribeTree): Record<string, unknown> {
     if (tree[key] !== undefined) out[key] = tree[key];
   }
   return out;
-}
-
-/** Every variable name the query uses anywhere, so generated names never capture one. */
-function variableNames(tree: unknown): Set<string> {
-  const names = new Set<string>();
-  walkQuery(tree, {
-    enter(node) {
-      for (const key of Object.keys(node)) if (key.startsWith('?') || key.startsWith('$')) names.add(key.slice(1)); // VALUES rows
-    },
-    term(term) {
-      if (term.termType === 'Variable' && typeof term.value === 'string') names.add(term.value);
-      return undefined;
-    },
-  });
-  return names;
 }
