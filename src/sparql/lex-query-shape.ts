@@ -335,19 +335,18 @@ class ShapeLexer {
   private VAR(): boolean {
     const start = this.pos;
     const end = varNameEnd(this.text, start + 1);
-    if (end < 0) return false;
-    this.pos = end;
-    this.keep(start, end);
-    this.term();
-    this.after = 'other';
-    return true;
+    return end >= 0 && this.keptTerm(start, end);
   }
 
   /** [142] BLANK_NODE_LABEL: kept in the key. */
   private BLANK_NODE_LABEL(): boolean {
     const start = this.pos;
     const end = blankNodeLabelEnd(this.text, start + 2);
-    if (end < 0) return this.refuse();
+    return end >= 0 ? this.keptTerm(start, end) : this.refuse();
+  }
+
+  /** A term from `start` to `end` kept in the key as written. */
+  private keptTerm(start: number, end: number): true {
     this.pos = end;
     this.keep(start, end);
     this.term();
@@ -586,7 +585,7 @@ function iriRefEnd(text: string, at: number): number {
  * controls or Unicode spaces.
  */
 function resolvedIri(reference: string, base: string): string | undefined {
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(reference)) return NOT_IN_IRI.test(reference) ? undefined : reference;
+  if (hasScheme(reference)) return NOT_IN_IRI.test(reference) ? undefined : reference;
   const resolved = resolveIri(reference, base);
   return hasScheme(resolved) && !NOT_IN_IRI.test(resolved) ? resolved : undefined;
 }
