@@ -30,16 +30,10 @@ export interface QueryShape {
 }
 
 /**
- * Cuts `text` into its shape and constants in one pass implementing the
- * SPARQL 1.1 grammar's terminals (§19.8), or returns undefined for anything
- * it cannot classify (the planner then prepares the text as it is). Never
- * parses. Constants that are never slots (they stay in the key as written):
- * BASE and PREFIX declarations, IRIs after FROM, NAMED, GRAPH and SERVICE,
- * IRIs followed by `(` (function calls and aggregates), datatypes (and the
- * whole literal for xsd:string and xsd:integer, which the generator writes
- * differently), language tags, signs, booleans, and the integers of LIMIT and
- * OFFSET. Text with codepoint escapes is not cut (§19.2 decodes them before
- * any token exists). `baseIri` is the planner's base, for relative IRIs.
+ * Cuts `text` into its shape and constants in one pass over the SPARQL 1.1 terminals (§19.8), or
+ * undefined for text it cannot classify or with codepoint escapes (§19.2). Kept in the key as written:
+ * BASE and PREFIX, IRIs after FROM, NAMED, GRAPH and SERVICE or before `(`, datatypes (and literals
+ * typed xsd:string or xsd:integer), language tags, signs, booleans, LIMIT and OFFSET.
  */
 export function lexQueryShape(text: string, baseIri: string): QueryShape | undefined {
   if (CODEPOINT_ESCAPE.test(text)) return undefined;
@@ -166,11 +160,7 @@ class ShapeLexer {
     return new LexedShape(text, key, refs, verbs, classes, fill, spans, markers);
   }
 
-  /**
-   * Reads the token at `pos`, dispatched on its first character. Each reader
-   * returns false when no token of its kind starts there, and refuses text
-   * that starts like its kind but is none the lexer classifies.
-   */
+  /** Reads the token at `pos`, by its first character; a reader returns false when no token of its kind starts there. */
   private token(): boolean {
     const c = this.text.charCodeAt(this.pos);
     switch (c) {
@@ -265,11 +255,7 @@ class ShapeLexer {
     this.after = 'other';
   }
 
-  /**
-   * [129] RDFLiteral: a string ([156]-[159]) with a language tag ([145]) or a
-   * datatype. Its content is a slot unless the datatype changes how the
-   * generator writes it (xsd:string, xsd:integer): then the literal is key.
-   */
+  /** [129] RDFLiteral: its content is a slot unless the datatype changes how the generator writes it. */
   private RDFLiteral(): boolean {
     const start = this.pos;
     const end = stringLiteralEnd(this.text, start);
@@ -297,11 +283,7 @@ class ShapeLexer {
     return true;
   }
 
-  /**
-   * Whether the datatype IRI at `at` is one the generator writes as
-   * `"content"^^<datatype>` whatever the content: any but xsd:string (written
-   * plain) and xsd:integer (written bare when the content is digits).
-   */
+  /** Whether the generator writes `"content"^^<datatype at at>` whatever the content: not xsd:string nor xsd:integer. */
   private slotsDatatype(at: number): boolean {
     let iri: string;
     const end = iriRefEnd(this.text, at);
@@ -354,11 +336,7 @@ class ShapeLexer {
     return true;
   }
 
-  /**
-   * A word (letters, digits, `_`): a prefixed name when a colon, `-`, `.` or a
-   * non-ASCII character after it may go on as one, else a keyword (any case),
-   * kept in the key, with what it tells about the tokens after it.
-   */
+  /** A word (letters, digits, `_`): a prefixed name if one goes on from it, else a keyword (any case), kept in the key. */
   private word(): boolean {
     const start = this.pos;
     let end = start;
@@ -578,12 +556,7 @@ function iriRefEnd(text: string, at: number): number {
   return -1;
 }
 
-/**
- * The IRI an IRIREF's reference stands for: itself when absolute, else
- * resolved against `base`; undefined for one sparqljs refuses. [139]
- * excludes the ASCII characters NOT_IN_IRI lists, but not DEL, the C1
- * controls or Unicode spaces.
- */
+/** The IRI an IRIREF's reference stands for, resolved against `base`; undefined for one the guard refuses (NOT_IN_IRI). */
 function resolvedIri(reference: string, base: string): string | undefined {
   if (hasScheme(reference)) return NOT_IN_IRI.test(reference) ? undefined : reference;
   const resolved = resolveIri(reference, base);
@@ -654,11 +627,7 @@ function blankNodeLabelEnd(text: string, at: number): number {
   return pnCharsAndDotsEnd(text, at + width(first));
 }
 
-/**
- * [156]-[159] STRING_LITERAL1, STRING_LITERAL2 and their LONG forms: the
- * end of the string at `at`; -1 when it does not end, or a short one holds a
- * line break. An ECHAR is any backslash pair here; generatorContent checks it.
- */
+/** [156]-[159] the string literals; -1 when one does not end. Any backslash pair passes here; generatorContent checks it. */
 function stringLiteralEnd(text: string, at: number): number {
   const q = text[at]!;
   const long = text.startsWith(q + q + q, at);
@@ -686,11 +655,7 @@ function langTagEnd(text: string, at: number): number {
   return j;
 }
 
-/**
- * [146]-[148] INTEGER, DECIMAL, DOUBLE (unsigned): the first of DOUBLE,
- * DECIMAL, INTEGER that matches, as the grammar's longest match. `at` holds a
- * digit, or a dot before a digit; `5.` is the INTEGER 5 and a dot.
- */
+/** [146]-[148] INTEGER, DECIMAL, DOUBLE, the longest that matches at a digit or a dot before one (`5.` is 5 and a dot). */
 function numberEnd(text: string, at: number): number {
   let j = at;
   while (isDigit(text.charCodeAt(j))) j++;
@@ -726,11 +691,7 @@ function skipSpace(text: string, from: number): number {
   return j;
 }
 
-/**
- * A string's content as the generator writes it inside `"…"`: ECHARs
- * decoded, then the generator's escapes; undefined for any other backslash
- * or a lone surrogate (sparqljs refuses those).
- */
+/** A string's content as the generator writes it: ECHARs decoded, its escapes applied; undefined where sparqljs refuses. */
 function generatorContent(content: string): string | undefined {
   let out = content;
   if (content.includes('\\')) {
@@ -832,11 +793,7 @@ function isAscii(value: string): boolean {
   return true;
 }
 
-/**
- * FNV-1a over `text` from `from` to `to`, continuing `hash`: the fingerprint
- * of a constant's generated form, read from the query text where the form
- * stands there, so that no string is built (and flattened) to look it up.
- */
+/** FNV-1a over `text` from `from` to `to`, continuing `hash`: read from the query text where it can, no string is built. */
 function fingerprint(hash: number, text: string, from = 0, to = text.length): number {
   for (let j = from; j < to; j++) hash = Math.imul(hash ^ text.charCodeAt(j), 0x01000193);
   return hash;

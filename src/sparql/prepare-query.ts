@@ -44,18 +44,9 @@ const FORMS: Readonly<Record<string, QueryForm>> = {
 };
 
 /**
- * Prepares one (query text, protocol dataset) for every caller, in the order
- * docs/design.md#rewriting fixes: protocol IRIs, nesting depth (before anything else
- * reads the text), codepoint escapes, IRI resolution, strict parse, algebra
- * depth (checkAlgebraDepth: wide queries nest deep in stores), refusals
- * (update 403, SERVICE 403, FROM in a sub-select 400), function calls and
- * property functions (checkFunctionCalls), HAVING constraints joined,
- * DESCRIBE rewritten to a CONSTRUCT (rewriteDescribe), then serialisation into
- * text segments and slots, hidden-path slots included (buildTemplate). The
- * extreme fillings of the template (every GRAPH kept or removed, with and
- * without a sample hidden predicate) are parsed again before the plan is
- * accepted, and the kept ones must give back the intended trees.
- * Throws GuardError (400 or 403); never returns text the guard did not generate.
+ * Prepares one (query text, protocol dataset) for every caller, in the order docs/design.md#rewriting
+ * fixes: text checks, parse, tree checks, rewrites, then the template (buildTemplate, which re-parses
+ * every filling). Throws GuardError (400 or 403); never returns text the guard did not generate.
  */
 export function prepareQuery(request: QueryRequest, settings: PrepareSettings): PreparedQuery {
   const protocolDefault = readProtocolGraphs(request.defaultGraphs, 'default-graph-uri');
@@ -158,12 +149,7 @@ function firstKeywordIsUpdate(text: string, regions: readonly TextRegion[]): boo
   return keyword !== undefined && UPDATE_KEYWORD.test(keyword);
 }
 
-/**
- * Walks every node of the tree, whatever its kind, so no position is missed:
- * SERVICE anywhere is a 403, a dataset clause in a sub-query is a 400 (not
- * SPARQL 1.1; Virtuoso would apply it), and every IRI must be
- * absolute. IRIs keep their dot segments (§4.1.1: IRIs compare as strings).
- */
+/** Every node, whatever its kind: SERVICE is a 403, a dataset clause in a sub-query a 400, every IRI absolute. */
 function inspectTree(tree: object): void {
   walkQuery(tree, {
     enter(node, root) {
@@ -177,11 +163,7 @@ function inspectTree(tree: object): void {
   });
 }
 
-/**
- * sparqljs reads the integers of LIMIT and OFFSET into JavaScript numbers, which keep only
- * integers up to 2^53 - 1 exactly: a larger one would be written back rounded (99999999999999999999
- * as 100000000000000000000, which a store may refuse, or as 1e+21). Fail closed with a 400 instead.
- */
+/** sparqljs reads LIMIT and OFFSET into JavaScript numbers: above 2^53 - 1 they would be written back rounded. */
 function checkLimitOffset(query: Record<string, unknown>): void {
   for (const clause of ['limit', 'offset'] as const) {
     const value = query[clause];
@@ -206,11 +188,7 @@ function normaliseTerm(term: Term): unknown {
   return undefined;
 }
 
-/**
- * The named predicates, sorted, plus each one's dot-segment-free form: a store
- * that normalises IRIs (Jena) reads `<ns/../ns#salary>` as `<ns#salary>`, so
- * naming it must count as naming the hidden predicate.
- */
+/** The named predicates, sorted, with each one's dot-segment-free form, as a store that normalises IRIs (Jena) reads it. */
 function withNormalisedForms(iris: readonly string[]): string[] {
   const all = new Set(iris);
   for (const iri of iris) all.add(normaliseIri(iri));
@@ -236,11 +214,8 @@ function sizeOf(parts: readonly TemplatePart[]): number {
 }
 
 /**
- * The outer query's LIMIT, taken out of the tree so that the text ends at its other solution
- * modifiers and applyGrant can write the LIMIT per request (a caller's result cap lowers it).
- * LIMIT may follow OFFSET (SPARQL 1.1 Query grammar [70] LimitOffsetClauses). ASK keeps its
- * tree; so does a query with a trailing VALUES clause, which must stay last ([7] Query): such
- * a query cannot take a LIMIT at its end.
+ * The outer LIMIT, taken out of the tree for applyGrant to write per request (it may follow OFFSET,
+ * [70]). ASK keeps its tree, and so does a query with a trailing VALUES clause, which must stay last ([7]).
  */
 function takeOuterLimit(root: LooseQuery, form: string): PreparedQuery['limit'] {
   if (form === 'ask') return { kind: 'none' };
