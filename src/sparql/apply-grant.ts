@@ -88,9 +88,8 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
         // A query that reads no default graph has no slot outside GRAPH to fill for it.
         if (sets.inDefault.size > 0 && prepared.reach.readsDefault) {
           hidden = hiddenTextOf(sets.inDefault);
-          const graphs = hidingLess(grant, defaults, sets.inDefault);
+          const { graphs, hiding } = perGraphLists(grant, defaults, sets.inDefault);
           if (graphs.length > 0) {
-            const hiding = hidingSome(grant, defaults);
             hidden = { ...hidden, graphs, hiding };
             // FROM NAMED lists the effective named graphs only for a query that reads them.
             const listed = prepared.reach.readsNamed ? named : [];
@@ -216,10 +215,11 @@ function datasetOf(
   let byReach = allGranted ? allGrantedDatasets.get(grant) : undefined;
   let dataset = byReach?.[index];
   if (dataset === undefined) {
-    const text =
-      clauses('FROM <', readsDefault ? defaults : NO_GRAPHS, grant.graphs) +
-      namedClauses(readsNamed ? named : NO_GRAPHS, added, grant.graphs);
-    dataset = { text, encoded: encodeFormPiece(text), graphs: countClauses(text) };
+    const fromDefault = readsDefault ? defaults.filter((graph) => grant.graphs.has(graph)) : NO_GRAPHS;
+    // `added` holds granted graphs only.
+    const fromNamed = [...(readsNamed ? named.filter((graph) => grant.graphs.has(graph)) : NO_GRAPHS), ...added];
+    const text = clauses('FROM <', fromDefault) + clauses('FROM NAMED <', fromNamed);
+    dataset = { text, encoded: encodeFormPiece(text), graphs: fromDefault.length + fromNamed.length };
     if (allGranted) {
       if (byReach === undefined) allGrantedDatasets.set(grant, (byReach = []));
       byReach[index] = dataset;
@@ -365,26 +365,21 @@ function zeroLengthPerGraph(slot: ZeroLengthSlot, end: string, list: string, gra
   return ` FILTER EXISTS { ${branches} }`;
 }
 
-/** The effective default graphs that hide less than `union` (their hidden sets' union), in dataset order. */
-function hidingLess(grant: Grant, defaults: readonly string[], union: ReadonlySet<string>): HiddenInGraph[] {
-  const out: HiddenInGraph[] = [];
-  for (const graph of new Set(defaults)) {
-    if (!grant.graphs.has(graph)) continue;
-    const paths = grant.hiddenByGraph.get(graph);
-    if (paths !== undefined && paths.size === union.size) continue;
-    out.push({ iri: graph, list: paths === undefined || paths.size === 0 ? '' : hiddenTextOf(paths).list });
-  }
-  return out;
-}
-
-/** The effective default graphs that hide something, in dataset order. */
-function hidingSome(grant: Grant, defaults: readonly string[]): HiddenInGraph[] {
-  const out: HiddenInGraph[] = [];
-  for (const graph of new Set(defaults)) {
-    const paths = grant.graphs.has(graph) ? grant.hiddenByGraph.get(graph) : undefined;
-    if (paths !== undefined && paths.size > 0) out.push({ iri: graph, list: hiddenTextOf(paths).list });
-  }
-  return out;
+/**
+ * Per effective default graph, in dataset order, its own hidden list ('' for none): `graphs`, those
+ * that hide less than `union` (their hidden sets' union); `hiding`, those that hide something.
+ */
+function perGraphLists(grant: Grant, defaults: readonly string[], union: ReadonlySet<string>) {
+  const effective = [...new Set(defaults)].filter((iri) => grant.graphs.has(iri));
+  const listOf = (iri: string): string => {
+    const paths = grant.hiddenByGraph.get(iri);
+    return paths === undefined || paths.size === 0 ? '' : hiddenTextOf(paths).list;
+  };
+  const graphs = effective.filter((iri) => grant.hiddenByGraph.get(iri)?.size !== union.size).map((iri) => ({ iri, list: listOf(iri) }));
+  // Only a default graph whose graphs hide different sets needs the graphs that hide something.
+  if (graphs.length === 0) return { graphs, hiding: graphs };
+  const hiding = effective.map((iri) => ({ iri, list: listOf(iri) })).filter(({ list }) => list !== '');
+  return { graphs, hiding };
 }
 
 /** Writes sorted hidden IRIs the three ways; refuses one that cannot be written as an IRIREF. */
@@ -478,28 +473,9 @@ function hiddenTextOf(paths: ReadonlySet<string>): HiddenText {
   return text;
 }
 
-/** FROM NAMED: the effective named graphs, then `added`; the reserved empty graph when there are none. */
-function namedClauses(named: readonly string[], added: readonly string[], granted: ReadonlySet<string>): string {
-  if (added.length === 0) return clauses('FROM NAMED <', named, granted);
+/** A clause per graph, or one of the reserved empty graph when there is none. */
+function clauses(prefix: string, graphs: readonly string[]): string {
   let out = '';
-  for (const graph of named) if (granted.has(graph)) out += 'FROM NAMED <' + graph + '>\n';
-  for (const graph of added) out += 'FROM NAMED <' + graph + '>\n';
-  return out;
-}
-
-/** The clauses of a dataset text that name a graph other than the reserved empty one. */
-function countClauses(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf('FROM '); at >= 0; at = text.indexOf('FROM ', at + 5)) count += 1;
-  let empty = 0;
-  for (let at = text.indexOf(EMPTY_CLAUSE_END); at >= 0; at = text.indexOf(EMPTY_CLAUSE_END, at + 1)) empty += 1;
-  return count - empty;
-}
-
-const EMPTY_CLAUSE_END = '<' + EMPTY_GRAPH + '>\n';
-
-function clauses(prefix: string, graphs: readonly string[], granted: ReadonlySet<string>): string {
-  let out = '';
-  for (const graph of graphs) if (granted.has(graph)) out += prefix + graph + '>\n';
+  for (const graph of graphs) out += prefix + graph + '>\n';
   return out === '' ? prefix + EMPTY_GRAPH + '>\n' : out;
 }
