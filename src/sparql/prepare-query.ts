@@ -12,7 +12,7 @@ import { decodeCodepointEscapes } from './decode-codepoint-escapes.js';
 import { joinHavingConstraints } from './join-having-constraints.js';
 import { parseQuery } from './parse-query.js';
 import type { QueryForm } from './plan.js';
-import type { PreparedQuery, TemplatePart } from './prepared-query.js';
+import type { PreparedQuery } from './prepared-query.js';
 import { findDatasetReach } from './find-dataset-reach.js';
 import { readProtocolGraphs } from './read-protocol-dataset.js';
 import { hasScheme, NOT_IN_IRI } from '../iri.js';
@@ -108,11 +108,8 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       hasHiddenSlots,
       blankZeroLength,
       limit,
-      sizeBytes:
-        256 +
-        sizeOf(parts) +
-        2 * [...(requestedDefault ?? []), ...(requestedNamed ?? []), ...named].join('').length +
-        namedInPlaces.reduce((bytes, [where, iris]) => bytes + 32 + 2 * (where.length + iris.join('').length), 0),
+      // Two bytes a character of everything it holds, written as JSON, and some for the objects.
+      sizeBytes: 256 + 2 * JSON.stringify([parts, requestedDefault, requestedNamed, named, namedInPlaces]).length,
     };
   } catch (error) {
     if (error instanceof RangeError) {
@@ -197,20 +194,6 @@ function withNormalisedForms(iris: readonly string[]): string[] {
 
 function unique(values: readonly string[]): string[] {
   return values.filter((value, index) => values.indexOf(value) === index);
-}
-
-function sizeOf(parts: readonly TemplatePart[]): number {
-  let bytes = 0;
-  for (const part of parts) {
-    if (typeof part === 'string') bytes += 2 * part.length + 16;
-    else if (part.kind === 'dataset' || part.kind === 'constant') bytes += 16;
-    else if (part.kind === 'graph') bytes += 64 + 2 * (part.iri.length + part.removed.length) + sizeOf(part.kept);
-    else if (part.kind === 'graph-variable') bytes += 72 + 2 * (part.variable.length + part.removed.length) + sizeOf(part.body);
-    else if (part.kind === 'hidden-filter') bytes += 48 + 2 * part.variables.join('').length;
-    else if (part.kind === 'zero-length') bytes += 96 + 2 * part.ends.join('').length;
-    else bytes += 64 + 2 * (part.plain.length + part.members.length);
-  }
-  return bytes;
 }
 
 /**
