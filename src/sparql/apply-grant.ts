@@ -35,14 +35,6 @@ export interface HiddenInGraph {
 
 const NO_CONSTANTS: readonly string[] = [];
 
-/** The refusal of a negated property set read in a default graph whose graphs hide different sets. */
-export const MIXED_NEGATED_SET =
-  'a negated property set cannot be checked for hidden paths where the default graph merges graphs that hide different predicates (read one of them: FROM <g> or GRAPH <g>)';
-
-/** The refusal of a blank node beside a variable predicate read in a default graph whose graphs hide different sets. */
-export const MIXED_BLANK_NODE =
-  'a blank node beside a variable predicate cannot be checked for hidden paths where the default graph merges graphs that hide different predicates (write a variable)';
-
 export const BLANK_ZERO_LENGTH = 'a zero-length path between blank nodes cannot be checked for hidden paths (name a variable at one end)';
 
 /**
@@ -285,7 +277,12 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
     return out;
   }
   // A negated set steps over triples of the merge; which graph a step came from cannot be asked inside a path.
-  if (hidden.graphs !== undefined) throw new GuardError(403, 'forbidden', MIXED_NEGATED_SET);
+  if (hidden.graphs !== undefined)
+    throw new GuardError(
+      403,
+      'forbidden',
+      'a negated property set cannot be checked for hidden paths where the default graph merges graphs that hide different predicates (read one of them: FROM <g> or GRAPH <g>)',
+    );
   return '!(' + part.members + (part.forward ? hidden.forward : '') + (part.inverse ? hidden.inverse : '') + ')';
 }
 
@@ -335,7 +332,12 @@ export function zeroLengthFilter(
  * hiding it does (docs/design.md, "The default graph is redacted per graph").
  */
 function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: readonly HiddenInGraph[], filling: Filling): string {
-  if (part.triples === null) throw new GuardError(403, 'forbidden', MIXED_BLANK_NODE);
+  if (part.triples === null)
+    throw new GuardError(
+      403,
+      'forbidden',
+      'a blank node beside a variable predicate cannot be checked for hidden paths where the default graph merges graphs that hide different predicates (write a variable)',
+    );
   const { list, hiding = [] } = hidden;
   let out = '';
   const written = new Set<string>();

@@ -54,9 +54,6 @@ interface OpenBracket {
   readonly outside: Place;
 }
 
-/** A new slot's marker in the key, by class. */
-const MARKER: Readonly<Record<ConstantClass, string>> = { S: '\u0001S', I: '\u0001I', N: '\u0001N', D: '\u0001D', E: '\u0001E' };
-
 /** Thrown by ShapeLexer.refuse, caught by ShapeLexer.lex: one object, no stack to capture. */
 const UNCLASSIFIED = new Error('text the lexer does not classify');
 
@@ -407,7 +404,7 @@ class ShapeLexer {
     this.refs.push(slot);
     if (same !== undefined) this.key += '\u0002' + same + ';';
     else {
-      this.key += MARKER[cls];
+      this.key += '\u0001' + cls;
       this.slots.set(hash & 0x3fffffff, slot);
       this.classes += cls;
       this.fill.push(generated);

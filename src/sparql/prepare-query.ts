@@ -36,12 +36,7 @@ export interface PrepareSettings {
 /** The first keyword after the prologue names an update operation (SPARQL 1.1 Update §3). */
 const UPDATE_KEYWORD = /^(?:INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)$/i;
 
-const FORMS: Readonly<Record<string, QueryForm>> = {
-  SELECT: 'select',
-  ASK: 'ask',
-  CONSTRUCT: 'construct',
-  DESCRIBE: 'describe',
-};
+const FORMS: readonly string[] = ['select', 'ask', 'construct', 'describe'] satisfies QueryForm[];
 
 /**
  * Prepares one (query text, protocol dataset) for every caller, in the order docs/design.md#rewriting
@@ -77,8 +72,8 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     const requestedDefault = usesProtocol ? protocolDefault : fromGiven ? unique(from.default.map((t) => t.value)) : null;
     const requestedNamed = usesProtocol ? protocolNamed : fromGiven ? unique(from.named.map((t) => t.value)) : null;
 
-    const form = FORMS[tree.queryType];
-    if (form === undefined) throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: unknown query form');
+    const form = tree.queryType.toLowerCase() as QueryForm;
+    if (!FORMS.includes(form)) throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: unknown query form');
     // DESCRIBE leaves as the CONSTRUCT of rewriteDescribe; what its WHERE names still counts.
     const describeNames = form === 'describe' ? markHiddenPaths(tree as unknown as Record<string, unknown>).named : undefined;
     const root = (form === 'describe' ? rewriteDescribe(tree as sparqljs.DescribeQuery) : tree) as unknown as LooseQuery;
