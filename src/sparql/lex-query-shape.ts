@@ -212,8 +212,8 @@ class ShapeLexer {
   /** [140] PNAME_NS and [141] PNAME_LN: a PREFIX's name, or an IRI term. False when no prefixed name starts here. */
   private PNAME(): boolean {
     const start = this.pos;
-    const colon = this.text.charCodeAt(start) === 0x3a ? start : pnPrefixEnd(this.text, start);
-    if (colon < 0 || this.text.charCodeAt(colon) !== 0x3a) return false;
+    const colon = this.colonAfterPrefix(start);
+    if (colon < 0) return false;
     const end = pnLocalEnd(this.text, colon + 1);
     this.pos = end;
     if (this.declaring === 'name') {
@@ -232,6 +232,12 @@ class ShapeLexer {
     if (local.includes('\\')) this.iri(start, end, prefix.namespace + local.replace(/\\(.)/g, '$1') + '>');
     else this.iri(start, end, prefix.namespace + local + '>', fingerprint(fingerprint(prefix.fingerprint, local), '>'));
     return true;
+  }
+
+  /** [140] PNAME_NS: the colon after an optional PN_PREFIX at `at`, or -1. */
+  private colonAfterPrefix(at: number): number {
+    const colon = this.text.charCodeAt(at) === 0x3a ? at : pnPrefixEnd(this.text, at);
+    return colon >= 0 && this.text.charCodeAt(colon) === 0x3a ? colon : -1;
   }
 
   /** The declaration of the prefix name from `start` to `colon`. */
@@ -286,8 +292,8 @@ class ShapeLexer {
     const end = iriRefEnd(this.text, at);
     if (end > 0) iri = resolveIri(this.text.slice(at + 1, end - 1), this.base);
     else {
-      const colon = this.text.charCodeAt(at) === 0x3a ? at : pnPrefixEnd(this.text, at);
-      if (colon < 0 || this.text.charCodeAt(colon) !== 0x3a) return false;
+      const colon = this.colonAfterPrefix(at);
+      if (colon < 0) return false;
       const namespace = this.prefix(at, colon)?.namespace;
       const local = this.text.slice(colon + 1, pnLocalEnd(this.text, colon + 1));
       if (namespace === undefined || local.includes('\\')) return false;

@@ -19,11 +19,8 @@ interface DescribeTree {
 const variable = (name: string): Term => ({ termType: 'Variable', value: name });
 
 /**
- * SPARQL 1.1 §16.4 leaves the description to the store, and stores disagree:
- * embedded Jena ARQ reads the whole store for `DESCRIBE … FROM` (rig probes
- * d02-d05), Virtuoso adds incoming links. So the guard fixes the shape
- * itself: the description of a resource is its outgoing triples in the
- * effective default graph, no incoming links, no blank-node closure.
+ * SPARQL 1.1 §16.4 leaves the description to the store, and stores disagree, so the guard fixes
+ * it: a resource's outgoing triples in the effective default graph (docs/design.md#rewriting).
  *
  *     DESCRIBE <i1> ?v WHERE { P } ORDER BY … LIMIT n
  * becomes
@@ -36,12 +33,8 @@ const variable = (name: string): Term => ({ termType: 'Variable', value: name })
  *       ?r ?p ?o.
  *     }
  *
- * The inner SELECT keeps P's solution modifiers and VALUES exactly, and one
- * union branch per described variable; the filter drops unbound values (which
- * would otherwise join with every triple) and literals (which have no
- * outgoing triples). `DESCRIBE *` describes P's in-scope variables (§16.4).
- * ?r, ?p, ?o get names no variable of the query uses. The hidden-path step
- * then treats `?r ?p ?o` like any variable-predicate pattern.
+ * One union branch per described variable, keeping P's solution modifiers and VALUES; the filter
+ * drops unbound values and literals. `DESCRIBE *` describes P's in-scope variables (§16.4).
  */
 export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
   const name = freshVariableNamer(tree);
