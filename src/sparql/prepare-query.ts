@@ -72,7 +72,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     const requestedDefault = usesProtocol ? protocolDefault : fromGiven ? unique(from.default.map((t) => t.value)) : null;
     const requestedNamed = usesProtocol ? protocolNamed : fromGiven ? unique(from.named.map((t) => t.value)) : null;
 
-    const form = tree.queryType.toLowerCase() as QueryForm;
+    const form = String(tree.queryType).toLowerCase() as QueryForm;
     if (!FORMS.includes(form)) throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: unknown query form');
     // DESCRIBE leaves as the CONSTRUCT of rewriteDescribe; what its WHERE names still counts.
     const describeNames = form === 'describe' ? markHiddenPaths(tree as unknown as Record<string, unknown>).named : undefined;
