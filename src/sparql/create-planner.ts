@@ -66,14 +66,6 @@ type CacheEntry = { readonly kind: 'exact'; readonly entry: ExactEntry } | Shape
 const NO_CONSTANT: ReadonlySet<number> = new Set();
 
 /**
- * The memo of shapes by exact text: how many texts, and how many characters of text and key in
- * all (a longer text is lexed every time). It earns its place on a query sent again as it is
- * (docs/design.md#plan-cache).
- */
-const RECENT_TEXTS = 32;
-const RECENT_CHARS = 1 << 20;
-
-/**
  * Creates a planner. Parse, checks and serialisation run once per query shape
  * (lexQueryShape, plus the protocol dataset) and per value of its sensitive
  * constants; a hit lexes the text, fills the template with its constants and
@@ -144,26 +136,11 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     return cutConstantSlots(prepared, shape, kept, sentinels);
   };
 
-  // A shape is a pure function of the text: the base IRI is the planner's.
-  const recent = new LRUCache<string, QueryShape>({
-    max: RECENT_TEXTS,
-    maxSize: RECENT_CHARS,
-    sizeCalculation: (shape, text) => 1 + text.length + shape.key.length,
-  });
-  const shapeOf = (text: string): QueryShape | undefined => {
-    let shape = recent.get(text);
-    if (shape === undefined) {
-      shape = lexQueryShape(text, baseIri);
-      if (shape !== undefined) recent.set(text, shape);
-    }
-    return shape;
-  };
-
   let hits = 0;
   let misses = 0;
   let shapes = 0;
   const planCached = (request: QueryRequest, grant: Grant): Plan => {
-    const shape = shapeOf(request.query);
+    const shape = lexQueryShape(request.query, baseIri);
     if (shape === undefined) return planExact(request, grant);
     const fromTemplate = (prepared: PreparedQuery | 'exact'): Plan =>
       prepared === 'exact' ? planExact(request, grant) : applyGrant(prepared, grant, shape.fill);

@@ -357,25 +357,3 @@ test('a CONSTRUCT template triple that is only `[ p o ]` or a collection plans a
     assert.match(outcome(query, grantOf(P1)), /^400 parse /, query);
   }
 });
-
-test('a text sent again is planned from the shape it was lexed into, whatever its size, and its refusal stays its own', () => {
-  const cached = createPlanner(options(10));
-  const cold = createPlanner(options(0));
-  // An empty text lexes into an empty shape key; a text of 1.1 M characters outgrows the memo of shapes by exact text.
-  for (const query of ['', ' ', '#', `ASK { ?s ?p ?o } #${'x'.repeat(1_100_000)}`, QUERY]) {
-    for (let i = 0; i < 3; i++) {
-      let expected: string;
-      try {
-        expected = cold.plan(request(query), grantOf(P1)).query;
-      } catch (error) {
-        assert.ok(error instanceof GuardError);
-        assert.throws(
-          () => cached.plan(request(query), grantOf(P1)),
-          (thrown: unknown) => thrown instanceof GuardError && thrown.message === error.message,
-        );
-        continue;
-      }
-      assert.equal(cached.plan(request(query), grantOf(P1)).query, expected);
-    }
-  }
-});
