@@ -22,28 +22,11 @@ export function checkAlgebraDepth(query: object, maxQueryDepth: number): void {
 }
 
 /**
- * Height of the algebra a store builds from the query (SPARQL 1.1 §18.2), counted the
- * way stores nest it: binary operators applied left-deep, so a list of n operands nests
- * n deep. Leaves (terms, single triple patterns, inline data) count 0; then
- *
- * - a group: one level per element (§18.2.2.6 joins, left-joins, minuses, extends and
- *   filters them one by one), plus its deepest element; a FILTER is an element;
- * - a basic graph pattern: one level per 2 triple patterns (stores join them pairwise)
- *   and one per triple with a property path, plus its deepest path;
- * - GRAPH: one level plus its group; a UNION: one level per branch plus its deepest;
- * - a property path (§18.2.2.4): one level per step of a sequence or member of an
- *   alternative, one for `^`, `*`, `+`, `?`, one for a negated set whatever its size
- *   (stores keep it as a flat set), plus the deepest member;
- * - an expression: one level per operator or function call plus its deepest argument
- *   (sparqljs already nests `a || b || c` left-deep, so chains count one per operand;
- *   argument lists such as CONCAT's stay flat), IN lists one level per 16 members,
- *   EXISTS four levels plus its pattern;
- * - a query or sub-select: its WHERE plus one level per select expression, per HAVING
- *   constraint, per ORDER BY key and per GROUP BY key, and one for each of DISTINCT,
- *   LIMIT/OFFSET and trailing VALUES.
- *
- * `giveUpAbove` stops the walk early once the depth is known to exceed it; the answer
- * is then some number above `giveUpAbove`.
+ * Height of the algebra a store builds from the query (SPARQL 1.1 §18.2), counted the way stores
+ * nest it, binary operators left-deep (docs/design.md, "Algebra depth"): one level per group
+ * element, UNION branch, path step or alternative, operator or call, projection expression,
+ * GROUP BY / ORDER BY key and HAVING, per two triple patterns, per sixteen IN members, four per
+ * EXISTS, plus the deepest part. Past `giveUpAbove` the walk stops and answers some greater number.
  */
 export function algebraDepth(query: object, giveUpAbove = Number.POSITIVE_INFINITY): number {
   try {
