@@ -18,12 +18,9 @@ export interface HiddenText {
   /** Inverse members to append to a negated set: `|^<h1>|^<h2>`. */
   readonly inverse: string;
   /**
-   * Only for a default graph that merges graphs hiding different sets (the
-   * lists above are then their union): the default graphs that hide less than
-   * the union, each with its own `NOT IN` list ('' when it hides nothing). A
-   * hidden triple of one graph may be a visible triple of another, so the
-   * slots check those graphs one by one (docs/design.md, "The default graph
-   * is redacted per graph").
+   * Only for a default graph merging graphs that hide different sets (the lists above are their
+   * union): the default graphs hiding less, each with its own list (docs/design.md, "The default
+   * graph is redacted per graph").
    */
   readonly graphs?: readonly HiddenInGraph[];
   /** With `graphs`: the default graphs that hide something, each with its own list. */
@@ -37,14 +34,6 @@ export interface HiddenInGraph {
 }
 
 const NO_CONSTANTS: readonly string[] = [];
-
-/** The refusal of a negated property set read in a default graph whose graphs hide different sets. */
-export const MIXED_NEGATED_SET =
-  'a negated property set cannot be checked for hidden paths where the default graph merges graphs that hide different predicates (read one of them: FROM <g> or GRAPH <g>)';
-
-/** The refusal of a blank node beside a variable predicate read in a default graph whose graphs hide different sets. */
-export const MIXED_BLANK_NODE =
-  'a blank node beside a variable predicate cannot be checked for hidden paths where the default graph merges graphs that hide different predicates (write a variable)';
 
 export const BLANK_ZERO_LENGTH = 'a zero-length path between blank nodes cannot be checked for hidden paths (name a variable at one end)';
 
@@ -66,27 +55,12 @@ function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): st
 }
 
 /**
- * docs/design.md#rewriting: effective default = requested default (or all granted)
- * ∩ granted, the same for named; both FROM and FROM NAMED always present, an
- * empty set written as the reserved EMPTY_GRAPH, and so is a part of the dataset
- * the query cannot read (PreparedQuery.reach); `GRAPH <iri>` outside the
- * effective named graphs becomes its group with no solution, and `GRAPH ?var`
- * around a `*` / `+` path one branch per effective named graph (UNION).
- * Requested graphs keep request order, "all granted" is sorted, so output is
- * deterministic.
- *
- * Hidden predicates are per graph (docs/design.md, "Hidden sets are per
- * graph"): a slot inside `GRAPH <iri>` gets that graph's hidden set, one
- * inside `GRAPH ?var` the set of each named graph it ranges over (a branch per
- * graph when the sets differ), one outside any GRAPH the set of the effective
- * default graphs when they all hide the same one, else each default graph's
- * own, asked with GRAPH in EXISTS (HiddenText.graphs: those graphs go into FROM
- * NAMED too, kept out of the query's own GRAPH elements). A query naming a
- * predicate hidden where it is read is refused (403, without saying which);
- * otherwise the hidden IRIs fill the filter and negated-set slots, and the
- * zero-length slots keep paths of length zero on nodes of visible triples; a
- * zero-length path between two blank nodes is refused (403) while anything
- * is hidden in the dataset. With nothing hidden those slots write nothing.
+ * Fills a prepared query for one caller (docs/design.md#rewriting): effective
+ * graphs = requested (or all granted, sorted) ∩ granted, written as FROM and
+ * FROM NAMED (the reserved EMPTY_GRAPH for an empty set or a part the query
+ * cannot read); GRAPH slots kept or removed; hidden-path slots filled with the
+ * hidden set of the graph they are read in (docs/design.md, "Hidden sets are
+ * per graph"). A predicate named where it is hidden is refused (403).
  */
 export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: readonly string[] = NO_CONSTANTS): Plan {
   const granted = grant.graphs;
@@ -106,9 +80,8 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
         // A query that reads no default graph has no slot outside GRAPH to fill for it.
         if (sets.inDefault.size > 0 && prepared.reach.readsDefault) {
           hidden = hiddenTextOf(sets.inDefault);
-          const graphs = hidingLess(grant, defaults, sets.inDefault);
+          const { graphs, hiding } = perGraphLists(grant, defaults, sets.inDefault);
           if (graphs.length > 0) {
-            const hiding = hidingSome(grant, defaults);
             hidden = { ...hidden, graphs, hiding };
             // FROM NAMED lists the effective named graphs only for a query that reads them.
             const listed = prepared.reach.readsNamed ? named : [];
@@ -140,7 +113,7 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
     const part = parts[i]!;
     if (typeof part === 'string') {
       query += part;
-      pieces.push(template.pieces[i]!);
+      pieces.push(template[i]!);
     } else if (part.kind === 'dataset') {
       query += dataset.text;
       pieces.push(dataset.encoded);
@@ -173,11 +146,7 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
 /** From this size an encoded piece (a grant's dataset) is sent as its own part rather than copied into the body. */
 const OWN_PART_BYTES = 16 * 1024;
 
-/**
- * The form body in parts: the small pieces joined (the first part with `query=`), each large
- * Buffer piece as it is. Copying a grant of 5,000 graphs (300 KB) into a fresh Buffer per
- * request costs more than the rest of the plan; the store gets the same bytes either way.
- */
+/** The form body in parts: small pieces joined (the first with `query=`), each large Buffer piece as it is, not copied per request. */
 function joinFormParts(pieces: readonly (string | Buffer)[]): Buffer[] {
   const parts: Buffer[] = [];
   let from = 0;
@@ -192,25 +161,19 @@ function joinFormParts(pieces: readonly (string | Buffer)[]): Buffer[] {
   return parts;
 }
 
-/** A template's strings encoded for the form body, beside the template (undefined for its slots). */
-interface EncodedTemplate {
-  readonly pieces: readonly (Buffer | undefined)[];
-}
-
 /**
- * The encoded strings of a template, made on its first plan and kept as long as the template
- * (the plan cache's byte bound counts two bytes per character of its text, where an ASCII
- * string and its encoding take about one each).
+ * A template's strings encoded for the form body (undefined for its slots), made on its first plan and
+ * kept as long as the template (the plan cache's byte bound counts two bytes per character of its text).
  */
-const encodedTemplates = new WeakMap<readonly TemplatePart[], EncodedTemplate>();
+const encodedTemplates = new WeakMap<readonly TemplatePart[], readonly (Buffer | undefined)[]>();
 
-function encodedTemplateOf(parts: readonly TemplatePart[]): EncodedTemplate {
-  let template = encodedTemplates.get(parts);
-  if (template === undefined) {
-    template = { pieces: parts.map((part) => (typeof part === 'string' ? encodeFormPiece(part) : undefined)) };
-    encodedTemplates.set(parts, template);
+function encodedTemplateOf(parts: readonly TemplatePart[]): readonly (Buffer | undefined)[] {
+  let pieces = encodedTemplates.get(parts);
+  if (pieces === undefined) {
+    pieces = parts.map((part) => (typeof part === 'string' ? encodeFormPiece(part) : undefined));
+    encodedTemplates.set(parts, pieces);
   }
-  return template;
+  return pieces;
 }
 
 /** A request's FROM / FROM NAMED clauses, and their form encoding. */
@@ -221,20 +184,14 @@ interface Dataset {
   readonly graphs: number;
 }
 
-/**
- * The datasets of queries that request none (all granted graphs), per grant (as sortedGraphs
- * in policy/grant.ts) and per reach (index readsDefault + 2 x readsNamed): the text of a grant
- * of thousands of graphs, and its form encoding, are written once, not per request.
- */
+/** The datasets of queries that request none, per grant and per reach (readsDefault + 2 x readsNamed): written once. */
 const allGrantedDatasets = new WeakMap<Grant, (Dataset | undefined)[]>();
 
 const NO_GRAPHS: readonly string[] = [];
 
 /**
- * FROM lists the effective default graphs only when the query reads the default graph, FROM
- * NAMED the effective named graphs only when it reads named graphs (PreparedQuery.reach);
- * each part left out holds the reserved empty graph, so the store's own default or named
- * graphs never stand in. `added` (the per-graph checks' graphs) goes into FROM NAMED either way.
+ * FROM and FROM NAMED for the parts of the dataset the query reads (PreparedQuery.reach), the reserved
+ * empty graph for the others; `added` (the per-graph checks' graphs) goes into FROM NAMED either way.
  */
 function datasetOf(
   grant: Grant,
@@ -250,10 +207,11 @@ function datasetOf(
   let byReach = allGranted ? allGrantedDatasets.get(grant) : undefined;
   let dataset = byReach?.[index];
   if (dataset === undefined) {
-    const text =
-      clauses('FROM <', readsDefault ? defaults : NO_GRAPHS, grant.graphs) +
-      namedClauses(readsNamed ? named : NO_GRAPHS, added, grant.graphs);
-    dataset = { text, encoded: encodeFormPiece(text), graphs: countClauses(text) };
+    const fromDefault = readsDefault ? defaults.filter((graph) => grant.graphs.has(graph)) : NO_GRAPHS;
+    // `added` holds granted graphs only.
+    const fromNamed = [...(readsNamed ? named.filter((graph) => grant.graphs.has(graph)) : NO_GRAPHS), ...added];
+    const text = clauses('FROM <', fromDefault) + clauses('FROM NAMED <', fromNamed);
+    dataset = { text, encoded: encodeFormPiece(text), graphs: fromDefault.length + fromNamed.length };
     if (allGranted) {
       if (byReach === undefined) allGrantedDatasets.set(grant, (byReach = []));
       byReach[index] = dataset;
@@ -265,10 +223,7 @@ function datasetOf(
 /** How a template is filled: for one request, or for one of the planner's checks. */
 export interface Filling {
   readonly dataset: string;
-  /**
-   * Decides GRAPH slots: the granted set (kept when requested and granted),
-   * or true / false (all kept or all removed, for checks).
-   */
+  /** Decides GRAPH slots: the granted set, or true / false (all kept or all removed, for checks). */
   readonly keep: ReadonlySet<string> | boolean;
   /** The candidate named graphs a `GRAPH ?var` slot ranges over (the requested ones, or all granted; those `keep` keeps). */
   readonly named: readonly string[];
@@ -278,22 +233,13 @@ export interface Filling {
   readonly hiddenIn: (graph: string) => HiddenText | undefined;
   /** The constant slots' values (the request's constants as generated). */
   readonly constants: readonly string[];
-  /**
-   * True when FROM NAMED also lists default graphs for the per-graph checks
-   * (HiddenText.graphs): then `GRAPH ?var` is always written per effective
-   * named graph, so it never ranges over those.
-   */
+  /** True when FROM NAMED also lists default graphs for the per-graph checks: `GRAPH ?var` is then written per graph. */
   readonly added?: boolean;
 }
 
 const NOTHING_HIDDEN = (): undefined => undefined;
 
-/**
- * Writes the template. `hidden` fills the hidden-path slots of the active
- * graph the parts are read in (undefined: nothing hidden there); inside
- * `GRAPH <iri>` that graph's own set takes over, inside `GRAPH ?var` each
- * named graph's.
- */
+/** Writes the template; `hidden` fills the hidden-path slots of the active graph (undefined: nothing hidden there). */
 export function fillTemplate(parts: readonly TemplatePart[], filling: Filling, hidden: HiddenText | undefined): string {
   let out = '';
   for (const part of parts) out += typeof part === 'string' ? part : fillPart(part, filling, hidden);
@@ -331,17 +277,19 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
     return out;
   }
   // A negated set steps over triples of the merge; which graph a step came from cannot be asked inside a path.
-  if (hidden.graphs !== undefined) throw new GuardError(403, 'forbidden', MIXED_NEGATED_SET);
+  if (hidden.graphs !== undefined)
+    throw new GuardError(
+      403,
+      'forbidden',
+      'a negated property set cannot be checked for hidden paths where the default graph merges graphs that hide different predicates (read one of them: FROM <g> or GRAPH <g>)',
+    );
   return '!(' + part.members + (part.forward ? hidden.forward : '') + (part.inverse ? hidden.inverse : '') + ')';
 }
 
 /**
- * Writes a `GRAPH ?var` slot (GraphVariableSlot) over the effective named
- * graphs: one `GRAPH <g>` branch per graph when the slot asks for it (a `*` or
- * `+` path) or when the graphs hide different sets and the body has slots of
- * its own to fill; else the element as written, filled for the set every graph
- * shares. `hidden` (the enclosing active graph's) fills it only when no named
- * graph is effective, where it matches nothing anyway.
+ * Writes a `GRAPH ?var` slot: one branch per effective named graph for a `*` or `+` path (Virtuoso walks
+ * those across graphs) or when the graphs hide different sets and the body has slots of its own (Oxigraph
+ * evaluates a sub-select over all named graphs at once); else the element as written, for the shared set.
  */
 function fillGraphVariable(part: GraphVariableSlot, filling: Filling, hidden: HiddenText | undefined): string {
   const { keep, named, hiddenIn, added = false } = filling;
@@ -379,18 +327,17 @@ export function zeroLengthFilter(
 }
 
 /**
- * The filters of a HiddenFilterSlot in a default graph whose graphs hide
- * different sets: per triple pattern `s ?p o` of the group, a solution is kept
- * when ?p is hidden in no default graph, or when a default graph that does
- * not hide ?p holds the triple and no default graph that hides ?p holds it.
- * The redacted merge holds the triple in both cases; a triple held by a graph
- * that hides it and by one that does not is withheld, because stores count
- * such a triple of the merge differently (Oxigraph and Virtuoso once per
- * graph, Jena once) and no filter can keep one copy of two identical
- * solutions (docs/design.md, "The default graph is redacted per graph").
+ * The filters of a HiddenFilterSlot in a default graph whose graphs hide different sets: per `s ?p o`,
+ * kept when ?p is hidden in no default graph, or when a graph not hiding ?p holds the triple and none
+ * hiding it does (docs/design.md, "The default graph is redacted per graph").
  */
 function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: readonly HiddenInGraph[], filling: Filling): string {
-  if (part.triples === null) throw new GuardError(403, 'forbidden', MIXED_BLANK_NODE);
+  if (part.triples === null)
+    throw new GuardError(
+      403,
+      'forbidden',
+      'a blank node beside a variable predicate cannot be checked for hidden paths where the default graph merges graphs that hide different predicates (write a variable)',
+    );
   const { list, hiding = [] } = hidden;
   let out = '';
   const written = new Set<string>();
@@ -409,12 +356,7 @@ function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: rea
   return out;
 }
 
-/**
- * The filter of a ZeroLengthSlot end in a default graph whose graphs hide
- * different sets: the end must be a node of a triple of the merge whose
- * predicate no default graph hides, or of a triple of a default graph that
- * does not hide its predicate.
- */
+/** A ZeroLengthSlot end in a default graph whose graphs hide different sets: a node of a triple visible in one of them. */
 function zeroLengthPerGraph(slot: ZeroLengthSlot, end: string, list: string, graphs: readonly HiddenInGraph[]): string {
   const { subject, predicate, object } = slot;
   const node = `{ ${end} ${predicate} ${object} } UNION { ${subject} ${predicate} ${end} }`;
@@ -426,29 +368,20 @@ function zeroLengthPerGraph(slot: ZeroLengthSlot, end: string, list: string, gra
 }
 
 /**
- * The effective default graphs that hide less than `union`, the union of
- * their hidden sets, in dataset order: none when every default graph hides
- * the same set.
+ * Per effective default graph, in dataset order, its own hidden list ('' for none): `graphs`, those
+ * that hide less than `union` (their hidden sets' union); `hiding`, those that hide something.
  */
-function hidingLess(grant: Grant, defaults: readonly string[], union: ReadonlySet<string>): HiddenInGraph[] {
-  const out: HiddenInGraph[] = [];
-  for (const graph of new Set(defaults)) {
-    if (!grant.graphs.has(graph)) continue;
-    const paths = grant.hiddenByGraph.get(graph);
-    if (paths !== undefined && paths.size === union.size) continue;
-    out.push({ iri: graph, list: paths === undefined || paths.size === 0 ? '' : hiddenTextOf(paths).list });
-  }
-  return out;
-}
-
-/** The effective default graphs that hide something, in dataset order. */
-function hidingSome(grant: Grant, defaults: readonly string[]): HiddenInGraph[] {
-  const out: HiddenInGraph[] = [];
-  for (const graph of new Set(defaults)) {
-    const paths = grant.graphs.has(graph) ? grant.hiddenByGraph.get(graph) : undefined;
-    if (paths !== undefined && paths.size > 0) out.push({ iri: graph, list: hiddenTextOf(paths).list });
-  }
-  return out;
+function perGraphLists(grant: Grant, defaults: readonly string[], union: ReadonlySet<string>) {
+  const effective = [...new Set(defaults)].filter((iri) => grant.graphs.has(iri));
+  const listOf = (iri: string): string => {
+    const paths = grant.hiddenByGraph.get(iri);
+    return paths === undefined || paths.size === 0 ? '' : hiddenTextOf(paths).list;
+  };
+  const graphs = effective.filter((iri) => grant.hiddenByGraph.get(iri)?.size !== union.size).map((iri) => ({ iri, list: listOf(iri) }));
+  // Only a default graph whose graphs hide different sets needs the graphs that hide something.
+  if (graphs.length === 0) return { graphs, hiding: graphs };
+  const hiding = effective.map((iri) => ({ iri, list: listOf(iri) })).filter(({ list }) => list !== '');
+  return { graphs, hiding };
 }
 
 /** Writes sorted hidden IRIs the three ways; refuses one that cannot be written as an IRIREF. */
@@ -476,13 +409,7 @@ interface HiddenSets {
   readonly whole: ReadonlySet<string>;
 }
 
-/**
- * The hidden sets of the effective graphs, or undefined when nothing is
- * hidden in any of them. Without a requested dataset the effective graphs are
- * all granted ones: then every union is that of every hidden set of the
- * grant, remembered per grant (the policy set hands out the same grant object
- * again).
- */
+/** The hidden sets of the effective graphs (remembered per grant when all granted ones are), or undefined when none hides anything. */
 function hiddenSets(prepared: PreparedQuery, grant: Grant, defaults: readonly string[], named: readonly string[]): HiddenSets | undefined {
   const byGraph = grant.hiddenByGraph;
   const allGranted = prepared.requestedDefault === null && prepared.requestedNamed === null;
@@ -512,13 +439,7 @@ function hiddenSets(prepared: PreparedQuery, grant: Grant, defaults: readonly st
 /** The hidden sets of a grant when nothing is requested, remembered per grant (as sortedGraphs in policy/grant.ts). */
 const setsByGrant = new WeakMap<ReadonlyMap<string, ReadonlySet<string>>, HiddenSets>();
 
-/**
- * Refuses (403) a query naming a predicate hidden where it is read: in the
- * default graph, in any effective named graph for `GRAPH ?var`, in the graph
- * itself for `GRAPH <iri>` when that graph is effective, anywhere in the
- * dataset for CONSTRUCT templates, DESCRIBE and a `GRAPH <iri>` outside the
- * dataset (removed, it reads nothing: kept as the stricter rule).
- */
+/** Refuses (403) a query naming a predicate hidden where it is read (PreparedQuery.namedIn); a removed GRAPH counts as anywhere. */
 function refuseNamedHidden(prepared: PreparedQuery, grant: Grant, sets: HiddenSets): void {
   for (const [where, iris] of prepared.namedIn) {
     let paths: ReadonlySet<string> | undefined;
@@ -554,32 +475,9 @@ function hiddenTextOf(paths: ReadonlySet<string>): HiddenText {
   return text;
 }
 
-/**
- * FROM NAMED: the effective named graphs, then `added` (default graphs the
- * per-graph checks read, granted); the reserved empty graph when there are
- * none at all.
- */
-function namedClauses(named: readonly string[], added: readonly string[], granted: ReadonlySet<string>): string {
-  if (added.length === 0) return clauses('FROM NAMED <', named, granted);
+/** A clause per graph, or one of the reserved empty graph when there is none. */
+function clauses(prefix: string, graphs: readonly string[]): string {
   let out = '';
-  for (const graph of named) if (granted.has(graph)) out += 'FROM NAMED <' + graph + '>\n';
-  for (const graph of added) out += 'FROM NAMED <' + graph + '>\n';
-  return out;
-}
-
-/** The clauses of a dataset text that name a graph other than the reserved empty one. */
-function countClauses(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf('FROM '); at >= 0; at = text.indexOf('FROM ', at + 5)) count += 1;
-  let empty = 0;
-  for (let at = text.indexOf(EMPTY_CLAUSE_END); at >= 0; at = text.indexOf(EMPTY_CLAUSE_END, at + 1)) empty += 1;
-  return count - empty;
-}
-
-const EMPTY_CLAUSE_END = '<' + EMPTY_GRAPH + '>\n';
-
-function clauses(prefix: string, graphs: readonly string[], granted: ReadonlySet<string>): string {
-  let out = '';
-  for (const graph of graphs) if (granted.has(graph)) out += prefix + graph + '>\n';
+  for (const graph of graphs) out += prefix + graph + '>\n';
   return out === '' ? prefix + EMPTY_GRAPH + '>\n' : out;
 }

@@ -5,6 +5,7 @@ import { GuardError } from '../guard-error.js';
 import { fillTemplate, hiddenText, zeroLengthFilter, type Filling, type HiddenText } from './apply-grant.js';
 import { EMPTY_GRAPH, reservedIri } from '../vocabulary.js';
 import { findTransitiveGraphs } from './find-transitive-graphs.js';
+import { freshVariableNamer } from './fresh-variable-namer.js';
 import { inScopeVariables } from './in-scope-variables.js';
 import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';
 import { parseQuery } from './parse-query.js';
@@ -57,18 +58,14 @@ interface PendingGraph {
 }
 
 /**
- * Serialises with the sparqljs Generator, wrapping the dataset position, every
- * `GRAPH <iri>` element, every `GRAPH ?var` around a `*` / `+` path
- * (findTransitiveGraphs), every BGP with variable predicates and every negated
- * property set in markers, then cuts the text at the markers. Prefixes and
- * BASE are dropped so every IRI leaves written out in full. With no hidden
- * predicates the hidden-path slots write nothing (or the set as it was), so
- * such a caller gets the text it would get without them.
- * `text` is the query text the tree came from (markers must not occur in it).
+ * Serialises with the sparqljs Generator, the dataset position, GRAPH elements, BGPs
+ * with variable predicates or zero-length paths and negated property sets wrapped in
+ * markers, then cuts the text at the markers; every IRI is written in full. `text` is
+ * the query text the tree came from (the marker must not occur in it).
  */
 export function buildTemplate(root: LooseQuery, text: string, requestedNamed: readonly string[] | null): Template {
   const marker = MARKER_CANDIDATES.find((candidate) => !text.includes(candidate));
-  if (marker === undefined) throw new GuardError(400, 'unsafe_rewrite', 'query cannot be rewritten safely');
+  if (marker === undefined) throw unsafe();
   delete root.base;
   root.prefixes = {};
   root.from = { default: [], named: [] };
@@ -155,13 +152,8 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
 }
 
 /**
- * A group with no solution that keeps `variables` in scope (SPARQL 1.1 §18.2.1: the variables of
- * a VALUES block are in scope): one row of UNDEF under a filter that is false, not an empty VALUES
- * block, because Oxigraph 0.5 answers an aggregate without GROUP BY over an empty VALUES block (or
- * a FILTER(false)) with no row instead of one (docs/design.md, "GRAPH of an ungranted IRI"). Its FILTER is
- * scoped to its own braces, so it empties only this group: Join, LeftJoin and Minus with an
- * empty multiset then give what they give with the removed GRAPH element (§18.6: an IRI that is no
- * graph name of the dataset matches nothing).
+ * A group with no solution that keeps `variables` in scope (SPARQL 1.1 §18.2.1): one row of UNDEF
+ * under a false filter, not an empty VALUES block (docs/design.md, "GRAPH of an ungranted IRI").
  */
 export function emptyGroup(variables: readonly string[]): string {
   if (variables.length === 0) return '{ FILTER(1 = 0) }';
@@ -177,19 +169,8 @@ interface FreshVariables {
 }
 
 function freshVariables(root: unknown): FreshVariables {
-  const taken = new Set<string>();
-  JSON.stringify(root, (_key, value: unknown) => {
-    const term = value as { termType?: unknown; value?: unknown } | null;
-    if (term !== null && typeof term === 'object' && term.termType === 'Variable' && typeof term.value === 'string') taken.add(term.value);
-    return value;
-  });
-  const fresh = (base: string): string => {
-    let name = base;
-    for (let i = 1; taken.has(name); i++) name = `${base}${i}`;
-    taken.add(name);
-    return '?' + name;
-  };
-  return { subject: fresh('visible_s'), predicate: fresh('visible_p'), object: fresh('visible_o') };
+  const fresh = freshVariableNamer(root);
+  return { subject: '?' + fresh('visible_s'), predicate: '?' + fresh('visible_p'), object: '?' + fresh('visible_o') };
 }
 
 /** The members of a negated property set: `!a` has one, `!(a|^b)` an alternative of them (§9.1, [95]-[96]). */
@@ -201,6 +182,10 @@ function negatedMembers(path: PathNode): readonly unknown[] {
 function isInverse(member: unknown): boolean {
   const path = member as Partial<PathNode>;
   return path.type === 'path' && path.pathType === '^';
+}
+
+function unsafe(): GuardError {
+  return new GuardError(400, 'unsafe_rewrite', 'query cannot be rewritten safely');
 }
 
 /** True for a hidden-path slot (filled with the active graph's hidden set). */
@@ -216,7 +201,6 @@ function cutAtMarkers(
   leafSlots: readonly LeafSlot[],
   requestedNamed: readonly string[] | null,
 ): TemplatePart[] {
-  const unsafe = (): GuardError => new GuardError(400, 'unsafe_rewrite', 'query cannot be rewritten safely');
   const pieces = generated.split(marker);
   // pieces alternate text, marker body, text, marker body, ...
   const stack: { parts: TemplatePart[]; index: number }[] = [{ parts: [], index: -1 }];
@@ -274,14 +258,9 @@ function cutAtMarkers(
 }
 
 /**
- * Rule 1 of the planner: every generated query re-parses. The all-kept filling
- * must also parse back to the tree that was serialised (catching generator
- * bugs that would change meaning); the all-removed filling must parse. With
- * hidden-path slots, the fillings for a sample hidden predicate must parse
- * too, and the all-kept one must give the serialised tree with exactly the
- * intended filters and negated-set members added. Expanded GRAPH ?var
- * elements are filled for two sample named graphs and must give back the
- * union of per-graph branches (withGraphExpansion).
+ * Rule 1 of the planner: every filling re-parses (all GRAPH kept or removed, with and without a
+ * sample hidden predicate, per-graph ones), and the all-kept ones parse back to the serialised
+ * tree, with exactly the intended filters, set members and per-graph branches added.
  */
 function verifyTemplate(
   parts: readonly TemplatePart[],
@@ -294,46 +273,28 @@ function verifyTemplate(
 ): void {
   const marks = hidden?.marks;
   const dataset = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
-  const unsafe = (): GuardError => new GuardError(400, 'unsafe_rewrite', 'query cannot be rewritten safely');
   const sample: HiddenText | undefined = marks === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
   let kept: sparqljs.SparqlQuery;
   let keptHidden: sparqljs.SparqlQuery | undefined;
-  const filling = (keep: boolean, hiddenIn: Filling['hiddenIn']): Filling => ({
-    dataset,
-    keep,
-    named: NAMED_SAMPLES,
-    hiddenIn,
-    constants: [],
-  });
+  const fill = (keep: boolean, hiddenIn: Filling['hiddenIn'], active: HiddenText | undefined) =>
+    parseQuery(fillTemplate(parts, { dataset, keep, named: NAMED_SAMPLES, hiddenIn, constants: [] }, active));
   const nothing = (): undefined => undefined;
   try {
-    kept = parseQuery(fillTemplate(parts, filling(true, nothing), undefined));
+    kept = fill(true, nothing, undefined);
     // Without GRAPH slots the all-removed fillings are the all-kept ones.
-    if (hasGraphSlots) parseQuery(fillTemplate(parts, filling(false, nothing), undefined));
+    if (hasGraphSlots) fill(false, nothing, undefined);
     if (sample !== undefined) {
-      keptHidden = parseQuery(
-        fillTemplate(
-          parts,
-          filling(true, () => sample),
-          sample,
-        ),
-      );
+      const always = (): HiddenText => sample;
+      keptHidden = fill(true, always, sample);
       if (hasGraphSlots) {
-        parseQuery(
-          fillTemplate(
-            parts,
-            filling(false, () => sample),
-            sample,
-          ),
-        );
+        fill(false, always, sample);
         // The first sample graph hides something, the second nothing: GRAPH ?var with slots of its own writes a branch per graph.
-        const mixed = (graph: string): HiddenText | undefined => (graph === NAMED_SAMPLES[0] ? sample : undefined);
-        parseQuery(fillTemplate(parts, filling(true, mixed), undefined));
+        fill(true, (graph) => (graph === NAMED_SAMPLES[0] ? sample : undefined), undefined);
       }
       // A default graph merging a graph that hides the sample with one that hides nothing: per-graph checks.
       const merged = fillMerged(
         parts,
-        { ...filling(true, () => sample), added: true },
+        { dataset, keep: true, named: NAMED_SAMPLES, hiddenIn: always, constants: [], added: true },
         {
           ...sample,
           graphs: [{ iri: NAMED_SAMPLES[0] ?? '', list: '' }],
@@ -367,12 +328,9 @@ function fillMerged(parts: readonly TemplatePart[], filling: Filling, hidden: Hi
 }
 
 /**
- * The tree the all-kept filling for NAMED_SAMPLES must parse to: each
- * expanded `GRAPH ?v { P }` becomes `{ GRAPH <s1> { P } VALUES ?v { <s1> } }
- * UNION { … <s2> … }`. sparqljs reads a group holding only that union, as a
- * UNION branch or EXISTS argument, as the union itself, so every position
- * gets the union node. BGPs are kept by identity: the hidden-path marks are
- * keyed on them.
+ * The tree the all-kept filling for NAMED_SAMPLES must parse to: each expanded `GRAPH ?v { P }`
+ * becomes `{ GRAPH <s1> { P } VALUES ?v { <s1> } } UNION { … <s2> … }`. BGPs are kept by identity
+ * (the hidden-path marks are keyed on them).
  */
 function withGraphExpansion(root: LooseQuery, transitive: ReadonlySet<object>): unknown {
   const copy = (node: unknown): unknown => {
@@ -400,10 +358,8 @@ function withGraphExpansion(root: LooseQuery, transitive: ReadonlySet<object>): 
 }
 
 /**
- * The tree the all-kept filling with HIDDEN_SAMPLE must parse to: each marked
- * BGP followed by `FILTER(?v NOT IN (<sample>))` per variable (a bare BGP
- * standing as a UNION branch or EXISTS argument becomes a group holding both),
- * and the sample added to every negated property set in the directions it has.
+ * The tree the all-kept filling with HIDDEN_SAMPLE must parse to: each marked BGP followed by its
+ * filters (a bare BGP as a UNION branch or EXISTS becomes a group), the sample in every negated set.
  */
 function withHiddenSample(
   root: unknown,

@@ -3,70 +3,30 @@
 import { GuardError } from '../guard-error.js';
 import type { TreeNode } from './walk-query.js';
 
-/**
- * Algebra levels allowed per level of `maxQueryDepth` (64 gives 256). Measured on the
- * embedded Oxigraph (WASM, worker thread), the weakest store: it dies from about 800
- * left-deep levels of the costliest kind (812 OPTIONALs, BINDs, sub-selects, projection
- * expressions or ORDER BY keys in one group survive, 843 do not; 781 path steps survive,
- * 812 do not), so 256 keeps a margin of three. Jena fails from about 4,000; Virtuoso was
- * not probed (it hangs rather than fails).
- */
+/** Algebra levels allowed per level of `maxQueryDepth` (64 gives 256): the weakest store, Oxigraph, dies from about 800. */
 export const ALGEBRA_LEVELS_PER_DEPTH = 4;
 
-/**
- * Levels one EXISTS or NOT EXISTS adds: Oxigraph evaluates its pattern with an
- * evaluator of its own, so 200 nested EXISTS exhaust what about 800 OPTIONALs do.
- */
+/** Levels one EXISTS or NOT EXISTS adds: Oxigraph evaluates its pattern with an evaluator of its own. */
 const EXISTS_LEVELS = 4;
 
-/**
- * Members of an IN or NOT IN list that count as one level: Oxigraph evaluates the list as a
- * chain (12,000 members kill it where 11,500 do not, about 14 per OPTIONAL's worth of
- * stack); Jena evaluates it flat.
- */
+/** Members of an IN or NOT IN list that count as one level: Oxigraph evaluates the list as a chain. */
 const IN_MEMBERS_PER_LEVEL = 16;
 
-/**
- * Triple patterns of one basic graph pattern that count as one level. Oxigraph joins them
- * left-deep after reordering (800 patterns survive, 1,000 kill it after minutes of
- * planning); Jena plans 8,000 flat. Two per level keeps 300-pattern queries well inside
- * the default limit and the worst case (a 510-pattern BGP) under the 800 measured.
- */
+/** Triple patterns of one BGP that count as one level: Oxigraph joins them left-deep. */
 const BGP_PATTERNS_PER_LEVEL = 2;
 
-/**
- * Throws GuardError 400 when {@link algebraDepth} of the parsed query exceeds
- * `ALGEBRA_LEVELS_PER_DEPTH × maxQueryDepth`. The walk gives up as soon as the levels
- * above a node pass the limit, so its own recursion stays shallow whatever the tree.
- */
+/** Throws GuardError 400 when {@link algebraDepth} exceeds `ALGEBRA_LEVELS_PER_DEPTH × maxQueryDepth`. */
 export function checkAlgebraDepth(query: object, maxQueryDepth: number): void {
   const limit = ALGEBRA_LEVELS_PER_DEPTH * maxQueryDepth;
   if (algebraDepth(query, limit) > limit) throw tooComplex(limit);
 }
 
 /**
- * Height of the algebra a store builds from the query (SPARQL 1.1 §18.2), counted the
- * way stores nest it: binary operators applied left-deep, so a list of n operands nests
- * n deep. Leaves (terms, single triple patterns, inline data) count 0; then
- *
- * - a group: one level per element (§18.2.2.6 joins, left-joins, minuses, extends and
- *   filters them one by one), plus its deepest element; a FILTER is an element;
- * - a basic graph pattern: one level per 2 triple patterns (stores join them pairwise)
- *   and one per triple with a property path, plus its deepest path;
- * - GRAPH: one level plus its group; a UNION: one level per branch plus its deepest;
- * - a property path (§18.2.2.4): one level per step of a sequence or member of an
- *   alternative, one for `^`, `*`, `+`, `?`, one for a negated set whatever its size
- *   (stores keep it as a flat set), plus the deepest member;
- * - an expression: one level per operator or function call plus its deepest argument
- *   (sparqljs already nests `a || b || c` left-deep, so chains count one per operand;
- *   argument lists such as CONCAT's stay flat), IN lists one level per 16 members,
- *   EXISTS four levels plus its pattern;
- * - a query or sub-select: its WHERE plus one level per select expression, per HAVING
- *   constraint, per ORDER BY key and per GROUP BY key, and one for each of DISTINCT,
- *   LIMIT/OFFSET and trailing VALUES.
- *
- * `giveUpAbove` stops the walk early once the depth is known to exceed it; the answer
- * is then some number above `giveUpAbove`.
+ * Height of the algebra a store builds from the query (SPARQL 1.1 §18.2), counted the way stores
+ * nest it, binary operators left-deep (docs/design.md, "Algebra depth"): one level per group
+ * element, UNION branch, path step or alternative, operator or call, projection expression,
+ * GROUP BY / ORDER BY key and HAVING, per two triple patterns, per sixteen IN members, four per
+ * EXISTS, plus the deepest part. Past `giveUpAbove` the walk stops and answers some greater number.
  */
 export function algebraDepth(query: object, giveUpAbove = Number.POSITIVE_INFINITY): number {
   try {
@@ -77,11 +37,7 @@ export function algebraDepth(query: object, giveUpAbove = Number.POSITIVE_INFINI
   }
 }
 
-/**
- * A node of the sparqljs tree as walkQuery decides it. This count recurses by node kind on its
- * own instead of walking every field: it refuses kinds it does not know and stops early
- * (docs/design.md#rewriting).
- */
+/** This count recurses by node kind rather than walking every field: it refuses kinds it does not know and stops early. */
 type Node = Readonly<TreeNode>;
 
 /** Thrown inside the walk once the levels above a node pass the limit. */
@@ -91,36 +47,20 @@ function tooComplex(limit: number): GuardError {
   return new GuardError(400, 'too_complex', `query is too complex: its algebra nests deeper than ${limit} levels`);
 }
 
-/**
- * Each walker takes `above`, a lower bound of the levels between the root and the
- * node (the depth of the whole query is at least `above` plus the node's own), and
- * throws DepthExceeded once that passes `limit`.
- */
+/** Each walker takes `above`, a lower bound of the levels above the node, and gives up once it passes `limit`. */
 function enter(above: number, limit: number): void {
   if (above > limit) throw new DepthExceeded();
 }
 
 function queryDepth(query: Node, above: number, limit: number): number {
   enter(above, limit);
-  const expressions: unknown[] = [];
-  let levels = 0;
-  for (const item of (query['variables'] as unknown[] | undefined) ?? []) {
-    const expression = (item as Node)['expression'];
-    if (expression !== undefined) {
-      expressions.push(expression);
-      levels++;
-    }
-  }
-  for (const key of ['group', 'order'] as const) {
-    for (const item of (query[key] as Node[] | undefined) ?? []) {
-      expressions.push(item['expression']);
-      levels++;
-    }
-  }
-  for (const expression of (query['having'] as unknown[] | undefined) ?? []) {
-    expressions.push(expression);
-    levels++;
-  }
+  const list = (key: string) => (query[key] as Node[] | undefined) ?? [];
+  // Projection expressions, GROUP BY and ORDER BY keys, HAVING constraints: one level each.
+  const expressions = [...list('variables').filter((item) => item['expression'] !== undefined), ...list('group'), ...list('order')].map(
+    (item) => item['expression'] as unknown,
+  );
+  expressions.push(...list('having'));
+  let levels = expressions.length;
   if (query['distinct'] === true || query['reduced'] === true) levels++;
   if (query['limit'] !== undefined || query['offset'] !== undefined) levels++;
   if (query['values'] !== undefined) levels++;

@@ -4,16 +4,10 @@ import { GuardError } from '../guard-error.js';
 import { walkQuery } from './walk-query.js';
 
 /**
- * SPARQL 1.1 §4.1.4: "the same blank node label cannot be used in two
- * different basic graph patterns in the same query" (W3C syntax tests
- * syn-bad-34 to 38, blabel-cross-*-bad, *-breaks-BGP). sparqljs does not
- * check it. Triples of one group separated only by FILTERs count as one basic
- * graph pattern (§18.2.2: filters are collected from the group, the triples
- * around them form one block); any other element, a nested group, each
- * UNION branch, OPTIONAL, MINUS, GRAPH, a sub-query or EXISTS starts another.
- * The CONSTRUCT template is not a pattern and is not looked at. Labels
- * sparqljs makes for `[]` are fresh per use; only written labels (`_:x`,
- * which sparqljs names `e_x`) are compared. Throws GuardError 400.
+ * SPARQL 1.1 §4.1.4: "the same blank node label cannot be used in two different basic graph
+ * patterns in the same query", which sparqljs does not check. Triples separated only by FILTERs
+ * are one BGP (§18.2.2); any other element starts another. Only written labels (`_:x`, which
+ * sparqljs names `e_x`) are compared. Throws GuardError 400.
  */
 export function checkBlankNodeScope(tree: unknown): void {
   const owner = new Map<string, number>();

@@ -7,11 +7,7 @@ import { walkQuery } from './walk-query.js';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 
-/**
- * The constructor functions SPARQL 1.1 defines (§17.5, XPath Constructor
- * Functions): the only function IRIs a query may call. Every other SPARQL
- * function is a keyword (§17.4), which sparqljs gives as an operator.
- */
+/** The constructor functions of SPARQL 1.1 (§17.5); every other SPARQL function is a keyword (§17.4), an operator in sparqljs. */
 const XSD_CASTS: ReadonlySet<string> = new Set(
   ['boolean', 'double', 'float', 'decimal', 'integer', 'dateTime', 'string'].map((name) => XSD + name),
 );
@@ -19,11 +15,7 @@ const XSD_CASTS: ReadonlySet<string> = new Set(
 /** The aggregates of SPARQL 1.1 (§18.5, [127] Aggregate), as sparqljs names them. */
 const AGGREGATES: ReadonlySet<string> = new Set(['count', 'sum', 'min', 'max', 'avg', 'sample', 'group_concat']);
 
-/**
- * The extension functions the operator lets queries call (config key
- * allowedFunctions), compiled once per planner: exact IRIs, and namespaces
- * (entries ending in `#` or `/`) that a function IRI may start with.
- */
+/** The config key allowedFunctions, compiled once per planner: exact IRIs, and namespaces (ending in `#` or `/`). */
 export interface FunctionAllowList {
   readonly exact: ReadonlySet<string>;
   readonly prefixes: readonly string[];
@@ -32,10 +24,7 @@ export interface FunctionAllowList {
 /** The default: no extension function at all (fail closed). */
 export const NO_EXTENSION_FUNCTIONS: FunctionAllowList = { exact: new Set(), prefixes: [] };
 
-/**
- * Compiles the allowedFunctions entries as the configuration checked them
- * (absolute IRIs, none in or covering a denied namespace; docs/design.md#config).
- */
+/** Compiles the allowedFunctions entries as the configuration checked them (docs/design.md#config). */
 export function compileFunctionAllowList(entries: readonly string[]): FunctionAllowList {
   const exact = new Set<string>();
   const prefixes: string[] = [];
@@ -47,14 +36,9 @@ export function compileFunctionAllowList(entries: readonly string[]): FunctionAl
 }
 
 /**
- * Walks every node of a parsed query and throws GuardError 400 for a call of
- * a function IRI other than an XSD cast or an entry of `allowed` (stores run
- * their own extensions under such IRIs: Virtuoso's `bif:` SQL built-ins,
- * Jena's `java:` and ARQ function libraries), for a custom aggregate
- * (sparqljs parses `<iri>(DISTINCT ?x)` as a function call, so the same check
- * and the same allow-list cover it), and for a property-function IRI as a
- * predicate or inside a property path, whatever `allowed` holds.
- * The message names neither the IRI nor the query.
+ * Throws GuardError 400 for a call of a function IRI other than an XSD cast or an entry of `allowed`
+ * (stores run their extensions under such IRIs; a custom aggregate is a call too), for an aggregate
+ * SPARQL 1.1 lacks, and for a store property function as a predicate or path member, whatever `allowed` holds.
  */
 export function checkFunctionCalls(node: unknown, allowed: FunctionAllowList = NO_EXTENSION_FUNCTIONS): void {
   walkQuery(node, {
@@ -80,12 +64,7 @@ export function checkFunctionCalls(node: unknown, allowed: FunctionAllowList = N
   });
 }
 
-/**
- * An allow-listed function IRI: equal to an exact entry or starting with a
- * namespace entry, compared as strings (§4.1.1). Its dot-segment-free form
- * must pass too, since a store that normalises IRIs (Jena) would read
- * `<ns/../other#f>` as another function; and a denied namespace never passes.
- */
+/** An allow-listed function IRI, in its dot-segment-free form too (Jena reads that one); a denied namespace never passes. */
 function isAllowed(iri: string, allowed: FunctionAllowList): boolean {
   if (allowed.exact.size === 0 && allowed.prefixes.length === 0) return false;
   const matches = (candidate: string): boolean =>

@@ -4,13 +4,8 @@ import { GuardError } from '../guard-error.js';
 import type { TextRegion } from './split-query-text.js';
 
 /**
- * Measures nesting as the depth of open brackets `{`, `(` and `[` in code
- * (outside IRIs, strings and comments). Every level docs/design.md#rewriting names
- * needs one: groups, sub-selects and EXISTS open a `{`, parenthesised
- * expressions, function arguments and path groups a `(`, blank-node property
- * lists a `[`. Real stores crash on deep nesting (Oxigraph at a few hundred
- * nested groups) and so would the recursive parser and generator, so this
- * runs before either. Throws GuardError 400 when the depth exceeds `maxDepth`.
+ * Throws GuardError 400 when the open brackets `{`, `(`, `[` in code nest deeper than `maxDepth`:
+ * stores, the recursive parser and the generator all crash on deep nesting, so this runs first.
  */
 export function checkNestingDepth(text: string, regions: readonly TextRegion[], maxDepth: number): void {
   let depth = 0;

@@ -12,26 +12,15 @@ import type { PreparedQuery } from './prepared-query.js';
 import { cutConstantSlots, writeSentinelText, type CutResult } from './cut-constant-slots.js';
 import { lexQueryShape, type QueryShape } from './lex-query-shape.js';
 
-/**
- * Planner settings: the config keys baseIri, maxQueryDepth, planCache and allowedFunctions,
- * as the configuration checked them and with its defaults (docs/design.md#config);
- * the planner does not check them again.
- */
+/** The config keys baseIri, maxQueryDepth, planCache and allowedFunctions, as checked there (docs/design.md#config). */
 export interface PlannerOptions {
   /** Base for relative IRIs when the query has no BASE: an absolute IRI without fragment. */
   baseIri: string;
   /** Deepest bracket nesting accepted, and a quarter of the deepest algebra (checkAlgebraDepth). */
   maxQueryDepth: number;
-  /**
-   * Bounds of the plan cache. maxEntries 0 = no cache, which the configuration never gives
-   * (its floor is 1): tests compare cached plans with it and bench/ times it as the cold plan
-   * (docs/design.md#config).
-   */
+  /** Bounds of the plan cache; maxEntries 0 (never configured) = no cache, for tests and bench/'s cold plan. */
   planCache: { maxEntries: number; maxBytes: number };
-  /**
-   * Extension functions a query may call: exact IRIs, or namespaces ending in `#` or `/`;
-   * absent = [] (only SPARQL 1.1 built-ins and XSD casts). Fixed per planner, so not in the cache key.
-   */
+  /** Extension functions a query may call (exact IRIs or namespaces ending in `#` or `/`); fixed per planner. */
   allowedFunctions?: readonly string[];
 }
 
@@ -42,10 +31,7 @@ export interface Planner {
    * 403 (update, SERVICE, a hidden path named) or 500 (a hidden path that is no valid IRI).
    */
   plan(request: QueryRequest, grant: Grant): Plan;
-  /**
-   * Plans served since the start without parsing anything (hits) and with a parse (misses),
-   * and what the cache holds now; all 0 when the cache is off.
-   */
+  /** Plans served without parsing (hits) and with a parse (misses), and what the cache holds now. */
   cacheStats(): { hits: number; misses: number; entries: number; bytes: number };
 }
 
@@ -58,10 +44,7 @@ type ExactEntry = PreparedQuery | GuardError;
 /** What the cache knows of one query shape (the key of lexQueryShape plus the protocol dataset). */
 interface ShapeInfo {
   readonly kind: 'shape';
-  /**
-   * This entry's number, unique in the planner: its variants are keyed by it and not by the shape's
-   * long key again. A shape learned anew after eviction gets a new number (its old variants age out).
-   */
+  /** Unique in the planner: its variants are keyed by it, not by the long shape key (a shape learned anew gets a new one). */
   readonly id: number;
   /** 'exact': every query of this shape is planned by its exact text (its sentinel text was refused or could not be cut). */
   readonly mode: 'slots' | 'exact';
@@ -83,16 +66,12 @@ type CacheEntry = { readonly kind: 'exact'; readonly entry: ExactEntry } | Shape
 const NO_CONSTANT: ReadonlySet<number> = new Set();
 
 /**
- * Creates a planner. Parse, checks and serialisation run once per query
- * shape (lexQueryShape: the text with its constants cut out, plus the
- * protocol dataset) and per combination of the values of the shape's
- * sensitive constants; a hit lexes the text once, fills the template's
- * constant slots with this request's constants, intersects graph sets and
- * joins strings, and never parses (docs/design.md#plan-cache). Text the lexer
- * cannot classify, and shapes whose sentinel text is refused, are planned by
- * their exact text as before. The key holds nothing about the caller, so a
- * plan serves every caller; refusals are cached by exact text (a hidden-path
- * 403 depends on the caller and is decided per request).
+ * Creates a planner. Parse, checks and serialisation run once per query shape
+ * (lexQueryShape, plus the protocol dataset) and per value of its sensitive
+ * constants; a hit lexes the text, fills the template with its constants and
+ * never parses (docs/design.md#plan-cache). Text the lexer cannot classify,
+ * and shapes whose sentinel text is refused, are planned by exact text, and so
+ * are refusals cached. No key holds anything of the caller.
  */
 export function createPlanner(options: PlannerOptions, prepare: Prepare = prepareQuery): Planner {
   const { baseIri, maxQueryDepth, planCache } = options;
@@ -163,12 +142,12 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   const planCached = (request: QueryRequest, grant: Grant): Plan => {
     const shape = lexQueryShape(request.query, baseIri);
     if (shape === undefined) return planExact(request, grant);
+    const fromTemplate = (prepared: PreparedQuery | 'exact'): Plan =>
+      prepared === 'exact' ? planExact(request, grant) : applyGrant(prepared, grant, shape.fill);
     const shapeKey = 'K' + datasetKey(request) + shape.key;
     const found = cache.get(shapeKey);
     // A shape without sensitive constants is one entry: its template.
-    if (found?.kind === 'variant') {
-      return found.prepared === 'exact' ? planExact(request, grant) : applyGrant(found.prepared, grant, shape.fill);
-    }
+    if (found?.kind === 'variant') return fromTemplate(found.prepared);
     let info = found?.kind === 'shape' ? found : undefined;
     if (info === undefined) {
       const learned = learnShape(request, shape, shapeKey);
@@ -178,10 +157,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     if (info.mode === 'exact') return planExact(request, grant);
     const variantKey = variantKeyOf(info, shape);
     const cached = cache.get(variantKey);
-    if (cached?.kind === 'variant') {
-      if (cached.prepared === 'exact') return planExact(request, grant);
-      return applyGrant(cached.prepared, grant, shape.fill);
-    }
+    if (cached?.kind === 'variant') return fromTemplate(cached.prepared);
     const cut = prepareSlots(request, shape, new Set(info.sensitive));
     // A variant whose sentinels land elsewhere than the shape's first one did is planned by its exact text.
     const prepared = cut !== undefined && 'prepared' in cut ? cut.prepared : 'exact';
@@ -189,8 +165,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
       info.variants++;
       cache.set(variantKey, { kind: 'variant', shape: info, prepared });
     }
-    if (prepared === 'exact') return planExact(request, grant);
-    return applyGrant(prepared, grant, shape.fill);
+    return fromTemplate(prepared);
   };
 
   return {
@@ -208,55 +183,42 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   };
 
   /**
-   * First sight of a shape: finds its sensitive constants and caches what it
-   * learned. The constants in verb positions are most likely the sensitive
-   * ones: prepared as written with the others as sentinels, the guess holds
-   * when each is a named predicate and no sentinel landed in a checked place
-   * (one prepare). Otherwise every constant is a sentinel, to learn which ones
-   * the planner looks at; the caller then prepares the variant.
-   * Returns the template when one prepare settled it.
+   * First sight of a shape: finds its sensitive constants and caches them. The verb-position
+   * constants are guessed first (kept as written, the others sentinels: one prepare settles it
+   * when each is a named predicate and no sentinel landed in a checked place); else every
+   * constant is a sentinel and the caller prepares the variant. Returns the template if settled.
    */
   function learnShape(request: QueryRequest, shape: QueryShape, shapeKey: string): { info: ShapeInfo; prepared?: PreparedQuery } {
+    const learn = (mode: ShapeInfo['mode'], sensitive: readonly number[], prepared?: PreparedQuery) => {
+      const info: ShapeInfo = { kind: 'shape', id: shapes++, mode, sensitive, variants: prepared === undefined ? 0 : 1 };
+      // A shape without sensitive constants is one entry, its template; else the shape, and a variant if prepared.
+      if (prepared === undefined || sensitive.length > 0) cache.set(shapeKey, info);
+      if (prepared !== undefined) {
+        cache.set(sensitive.length > 0 ? variantKeyOf(info, shape) : shapeKey, { kind: 'variant', shape: info, prepared });
+      }
+      return { info, prepared };
+    };
     if (shape.verbs.length > 0) {
       const guessed = new Set(shape.verbs);
       const cut = prepareSlots(request, shape, guessed);
       if (cut !== undefined && 'prepared' in cut) {
         const { prepared } = cut;
         if ([...guessed].every((k) => prepared.namedPredicates.includes((shape.fill[k] ?? '').slice(1, -1)))) {
-          const info: ShapeInfo = {
-            kind: 'shape',
-            id: shapes++,
-            mode: 'slots',
-            sensitive: [...guessed].sort((a, b) => a - b),
-            variants: 1,
-          };
-          cache.set(shapeKey, info);
-          cache.set(variantKeyOf(info, shape), { kind: 'variant', shape: info, prepared });
-          return { info, prepared };
+          return learn(
+            'slots',
+            [...guessed].sort((a, b) => a - b),
+            prepared,
+          );
         }
       }
     }
     const first = prepareSlots(request, shape, NO_CONSTANT);
-    if (first === undefined) {
-      const info: ShapeInfo = { kind: 'shape', id: shapes++, mode: 'exact', sensitive: [], variants: 0 };
-      cache.set(shapeKey, info);
-      return { info };
-    }
-    if ('prepared' in first) {
-      const info: ShapeInfo = { kind: 'shape', id: shapes++, mode: 'slots', sensitive: [], variants: 1 };
-      cache.set(shapeKey, { kind: 'variant', shape: info, prepared: first.prepared });
-      return { info, prepared: first.prepared };
-    }
-    const info: ShapeInfo = { kind: 'shape', id: shapes++, mode: 'slots', sensitive: first.sensitive, variants: 0 };
-    cache.set(shapeKey, info);
-    return { info };
+    if (first === undefined) return learn('exact', []);
+    return 'prepared' in first ? learn('slots', [], first.prepared) : learn('slots', first.sensitive);
   }
 }
 
-/**
- * The key of one variant of a shape: the shape entry's number and the values
- * of its sensitive constants, each length-prefixed so the key is unambiguous.
- */
+/** The key of one variant of a shape: the shape's number and its sensitive constants, each length-prefixed. */
 function variantKeyOf(info: ShapeInfo, shape: QueryShape): string {
   let key = 'S' + info.id;
   for (const k of info.sensitive) {
@@ -277,10 +239,7 @@ function entrySize(entry: CacheEntry): number {
   }
 }
 
-/**
- * The protocol graph lists as JSON (a self-delimiting value), put before the
- * query text or shape in every key. No caller data, no secrets.
- */
+/** The protocol graph lists as JSON (self-delimiting), before the text or shape in every key. */
 function datasetKey(request: QueryRequest): string {
   if (request.defaultGraphs.length === 0 && request.namedGraphs.length === 0) return '[[],[]]';
   return JSON.stringify([request.defaultGraphs, request.namedGraphs]);

@@ -19,12 +19,7 @@ export interface SentinelText {
   readonly digits: string;
 }
 
-/**
- * The shape's text with every constant not in `kept` replaced by a sentinel
- * of its class (a string, an IRI, an unsigned INTEGER, DECIMAL or DOUBLE),
- * the kept ones written as the query wrote them. Undefined when no sentinel
- * spelling is free or there are too many constants.
- */
+/** The shape's text with every constant not in `kept` replaced by a sentinel of its class; undefined when none is free. */
 export function writeSentinelText(shape: QueryShape, kept: ReadonlySet<number>): SentinelText | undefined {
   if (shape.raw.length >= MAX_SLOTS) return undefined;
   let written = shape.code.join('');
@@ -61,15 +56,10 @@ function sentinel(cls: string, k: number, mark: string, digits: string): string 
 export type CutResult = { readonly prepared: PreparedQuery } | { readonly sensitive: readonly number[] };
 
 /**
- * Cuts the template prepared from `sentinels` at each free constant's
- * sentinel. A constant is free only if its sentinel stands, in the form its
- * class generates, in generated text (once or more: DESCRIBE repeats its
- * targets, merged triples write a shared subject once) and nowhere else: a
- * sentinel found in a named predicate, a GRAPH name, a requested graph or
- * inside any per-request slot (hidden-path sets, removed GRAPH text) is a
- * constant the planner checks or rewrites, so it is reported as sensitive
- * (its value must be in the key). Undefined when the sentinels cannot be
- * accounted for at all.
+ * Cuts the template prepared from `sentinels` at each constant's sentinel. A constant whose sentinel
+ * stands anywhere but in generated text (a named predicate, a GRAPH name, a requested graph, a
+ * per-request slot) is one the planner checks or rewrites: sensitive, its value goes in the key.
+ * Undefined when the sentinels cannot be accounted for.
  */
 export function cutConstantSlots(
   prepared: PreparedQuery,
@@ -124,8 +114,7 @@ export function cutConstantSlots(
           if (found[1] !== 'I' && found[1] !== 'S' && /[0-9.eE]/.test(part[end] ?? '')) broken = true;
           count[k] = (count[k] ?? 0) + 1;
           if (at > last) out.push(part.slice(last, at));
-          const slot: ConstantSlot = { kind: 'constant', index: k };
-          out.push(slot);
+          out.push({ kind: 'constant', index: k } satisfies ConstantSlot);
           last = end;
         }
         if (last < part.length) out.push(part.slice(last));

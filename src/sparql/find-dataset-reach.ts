@@ -11,15 +11,9 @@ export interface DatasetReach {
 }
 
 /**
- * The parts of the dataset `root` (a parsed query, DESCRIBE already rewritten to its
- * CONSTRUCT) can read. Only triple patterns and paths are matched against the active
- * graph (§18.5), which is the default graph outside GRAPH and a named graph inside it
- * (§18.6), and only GRAPH reaches named graphs: a query without GRAPH cannot tell what
- * FROM NAMED lists, and one whose every pattern is inside GRAPH cannot tell what FROM lists.
- * The template of a CONSTRUCT reads nothing. DESCRIBE, which stores evaluate over named
- * graphs too (Jena), never reaches the store as such: rewriteDescribe makes it a CONSTRUCT
- * over the default graph first. Triples are found by their shape (subject, predicate,
- * object) wherever the tree holds them, not only in the node types known here.
+ * The parts of the dataset `root` (DESCRIBE already rewritten) can read: only triple patterns and
+ * paths read the active graph (§18.5), the default graph outside GRAPH (§18.6); a CONSTRUCT template
+ * reads nothing. Triples are found by their shape wherever the tree holds them.
  */
 export function findDatasetReach(root: unknown): DatasetReach {
   let readsDefault = false;

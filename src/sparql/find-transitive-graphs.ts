@@ -3,13 +3,8 @@
 import { walkQuery } from './walk-query.js';
 
 /**
- * The `GRAPH ?var { P }` nodes (by identity) where P holds, at any depth, a
- * property path with `*` or `+` (SPARQL 1.1 §9.1 ZeroOrMorePath,
- * OneOrMorePath): in nested groups, OPTIONAL, UNION, MINUS, sub-selects and
- * EXISTS alike. Virtuoso 7.2.5 walks such a path across graphs outside FROM
- * NAMED (and the default graph) and reports them under a granted graph name;
- * `GRAPH <iri>` stays in its graph, and `?` (ZeroOrOnePath) measured safe.
- * A GRAPH ?var nested in another one is found too; both get expanded.
+ * The `GRAPH ?var { P }` nodes (by identity) where P holds, at any depth, a `*` or `+` path
+ * (SPARQL 1.1 §9.1): Virtuoso 7.2.5 walks such a path across graphs outside FROM NAMED.
  */
 export function findTransitiveGraphs(root: unknown): ReadonlySet<object> {
   const found = new Set<object>();

@@ -3,12 +3,8 @@
 import { walkQuery } from './walk-query.js';
 
 /**
- * sparqljs writes `HAVING (C1) (C2)` as `HAVING (C1 C2)`, which does not
- * parse. SPARQL 1.1 §18.2.4.1 applies the constraints as filters one after
- * the other: a group survives only where each is true. Their conjunction is
- * true exactly then (§17.4.1: `&&` with an error operand is false or an
- * error, and a filter drops both), so `HAVING ((C1) && (C2))` means the same.
- * Rewrites every query node of the tree (sub-selects too) in place.
+ * sparqljs writes `HAVING (C1) (C2)` as `HAVING (C1 C2)`, which does not parse; `HAVING ((C1) && (C2))`
+ * means the same (§18.2.4.1 filters by each in turn; §17.4.1). Rewrites every query node in place.
  */
 export function joinHavingConstraints(tree: unknown): void {
   walkQuery(tree, {

@@ -3,63 +3,37 @@
 import { hasScheme, NOT_IN_IRI } from '../iri.js';
 import { resolveIri } from './resolve-iri.js';
 
-/**
- * The class of a constant slot: `S` a string literal without datatype (its
- * language tag stays in the key), `I` an IRI (IRIREF or prefixed name), and
- * the unsigned numeric literals `N` (INTEGER), `D` (DECIMAL) and `E` (DOUBLE)
- * (a sign stays in the key).
- */
+/** A constant's class: `S` string (its language tag stays in the key), `I` IRI, unsigned `N` INTEGER, `D` DECIMAL, `E` DOUBLE. */
 export type ConstantClass = 'S' | 'I' | 'N' | 'D' | 'E';
 
 /** A query cut into the shape it shares with other queries and its own constants. */
 export interface QueryShape {
-  /**
-   * The query text with white space and comments normalised to one space and
-   * every constant replaced by `\u0001` and its class. Keyword case, variable
-   * names and every constant kept in the key (see lexQueryShape) stay as written.
-   */
+  /** The text, white space and comments as one space, each slot's constant as `\u0001` and its class, others as written. */
   readonly key: string;
   /** The text between constants, one more piece than constants; `key` is them joined by the markers. */
   readonly code: readonly string[];
   /**
-   * The slot of each constant in text order. Equal constants (same class, same
-   * generated form) share the first one's slot: the generator compares terms
-   * (consecutive triples with one subject are merged), so equality is part of
-   * the shape, written into the key as `\u0002` and the slot number.
+   * The slot of each constant in text order. Equal constants (class and generated form) share one:
+   * the generator merges triples with one subject, so equality is part of the key (`\u0002`, slot, `;`).
    */
   readonly refs: readonly number[];
-  /**
-   * Slots that stand in a verb position of a triple pattern at least once,
-   * by a lexical reading of triples blocks: a guess (the planner confirms it)
-   * of the constants whose values the planner checks as predicates.
-   */
+  /** Slots in a verb position of a triple pattern, read lexically: a guess (the planner confirms it) of the predicates. */
   readonly verbs: readonly number[];
   /** One class letter per slot. */
   readonly classes: string;
   /** Each slot's constant as first written. */
   readonly raw: readonly string[];
-  /**
-   * Each constant as the planner's generator writes it: an IRI as `<absolute>`
-   * (resolved against BASE, prefixed names expanded, PN_LOCAL_ESC backslashes
-   * dropped), a string's content with the generator's escapes, a DOUBLE in
-   * lower case, any other number as written.
-   */
+  /** Each slot's constant as the generator writes it: `<absolute IRI>`, a string's escaped content, a number (DOUBLE lower case). */
   readonly fill: readonly string[];
   /** Where each constant (slots and references alike, in text order) starts and ends in the text: two numbers each. */
   readonly spans: readonly number[];
 }
 
 /**
- * Cuts `text` into its shape and constants in one pass implementing the
- * SPARQL 1.1 grammar's terminals (§19.8), or returns undefined for anything
- * it cannot classify (the planner then prepares the text as it is). Never
- * parses. Constants that are never slots (they stay in the key as written):
- * BASE and PREFIX declarations, IRIs after FROM, NAMED, GRAPH and SERVICE,
- * IRIs followed by `(` (function calls and aggregates), datatypes (and the
- * whole literal for xsd:string and xsd:integer, which the generator writes
- * differently), language tags, signs, booleans, and the integers of LIMIT and
- * OFFSET. Text with codepoint escapes is not cut (§19.2 decodes them before
- * any token exists). `baseIri` is the planner's base, for relative IRIs.
+ * Cuts `text` into its shape and constants in one pass over the SPARQL 1.1 terminals (§19.8), or
+ * undefined for text it cannot classify or with codepoint escapes (§19.2). Kept in the key as written:
+ * BASE and PREFIX, IRIs after FROM, NAMED, GRAPH and SERVICE or before `(`, datatypes (and literals
+ * typed xsd:string or xsd:integer), language tags, signs, booleans, LIMIT and OFFSET.
  */
 export function lexQueryShape(text: string, baseIri: string): QueryShape | undefined {
   if (CODEPOINT_ESCAPE.test(text)) return undefined;
@@ -71,11 +45,7 @@ const CODEPOINT_ESCAPE = /\\[uU]/;
 /** What the keyword or `^^` before a token decides about it (see ShapeLexer.after). */
 type After = 'other' | 'limit' | 'keyed';
 
-/**
- * Where a triples block stands, for the verb guess: before a subject, a verb,
- * after a verb (a path may go on), before an object, after one, inside a
- * collection, or outside any triples block.
- */
+/** Where a triples block stands, for the verb guess (`verb-done`: after a verb, a path may go on; `items`: in a collection). */
 type Place = 'subject' | 'verb' | 'verb-done' | 'object' | 'after-object' | 'items' | 'none';
 
 /** A bracket opened inside a triples block: what it is and where the block stood outside it. */
@@ -84,21 +54,21 @@ interface OpenBracket {
   readonly outside: Place;
 }
 
-/** Where a triples block stands after a term at each place; places not listed stay. */
-const AFTER_TERM: Readonly<Partial<Record<Place, Place>>> = {
-  subject: 'verb',
-  verb: 'verb-done',
-  'verb-done': 'after-object',
-  object: 'after-object',
-};
-
-/** A new slot's marker in the key, by class. */
-const MARKER: Readonly<Record<ConstantClass, string>> = { S: '\u0001S', I: '\u0001I', N: '\u0001N', D: '\u0001D', E: '\u0001E' };
-
 /** Thrown by ShapeLexer.refuse, caught by ShapeLexer.lex: one object, no stack to capture. */
 const UNCLASSIFIED = new Error('text the lexer does not classify');
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
+
+/** Fingerprint seeds: a string's content may be written as an IRI or a number is, so strings are fingerprinted apart. */
+const STRING_SEED = 0x050c5d1f;
+const TERM_SEED = 0x011c9dc5;
+
+/** A PREFIX declaration: its name, `<` and its namespace, and the fingerprint of that. */
+interface Prefix {
+  readonly name: string;
+  readonly namespace: string;
+  readonly fingerprint: number;
+}
 
 /** The keywords the lexer acts on (any case, §19.2): the token after LIMIT and OFFSET, and IRIs after the keyed ones, stay in the key. */
 const KEYWORDS: readonly (readonly [string, 'limit' | 'keyed' | 'boolean' | 'base' | 'prefix'])[] = [
@@ -130,23 +100,20 @@ const GENERATOR_ESCAPES: Readonly<Record<string, string>> = {
   '\b': '\\b',
   '\f': '\\f',
 };
-const GENERATOR_ESCAPED = /["\\\t\n\r\b\f]/g;
+const GENERATOR_ESCAPED = /["\\\t\n\r\b\f]/;
+const GENERATOR_ESCAPED_ALL = new RegExp(GENERATOR_ESCAPED, 'g');
 /** The characters PN_LOCAL_ESC ([173]) may escape. */
 const LOCAL_ESCAPED = "_~.-!$&'()*+,;=/?#@%";
 
-/**
- * The lexer of one text: its position, what it has read so far and the
- * shape it builds. One instance per call; nothing is shared between calls.
- */
+/** The lexer of one text and the shape it builds: one instance per call, nothing shared between calls. */
 class ShapeLexer {
   private pos = 0;
   /** The key built so far; the text from `run` to `written` (the end of the last token) is still to be added. */
   private key = '';
   private run = 0;
   private written = 0;
-  private base: string;
-  /** PREFIX declarations read so far: name -> `<` and namespace (a later one replaces an earlier one). */
-  private readonly prefixes = new Map<string, string>();
+  /** PREFIX declarations read so far, the latest first (it replaces an earlier one). */
+  private readonly prefixes: Prefix[] = [];
   /** After PREFIX: the declared name is next, then the IRI it is bound to. */
   private declaring: 'name' | 'iri' | undefined;
   private declaredName = '';
@@ -158,27 +125,22 @@ class ShapeLexer {
   /** The next term is a datatype (after `^^`). */
   private datatypeNext = false;
 
-  // The shape: slots by generated form, and what each occurrence refers to. IRIs (`<…>`) and numbers never share
-  // a generated form; a string's content may share one with either, so strings have their own table.
-  private readonly stringSlots = new Map<string, number>();
-  private readonly termSlots = new Map<string, number>();
+  /** The shape: slots by the fingerprint of their generated form, and what each constant refers to. */
+  private readonly slots = new Map<number, number>();
   private readonly refs: number[] = [];
   private readonly verbs: number[] = [];
   private readonly fill: string[] = [];
   private classes = '';
-  /** Where each constant's marker starts in the key, and each slot's first token in the text. */
+  /** Where each constant's marker starts in the key. */
   private readonly markers: number[] = [];
-  private readonly tokens: number[] = [];
   private readonly spans: number[] = [];
   /** Generated forms of the IRIs kept in the key: a slot equal to one would compare differently as a sentinel. */
   private keyedIris: Set<string> | undefined;
 
   constructor(
     private readonly text: string,
-    baseIri: string,
-  ) {
-    this.base = baseIri;
-  }
+    private base: string,
+  ) {}
 
   lex(): QueryShape | undefined {
     const text = this.text;
@@ -190,15 +152,12 @@ class ShapeLexer {
     }
     if (this.declaring !== undefined || this.baseFollows) return undefined;
     if (this.keyedIris !== undefined && this.fill.some((value) => this.keyedIris!.has(value))) return undefined;
-    this.key += text.slice(this.run, this.written);
-    return new LexedShape(this);
+    const key = this.key + text.slice(this.run, this.written);
+    const { refs, verbs, classes, fill, spans, markers } = this;
+    return new LexedShape(text, key, refs, verbs, classes, fill, spans, markers);
   }
 
-  /**
-   * Reads the token at `pos`, dispatched on its first character. Each reader
-   * returns false when no token of its kind starts there, and refuses text
-   * that starts like its kind but is none the lexer classifies.
-   */
+  /** Reads the token at `pos`, by its first character; a reader returns false when no token of its kind starts there. */
   private token(): boolean {
     const c = this.text.charCodeAt(this.pos);
     switch (c) {
@@ -236,7 +195,8 @@ class ShapeLexer {
     this.pos = end;
     if (this.baseFollows || this.declaring === 'iri') {
       if (this.baseFollows) this.base = resolved;
-      else this.prefixes.set(this.declaredName, '<' + resolved);
+      else
+        this.prefixes.unshift({ name: this.declaredName, namespace: '<' + resolved, fingerprint: fingerprint(TERM_SEED, '<' + resolved) });
       this.baseFollows = false;
       this.declaring = undefined;
       this.keep(start, end);
@@ -244,15 +204,16 @@ class ShapeLexer {
       return true;
     }
     // An absolute IRI is written by the generator as it stands.
-    this.iri(start, end, resolved === reference ? this.text.slice(start, end) : '<' + resolved + '>');
+    if (resolved === reference) this.iri(start, end, this.text.slice(start, end), fingerprint(TERM_SEED, this.text, start, end));
+    else this.iri(start, end, '<' + resolved + '>');
     return true;
   }
 
   /** [140] PNAME_NS and [141] PNAME_LN: a PREFIX's name, or an IRI term. False when no prefixed name starts here. */
   private PNAME(): boolean {
     const start = this.pos;
-    const colon = this.text.charCodeAt(start) === 0x3a ? start : pnPrefixEnd(this.text, start);
-    if (colon < 0 || this.text.charCodeAt(colon) !== 0x3a) return false;
+    const colon = this.colonAfterPrefix(start);
+    if (colon < 0) return false;
     const end = pnLocalEnd(this.text, colon + 1);
     this.pos = end;
     if (this.declaring === 'name') {
@@ -263,31 +224,41 @@ class ShapeLexer {
       this.after = 'other';
       return true;
     }
-    const namespace = this.prefixes.get(this.text.slice(start, colon));
-    if (namespace === undefined) return this.refuse();
-    let local = this.text.slice(colon + 1, end);
-    if (local.includes('\\')) local = local.replace(/\\(.)/g, '$1');
-    // The namespace was checked when declared; a local part may hold characters no IRI holds.
-    if (NOT_IN_IRI.test(local)) return this.refuse();
-    this.iri(start, end, namespace + local + '>');
+    const prefix = this.prefix(start, colon);
+    if (prefix === undefined) return this.refuse();
+    const local = this.text.slice(colon + 1, end);
+    // The namespace was checked when declared; PN_LOCAL's ASCII is all IRI characters, but not all its others are.
+    if (!isAscii(local) && NOT_IN_IRI.test(local)) return this.refuse();
+    if (local.includes('\\')) this.iri(start, end, prefix.namespace + local.replace(/\\(.)/g, '$1') + '>');
+    else this.iri(start, end, prefix.namespace + local + '>', fingerprint(fingerprint(prefix.fingerprint, local), '>'));
     return true;
   }
 
+  /** [140] PNAME_NS: the colon after an optional PN_PREFIX at `at`, or -1. */
+  private colonAfterPrefix(at: number): number {
+    const colon = this.text.charCodeAt(at) === 0x3a ? at : pnPrefixEnd(this.text, at);
+    return colon >= 0 && this.text.charCodeAt(colon) === 0x3a ? colon : -1;
+  }
+
+  /** The declaration of the prefix name from `start` to `colon`. */
+  private prefix(start: number, colon: number): Prefix | undefined {
+    for (const prefix of this.prefixes) {
+      if (prefix.name.length === colon - start && this.text.startsWith(prefix.name, start)) return prefix;
+    }
+    return undefined;
+  }
+
   /** An IRI term: a constant, or part of the key after FROM, NAMED, GRAPH, SERVICE or `^^`, or before `(` (a function). */
-  private iri(start: number, end: number, generated: string): void {
+  private iri(start: number, end: number, generated: string, hash?: number): void {
     if (this.after === 'keyed' || this.text.charCodeAt(skipSpace(this.text, end)) === 0x28) {
       (this.keyedIris ??= new Set()).add(generated);
       this.keep(start, end);
-    } else this.constant('I', start, end, generated);
+    } else this.constant('I', start, end, generated, hash);
     this.term();
     this.after = 'other';
   }
 
-  /**
-   * [129] RDFLiteral: a string ([156]-[159]) with a language tag ([145]) or a
-   * datatype. Its content is a slot unless the datatype changes how the
-   * generator writes it (xsd:string, xsd:integer): then the literal is key.
-   */
+  /** [129] RDFLiteral: its content is a slot unless the datatype changes how the generator writes it. */
   private RDFLiteral(): boolean {
     const start = this.pos;
     const end = stringLiteralEnd(this.text, start);
@@ -315,19 +286,15 @@ class ShapeLexer {
     return true;
   }
 
-  /**
-   * Whether the datatype IRI at `at` is one the generator writes as
-   * `"content"^^<datatype>` whatever the content: any but xsd:string (written
-   * plain) and xsd:integer (written bare when the content is digits).
-   */
+  /** Whether the generator writes `"content"^^<datatype at at>` whatever the content: not xsd:string nor xsd:integer. */
   private slotsDatatype(at: number): boolean {
     let iri: string;
     const end = iriRefEnd(this.text, at);
     if (end > 0) iri = resolveIri(this.text.slice(at + 1, end - 1), this.base);
     else {
-      const colon = this.text.charCodeAt(at) === 0x3a ? at : pnPrefixEnd(this.text, at);
-      if (colon < 0 || this.text.charCodeAt(colon) !== 0x3a) return false;
-      const namespace = this.prefixes.get(this.text.slice(at, colon));
+      const colon = this.colonAfterPrefix(at);
+      if (colon < 0) return false;
+      const namespace = this.prefix(at, colon)?.namespace;
       const local = this.text.slice(colon + 1, pnLocalEnd(this.text, colon + 1));
       if (namespace === undefined || local.includes('\\')) return false;
       iri = namespace.slice(1) + local;
@@ -353,19 +320,18 @@ class ShapeLexer {
   private VAR(): boolean {
     const start = this.pos;
     const end = varNameEnd(this.text, start + 1);
-    if (end < 0) return false;
-    this.pos = end;
-    this.keep(start, end);
-    this.term();
-    this.after = 'other';
-    return true;
+    return end >= 0 && this.keptTerm(start, end);
   }
 
   /** [142] BLANK_NODE_LABEL: kept in the key. */
   private BLANK_NODE_LABEL(): boolean {
     const start = this.pos;
     const end = blankNodeLabelEnd(this.text, start + 2);
-    if (end < 0) return this.refuse();
+    return end >= 0 ? this.keptTerm(start, end) : this.refuse();
+  }
+
+  /** A term from `start` to `end` kept in the key as written. */
+  private keptTerm(start: number, end: number): true {
     this.pos = end;
     this.keep(start, end);
     this.term();
@@ -373,11 +339,7 @@ class ShapeLexer {
     return true;
   }
 
-  /**
-   * A word (letters, digits, `_`): a prefixed name when a colon, `-`, `.` or a
-   * non-ASCII character after it may go on as one, else a keyword (any case),
-   * kept in the key, with what it tells about the tokens after it.
-   */
+  /** A word (letters, digits, `_`): a prefixed name if one goes on from it, else a keyword (any case), kept in the key. */
   private word(): boolean {
     const start = this.pos;
     let end = start;
@@ -429,22 +391,28 @@ class ShapeLexer {
   }
 
   /** The constant from `from` to `to`, generated as `generated`: a new slot, or a reference to an equal one. */
-  private constant(cls: ConstantClass, from: number, to: number, generated: string): void {
+  private constant(
+    cls: ConstantClass,
+    from: number,
+    to: number,
+    generated: string,
+    hash = fingerprint(cls === 'S' ? STRING_SEED : TERM_SEED, generated),
+  ): void {
     this.keep(from, from);
     this.key += this.text.slice(this.run, from);
     this.markers.push(this.key.length);
     this.spans.push(from, to);
-    const slots = cls === 'S' ? this.stringSlots : this.termSlots;
-    const same = slots.get(generated);
+    const same = this.slots.get(hash & 0x3fffffff);
+    // Two different constants with one fingerprint: rare, and the text is then planned as it is.
+    if (same !== undefined && (this.fill[same] !== generated || (this.classes[same] === 'S') !== (cls === 'S'))) this.refuse();
     const slot = same ?? this.fill.length;
     if (this.place === 'verb' && cls === 'I' && !this.datatypeNext) this.verbs.push(slot);
     this.refs.push(slot);
     if (same !== undefined) this.key += '\u0002' + same + ';';
     else {
-      this.key += MARKER[cls];
-      slots.set(generated, slot);
+      this.key += '\u0001' + cls;
+      this.slots.set(hash & 0x3fffffff, slot);
       this.classes += cls;
-      this.tokens.push(from, to);
       this.fill.push(generated);
     }
     this.run = to;
@@ -457,7 +425,17 @@ class ShapeLexer {
       this.datatypeNext = false;
       return;
     }
-    this.place = AFTER_TERM[this.place] ?? this.place;
+    switch (this.place) {
+      case 'subject':
+        this.place = 'verb';
+        return;
+      case 'verb':
+        this.place = 'verb-done';
+        return;
+      case 'verb-done':
+      case 'object':
+        this.place = 'after-object';
+    }
   }
 
   /** Moves the triples block on by one punctuation character `c`. */
@@ -522,71 +500,50 @@ class ShapeLexer {
       this.term();
     }
   }
-
-  /** What the shape needs of the lexer once it is done. */
-  result(): ShapeParts {
-    const { key, refs, verbs, classes, fill, markers, tokens, spans, text } = this;
-    return { key, refs, verbs, classes, fill, markers, tokens, spans, text };
-  }
 }
 
-/** What a finished lexer hands its shape. */
-interface ShapeParts extends Pick<QueryShape, 'key' | 'refs' | 'verbs' | 'classes' | 'fill' | 'spans'> {
-  readonly text: string;
-  readonly markers: readonly number[];
-  readonly tokens: readonly number[];
-}
-
-/**
- * A QueryShape that cuts its `code` and `raw` strings from the key and the
- * text when first read: a cache hit reads only the key and the fills.
- */
+/** A QueryShape whose `code` and `raw` are cut when first read: a cache hit reads only the key, the fills and a few raws. */
 class LexedShape implements QueryShape {
-  readonly key: string;
-  readonly refs: readonly number[];
-  readonly verbs: readonly number[];
-  readonly classes: string;
-  readonly fill: readonly string[];
-  readonly spans: readonly number[];
-  readonly #parts: ShapeParts;
   #code: readonly string[] | undefined;
   #raw: readonly string[] | undefined;
 
-  constructor(lexer: ShapeLexer) {
-    const parts = lexer.result();
-    this.key = parts.key;
-    this.refs = parts.refs;
-    this.verbs = parts.verbs;
-    this.classes = parts.classes;
-    this.fill = parts.fill;
-    this.spans = parts.spans;
-    this.#parts = parts;
-  }
+  constructor(
+    private readonly text: string,
+    readonly key: string,
+    readonly refs: readonly number[],
+    readonly verbs: readonly number[],
+    readonly classes: string,
+    readonly fill: readonly string[],
+    readonly spans: readonly number[],
+    private readonly markers: readonly number[],
+  ) {}
 
   get code(): readonly string[] {
-    if (this.#code === undefined) {
-      const code: string[] = [];
-      let from = 0;
-      for (const at of this.#parts.markers) {
-        code.push(this.key.slice(from, at));
-        // A new slot's marker is two characters, a reference to an earlier one `\u0002`, its number and `;`.
-        from = this.key.charCodeAt(at) === 0x01 ? at + 2 : this.key.indexOf(';', at) + 1;
-      }
-      code.push(this.key.slice(from));
-      this.#code = code;
-    }
-    return this.#code;
+    return (this.#code ??= codeOf(this.key, this.markers));
   }
 
   get raw(): readonly string[] {
-    if (this.#raw === undefined) {
-      const { text, tokens } = this.#parts;
-      const raw: string[] = [];
-      for (let t = 0; t < tokens.length; t += 2) raw.push(text.slice(tokens[t], tokens[t + 1]));
-      this.#raw = raw;
-    }
-    return this.#raw;
+    return (this.#raw ??= rawOf(this.text, this.refs, this.spans));
   }
+}
+
+/** The text between constants: the key cut at each marker (a new slot's is two characters, a reference `\u0002`, its number and `;`). */
+function codeOf(key: string, markers: readonly number[]): string[] {
+  const code: string[] = [];
+  let from = 0;
+  for (const at of markers) {
+    code.push(key.slice(from, at));
+    from = key.charCodeAt(at) === 0x01 ? at + 2 : key.indexOf(';', at) + 1;
+  }
+  code.push(key.slice(from));
+  return code;
+}
+
+/** Each slot's constant as first written: the spans of the constants that open a slot. */
+function rawOf(text: string, refs: readonly number[], spans: readonly number[]): string[] {
+  const raw: string[] = [];
+  for (let o = 0; o < refs.length; o++) if (refs[o] === raw.length) raw.push(text.slice(spans[2 * o], spans[2 * o + 1]));
+  return raw;
 }
 
 // The terminals' ends: each returns where the terminal that starts at its position ends, or -1 when none starts there.
@@ -602,14 +559,9 @@ function iriRefEnd(text: string, at: number): number {
   return -1;
 }
 
-/**
- * The IRI an IRIREF's reference stands for: itself when absolute, else
- * resolved against `base`; undefined for one sparqljs refuses. [139]
- * excludes the ASCII characters NOT_IN_IRI lists, but not DEL, the C1
- * controls or Unicode spaces.
- */
+/** The IRI an IRIREF's reference stands for, resolved against `base`; undefined for one the guard refuses (NOT_IN_IRI). */
 function resolvedIri(reference: string, base: string): string | undefined {
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(reference)) return NOT_IN_IRI.test(reference) ? undefined : reference;
+  if (hasScheme(reference)) return NOT_IN_IRI.test(reference) ? undefined : reference;
   const resolved = resolveIri(reference, base);
   return hasScheme(resolved) && !NOT_IN_IRI.test(resolved) ? resolved : undefined;
 }
@@ -678,11 +630,7 @@ function blankNodeLabelEnd(text: string, at: number): number {
   return pnCharsAndDotsEnd(text, at + width(first));
 }
 
-/**
- * [156]-[159] STRING_LITERAL1, STRING_LITERAL2 and their LONG forms: the
- * end of the string at `at`; -1 when it does not end, or a short one holds a
- * line break. An ECHAR is any backslash pair here; generatorContent checks it.
- */
+/** [156]-[159] the string literals; -1 when one does not end. Any backslash pair passes here; generatorContent checks it. */
 function stringLiteralEnd(text: string, at: number): number {
   const q = text[at]!;
   const long = text.startsWith(q + q + q, at);
@@ -710,11 +658,7 @@ function langTagEnd(text: string, at: number): number {
   return j;
 }
 
-/**
- * [146]-[148] INTEGER, DECIMAL, DOUBLE (unsigned): the first of DOUBLE,
- * DECIMAL, INTEGER that matches, as the grammar's longest match. `at` holds a
- * digit, or a dot before a digit; `5.` is the INTEGER 5 and a dot.
- */
+/** [146]-[148] INTEGER, DECIMAL, DOUBLE, the longest that matches at a digit or a dot before one (`5.` is 5 and a dot). */
 function numberEnd(text: string, at: number): number {
   let j = at;
   while (isDigit(text.charCodeAt(j))) j++;
@@ -750,11 +694,7 @@ function skipSpace(text: string, from: number): number {
   return j;
 }
 
-/**
- * A string's content as the generator writes it inside `"…"`: ECHARs
- * decoded, then the generator's escapes; undefined for any other backslash
- * or a lone surrogate (sparqljs refuses those).
- */
+/** A string's content as the generator writes it: ECHARs decoded, its escapes applied; undefined where sparqljs refuses. */
 function generatorContent(content: string): string | undefined {
   let out = content;
   if (content.includes('\\')) {
@@ -769,7 +709,7 @@ function generatorContent(content: string): string | undefined {
     }
   }
   if (!(out as string & { isWellFormed(): boolean }).isWellFormed()) return undefined;
-  return out.replace(GENERATOR_ESCAPED, (e) => GENERATOR_ESCAPES[e] ?? e);
+  return GENERATOR_ESCAPED.test(out) ? out.replace(GENERATOR_ESCAPED_ALL, (e) => GENERATOR_ESCAPES[e] ?? e) : out;
 }
 
 // Character classes of §19.8, by code point.
@@ -848,6 +788,18 @@ function keywordAt(text: string, from: number, to: number): (typeof KEYWORDS)[nu
 function isPair(c: number, d: number): boolean {
   if (d === 0x3d) return c === 0x21 || c === 0x3c || c === 0x3e;
   return c === d && (c === 0x5e || c === 0x26 || c === 0x7c);
+}
+
+/** Whether `value` holds only ASCII characters. */
+function isAscii(value: string): boolean {
+  for (let j = 0; j < value.length; j++) if (value.charCodeAt(j) >= 0x80) return false;
+  return true;
+}
+
+/** FNV-1a over `text` from `from` to `to`, continuing `hash`: read from the query text where it can, no string is built. */
+function fingerprint(hash: number, text: string, from = 0, to = text.length): number {
+  for (let j = from; j < to; j++) hash = Math.imul(hash ^ text.charCodeAt(j), 0x01000193);
+  return hash;
 }
 
 /** Code units of the code point `c`. */

@@ -4,10 +4,8 @@ import type { PathNode, Term } from './tree-shapes.js';
 import { walkQuery } from './walk-query.js';
 
 /**
- * Where a named predicate is read (its active graph, SPARQL 1.1 §18.6): the default graph,
- * any named graph (`GRAPH ?var`), one named graph (its IRI), or the whole dataset (CONSTRUCT
- * templates and DESCRIBE, which name predicates outside any graph pattern). The words start
- * with a space, which no IRI holds.
+ * Where a named predicate is read (SPARQL 1.1 §18.6), beside a graph's IRI: the default graph, any named
+ * graph (`GRAPH ?var`), or the whole dataset (CONSTRUCT templates, DESCRIBE). No IRI starts with a space.
  */
 export const IN_DEFAULT_GRAPH = ' default';
 export const IN_ANY_NAMED_GRAPH = ' named';
@@ -19,38 +17,22 @@ export interface HiddenPathMarks {
   readonly named: ReadonlySet<string>;
   /** The same IRIs by where they are read: IN_DEFAULT_GRAPH, IN_ANY_NAMED_GRAPH, IN_WHOLE_DATASET or a graph IRI. */
   readonly namedIn: ReadonlyMap<string, ReadonlySet<string>>;
-  /**
-   * Per basic graph pattern (by identity), the predicate variables (names
-   * without `?`) that need a NOT IN filter right after it: each variable once
-   * per group, on the first BGP of the group that uses it as a predicate.
-   */
+  /** Per BGP (by identity), the predicate variables (without `?`) filtered after it: once per group, on its first BGP. */
   readonly filters: ReadonlyMap<object, readonly string[]>;
-  /**
-   * Per basic graph pattern of `filters`, the triple patterns of its group
-   * whose predicate is one of its variables, in group order: a default graph
-   * whose graphs hide different sets checks each of them per graph
-   * (HiddenFilterSlot.triples).
-   */
+  /** Per BGP of `filters`, the triple patterns of its group with one of its variables as predicate (HiddenFilterSlot.triples). */
   readonly filterTriples: ReadonlyMap<object, readonly VariableTriple[]>;
-  /**
-   * Per basic graph pattern (by identity), the terms that must be nodes of a
-   * visible triple (ZeroLengthSlot): one end of each path that can match
-   * zero steps, the constant one if any, else the variable.
-   */
-  readonly zeroLength: ReadonlyMap<object, readonly ZeroLengthEnd[]>;
+  /** Per BGP (by identity), one end of each path that can match zero steps (ZeroLengthSlot): the constant one if any. */
+  readonly zeroLength: ReadonlyMap<object, readonly Term[]>;
   /** True when some path that can match zero steps has only blank nodes at its ends (refused while something is hidden). */
   readonly zeroLengthBlank: boolean;
 }
 
-/** A triple pattern with a variable predicate: its subject, predicate variable and object. */
-export interface VariableTriple {
+/** A triple pattern with a variable predicate. */
+interface VariableTriple {
   readonly subject: Term;
   readonly predicate: Term;
   readonly object: Term;
 }
-
-/** A variable or constant term at the end of a path that can match zero steps. */
-export type ZeroLengthEnd = Term;
 
 interface Triple {
   readonly subject: unknown;
@@ -59,16 +41,11 @@ interface Triple {
 }
 
 /**
- * For a triple pattern whose path can match zero steps (SPARQL 1.1 §18.4,
- * ZeroLengthPath): the end to check, 'blank' when both ends are blank nodes,
- * undefined for a path of one step or more. A constant end is checked too:
- * stores disagree on whether a constant that is no node of the graph matches
- * itself (§18.4 says it does, Oxigraph finds nothing), so on Oxigraph a
- * constant end would tell a node of hidden triples only from an absent one.
- * Checked, it matches itself only when a visible triple holds it, on every
- * store. The constant is preferred: with zero steps the variable equals it.
+ * The end to check of a path that can match zero steps (SPARQL 1.1 §18.4), 'blank' when both are blank
+ * nodes, undefined for a path of one step or more. A constant end is checked too (stores disagree on
+ * whether a constant that is no node matches itself) and preferred: with zero steps the variable equals it.
  */
-function zeroLengthEnd(triple: Triple): ZeroLengthEnd | 'blank' | undefined {
+function zeroLengthEnd(triple: Triple): Term | 'blank' | undefined {
   if ('termType' in triple.predicate || !canMatchZeroSteps(triple.predicate)) return undefined;
   const ends = [triple.subject, triple.object] as readonly Term[];
   const constant = ends.find((end) => end.termType !== 'Variable' && end.termType !== 'BlankNode');
@@ -76,7 +53,7 @@ function zeroLengthEnd(triple: Triple): ZeroLengthEnd | 'blank' | undefined {
 }
 
 /** True when `path` can match a path of length zero: `*`, `?`, and sequences, alternatives, inverses and `+` of such (§9.1). */
-export function canMatchZeroSteps(path: Term | PathNode): boolean {
+function canMatchZeroSteps(path: Term | PathNode): boolean {
   if ('termType' in path) return false;
   switch (path.pathType) {
     case '*':
@@ -85,7 +62,6 @@ export function canMatchZeroSteps(path: Term | PathNode): boolean {
     case '/':
       return path.items.every(canMatchZeroSteps);
     case '|':
-      return path.items.some(canMatchZeroSteps);
     case '^':
     case '+':
       return path.items.some(canMatchZeroSteps);
@@ -95,12 +71,8 @@ export function canMatchZeroSteps(path: Term | PathNode): boolean {
 }
 
 /**
- * Walks a parsed (and normalised: every IRI absolute) query. A FILTER scopes
- * over its whole group (SPARQL 1.1 §18.2.2), so a filter placed right after a
- * BGP constrains exactly the solutions of the group that BGP belongs to:
- * the group of a WHERE, OPTIONAL, MINUS, GRAPH, UNION branch, EXISTS or
- * sub-select. A UNION branch or EXISTS that is a bare BGP is a group of its
- * own (the generator writes it in braces).
+ * Walks a parsed, normalised query. A FILTER scopes over its whole group (SPARQL 1.1 §18.2.2), so one
+ * right after a BGP constrains exactly its group; a bare BGP as a UNION branch or EXISTS is a group of its own.
  */
 export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks {
   const named = new Set<string>();
@@ -109,7 +81,7 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
   let scope = IN_DEFAULT_GRAPH;
   const filters = new Map<object, string[]>();
   const filterTriples = new Map<object, VariableTriple[]>();
-  const zeroLength = new Map<object, ZeroLengthEnd[]>();
+  const zeroLength = new Map<object, Term[]>();
   let zeroLengthBlank = false;
 
   const collectPath = (predicate: Term | PathNode): void => {
@@ -136,7 +108,7 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
         continue;
       }
       const variables: string[] = [];
-      const ends: ZeroLengthEnd[] = [];
+      const ends: Term[] = [];
       for (const triple of record['triples'] as readonly Triple[]) {
         const predicate = triple.predicate;
         if ('termType' in predicate && predicate.termType === 'Variable') {

@@ -4,9 +4,6 @@ import type sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
 import { createStrictParser } from './sparqljs-internals.js';
 
-/** The parse tree as sparqljs builds it: a query or an update. */
-export type ParsedRequest = sparqljs.SparqlQuery;
-
 /** sparqljs messages that carry no query text, mapped to the reason the caller sees. */
 const KNOWN_REASONS: readonly (readonly [RegExp, string])[] = [
   [/^Projection of ungrouped variable/, 'projection of an ungrouped variable'],
@@ -31,14 +28,10 @@ interface JisonErrorHash {
 }
 
 /**
- * Parses `text` with sparqljs: SPARQL-star off, validation on, no base IRI
- * (resolveQueryIris made every IRI absolute, so a leftover relative IRI is an
- * error rather than a silent resolution). Blank-node numbering restarts per
- * parse so the same text always generates the same output.
- * Throws GuardError 400 with a short reason that never quotes the query,
- * and lets RangeError (stack overflow) through for the caller to translate.
+ * Parses `text` strictly (createStrictParser). Throws GuardError 400 with a reason that never quotes
+ * the query; lets RangeError (stack overflow) through for the caller to translate.
  */
-export function parseQuery(text: string): ParsedRequest {
+export function parseQuery(text: string): sparqljs.SparqlQuery {
   const parser = createStrictParser();
   try {
     return parser.parse(text);

@@ -12,7 +12,7 @@ import { decodeCodepointEscapes } from './decode-codepoint-escapes.js';
 import { joinHavingConstraints } from './join-having-constraints.js';
 import { parseQuery } from './parse-query.js';
 import type { QueryForm } from './plan.js';
-import type { PreparedQuery, TemplatePart } from './prepared-query.js';
+import type { PreparedQuery } from './prepared-query.js';
 import { findDatasetReach } from './find-dataset-reach.js';
 import { readProtocolGraphs } from './read-protocol-dataset.js';
 import { hasScheme, NOT_IN_IRI } from '../iri.js';
@@ -36,26 +36,12 @@ export interface PrepareSettings {
 /** The first keyword after the prologue names an update operation (SPARQL 1.1 Update §3). */
 const UPDATE_KEYWORD = /^(?:INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)$/i;
 
-const FORMS: Readonly<Record<string, QueryForm>> = {
-  SELECT: 'select',
-  ASK: 'ask',
-  CONSTRUCT: 'construct',
-  DESCRIBE: 'describe',
-};
+const FORMS: readonly string[] = ['select', 'ask', 'construct', 'describe'] satisfies QueryForm[];
 
 /**
- * Prepares one (query text, protocol dataset) for every caller, in the order
- * docs/design.md#rewriting fixes: protocol IRIs, nesting depth (before anything else
- * reads the text), codepoint escapes, IRI resolution, strict parse, algebra
- * depth (checkAlgebraDepth: wide queries nest deep in stores), refusals
- * (update 403, SERVICE 403, FROM in a sub-select 400), function calls and
- * property functions (checkFunctionCalls), HAVING constraints joined,
- * DESCRIBE rewritten to a CONSTRUCT (rewriteDescribe), then serialisation into
- * text segments and slots, hidden-path slots included (buildTemplate). The
- * extreme fillings of the template (every GRAPH kept or removed, with and
- * without a sample hidden predicate) are parsed again before the plan is
- * accepted, and the kept ones must give back the intended trees.
- * Throws GuardError (400 or 403); never returns text the guard did not generate.
+ * Prepares one (query text, protocol dataset) for every caller, in the order docs/design.md#rewriting
+ * fixes: text checks, parse, tree checks, rewrites, then the template (buildTemplate, which re-parses
+ * every filling). Throws GuardError (400 or 403); never returns text the guard did not generate.
  */
 export function prepareQuery(request: QueryRequest, settings: PrepareSettings): PreparedQuery {
   const protocolDefault = readProtocolGraphs(request.defaultGraphs, 'default-graph-uri');
@@ -86,8 +72,8 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     const requestedDefault = usesProtocol ? protocolDefault : fromGiven ? unique(from.default.map((t) => t.value)) : null;
     const requestedNamed = usesProtocol ? protocolNamed : fromGiven ? unique(from.named.map((t) => t.value)) : null;
 
-    const form = FORMS[tree.queryType];
-    if (form === undefined) throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: unknown query form');
+    const form = String(tree.queryType).toLowerCase() as QueryForm;
+    if (!FORMS.includes(form)) throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: unknown query form');
     // DESCRIBE leaves as the CONSTRUCT of rewriteDescribe; what its WHERE names still counts.
     const describeNames = form === 'describe' ? markHiddenPaths(tree as unknown as Record<string, unknown>).named : undefined;
     const root = (form === 'describe' ? rewriteDescribe(tree as sparqljs.DescribeQuery) : tree) as unknown as LooseQuery;
@@ -117,11 +103,8 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       hasHiddenSlots,
       blankZeroLength,
       limit,
-      sizeBytes:
-        256 +
-        sizeOf(parts) +
-        2 * [...(requestedDefault ?? []), ...(requestedNamed ?? []), ...named].join('').length +
-        namedInPlaces.reduce((bytes, [where, iris]) => bytes + 32 + 2 * (where.length + iris.join('').length), 0),
+      // Two bytes a character of everything it holds, written as JSON, and some for the objects.
+      sizeBytes: 256 + 2 * JSON.stringify([parts, requestedDefault, requestedNamed, named, namedInPlaces]).length,
     };
   } catch (error) {
     if (error instanceof RangeError) {
@@ -158,12 +141,7 @@ function firstKeywordIsUpdate(text: string, regions: readonly TextRegion[]): boo
   return keyword !== undefined && UPDATE_KEYWORD.test(keyword);
 }
 
-/**
- * Walks every node of the tree, whatever its kind, so no position is missed:
- * SERVICE anywhere is a 403, a dataset clause in a sub-query is a 400 (not
- * SPARQL 1.1; Virtuoso would apply it), and every IRI must be
- * absolute. IRIs keep their dot segments (§4.1.1: IRIs compare as strings).
- */
+/** Every node, whatever its kind: SERVICE is a 403, a dataset clause in a sub-query a 400, every IRI absolute. */
 function inspectTree(tree: object): void {
   walkQuery(tree, {
     enter(node, root) {
@@ -177,11 +155,7 @@ function inspectTree(tree: object): void {
   });
 }
 
-/**
- * sparqljs reads the integers of LIMIT and OFFSET into JavaScript numbers, which keep only
- * integers up to 2^53 - 1 exactly: a larger one would be written back rounded (99999999999999999999
- * as 100000000000000000000, which a store may refuse, or as 1e+21). Fail closed with a 400 instead.
- */
+/** sparqljs reads LIMIT and OFFSET into JavaScript numbers: above 2^53 - 1 they would be written back rounded. */
 function checkLimitOffset(query: Record<string, unknown>): void {
   for (const clause of ['limit', 'offset'] as const) {
     const value = query[clause];
@@ -206,11 +180,7 @@ function normaliseTerm(term: Term): unknown {
   return undefined;
 }
 
-/**
- * The named predicates, sorted, plus each one's dot-segment-free form: a store
- * that normalises IRIs (Jena) reads `<ns/../ns#salary>` as `<ns#salary>`, so
- * naming it must count as naming the hidden predicate.
- */
+/** The named predicates, sorted, with each one's dot-segment-free form, as a store that normalises IRIs (Jena) reads it. */
 function withNormalisedForms(iris: readonly string[]): string[] {
   const all = new Set(iris);
   for (const iri of iris) all.add(normaliseIri(iri));
@@ -221,26 +191,9 @@ function unique(values: readonly string[]): string[] {
   return values.filter((value, index) => values.indexOf(value) === index);
 }
 
-function sizeOf(parts: readonly TemplatePart[]): number {
-  let bytes = 0;
-  for (const part of parts) {
-    if (typeof part === 'string') bytes += 2 * part.length + 16;
-    else if (part.kind === 'dataset' || part.kind === 'constant') bytes += 16;
-    else if (part.kind === 'graph') bytes += 64 + 2 * (part.iri.length + part.removed.length) + sizeOf(part.kept);
-    else if (part.kind === 'graph-variable') bytes += 72 + 2 * (part.variable.length + part.removed.length) + sizeOf(part.body);
-    else if (part.kind === 'hidden-filter') bytes += 48 + 2 * part.variables.join('').length;
-    else if (part.kind === 'zero-length') bytes += 96 + 2 * part.ends.join('').length;
-    else bytes += 64 + 2 * (part.plain.length + part.members.length);
-  }
-  return bytes;
-}
-
 /**
- * The outer query's LIMIT, taken out of the tree so that the text ends at its other solution
- * modifiers and applyGrant can write the LIMIT per request (a caller's result cap lowers it).
- * LIMIT may follow OFFSET (SPARQL 1.1 Query grammar [70] LimitOffsetClauses). ASK keeps its
- * tree; so does a query with a trailing VALUES clause, which must stay last ([7] Query): such
- * a query cannot take a LIMIT at its end.
+ * The outer LIMIT, taken out of the tree for applyGrant to write per request (it may follow OFFSET,
+ * [70]). ASK keeps its tree, and so does a query with a trailing VALUES clause, which must stay last ([7]).
  */
 function takeOuterLimit(root: LooseQuery, form: string): PreparedQuery['limit'] {
   if (form === 'ask') return { kind: 'none' };

@@ -4,12 +4,8 @@ import { GuardError } from '../guard-error.js';
 import { isAbsoluteIri } from '../iri.js';
 
 /**
- * SPARQL 1.1 Protocol 2.1.4: each value must be an absolute IRI. An empty or
- * invalid value is refused with 400 naming the parameter (stores disagree on
- * empty values, so the guard decides). Values stay byte for byte,
- * as absolute IRIs in the query do: one with dot segments is another IRI, and
- * no policy may grant one (loadPolicySet), so it never reaches the store.
- * Duplicates keep their first position.
+ * SPARQL 1.1 Protocol 2.1.4: each value an absolute IRI, else 400 naming the parameter. Values stay
+ * byte for byte (no policy grants an IRI with dot segments); duplicates keep their first position.
  */
 export function readProtocolGraphs(values: readonly string[], parameter: string): string[] {
   const graphs: string[] = [];

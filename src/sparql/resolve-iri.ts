@@ -14,12 +14,9 @@ const REFERENCE = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#
  */
 export function resolveIri(reference: string, base: string): string {
   if (hasScheme(reference)) return reference;
-  const r = REFERENCE.exec(reference);
-  if (r === null) return reference; // the pattern matches every string; kept for the type checker
-  const [, , rAuthority, rPath = '', rQuery, rFragment] = r;
-  const b = REFERENCE.exec(base);
-  if (b === null) return reference;
-  const [, bScheme, bAuthority, bPath = '', bQuery] = b;
+  // The pattern matches every string.
+  const [, , rAuthority, rPath = '', rQuery, rFragment] = REFERENCE.exec(reference)!;
+  const [, bScheme, bAuthority, bPath = '', bQuery] = REFERENCE.exec(base)!;
   if (rAuthority !== undefined) {
     return recompose(bScheme, rAuthority, removeDotSegments(rPath), rQuery, rFragment);
   }
@@ -39,9 +36,7 @@ export function resolveIri(reference: string, base: string): string {
 export function normaliseIri(iri: string): string {
   // Fast path: most IRIs hold no "." or ".." segment at all.
   if (!iri.includes('/.') && !/^[^/?#]*:\.\.?(?:[/?#]|$)/.test(iri)) return iri;
-  const r = REFERENCE.exec(iri);
-  if (r === null) return iri;
-  const [, scheme, authority, path = '', query, fragment] = r;
+  const [, scheme, authority, path = '', query, fragment] = REFERENCE.exec(iri)!;
   return recompose(scheme, authority, removeDotSegments(path), query, fragment);
 }
 

@@ -16,14 +16,9 @@ export interface ResolvedQuery {
 }
 
 /**
- * SPARQL 1.1 §4.1.1: relative IRIs resolve against the query's BASE (itself
- * resolved against the BASE before it), else against `baseIri`, following
- * RFC 3986 5.2.2 (which removes dot segments from the merged path); absolute
- * IRIs stay byte for byte. Doing this on the text, before sparqljs sees it,
- * replaces sparqljs's own resolution, which skips dot-segment removal and
- * mishandles fragments, network-path references and bases without a path.
- * The parser then only meets absolute IRIs and leaves them unchanged.
- * `text` has no codepoint escapes left (decodeCodepointEscapes ran first).
+ * SPARQL 1.1 §4.1.1: relative IRIs resolve against the query's BASE, else `baseIri` (RFC 3986
+ * 5.2.2); absolute IRIs stay byte for byte. Done on the text, replacing sparqljs's own resolution,
+ * which skips dot-segment removal and mishandles fragments. `text` has no codepoint escapes left.
  */
 export function resolveQueryIris(text: string, regions: readonly TextRegion[], baseIri: string): ResolvedQuery {
   let base = baseIri;
@@ -36,11 +31,9 @@ export function resolveQueryIris(text: string, regions: readonly TextRegion[], b
         baseFollows = /^\s*$/.test(slice) ? baseFollows : ENDS_WITH_BASE.test(slice);
         out += slice;
         break;
-      case 'comment':
-        out += slice;
-        break;
       case 'string':
-        baseFollows = false;
+      case 'comment':
+        baseFollows &&= region.kind === 'comment';
         out += slice;
         break;
       case 'iri': {

@@ -2,7 +2,7 @@
 
 import { inScopeVariables } from './in-scope-variables.js';
 import type { Term } from './tree-shapes.js';
-import { walkQuery } from './walk-query.js';
+import { freshVariableNamer } from './fresh-variable-namer.js';
 
 /** The fields of a parsed DESCRIBE query this rewrite reads (sparqljs shapes). */
 interface DescribeTree {
@@ -19,11 +19,8 @@ interface DescribeTree {
 const variable = (name: string): Term => ({ termType: 'Variable', value: name });
 
 /**
- * SPARQL 1.1 §16.4 leaves the description to the store, and stores disagree:
- * embedded Jena ARQ reads the whole store for `DESCRIBE … FROM` (rig probes
- * d02-d05), Virtuoso adds incoming links. So the guard fixes the shape
- * itself: the description of a resource is its outgoing triples in the
- * effective default graph, no incoming links, no blank-node closure.
+ * SPARQL 1.1 §16.4 leaves the description to the store, and stores disagree, so the guard fixes
+ * it: a resource's outgoing triples in the effective default graph (docs/design.md#rewriting).
  *
  *     DESCRIBE <i1> ?v WHERE { P } ORDER BY … LIMIT n
  * becomes
@@ -36,21 +33,12 @@ const variable = (name: string): Term => ({ termType: 'Variable', value: name })
  *       ?r ?p ?o.
  *     }
  *
- * The inner SELECT keeps P's solution modifiers and VALUES exactly, and one
- * union branch per described variable; the filter drops unbound values (which
- * would otherwise join with every triple) and literals (which have no
- * outgoing triples). `DESCRIBE *` describes P's in-scope variables (§16.4).
- * ?r, ?p, ?o get names no variable of the query uses. The hidden-path step
- * then treats `?r ?p ?o` like any variable-predicate pattern.
+ * One union branch per described variable, keeping P's solution modifiers and VALUES; the filter
+ * drops unbound values and literals. `DESCRIBE *` describes P's in-scope variables (§16.4).
  */
 export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
-  const taken = variableNames(tree);
-  const fresh = (base: string): Term => {
-    let name = base;
-    for (let i = 1; taken.has(name); i++) name = `${base}${i}`;
-    taken.add(name);
-    return variable(name);
-  };
+  const name = freshVariableNamer(tree);
+  const fresh = (base: string): Term => variable(name(base));
   const resource = fresh('describe_s');
   const predicate = fresh('describe_p');
   const object = fresh('describe_o');
@@ -118,19 +106,4 @@ function solutionModifiers(tree: DescribeTree): Record<string, unknown> {
     if (tree[key] !== undefined) out[key] = tree[key];
   }
   return out;
-}
-
-/** Every variable name the query uses anywhere, so generated names never capture one. */
-function variableNames(tree: unknown): Set<string> {
-  const names = new Set<string>();
-  walkQuery(tree, {
-    enter(node) {
-      for (const key of Object.keys(node)) if (key.startsWith('?') || key.startsWith('$')) names.add(key.slice(1)); // VALUES rows
-    },
-    term(term) {
-      if (term.termType === 'Variable' && typeof term.value === 'string') names.add(term.value);
-      return undefined;
-    },
-  });
-  return names;
 }

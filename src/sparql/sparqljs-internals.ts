@@ -1,13 +1,7 @@
 // Everything that reaches past sparqljs's public API, in one place: written against sparqljs 3.7.4 exactly, which package.json pins.
 //
-// sparqljs documents `Parser#parse` and `Generator#stringify` only. The guard also relies on
-// the generator's prototype methods (lib/SparqlGenerator.js: graphs, graph, group, bgp,
-// toEntity, encodeIRI, indent), the parser's `_resetBlanks`, its undocumented
-// `skipValidation` option, one semantic action of its generated parser (lib/SparqlParser.js
-// performAction) and the class of the terms it builds. None of these is covered by semver, so
-// the version is pinned and a sparqljs upgrade starts here: re-read those parts of the new
-// lib/SparqlGenerator.js, lib/SparqlParser.js and sparql.js, then run test/sparql (the goldens
-// and the plan-shape oracle) and test/w3c, which fail on any change in the generated text.
+// An upgrade starts here: re-read the generator's prototype methods, the parser's `_resetBlanks`,
+// `skipValidation` and performAction, then run test/sparql and test/w3c.
 
 import { createRequire } from 'node:module';
 import sparqljs from 'sparqljs';
@@ -96,13 +90,9 @@ type JisonAction = (
 ) => unknown;
 
 /**
- * sparqljs 3.7.4 crashes (`reading 'map'`) on a CONSTRUCT template triple that is a blank-node
- * property list or a collection alone, `[ p o ] .` ([75] TriplesSameSubject: TriplesNode
- * PropertyList, the list empty), which SPARQL 1.1 allows (W3C construct-3). Its action for the
- * same production in WHERE ([81] TriplesSameSubjectPath) reads an empty list as "the node's own
- * triples"; the template's action gets that reading here, taken from the parser's tree, never
- * from the text. Applied only when the action is the one this was written against (its source
- * below); with any other sparqljs the query stays a 400.
+ * sparqljs 3.7.4 crashes on a CONSTRUCT template triple that is a blank-node property list alone,
+ * `[ p o ] .` ([75], W3C construct-3): its template action gets the WHERE action's reading of the
+ * empty list, only when the action is the one this was written against (else a 400 as before).
  */
 function completeTemplateTriples(): void {
   const jison = (
@@ -124,12 +114,7 @@ function completeTemplateTriples(): void {
 }
 completeTemplateTriples();
 
-/**
- * A strict SPARQL 1.1 parser (SPARQL-star off, validation on, no base IRI)
- * whose blank-node numbering starts again, so the same text always gives the
- * same tree. sparqljs keeps that counter module-wide and resets it only
- * through `_resetBlanks`.
- */
+/** A strict SPARQL 1.1 parser (SPARQL-star off, validation on, no base IRI), its blank-node counter reset. */
 export function createStrictParser(): sparqljs.SparqlParser {
   // skipValidation is a sparqljs option that @types/sparqljs does not list.
   const options = { sparqlStar: false, skipValidation: false } as sparqljs.ParserOptions;

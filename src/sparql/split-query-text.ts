@@ -11,19 +11,12 @@ export interface TextRegion {
   readonly quote?: string;
 }
 
-/**
- * An IRIREF ([139]), also while its characters are still written as codepoint
- * escapes. Longest match decides as in the SPARQL grammar: a `<` that can
- * start an IRIREF does, otherwise it is the less-than operator.
- */
+/** An IRIREF ([139]), codepoint escapes included; a `<` that starts none is the less-than operator. */
 const IRIREF = /<(?:[^<>"{}|^`\\\u0000-\u0020]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>/y;
 
 /**
- * Splits `text` into consecutive regions covering it completely. Code regions
- * keep backslash pairs (PN_LOCAL_ESC such as `ex:a\#b`, or codepoint escapes)
- * whole, so a `#` or `(` after a backslash never starts a comment or a group.
- * An unterminated string runs to the end of its line (short) or of the text
- * (long); the parser refuses it later.
+ * Splits `text` into consecutive regions covering it. A backslash pair in code stays whole (a `#`
+ * after it starts no comment); an unterminated string runs to its line's end or the text's.
  */
 export function splitQueryText(text: string): TextRegion[] {
   const regions: TextRegion[] = [];

@@ -2,12 +2,7 @@
 
 import type { Term } from './tree-shapes.js';
 
-/**
- * A node of the sparqljs tree that is not a term: a query or sub-query, a
- * graph pattern, a triple, a property path, an expression, a projection,
- * GROUP BY or ORDER BY item, a VALUES row, the dataset. Read loosely: sparqljs's
- * own types do not cover every shape it builds.
- */
+/** A node of the sparqljs tree that is not a term, read loosely: sparqljs's types do not cover every shape it builds. */
 export type TreeNode = Record<string, unknown>;
 
 /** What a visitor may do at each node; every callback is optional. */
@@ -27,11 +22,8 @@ export interface QueryVisitor {
 }
 
 /**
- * Visits every object under `root` in field order, arrays item by item.
- * An object with a string `termType` is a term: a leaf handed to
- * `visitor.term`, never walked into. Every other object is a node and every
- * one of its fields is walked, whatever its node type: a field sparqljs adds
- * is looked at, not skipped (fail closed; docs/design.md#rewriting).
+ * Visits every object under `root` in field order: an object with a string `termType` is a term
+ * (`visitor.term`), any other a node whose every field is walked, whatever its type (fail closed).
  */
 export function walkQuery(root: unknown, visitor: QueryVisitor): void {
   /** `holder[key]` is where `value` stands, so a term can be replaced there. */
