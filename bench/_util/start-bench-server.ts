@@ -87,7 +87,9 @@ export async function startBenchGuard(
   );
   const logFile = join(folder, 'guard.log');
   const out = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  // BENCH_GUARD_NODE_ARGS adds Node options to the guard alone (as in spawn-serve.ts), e.g. `--cpu-prof`.
+  const nodeArgs = process.env.BENCH_GUARD_NODE_ARGS?.split(' ').filter((arg) => arg !== '') ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve'], {
     env: { PATH: process.env.PATH, GUARD_CONFIG: join(folder, 'guard.json') },
     stdio: ['ignore', out, 'inherit'],
   });

@@ -63,6 +63,22 @@ interface ShapeVariant {
 
 type CacheEntry = { readonly kind: 'exact'; readonly entry: ExactEntry } | ShapeInfo | ShapeVariant;
 
+/**
+ * One text's lex and its cache keys, kept for the last texts (docs/design.md#plan-cache): the
+ * keys' strings keep the hashes V8 computed for them, so a look-up with them hashes nothing.
+ */
+interface Lexed {
+  readonly dataset: string;
+  readonly shape: QueryShape;
+  readonly shapeKey: string;
+  /** The variant key, for the shape as last learned. */
+  variant?: { readonly shape: ShapeInfo; readonly key: string };
+}
+
+/** How many texts, and up to what length, the planner remembers its lexes of. */
+const RECENT_TEXTS = 32;
+const RECENT_TEXT_LENGTH = 16_384;
+
 const NO_CONSTANT: ReadonlySet<number> = new Set();
 
 /**
@@ -136,15 +152,37 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     return cutConstantSlots(prepared, shape, kept, sentinels);
   };
 
+  // The lexes of the last texts, in a ring searched by equality: an exact text sent again is not
+  // lexed again. Rejected: a Map keyed by the texts (measured: with it, every young-generation
+  // collection kept megabytes alive and the templated mix cost a third more CPU).
+  const recentTexts: string[] = new Array<string>(RECENT_TEXTS).fill('');
+  const recentLexes: (Lexed | undefined)[] = new Array<Lexed | undefined>(RECENT_TEXTS).fill(undefined);
+  let nextRecent = 0;
+  const lex = (request: QueryRequest): Lexed | undefined => {
+    const dataset = datasetKey(request);
+    for (let i = 0; i < RECENT_TEXTS; i++) {
+      if (recentTexts[i] === request.query && recentLexes[i]?.dataset === dataset) return recentLexes[i];
+    }
+    const shape = lexQueryShape(request.query, baseIri);
+    if (shape === undefined) return undefined;
+    const lexed: Lexed = { dataset, shape, shapeKey: 'K' + dataset + shape.key };
+    if (request.query.length <= RECENT_TEXT_LENGTH) {
+      recentTexts[nextRecent] = request.query;
+      recentLexes[nextRecent] = lexed;
+      nextRecent = (nextRecent + 1) % RECENT_TEXTS;
+    }
+    return lexed;
+  };
+
   let hits = 0;
   let misses = 0;
   let shapes = 0;
   const planCached = (request: QueryRequest, grant: Grant): Plan => {
-    const shape = lexQueryShape(request.query, baseIri);
-    if (shape === undefined) return planExact(request, grant);
+    const lexed = lex(request);
+    if (lexed === undefined) return planExact(request, grant);
+    const { shape, shapeKey } = lexed;
     const fromTemplate = (prepared: PreparedQuery | 'exact'): Plan =>
       prepared === 'exact' ? planExact(request, grant) : applyGrant(prepared, grant, shape.fill);
-    const shapeKey = 'K' + datasetKey(request) + shape.key;
     const found = cache.get(shapeKey);
     // A shape without sensitive constants is one entry: its template.
     if (found?.kind === 'variant') return fromTemplate(found.prepared);
@@ -155,7 +193,8 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
       info = learned.info;
     }
     if (info.mode === 'exact') return planExact(request, grant);
-    const variantKey = variantKeyOf(info, shape);
+    if (lexed.variant?.shape !== info) lexed.variant = { shape: info, key: variantKeyOf(info, shape) };
+    const variantKey = lexed.variant.key;
     const cached = cache.get(variantKey);
     if (cached?.kind === 'variant') return fromTemplate(cached.prepared);
     const cut = prepareSlots(request, shape, new Set(info.sensitive));

@@ -63,11 +63,11 @@ const XSD = 'http://www.w3.org/2001/XMLSchema#';
 const STRING_SEED = 0x050c5d1f;
 const TERM_SEED = 0x011c9dc5;
 
-/** A PREFIX declaration: its name, `<` and its namespace, and the fingerprint of that. */
+/** A PREFIX declaration: its name, `<` and its namespace, and the fingerprint of that once a name uses it. */
 interface Prefix {
   readonly name: string;
   readonly namespace: string;
-  readonly fingerprint: number;
+  fingerprint?: number;
 }
 
 /** The keywords the lexer acts on (any case, §19.2): the token after LIMIT and OFFSET, and IRIs after the keyed ones, stay in the key. */
@@ -195,8 +195,7 @@ class ShapeLexer {
     this.pos = end;
     if (this.baseFollows || this.declaring === 'iri') {
       if (this.baseFollows) this.base = resolved;
-      else
-        this.prefixes.unshift({ name: this.declaredName, namespace: '<' + resolved, fingerprint: fingerprint(TERM_SEED, '<' + resolved) });
+      else this.prefixes.unshift({ name: this.declaredName, namespace: '<' + resolved });
       this.baseFollows = false;
       this.declaring = undefined;
       this.keep(start, end);
@@ -230,7 +229,10 @@ class ShapeLexer {
     // The namespace was checked when declared; PN_LOCAL's ASCII is all IRI characters, but not all its others are.
     if (!isAscii(local) && NOT_IN_IRI.test(local)) return this.refuse();
     if (local.includes('\\')) this.iri(start, end, prefix.namespace + local.replace(/\\(.)/g, '$1') + '>');
-    else this.iri(start, end, prefix.namespace + local + '>', fingerprint(fingerprint(prefix.fingerprint, local), '>'));
+    else {
+      prefix.fingerprint ??= fingerprint(TERM_SEED, prefix.namespace);
+      this.iri(start, end, prefix.namespace + local + '>', fingerprint(fingerprint(prefix.fingerprint, local), '>'));
+    }
     return true;
   }
 
@@ -774,7 +776,8 @@ function isWordCharacter(c: number): boolean {
 
 /** What the word from `from` to `to` (letters, digits, `_`) means to the lexer (KEYWORDS), compared without case and without a copy. */
 function keywordAt(text: string, from: number, to: number): (typeof KEYWORDS)[number][1] | undefined {
-  for (const [word, meaning] of KEYWORDS) {
+  for (let k = 0; k < KEYWORDS.length; k++) {
+    const [word, meaning] = KEYWORDS[k]!;
     if (word.length !== to - from) continue;
     let j = 0;
     // Upper-casing an ASCII letter clears bit 0x20; a digit or `_` never meets a keyword's letter so.

@@ -104,6 +104,24 @@ test('a text planned again as it is gets the plan of its own constants, after te
   check(text(1), grantOf(P1, SECRET));
 });
 
+test('one text sent again and again with other protocol datasets plans each time for its own dataset', () => {
+  const cached = createPlanner(options(1_000));
+  const cold = createPlanner(options(0));
+  const datasets: [string[], string[]][] = [
+    [[], []],
+    [[P1], []],
+    [[], [P1, P2]],
+    [[P2], [P1]],
+    [[], []],
+  ];
+  for (let round = 0; round < 3; round++) {
+    for (const [defaults, named] of datasets) {
+      const sent = request(QUERY, defaults, named);
+      assert.equal(cached.plan(sent, grantOf(P1, P2)).query, cold.plan(sent, grantOf(P1, P2)).query);
+    }
+  }
+});
+
 test('shape keys that differ in one character anywhere are never taken for one another', () => {
   const cached = createPlanner(options(10));
   const name = 'v'.repeat(120);
