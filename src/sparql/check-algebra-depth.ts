@@ -52,6 +52,13 @@ function enter(above: number, limit: number): void {
   if (above > limit) throw new DepthExceeded();
 }
 
+/** The deepest of `items` by `depth`, 0 for none: the "plus the deepest part" of every count. */
+function deepest<T>(items: readonly T[], depth: (item: T) => number): number {
+  let max = 0;
+  for (const item of items) max = Math.max(max, depth(item));
+  return max;
+}
+
 function queryDepth(query: Node, above: number, limit: number): number {
   enter(above, limit);
   const list = (key: string) => (query[key] as Node[] | undefined) ?? [];
@@ -64,17 +71,15 @@ function queryDepth(query: Node, above: number, limit: number): number {
   if (query['distinct'] === true || query['reduced'] === true) levels++;
   if (query['limit'] !== undefined || query['offset'] !== undefined) levels++;
   if (query['values'] !== undefined) levels++;
-  let deepest = groupDepth((query['where'] as unknown[] | undefined) ?? [], above + levels, limit);
-  for (const expression of expressions) deepest = Math.max(deepest, expressionDepth(expression, above + levels, limit));
-  return levels + deepest;
+  const below = above + levels;
+  const where = groupDepth((query['where'] as unknown[] | undefined) ?? [], below, limit);
+  const expressionsDepth = deepest(expressions, (expression) => expressionDepth(expression, below, limit));
+  return levels + Math.max(where, expressionsDepth);
 }
 
 function groupDepth(elements: readonly unknown[], above: number, limit: number): number {
   enter(above, limit);
-  const levels = elements.length;
-  let deepest = 0;
-  for (const element of elements) deepest = Math.max(deepest, patternDepth(element as Node, above + levels, limit));
-  return levels + deepest;
+  return elements.length + deepest(elements, (element) => patternDepth(element as Node, above + elements.length, limit));
 }
 
 /** A UNION branch or EXISTS argument: a group in the text, which sparqljs unwraps when it holds one BGP. */
@@ -97,9 +102,7 @@ function patternDepth(pattern: Node, above: number, limit: number): number {
       return 1 + groupDepth(pattern['patterns'] as unknown[], above + 1, limit);
     case 'union': {
       const branches = pattern['patterns'] as readonly Node[];
-      let deepest = 0;
-      for (const branch of branches) deepest = Math.max(deepest, bracedDepth(branch, above + branches.length, limit));
-      return branches.length + deepest;
+      return branches.length + deepest(branches, (branch) => bracedDepth(branch, above + branches.length, limit));
     }
     case 'filter':
     case 'bind':
@@ -115,14 +118,9 @@ function patternDepth(pattern: Node, above: number, limit: number): number {
 }
 
 function bgpDepth(triples: readonly Node[], above: number, limit: number): number {
-  let levels = Math.ceil(triples.length / BGP_PATTERNS_PER_LEVEL);
-  for (const triple of triples) if (isPath(triple['predicate'])) levels++;
-  let deepest = 0;
-  for (const triple of triples) {
-    const predicate = triple['predicate'];
-    if (isPath(predicate)) deepest = Math.max(deepest, pathDepth(predicate, above + levels, limit));
-  }
-  return levels + deepest;
+  const paths = triples.map((triple) => triple['predicate']).filter(isPath);
+  const levels = Math.ceil(triples.length / BGP_PATTERNS_PER_LEVEL) + paths.length;
+  return levels + deepest(paths, (path) => pathDepth(path, above + levels, limit));
 }
 
 function isPath(value: unknown): value is Node {
@@ -134,9 +132,7 @@ function pathDepth(path: Node, above: number, limit: number): number {
   const items = path['items'] as readonly unknown[];
   if (path['pathType'] === '!') return 1; // a flat set of IRIs, however many (§18.2.2.4 NPS)
   const levels = path['pathType'] === '/' || path['pathType'] === '|' ? items.length : 1;
-  let deepest = 0;
-  for (const item of items) if (isPath(item)) deepest = Math.max(deepest, pathDepth(item, above + levels, limit));
-  return levels + deepest;
+  return levels + deepest(items.filter(isPath), (item) => pathDepth(item, above + levels, limit));
 }
 
 function expressionDepth(expression: unknown, above: number, limit: number): number {
@@ -151,23 +147,14 @@ function expressionDepth(expression: unknown, above: number, limit: number): num
       if (operator === 'exists' || operator === 'notexists') {
         return EXISTS_LEVELS + bracedDepth(args[0] as Node, above + EXISTS_LEVELS, limit);
       }
-      let levels = 1;
-      let deepest = 0;
-      if ((operator === 'in' || operator === 'notin') && Array.isArray(args[1])) {
-        const members = args[1] as readonly unknown[];
-        levels += Math.ceil(members.length / IN_MEMBERS_PER_LEVEL);
-        deepest = expressionDepth(args[0], above + levels, limit);
-        for (const member of members) deepest = Math.max(deepest, expressionDepth(member, above + levels, limit));
-        return levels + deepest;
-      }
-      for (const arg of args) deepest = Math.max(deepest, expressionDepth(arg, above + levels, limit));
-      return levels + deepest;
+      // An IN or NOT IN list is one argument holding the members.
+      const members = (operator === 'in' || operator === 'notin') && Array.isArray(args[1]) ? (args[1] as readonly unknown[]) : undefined;
+      const levels = 1 + (members === undefined ? 0 : Math.ceil(members.length / IN_MEMBERS_PER_LEVEL));
+      const operands = members === undefined ? args : [args[0], ...members];
+      return levels + deepest(operands, (operand) => expressionDepth(operand, above + levels, limit));
     }
-    case 'functionCall': {
-      let deepest = 0;
-      for (const arg of node['args'] as readonly unknown[]) deepest = Math.max(deepest, expressionDepth(arg, above + 1, limit));
-      return 1 + deepest;
-    }
+    case 'functionCall':
+      return 1 + deepest(node['args'] as readonly unknown[], (arg) => expressionDepth(arg, above + 1, limit));
     case 'aggregate':
       return 1 + expressionDepth(node['expression'], above + 1, limit);
     default:
