@@ -7,7 +7,7 @@ import { EMPTY_GRAPH, reservedIri } from '../vocabulary.js';
 import { findTransitiveGraphs } from './find-transitive-graphs.js';
 import { freshVariableNamer } from './fresh-variable-namer.js';
 import { inScopeVariables } from './in-scope-variables.js';
-import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';
+import { markHiddenPaths } from './mark-hidden-paths.js';
 import { parseQuery } from './parse-query.js';
 import { generateWithHooks } from './sparqljs-internals.js';
 import type { GraphSlot, GraphVariableSlot, HiddenFilterSlot, NegatedSetSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
@@ -47,7 +47,10 @@ const NAMED_SAMPLES = [reservedIri('graph-check-1'), reservedIri('graph-check-2'
 /** Term types a per-graph check can write as they are. */
 const NAMEABLE: ReadonlySet<string> = new Set(['Variable', 'NamedNode', 'Literal']);
 
-type LeafSlot = HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot;
+/** A slot written right after a BGP, inside its group. */
+type AfterSlot = HiddenFilterSlot | ZeroLengthSlot;
+
+type LeafSlot = AfterSlot | NegatedSetSlot;
 
 /** A GRAPH element met while generating: `GRAPH <iri>` or `GRAPH ?var` (expanded per graph or not), and its removed text. */
 interface PendingGraph {
@@ -72,13 +75,15 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   // sparqljs parses `CONSTRUCT {} WHERE {}` without a template and would write it as CONSTRUCT WHERE.
   if (root.queryType === 'CONSTRUCT' && root.template === undefined) root.template = [];
   const marks = markHiddenPaths(root as unknown as Record<string, unknown>);
-  const fresh = freshVariables(root);
+  const fresh = freshVariableNamer(root);
+  // The zero-length filters' own variables: names no variable of the query has.
+  const visible = { subject: '?' + fresh('visible_s'), predicate: '?' + fresh('visible_p'), object: '?' + fresh('visible_o') };
   const transitive = findTransitiveGraphs(root);
 
   const graphSlots: PendingGraph[] = [];
   const leafSlots: LeafSlot[] = [];
-  /** Per BGP, the ends of its zero-length slot as written. */
-  const endTexts = new Map<object, readonly string[]>();
+  /** Per BGP, the slots written after it. */
+  const slotsAfter = new Map<object, readonly AfterSlot[]>();
   const generated = generateWithHooks(root, {
     dataset: (keyword) => (keyword === 'FROM ' ? `${marker}D${marker}` : ''),
     graph(pattern, write) {
@@ -100,14 +105,14 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
     // The filter goes right after the BGP, inside the same braces: the BGP's own group.
     bgp(pattern, write) {
       let out = write.bgp(pattern);
-      const variables = marks.filters.get(pattern);
-      if (variables !== undefined) {
-        const triples = marks.filterTriples.get(pattern) ?? [];
+      const after: AfterSlot[] = [];
+      const triples = marks.filters.get(pattern);
+      if (triples !== undefined) {
         // A blank node (or anything but a variable, IRI or literal) cannot be named in the per-graph check.
         const nameable = triples.every(({ subject, object }) => [subject, object].every((term) => NAMEABLE.has(term.termType)));
-        leafSlots.push({
+        after.push({
           kind: 'hidden-filter',
-          variables: variables.map((name) => '?' + name),
+          variables: [...new Set(triples.map(({ predicate }) => '?' + predicate.value))],
           triples: nameable
             ? triples.map(({ subject, predicate, object }) => ({
                 predicate: '?' + predicate.value,
@@ -115,15 +120,11 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
               }))
             : null,
         });
-        out += `${marker}L${leafSlots.length - 1}${marker}`;
       }
       const ends = marks.zeroLength.get(pattern);
-      if (ends !== undefined) {
-        const written = ends.map((end) => write.plainEntity(end));
-        endTexts.set(pattern, written);
-        leafSlots.push({ kind: 'zero-length', ends: written, ...fresh });
-        out += `${marker}L${leafSlots.length - 1}${marker}`;
-      }
+      if (ends !== undefined) after.push({ kind: 'zero-length', ends: ends.map((end) => write.plainEntity(end)), ...visible });
+      if (after.length > 0) slotsAfter.set(pattern, after);
+      for (const slot of after) out += `${marker}L${leafSlots.push(slot) - 1}${marker}`;
       return out;
     },
     entity(value, write) {
@@ -141,7 +142,7 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
     },
   });
   const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots, requestedNamed);
-  verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? { marks, fresh, endTexts } : undefined, transitive);
+  verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? slotsAfter : undefined, transitive);
   return {
     parts,
     namedPredicates: [...marks.named].sort(),
@@ -159,18 +160,6 @@ export function emptyGroup(variables: readonly string[]): string {
   if (variables.length === 0) return '{ FILTER(1 = 0) }';
   if (variables.length === 1) return `{ VALUES ${variables[0]} { UNDEF } FILTER(1 = 0) }`;
   return `{ VALUES (${variables.join(' ')}) { (${variables.map(() => 'UNDEF').join(' ')}) } FILTER(1 = 0) }`;
-}
-
-/** The fresh variables of zero-length filters (`?…`): names no variable of the query has. */
-interface FreshVariables {
-  readonly subject: string;
-  readonly predicate: string;
-  readonly object: string;
-}
-
-function freshVariables(root: unknown): FreshVariables {
-  const fresh = freshVariableNamer(root);
-  return { subject: '?' + fresh('visible_s'), predicate: '?' + fresh('visible_p'), object: '?' + fresh('visible_o') };
 }
 
 /** The members of a negated property set: `!a` has one, `!(a|^b)` an alternative of them (§9.1, [95]-[96]). */
@@ -266,14 +255,11 @@ function verifyTemplate(
   parts: readonly TemplatePart[],
   root: LooseQuery,
   hasGraphSlots: boolean,
-  hidden:
-    | { readonly marks: HiddenPathMarks; readonly fresh: FreshVariables; readonly endTexts: ReadonlyMap<object, readonly string[]> }
-    | undefined,
+  slotsAfter: ReadonlyMap<object, readonly AfterSlot[]> | undefined,
   transitive: ReadonlySet<object>,
 ): void {
-  const marks = hidden?.marks;
   const dataset = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
-  const sample: HiddenText | undefined = marks === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
+  const sample: HiddenText | undefined = slotsAfter === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
   let kept: sparqljs.SparqlQuery;
   let keptHidden: sparqljs.SparqlQuery | undefined;
   const fill = (keep: boolean, hiddenIn: Filling['hiddenIn'], active: HiddenText | undefined) =>
@@ -312,7 +298,7 @@ function verifyTemplate(
   const expected = transitive.size === 0 ? root : withGraphExpansion(root, transitive);
   const same =
     canonical(kept) === canonical(expected) &&
-    (hidden === undefined || canonical(keptHidden) === canonical(withHiddenSample(expected, hidden.marks, hidden.fresh, hidden.endTexts)));
+    (slotsAfter === undefined || canonical(keptHidden) === canonical(withHiddenSample(expected, slotsAfter)));
   root.from = { default: [], named: [] };
   if (!same) throw unsafe();
 }
@@ -361,28 +347,19 @@ function withGraphExpansion(root: LooseQuery, transitive: ReadonlySet<object>): 
  * The tree the all-kept filling with HIDDEN_SAMPLE must parse to: each marked BGP followed by its
  * filters (a bare BGP as a UNION branch or EXISTS becomes a group), the sample in every negated set.
  */
-function withHiddenSample(
-  root: unknown,
-  marks: HiddenPathMarks,
-  fresh: FreshVariables,
-  endTexts: ReadonlyMap<object, readonly string[]>,
-): unknown {
+function withHiddenSample(root: unknown, slotsAfter: ReadonlyMap<object, readonly AfterSlot[]>): unknown {
   const sample = { termType: 'NamedNode', value: HIDDEN_SAMPLE };
   const list = hiddenText([HIDDEN_SAMPLE]).list;
-  const filtersAfter = (item: object): unknown[] | undefined => {
-    const variables = marks.filters.get(item);
-    const ends = endTexts.get(item);
-    if (variables === undefined && ends === undefined) return undefined;
-    const notIn = (variables ?? []).map((name) => ({
-      type: 'filter',
-      expression: { type: 'operation', operator: 'notin', args: [{ termType: 'Variable', value: name }, [sample]] },
-    }));
-    // The EXISTS pattern as the parser reads the text the slot writes.
-    const exists = (ends ?? []).map(
-      (end) => (parseQuery(`ASK { ${zeroLengthFilter(fresh, end, list)} }`) as { where?: unknown[] }).where?.[0],
-    );
-    return [...notIn, ...exists];
-  };
+  const filtersAfter = (item: object): unknown[] | undefined =>
+    slotsAfter.get(item)?.flatMap((slot) => {
+      // The EXISTS pattern as the parser reads the text the slot writes.
+      const exists = (text: string) => (parseQuery(`ASK { ${text} }`) as { where?: unknown[] }).where?.[0];
+      if (slot.kind === 'zero-length') return slot.ends.map((end) => exists(zeroLengthFilter(slot, end, list)));
+      return slot.variables.map((variable) => ({
+        type: 'filter',
+        expression: { type: 'operation', operator: 'notin', args: [{ termType: 'Variable', value: variable.slice(1) }, [sample]] },
+      }));
+    });
   const copy = (node: unknown, bareIsGroup: boolean): unknown => {
     if (typeof node !== 'object' || node === null) return node;
     if (Array.isArray(node)) {
