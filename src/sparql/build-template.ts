@@ -295,10 +295,9 @@ function verifyTemplate(
   }
   const empty = { termType: 'NamedNode', value: EMPTY_GRAPH };
   root.from = { default: [empty], named: [empty] };
-  const expected = transitive.size === 0 ? root : withGraphExpansion(root, transitive);
   const same =
-    canonical(kept) === canonical(expected) &&
-    (slotsAfter === undefined || canonical(keptHidden) === canonical(withHiddenSample(expected, slotsAfter)));
+    canonical(kept) === canonical(expectedTree(root, transitive)) &&
+    (slotsAfter === undefined || canonical(keptHidden) === canonical(expectedTree(root, transitive, slotsAfter)));
   root.from = { default: [], named: [] };
   if (!same) throw unsafe();
 }
@@ -314,44 +313,16 @@ function fillMerged(parts: readonly TemplatePart[], filling: Filling, hidden: Hi
 }
 
 /**
- * The tree the all-kept filling for NAMED_SAMPLES must parse to: each expanded `GRAPH ?v { P }`
- * becomes `{ GRAPH <s1> { P } VALUES ?v { <s1> } } UNION { … <s2> … }`. BGPs are kept by identity
- * (the hidden-path marks are keyed on them).
+ * The tree an all-kept filling must parse to: each expanded `GRAPH ?v { P }` becomes
+ * `{ GRAPH <s1> { P } VALUES ?v { <s1> } } UNION { … <s2> … }` (NAMED_SAMPLES); for the filling with
+ * HIDDEN_SAMPLE (`slotsAfter` given), each BGP followed by its slots' filters (a bare BGP as a UNION
+ * branch or EXISTS becomes a group) and the sample in every negated set.
  */
-function withGraphExpansion(root: LooseQuery, transitive: ReadonlySet<object>): unknown {
-  const copy = (node: unknown): unknown => {
-    if (typeof node !== 'object' || node === null) return node;
-    if (Array.isArray(node)) return node.map(copy);
-    const record = node as Record<string, unknown>;
-    if (typeof record['termType'] === 'string' || record['type'] === 'bgp') return record;
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(record)) out[key] = copy(record[key]);
-    if (!transitive.has(record)) return out;
-    const variable = '?' + (record['name'] as { value: string }).value;
-    const branches = NAMED_SAMPLES.map((graph) => {
-      const name = { termType: 'NamedNode', value: graph };
-      return {
-        type: 'group',
-        patterns: [
-          { type: 'graph', patterns: out['patterns'], name },
-          { type: 'values', values: [{ [variable]: name }] },
-        ],
-      };
-    });
-    return { type: 'union', patterns: branches };
-  };
-  return copy(root);
-}
-
-/**
- * The tree the all-kept filling with HIDDEN_SAMPLE must parse to: each marked BGP followed by its
- * filters (a bare BGP as a UNION branch or EXISTS becomes a group), the sample in every negated set.
- */
-function withHiddenSample(root: unknown, slotsAfter: ReadonlyMap<object, readonly AfterSlot[]>): unknown {
+function expectedTree(root: LooseQuery, transitive: ReadonlySet<object>, slotsAfter?: ReadonlyMap<object, readonly AfterSlot[]>): unknown {
   const sample = { termType: 'NamedNode', value: HIDDEN_SAMPLE };
   const list = hiddenText([HIDDEN_SAMPLE]).list;
   const filtersAfter = (item: object): unknown[] | undefined =>
-    slotsAfter.get(item)?.flatMap((slot) => {
+    slotsAfter?.get(item)?.flatMap((slot) => {
       // The EXISTS pattern as the parser reads the text the slot writes.
       const exists = (text: string) => (parseQuery(`ASK { ${text} }`) as { where?: unknown[] }).where?.[0];
       if (slot.kind === 'zero-length') return slot.ends.map((end) => exists(zeroLengthFilter(slot, end, list)));
@@ -374,7 +345,7 @@ function withHiddenSample(root: unknown, slotsAfter: ReadonlyMap<object, readonl
     }
     const record = node as Record<string, unknown>;
     if (typeof record['termType'] === 'string') return record;
-    if (record['type'] === 'path' && record['pathType'] === '!') {
+    if (slotsAfter !== undefined && record['type'] === 'path' && record['pathType'] === '!') {
       const members = negatedMembers(record as unknown as PathNode);
       const added: unknown[] = [];
       if (members.some((member) => !isInverse(member))) added.push(sample);
@@ -388,7 +359,19 @@ function withHiddenSample(root: unknown, slotsAfter: ReadonlyMap<object, readonl
         (record['type'] === 'union' && key === 'patterns') || ((operator === 'exists' || operator === 'notexists') && key === 'args');
       out[key] = copy(record[key], bare);
     }
-    return out;
+    if (!transitive.has(record)) return out;
+    const variable = '?' + (record['name'] as { value: string }).value;
+    const branches = NAMED_SAMPLES.map((graph) => {
+      const name = { termType: 'NamedNode', value: graph };
+      return {
+        type: 'group',
+        patterns: [
+          { type: 'graph', patterns: out['patterns'], name },
+          { type: 'values', values: [{ [variable]: name }] },
+        ],
+      };
+    });
+    return { type: 'union', patterns: branches };
   };
   return copy(root, false);
 }
