@@ -7,23 +7,18 @@ import { EMPTY_GRAPH, reservedIri } from '../vocabulary.js';
 import { findTransitiveGraphs } from './find-transitive-graphs.js';
 import { freshVariableNamer } from './fresh-variable-namer.js';
 import { inScopeVariables } from './in-scope-variables.js';
-import { markHiddenPaths } from './mark-hidden-paths.js';
+import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';
 import { parseQuery } from './parse-query.js';
 import { generateWithHooks } from './sparqljs-internals.js';
 import type { GraphSlot, GraphVariableSlot, HiddenFilterSlot, NegatedSetSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
 import type { PathNode } from './tree-shapes.js';
 
-/** A query's template and what request time needs to know about hidden predicates. */
+/** A query's template, and the hidden-path marks of the tree it was written from. */
 export interface Template {
   readonly parts: TemplatePart[];
-  /** IRIs named in predicate position, sorted. */
-  readonly namedPredicates: string[];
-  /** The same IRIs by where they are read (HiddenPathMarks.namedIn). */
-  readonly namedIn: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly marks: HiddenPathMarks;
   /** True when parts hold a slot for hidden predicates. */
   readonly hasHiddenSlots: boolean;
-  /** True when a path that can match zero steps has blank nodes at both ends. */
-  readonly blankZeroLength: boolean;
 }
 
 /** The root query object, with the fields the template step rewrites. */
@@ -52,13 +47,8 @@ type AfterSlot = HiddenFilterSlot | ZeroLengthSlot;
 
 type LeafSlot = AfterSlot | NegatedSetSlot;
 
-/** A GRAPH element met while generating: `GRAPH <iri>` or `GRAPH ?var` (expanded per graph or not), and its removed text. */
-interface PendingGraph {
-  readonly name: string;
-  readonly variable: boolean;
-  readonly perGraph: boolean;
-  readonly removed: string;
-}
+/** A GRAPH element met while generating: its slot but for the text between its markers. */
+type PendingGraph = Omit<GraphSlot, 'kept'> | Omit<GraphVariableSlot, 'body' | 'hiddenSlots'>;
 
 /**
  * Serialises with the sparqljs Generator, the dataset position, GRAPH elements, BGPs
@@ -90,14 +80,14 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
       const variable = pattern.name.termType === 'Variable';
       if (pattern.name.termType !== 'NamedNode' && !variable) return write.graph(pattern);
       const index = graphSlots.length;
+      const name = pattern.name.value;
       // Removing `GRAPH ?var { P }` must keep ?var in scope too.
-      const variables = inScopeVariables(variable ? [pattern] : pattern.patterns);
-      graphSlots.push({
-        name: pattern.name.value,
-        variable,
-        perGraph: transitive.has(pattern),
-        removed: emptyGroup(variables),
-      });
+      const removed = emptyGroup(inScopeVariables(variable ? [pattern] : pattern.patterns));
+      graphSlots.push(
+        variable
+          ? { kind: 'graph-variable', variable: '?' + name, perGraph: transitive.has(pattern), removed }
+          : { kind: 'graph', iri: name, requested: requestedNamed === null || requestedNamed.includes(name), removed },
+      );
       // A GRAPH ?var slot keeps only its group `{ P }`; the filling writes `GRAPH ?var` or `GRAPH <g>` per branch.
       const kept = variable ? write.group(pattern) : write.graph(pattern);
       return `${marker}O${index}${marker}` + kept + `${marker}C${index}${marker}`;
@@ -141,15 +131,9 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
       return `${marker}L${leafSlots.length - 1}${marker}`;
     },
   });
-  const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots, requestedNamed);
+  const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots);
   verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? slotsAfter : undefined, transitive);
-  return {
-    parts,
-    namedPredicates: [...marks.named].sort(),
-    namedIn: marks.namedIn,
-    hasHiddenSlots: leafSlots.length > 0,
-    blankZeroLength: marks.zeroLengthBlank,
-  };
+  return { parts, marks, hasHiddenSlots: leafSlots.length > 0 };
 }
 
 /**
@@ -188,7 +172,6 @@ function cutAtMarkers(
   marker: string,
   graphSlots: readonly PendingGraph[],
   leafSlots: readonly LeafSlot[],
-  requestedNamed: readonly string[] | null,
 ): TemplatePart[] {
   const pieces = generated.split(marker);
   // pieces alternate text, marker body, text, marker body, ...
@@ -216,22 +199,10 @@ function cutAtMarkers(
       const slot = graphSlots[index];
       const parent = stack[stack.length - 1];
       if (slot === undefined || parent === undefined) throw unsafe();
-      const graphSlot: GraphSlot | GraphVariableSlot = slot.variable
-        ? {
-            kind: 'graph-variable',
-            variable: '?' + slot.name,
-            perGraph: slot.perGraph,
-            hiddenSlots: top.parts.some(isLeafSlot),
-            body: top.parts,
-            removed: slot.removed,
-          }
-        : {
-            kind: 'graph',
-            iri: slot.name,
-            requested: requestedNamed === null || requestedNamed.includes(slot.name),
-            kept: top.parts,
-            removed: slot.removed,
-          };
+      const graphSlot: GraphSlot | GraphVariableSlot =
+        slot.kind === 'graph-variable'
+          ? { ...slot, hiddenSlots: top.parts.some(isLeafSlot), body: top.parts }
+          : { ...slot, kept: top.parts };
       parent.parts.push(graphSlot);
       closed++;
     } else if (kind === 'L' && leafSlots[index] !== undefined && !leavesSeen.has(index)) {

@@ -150,7 +150,6 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
           case 'group':
           case 'optional':
           case 'minus':
-          case 'service':
             visitGroup(record['patterns'] as readonly unknown[]);
             return false;
           case 'query':

@@ -77,9 +77,9 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     const root = (form === 'describe' ? rewriteDescribe(tree as sparqljs.DescribeQuery) : tree) as unknown as LooseQuery;
     const limit = takeOuterLimit(root, form);
     const reach = findDatasetReach(root);
-    const { parts, namedPredicates, namedIn, hasHiddenSlots, blankZeroLength } = buildTemplate(root, text, requestedNamed);
-    const named = withNormalisedForms(describeNames === undefined ? namedPredicates : [...namedPredicates, ...describeNames]);
-    const places = new Map<string, readonly string[]>([...namedIn].map(([where, iris]) => [where, [...iris]]));
+    const { parts, marks, hasHiddenSlots } = buildTemplate(root, text, requestedNamed);
+    const named = withNormalisedForms([...marks.named, ...(describeNames ?? [])]);
+    const places = new Map<string, readonly string[]>([...marks.namedIn].map(([where, iris]) => [where, [...iris]]));
     // What a DESCRIBE's WHERE names is checked against the whole dataset, as CONSTRUCT templates are.
     if (describeNames !== undefined) places.set(IN_WHOLE_DATASET, [...(places.get(IN_WHOLE_DATASET) ?? []), ...describeNames]);
     const namedInPlaces = [...places]
@@ -98,7 +98,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       namedPredicates: named,
       namedIn: namedInPlaces,
       hasHiddenSlots,
-      blankZeroLength,
+      blankZeroLength: marks.zeroLengthBlank,
       limit,
       // Two bytes a character of everything it holds, written as JSON, and some for the objects.
       sizeBytes: 256 + 2 * JSON.stringify([parts, requestedDefault, requestedNamed, named, namedInPlaces]).length,
