@@ -4,7 +4,7 @@ import { GuardError } from '../guard-error.js';
 import type { TreeNode } from './walk-query.js';
 
 /** Algebra levels allowed per level of `maxQueryDepth` (64 gives 256): the weakest store, Oxigraph, dies from about 800. */
-export const ALGEBRA_LEVELS_PER_DEPTH = 4;
+const ALGEBRA_LEVELS_PER_DEPTH = 4;
 
 /** Levels one EXISTS or NOT EXISTS adds: Oxigraph evaluates its pattern with an evaluator of its own. */
 const EXISTS_LEVELS = 4;
@@ -18,7 +18,9 @@ const BGP_PATTERNS_PER_LEVEL = 2;
 /** Throws GuardError 400 when {@link algebraDepth} exceeds `ALGEBRA_LEVELS_PER_DEPTH × maxQueryDepth`. */
 export function checkAlgebraDepth(query: object, maxQueryDepth: number): void {
   const limit = ALGEBRA_LEVELS_PER_DEPTH * maxQueryDepth;
-  if (algebraDepth(query, limit) > limit) throw tooComplex(limit);
+  if (algebraDepth(query, limit) > limit) {
+    throw new GuardError(400, 'too_complex', `query is too complex: its algebra nests deeper than ${limit} levels`);
+  }
 }
 
 /**
@@ -42,10 +44,6 @@ type Node = Readonly<TreeNode>;
 
 /** Thrown inside the walk once the levels above a node pass the limit. */
 class DepthExceeded extends Error {}
-
-function tooComplex(limit: number): GuardError {
-  return new GuardError(400, 'too_complex', `query is too complex: its algebra nests deeper than ${limit} levels`);
-}
 
 /** Each walker takes `above`, a lower bound of the levels above the node, and gives up once it passes `limit`. */
 function enter(above: number, limit: number): void {
