@@ -317,11 +317,7 @@ function fillGraphVariable(part: GraphVariableSlot, filling: Filling, hidden: Hi
 }
 
 /** The filter a ZeroLengthSlot writes for one end: it must be a node of a visible triple of the active graph. */
-export function zeroLengthFilter(
-  slot: { readonly subject: string; readonly predicate: string; readonly object: string },
-  end: string,
-  list: string,
-): string {
+export function zeroLengthFilter(slot: ZeroLengthSlot, end: string, list: string): string {
   const { subject, predicate, object } = slot;
   return ` FILTER EXISTS { { ${end} ${predicate} ${object} } UNION { ${subject} ${predicate} ${end} } FILTER(${predicate} NOT IN (${list})) }`;
 }

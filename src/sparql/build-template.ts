@@ -13,17 +13,12 @@ import { generateWithHooks } from './sparqljs-internals.js';
 import type { GraphSlot, GraphVariableSlot, HiddenFilterSlot, NegatedSetSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
 import type { PathNode } from './tree-shapes.js';
 
-/** A query's template and what request time needs to know about hidden predicates. */
+/** A query's template, and the hidden-path marks of the tree it was written from. */
 export interface Template {
   readonly parts: TemplatePart[];
-  /** IRIs named in predicate position, sorted. */
-  readonly namedPredicates: string[];
-  /** The same IRIs by where they are read (HiddenPathMarks.namedIn). */
-  readonly namedIn: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly marks: HiddenPathMarks;
   /** True when parts hold a slot for hidden predicates. */
   readonly hasHiddenSlots: boolean;
-  /** True when a path that can match zero steps has blank nodes at both ends. */
-  readonly blankZeroLength: boolean;
 }
 
 /** The root query object, with the fields the template step rewrites. */
@@ -47,15 +42,13 @@ const NAMED_SAMPLES = [reservedIri('graph-check-1'), reservedIri('graph-check-2'
 /** Term types a per-graph check can write as they are. */
 const NAMEABLE: ReadonlySet<string> = new Set(['Variable', 'NamedNode', 'Literal']);
 
-type LeafSlot = HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot;
+/** A slot written right after a BGP, inside its group. */
+type AfterSlot = HiddenFilterSlot | ZeroLengthSlot;
 
-/** A GRAPH element met while generating: `GRAPH <iri>` or `GRAPH ?var` (expanded per graph or not), and its removed text. */
-interface PendingGraph {
-  readonly name: string;
-  readonly variable: boolean;
-  readonly perGraph: boolean;
-  readonly removed: string;
-}
+type LeafSlot = AfterSlot | NegatedSetSlot;
+
+/** A GRAPH element met while generating: its slot but for the text between its markers. */
+type PendingGraph = Omit<GraphSlot, 'kept'> | Omit<GraphVariableSlot, 'body' | 'hiddenSlots'>;
 
 /**
  * Serialises with the sparqljs Generator, the dataset position, GRAPH elements, BGPs
@@ -72,27 +65,29 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   // sparqljs parses `CONSTRUCT {} WHERE {}` without a template and would write it as CONSTRUCT WHERE.
   if (root.queryType === 'CONSTRUCT' && root.template === undefined) root.template = [];
   const marks = markHiddenPaths(root as unknown as Record<string, unknown>);
-  const fresh = freshVariables(root);
+  const fresh = freshVariableNamer(root);
+  // The zero-length filters' own variables: names no variable of the query has.
+  const visible = { subject: '?' + fresh('visible_s'), predicate: '?' + fresh('visible_p'), object: '?' + fresh('visible_o') };
   const transitive = findTransitiveGraphs(root);
 
   const graphSlots: PendingGraph[] = [];
   const leafSlots: LeafSlot[] = [];
-  /** Per BGP, the ends of its zero-length slot as written. */
-  const endTexts = new Map<object, readonly string[]>();
+  /** Per BGP, the slots written after it. */
+  const slotsAfter = new Map<object, readonly AfterSlot[]>();
   const generated = generateWithHooks(root, {
     dataset: (keyword) => (keyword === 'FROM ' ? `${marker}D${marker}` : ''),
     graph(pattern, write) {
       const variable = pattern.name.termType === 'Variable';
       if (pattern.name.termType !== 'NamedNode' && !variable) return write.graph(pattern);
       const index = graphSlots.length;
+      const name = pattern.name.value;
       // Removing `GRAPH ?var { P }` must keep ?var in scope too.
-      const variables = inScopeVariables(variable ? [pattern] : pattern.patterns);
-      graphSlots.push({
-        name: pattern.name.value,
-        variable,
-        perGraph: transitive.has(pattern),
-        removed: emptyGroup(variables),
-      });
+      const removed = emptyGroup(inScopeVariables(variable ? [pattern] : pattern.patterns));
+      graphSlots.push(
+        variable
+          ? { kind: 'graph-variable', variable: '?' + name, perGraph: transitive.has(pattern), removed }
+          : { kind: 'graph', iri: name, requested: requestedNamed === null || requestedNamed.includes(name), removed },
+      );
       // A GRAPH ?var slot keeps only its group `{ P }`; the filling writes `GRAPH ?var` or `GRAPH <g>` per branch.
       const kept = variable ? write.group(pattern) : write.graph(pattern);
       return `${marker}O${index}${marker}` + kept + `${marker}C${index}${marker}`;
@@ -100,14 +95,14 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
     // The filter goes right after the BGP, inside the same braces: the BGP's own group.
     bgp(pattern, write) {
       let out = write.bgp(pattern);
-      const variables = marks.filters.get(pattern);
-      if (variables !== undefined) {
-        const triples = marks.filterTriples.get(pattern) ?? [];
+      const after: AfterSlot[] = [];
+      const triples = marks.filters.get(pattern);
+      if (triples !== undefined) {
         // A blank node (or anything but a variable, IRI or literal) cannot be named in the per-graph check.
         const nameable = triples.every(({ subject, object }) => [subject, object].every((term) => NAMEABLE.has(term.termType)));
-        leafSlots.push({
+        after.push({
           kind: 'hidden-filter',
-          variables: variables.map((name) => '?' + name),
+          variables: [...new Set(triples.map(({ predicate }) => '?' + predicate.value))],
           triples: nameable
             ? triples.map(({ subject, predicate, object }) => ({
                 predicate: '?' + predicate.value,
@@ -115,15 +110,11 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
               }))
             : null,
         });
-        out += `${marker}L${leafSlots.length - 1}${marker}`;
       }
       const ends = marks.zeroLength.get(pattern);
-      if (ends !== undefined) {
-        const written = ends.map((end) => write.plainEntity(end));
-        endTexts.set(pattern, written);
-        leafSlots.push({ kind: 'zero-length', ends: written, ...fresh });
-        out += `${marker}L${leafSlots.length - 1}${marker}`;
-      }
+      if (ends !== undefined) after.push({ kind: 'zero-length', ends: ends.map((end) => write.plainEntity(end)), ...visible });
+      if (after.length > 0) slotsAfter.set(pattern, after);
+      for (const slot of after) out += `${marker}L${leafSlots.push(slot) - 1}${marker}`;
       return out;
     },
     entity(value, write) {
@@ -140,15 +131,9 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
       return `${marker}L${leafSlots.length - 1}${marker}`;
     },
   });
-  const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots, requestedNamed);
-  verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? { marks, fresh, endTexts } : undefined, transitive);
-  return {
-    parts,
-    namedPredicates: [...marks.named].sort(),
-    namedIn: marks.namedIn,
-    hasHiddenSlots: leafSlots.length > 0,
-    blankZeroLength: marks.zeroLengthBlank,
-  };
+  const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots);
+  verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? slotsAfter : undefined, transitive);
+  return { parts, marks, hasHiddenSlots: leafSlots.length > 0 };
 }
 
 /**
@@ -159,18 +144,6 @@ export function emptyGroup(variables: readonly string[]): string {
   if (variables.length === 0) return '{ FILTER(1 = 0) }';
   if (variables.length === 1) return `{ VALUES ${variables[0]} { UNDEF } FILTER(1 = 0) }`;
   return `{ VALUES (${variables.join(' ')}) { (${variables.map(() => 'UNDEF').join(' ')}) } FILTER(1 = 0) }`;
-}
-
-/** The fresh variables of zero-length filters (`?…`): names no variable of the query has. */
-interface FreshVariables {
-  readonly subject: string;
-  readonly predicate: string;
-  readonly object: string;
-}
-
-function freshVariables(root: unknown): FreshVariables {
-  const fresh = freshVariableNamer(root);
-  return { subject: '?' + fresh('visible_s'), predicate: '?' + fresh('visible_p'), object: '?' + fresh('visible_o') };
 }
 
 /** The members of a negated property set: `!a` has one, `!(a|^b)` an alternative of them (§9.1, [95]-[96]). */
@@ -199,7 +172,6 @@ function cutAtMarkers(
   marker: string,
   graphSlots: readonly PendingGraph[],
   leafSlots: readonly LeafSlot[],
-  requestedNamed: readonly string[] | null,
 ): TemplatePart[] {
   const pieces = generated.split(marker);
   // pieces alternate text, marker body, text, marker body, ...
@@ -227,22 +199,10 @@ function cutAtMarkers(
       const slot = graphSlots[index];
       const parent = stack[stack.length - 1];
       if (slot === undefined || parent === undefined) throw unsafe();
-      const graphSlot: GraphSlot | GraphVariableSlot = slot.variable
-        ? {
-            kind: 'graph-variable',
-            variable: '?' + slot.name,
-            perGraph: slot.perGraph,
-            hiddenSlots: top.parts.some(isLeafSlot),
-            body: top.parts,
-            removed: slot.removed,
-          }
-        : {
-            kind: 'graph',
-            iri: slot.name,
-            requested: requestedNamed === null || requestedNamed.includes(slot.name),
-            kept: top.parts,
-            removed: slot.removed,
-          };
+      const graphSlot: GraphSlot | GraphVariableSlot =
+        slot.kind === 'graph-variable'
+          ? { ...slot, hiddenSlots: top.parts.some(isLeafSlot), body: top.parts }
+          : { ...slot, kept: top.parts };
       parent.parts.push(graphSlot);
       closed++;
     } else if (kind === 'L' && leafSlots[index] !== undefined && !leavesSeen.has(index)) {
@@ -266,18 +226,15 @@ function verifyTemplate(
   parts: readonly TemplatePart[],
   root: LooseQuery,
   hasGraphSlots: boolean,
-  hidden:
-    | { readonly marks: HiddenPathMarks; readonly fresh: FreshVariables; readonly endTexts: ReadonlyMap<object, readonly string[]> }
-    | undefined,
+  slotsAfter: ReadonlyMap<object, readonly AfterSlot[]> | undefined,
   transitive: ReadonlySet<object>,
 ): void {
-  const marks = hidden?.marks;
   const dataset = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
-  const sample: HiddenText | undefined = marks === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
+  const sample: HiddenText | undefined = slotsAfter === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
   let kept: sparqljs.SparqlQuery;
   let keptHidden: sparqljs.SparqlQuery | undefined;
-  const fill = (keep: boolean, hiddenIn: Filling['hiddenIn'], active: HiddenText | undefined) =>
-    parseQuery(fillTemplate(parts, { dataset, keep, named: NAMED_SAMPLES, hiddenIn, constants: [] }, active));
+  const fill = (keep: boolean, hiddenIn: Filling['hiddenIn'], active: HiddenText | undefined, added = false) =>
+    parseQuery(fillTemplate(parts, { dataset, keep, named: NAMED_SAMPLES, hiddenIn, constants: [], added }, active));
   const nothing = (): undefined => undefined;
   try {
     kept = fill(true, nothing, undefined);
@@ -291,17 +248,15 @@ function verifyTemplate(
         // The first sample graph hides something, the second nothing: GRAPH ?var with slots of its own writes a branch per graph.
         fill(true, (graph) => (graph === NAMED_SAMPLES[0] ? sample : undefined), undefined);
       }
-      // A default graph merging a graph that hides the sample with one that hides nothing: per-graph checks.
-      const merged = fillMerged(
-        parts,
-        { dataset, keep: true, named: NAMED_SAMPLES, hiddenIn: always, constants: [], added: true },
-        {
-          ...sample,
-          graphs: [{ iri: NAMED_SAMPLES[0] ?? '', list: '' }],
-          hiding: [{ iri: NAMED_SAMPLES[1] ?? '', list: sample.list }],
-        },
-      );
-      if (merged !== undefined) parseQuery(merged);
+      // A default graph merging a graph that hides the sample with one that hides nothing: per-graph checks,
+      // unless the filling refuses them there (403: negated sets, blank nodes beside variable predicates).
+      const graphs = [{ iri: NAMED_SAMPLES[0] ?? '', list: '' }];
+      const hiding = [{ iri: NAMED_SAMPLES[1] ?? '', list: sample.list }];
+      try {
+        fill(true, always, { ...sample, graphs, hiding }, true);
+      } catch (error) {
+        if (!(error instanceof GuardError && error.status === 403)) throw error;
+      }
     }
   } catch (error) {
     if (error instanceof RangeError) throw error;
@@ -309,80 +264,33 @@ function verifyTemplate(
   }
   const empty = { termType: 'NamedNode', value: EMPTY_GRAPH };
   root.from = { default: [empty], named: [empty] };
-  const expected = transitive.size === 0 ? root : withGraphExpansion(root, transitive);
   const same =
-    canonical(kept) === canonical(expected) &&
-    (hidden === undefined || canonical(keptHidden) === canonical(withHiddenSample(expected, hidden.marks, hidden.fresh, hidden.endTexts)));
+    canonical(kept) === canonical(expectedTree(root, transitive)) &&
+    (slotsAfter === undefined || canonical(keptHidden) === canonical(expectedTree(root, transitive, slotsAfter)));
   root.from = { default: [], named: [] };
   if (!same) throw unsafe();
 }
 
-/** The filling for a mixed default graph, or undefined when it is refused there (403: negated sets, blank nodes beside variable predicates). */
-function fillMerged(parts: readonly TemplatePart[], filling: Filling, hidden: HiddenText): string | undefined {
-  try {
-    return fillTemplate(parts, filling, hidden);
-  } catch (error) {
-    if (error instanceof GuardError && error.status === 403) return undefined;
-    throw error;
-  }
-}
-
 /**
- * The tree the all-kept filling for NAMED_SAMPLES must parse to: each expanded `GRAPH ?v { P }`
- * becomes `{ GRAPH <s1> { P } VALUES ?v { <s1> } } UNION { … <s2> … }`. BGPs are kept by identity
- * (the hidden-path marks are keyed on them).
+ * The tree an all-kept filling must parse to: each expanded `GRAPH ?v { P }` becomes
+ * `{ GRAPH <s1> { P } VALUES ?v { <s1> } } UNION { … <s2> … }` (NAMED_SAMPLES); for the filling with
+ * HIDDEN_SAMPLE (`slotsAfter` given), each BGP followed by its slots' filters (a bare BGP as a UNION
+ * branch or EXISTS becomes a group) and the sample in every negated set.
  */
-function withGraphExpansion(root: LooseQuery, transitive: ReadonlySet<object>): unknown {
-  const copy = (node: unknown): unknown => {
-    if (typeof node !== 'object' || node === null) return node;
-    if (Array.isArray(node)) return node.map(copy);
-    const record = node as Record<string, unknown>;
-    if (typeof record['termType'] === 'string' || record['type'] === 'bgp') return record;
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(record)) out[key] = copy(record[key]);
-    if (!transitive.has(record)) return out;
-    const variable = '?' + (record['name'] as { value: string }).value;
-    const branches = NAMED_SAMPLES.map((graph) => {
-      const name = { termType: 'NamedNode', value: graph };
-      return {
-        type: 'group',
-        patterns: [
-          { type: 'graph', patterns: out['patterns'], name },
-          { type: 'values', values: [{ [variable]: name }] },
-        ],
-      };
-    });
-    return { type: 'union', patterns: branches };
-  };
-  return copy(root);
-}
-
-/**
- * The tree the all-kept filling with HIDDEN_SAMPLE must parse to: each marked BGP followed by its
- * filters (a bare BGP as a UNION branch or EXISTS becomes a group), the sample in every negated set.
- */
-function withHiddenSample(
-  root: unknown,
-  marks: HiddenPathMarks,
-  fresh: FreshVariables,
-  endTexts: ReadonlyMap<object, readonly string[]>,
-): unknown {
+function expectedTree(root: LooseQuery, transitive: ReadonlySet<object>, slotsAfter?: ReadonlyMap<object, readonly AfterSlot[]>): unknown {
+  if (transitive.size === 0 && slotsAfter === undefined) return root;
   const sample = { termType: 'NamedNode', value: HIDDEN_SAMPLE };
   const list = hiddenText([HIDDEN_SAMPLE]).list;
-  const filtersAfter = (item: object): unknown[] | undefined => {
-    const variables = marks.filters.get(item);
-    const ends = endTexts.get(item);
-    if (variables === undefined && ends === undefined) return undefined;
-    const notIn = (variables ?? []).map((name) => ({
-      type: 'filter',
-      expression: { type: 'operation', operator: 'notin', args: [{ termType: 'Variable', value: name }, [sample]] },
-    }));
-    // The EXISTS pattern as the parser reads the text the slot writes.
-    const exists = (ends ?? []).map(
-      (end) => (parseQuery(`ASK { ${zeroLengthFilter(fresh, end, list)} }`) as { where?: unknown[] }).where?.[0],
-    );
-    return [...notIn, ...exists];
-  };
+  const filtersAfter = (item: object): unknown[] | undefined =>
+    slotsAfter?.get(item)?.flatMap((slot) => {
+      // The EXISTS pattern as the parser reads the text the slot writes.
+      const exists = (text: string) => (parseQuery(`ASK { ${text} }`) as { where?: unknown[] }).where?.[0];
+      if (slot.kind === 'zero-length') return slot.ends.map((end) => exists(zeroLengthFilter(slot, end, list)));
+      return slot.variables.map((variable) => ({
+        type: 'filter',
+        expression: { type: 'operation', operator: 'notin', args: [{ termType: 'Variable', value: variable.slice(1) }, [sample]] },
+      }));
+    });
   const copy = (node: unknown, bareIsGroup: boolean): unknown => {
     if (typeof node !== 'object' || node === null) return node;
     if (Array.isArray(node)) {
@@ -397,7 +305,7 @@ function withHiddenSample(
     }
     const record = node as Record<string, unknown>;
     if (typeof record['termType'] === 'string') return record;
-    if (record['type'] === 'path' && record['pathType'] === '!') {
+    if (slotsAfter !== undefined && record['type'] === 'path' && record['pathType'] === '!') {
       const members = negatedMembers(record as unknown as PathNode);
       const added: unknown[] = [];
       if (members.some((member) => !isInverse(member))) added.push(sample);
@@ -411,7 +319,19 @@ function withHiddenSample(
         (record['type'] === 'union' && key === 'patterns') || ((operator === 'exists' || operator === 'notexists') && key === 'args');
       out[key] = copy(record[key], bare);
     }
-    return out;
+    if (!transitive.has(record)) return out;
+    const variable = '?' + (record['name'] as { value: string }).value;
+    const branches = NAMED_SAMPLES.map((graph) => {
+      const name = { termType: 'NamedNode', value: graph };
+      return {
+        type: 'group',
+        patterns: [
+          { type: 'graph', patterns: out['patterns'], name },
+          { type: 'values', values: [{ [variable]: name }] },
+        ],
+      };
+    });
+    return { type: 'union', patterns: branches };
   };
   return copy(root, false);
 }

@@ -4,7 +4,7 @@ import { GuardError } from '../guard-error.js';
 import type { TreeNode } from './walk-query.js';
 
 /** Algebra levels allowed per level of `maxQueryDepth` (64 gives 256): the weakest store, Oxigraph, dies from about 800. */
-export const ALGEBRA_LEVELS_PER_DEPTH = 4;
+const ALGEBRA_LEVELS_PER_DEPTH = 4;
 
 /** Levels one EXISTS or NOT EXISTS adds: Oxigraph evaluates its pattern with an evaluator of its own. */
 const EXISTS_LEVELS = 4;
@@ -18,7 +18,9 @@ const BGP_PATTERNS_PER_LEVEL = 2;
 /** Throws GuardError 400 when {@link algebraDepth} exceeds `ALGEBRA_LEVELS_PER_DEPTH × maxQueryDepth`. */
 export function checkAlgebraDepth(query: object, maxQueryDepth: number): void {
   const limit = ALGEBRA_LEVELS_PER_DEPTH * maxQueryDepth;
-  if (algebraDepth(query, limit) > limit) throw tooComplex(limit);
+  if (algebraDepth(query, limit) > limit) {
+    throw new GuardError(400, 'too_complex', `query is too complex: its algebra nests deeper than ${limit} levels`);
+  }
 }
 
 /**
@@ -43,13 +45,16 @@ type Node = Readonly<TreeNode>;
 /** Thrown inside the walk once the levels above a node pass the limit. */
 class DepthExceeded extends Error {}
 
-function tooComplex(limit: number): GuardError {
-  return new GuardError(400, 'too_complex', `query is too complex: its algebra nests deeper than ${limit} levels`);
-}
-
 /** Each walker takes `above`, a lower bound of the levels above the node, and gives up once it passes `limit`. */
 function enter(above: number, limit: number): void {
   if (above > limit) throw new DepthExceeded();
+}
+
+/** The deepest of `items` by `depth`, 0 for none: the "plus the deepest part" of every count. */
+function deepest<T>(items: readonly T[], depth: (item: T) => number): number {
+  let max = 0;
+  for (const item of items) max = Math.max(max, depth(item));
+  return max;
 }
 
 function queryDepth(query: Node, above: number, limit: number): number {
@@ -64,17 +69,15 @@ function queryDepth(query: Node, above: number, limit: number): number {
   if (query['distinct'] === true || query['reduced'] === true) levels++;
   if (query['limit'] !== undefined || query['offset'] !== undefined) levels++;
   if (query['values'] !== undefined) levels++;
-  let deepest = groupDepth((query['where'] as unknown[] | undefined) ?? [], above + levels, limit);
-  for (const expression of expressions) deepest = Math.max(deepest, expressionDepth(expression, above + levels, limit));
-  return levels + deepest;
+  const below = above + levels;
+  const where = groupDepth((query['where'] as unknown[] | undefined) ?? [], below, limit);
+  const expressionsDepth = deepest(expressions, (expression) => expressionDepth(expression, below, limit));
+  return levels + Math.max(where, expressionsDepth);
 }
 
 function groupDepth(elements: readonly unknown[], above: number, limit: number): number {
   enter(above, limit);
-  const levels = elements.length;
-  let deepest = 0;
-  for (const element of elements) deepest = Math.max(deepest, patternDepth(element as Node, above + levels, limit));
-  return levels + deepest;
+  return elements.length + deepest(elements, (element) => patternDepth(element as Node, above + elements.length, limit));
 }
 
 /** A UNION branch or EXISTS argument: a group in the text, which sparqljs unwraps when it holds one BGP. */
@@ -97,9 +100,7 @@ function patternDepth(pattern: Node, above: number, limit: number): number {
       return 1 + groupDepth(pattern['patterns'] as unknown[], above + 1, limit);
     case 'union': {
       const branches = pattern['patterns'] as readonly Node[];
-      let deepest = 0;
-      for (const branch of branches) deepest = Math.max(deepest, bracedDepth(branch, above + branches.length, limit));
-      return branches.length + deepest;
+      return branches.length + deepest(branches, (branch) => bracedDepth(branch, above + branches.length, limit));
     }
     case 'filter':
     case 'bind':
@@ -115,14 +116,9 @@ function patternDepth(pattern: Node, above: number, limit: number): number {
 }
 
 function bgpDepth(triples: readonly Node[], above: number, limit: number): number {
-  let levels = Math.ceil(triples.length / BGP_PATTERNS_PER_LEVEL);
-  for (const triple of triples) if (isPath(triple['predicate'])) levels++;
-  let deepest = 0;
-  for (const triple of triples) {
-    const predicate = triple['predicate'];
-    if (isPath(predicate)) deepest = Math.max(deepest, pathDepth(predicate, above + levels, limit));
-  }
-  return levels + deepest;
+  const paths = triples.map((triple) => triple['predicate']).filter(isPath);
+  const levels = Math.ceil(triples.length / BGP_PATTERNS_PER_LEVEL) + paths.length;
+  return levels + deepest(paths, (path) => pathDepth(path, above + levels, limit));
 }
 
 function isPath(value: unknown): value is Node {
@@ -134,9 +130,7 @@ function pathDepth(path: Node, above: number, limit: number): number {
   const items = path['items'] as readonly unknown[];
   if (path['pathType'] === '!') return 1; // a flat set of IRIs, however many (§18.2.2.4 NPS)
   const levels = path['pathType'] === '/' || path['pathType'] === '|' ? items.length : 1;
-  let deepest = 0;
-  for (const item of items) if (isPath(item)) deepest = Math.max(deepest, pathDepth(item, above + levels, limit));
-  return levels + deepest;
+  return levels + deepest(items.filter(isPath), (item) => pathDepth(item, above + levels, limit));
 }
 
 function expressionDepth(expression: unknown, above: number, limit: number): number {
@@ -151,23 +145,14 @@ function expressionDepth(expression: unknown, above: number, limit: number): num
       if (operator === 'exists' || operator === 'notexists') {
         return EXISTS_LEVELS + bracedDepth(args[0] as Node, above + EXISTS_LEVELS, limit);
       }
-      let levels = 1;
-      let deepest = 0;
-      if ((operator === 'in' || operator === 'notin') && Array.isArray(args[1])) {
-        const members = args[1] as readonly unknown[];
-        levels += Math.ceil(members.length / IN_MEMBERS_PER_LEVEL);
-        deepest = expressionDepth(args[0], above + levels, limit);
-        for (const member of members) deepest = Math.max(deepest, expressionDepth(member, above + levels, limit));
-        return levels + deepest;
-      }
-      for (const arg of args) deepest = Math.max(deepest, expressionDepth(arg, above + levels, limit));
-      return levels + deepest;
+      // An IN or NOT IN list is one argument holding the members.
+      const members = (operator === 'in' || operator === 'notin') && Array.isArray(args[1]) ? (args[1] as readonly unknown[]) : undefined;
+      const levels = 1 + (members === undefined ? 0 : Math.ceil(members.length / IN_MEMBERS_PER_LEVEL));
+      const operands = members === undefined ? args : [args[0], ...members];
+      return levels + deepest(operands, (operand) => expressionDepth(operand, above + levels, limit));
     }
-    case 'functionCall': {
-      let deepest = 0;
-      for (const arg of node['args'] as readonly unknown[]) deepest = Math.max(deepest, expressionDepth(arg, above + 1, limit));
-      return 1 + deepest;
-    }
+    case 'functionCall':
+      return 1 + deepest(node['args'] as readonly unknown[], (arg) => expressionDepth(arg, above + 1, limit));
     case 'aggregate':
       return 1 + expressionDepth(node['expression'], above + 1, limit);
     default:

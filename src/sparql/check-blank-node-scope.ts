@@ -1,6 +1,7 @@
 // Refuses a blank-node label used in two basic graph patterns of one query (SPARQL 1.1 §4.1.4).
 
 import { GuardError } from '../guard-error.js';
+import type { Term } from './tree-shapes.js';
 import { walkQuery } from './walk-query.js';
 
 /**
@@ -13,10 +14,8 @@ export function checkBlankNodeScope(tree: unknown): void {
   const owner = new Map<string, number>();
   let scopes = 0;
   const claim = (bgp: Record<string, unknown>, scope: number): void => {
-    for (const triple of (bgp['triples'] as unknown[] | undefined) ?? []) {
-      const { subject, object } = (triple ?? {}) as { subject?: unknown; object?: unknown };
-      for (const term of [subject, object]) {
-        const t = term as { termType?: unknown; value?: unknown } | undefined;
+    for (const triple of (bgp['triples'] as ({ subject?: Partial<Term>; object?: Partial<Term> } | null)[] | undefined) ?? []) {
+      for (const t of [triple?.subject, triple?.object]) {
         if (t?.termType !== 'BlankNode' || typeof t.value !== 'string' || !t.value.startsWith('e_')) continue;
         const first = owner.get(t.value);
         if (first === undefined) owner.set(t.value, scope);

@@ -3,6 +3,7 @@
 import { GuardError } from '../guard-error.js';
 import { PROPERTY_FUNCTION_NAMESPACES } from '../property-function-namespaces.js';
 import { normaliseIri } from './resolve-iri.js';
+import type { Term } from './tree-shapes.js';
 import { walkQuery } from './walk-query.js';
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
@@ -59,7 +60,14 @@ export function checkFunctionCalls(node: unknown, allowed: FunctionAllowList = N
       } else if (record['type'] === 'aggregate' && !AGGREGATES.has(String(record['aggregation']).toLowerCase())) {
         throw new GuardError(400, 'function', 'query uses an aggregate that is not a SPARQL 1.1 aggregate');
       }
-      if ('predicate' in record && 'subject' in record) checkPredicate(record['predicate']);
+      // Paths stand only in predicate position; as a subject or object such an IRI is just a value.
+      const predicates =
+        record['type'] === 'path' ? record['items'] : 'predicate' in record && 'subject' in record ? [record['predicate']] : [];
+      for (const term of Array.isArray(predicates) ? (predicates as (Partial<Term> | null)[]) : []) {
+        if (term?.termType === 'NamedNode' && typeof term.value === 'string' && isPropertyFunction(term.value)) {
+          throw new GuardError(400, 'function', 'query uses a store property function as a predicate');
+        }
+      }
     },
   });
 }
@@ -70,22 +78,11 @@ function isAllowed(iri: string, allowed: FunctionAllowList): boolean {
   const matches = (candidate: string): boolean =>
     allowed.exact.has(candidate) || allowed.prefixes.some((prefix) => candidate.startsWith(prefix));
   const normalised = normaliseIri(iri);
-  if (!matches(iri) || (normalised !== iri && !matches(normalised))) return false;
-  const lower = iri.toLowerCase();
-  return !PROPERTY_FUNCTION_NAMESPACES.some((denied) => lower.startsWith(denied));
+  return matches(iri) && (normalised === iri || matches(normalised)) && !isPropertyFunction(iri);
 }
 
-/** A predicate: an IRI, a variable, or a property path whose items are checked in turn. */
-function checkPredicate(predicate: unknown): void {
-  if (typeof predicate !== 'object' || predicate === null) return;
-  const term = predicate as { termType?: unknown; value?: unknown; type?: unknown; items?: unknown };
-  if (term.termType === 'NamedNode' && typeof term.value === 'string') {
-    // Case-blind: schemes are (RFC 3986 3.1), and refusing a look-alike costs nothing.
-    const iri = term.value.toLowerCase();
-    if (PROPERTY_FUNCTION_NAMESPACES.some((prefix) => iri.startsWith(prefix))) {
-      throw new GuardError(400, 'function', 'query uses a store property function as a predicate');
-    }
-  } else if (term.type === 'path' && Array.isArray(term.items)) {
-    for (const item of term.items) checkPredicate(item);
-  }
+/** An IRI of a store property-function namespace, case-blind: schemes are (RFC 3986 3.1), and refusing a look-alike costs nothing. */
+function isPropertyFunction(iri: string): boolean {
+  const lower = iri.toLowerCase();
+  return PROPERTY_FUNCTION_NAMESPACES.some((prefix) => lower.startsWith(prefix));
 }

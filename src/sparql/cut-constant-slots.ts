@@ -74,7 +74,7 @@ export function cutConstantSlots(
   const count = new Array<number>(shape.raw.length).fill(0);
   const sensitive = new Set<number>();
   let broken = false;
-  const classOf = (match: RegExpExecArray): [number, string] | undefined => {
+  const classOf = (match: RegExpExecArray): [number, string] => {
     if (match[1] !== undefined) return [Number(match[1]), 'I'];
     if (match[2] !== undefined) return [Number(match[2]), 'S'];
     const suffix = match[4];
@@ -102,16 +102,15 @@ export function cutConstantSlots(
         }
         let last = 0;
         for (const match of part.matchAll(pattern)) {
-          const found = classOf(match);
+          const [k, cls] = classOf(match);
           const at = match.index;
-          if (found === undefined || kept.has(found[0]) || shape.classes[found[0]] !== found[1]) {
+          if (kept.has(k) || shape.classes[k] !== cls) {
             broken = true;
             continue;
           }
-          const [k] = found;
           const end = at + match[0].length;
           // A numeric sentinel must stand alone: no digit runs on after it.
-          if (found[1] !== 'I' && found[1] !== 'S' && /[0-9.eE]/.test(part[end] ?? '')) broken = true;
+          if (cls !== 'I' && cls !== 'S' && /[0-9.eE]/.test(part[end] ?? '')) broken = true;
           count[k] = (count[k] ?? 0) + 1;
           if (at > last) out.push(part.slice(last, at));
           out.push({ kind: 'constant', index: k } satisfies ConstantSlot);
@@ -121,18 +120,15 @@ export function cutConstantSlots(
         const rest = part.replace(pattern, '');
         if (rest.includes(mark) || rest.includes(digits)) broken = true;
       } else if (part.kind === 'graph') {
-        const { kept: inner, ...others } = part;
-        scanOutside(others);
-        out.push({ ...part, kept: cut(inner) });
+        scanOutside({ ...part, kept: [] });
+        out.push({ ...part, kept: cut(part.kept) });
       } else if (part.kind === 'graph-variable') {
-        const { body, ...others } = part;
-        scanOutside(others);
-        out.push({ ...part, body: cut(body) });
+        scanOutside({ ...part, body: [] });
+        out.push({ ...part, body: cut(part.body) });
       } else if (part.kind === 'hidden-filter' && part.triples !== null) {
         // The triples the per-graph check repeats hold the query's constants like the BGP they come from.
-        const { triples, ...others } = part;
-        scanOutside(others);
-        out.push({ ...part, triples: triples.map(({ predicate, pattern }) => ({ predicate, pattern: cut(pattern) })) });
+        scanOutside({ ...part, triples: [] });
+        out.push({ ...part, triples: part.triples.map(({ predicate, pattern }) => ({ predicate, pattern: cut(pattern) })) });
       } else {
         scanOutside(part);
         out.push(part);

@@ -2,7 +2,7 @@
 
 import { GuardError } from '../guard-error.js';
 import { NOT_IN_IRI } from '../iri.js';
-import { splitQueryText, type TextRegion } from './split-query-text.js';
+import type { TextRegion } from './split-query-text.js';
 
 /** Outside IRIs, strings and comments a decoded escape may only continue a name. */
 const NAME_CHAR = /^[A-Za-z0-9_]$/;
@@ -12,7 +12,7 @@ const NAME_CHAR = /^[A-Za-z0-9_]$/;
  * `<g/secret>`). Decoded only where it cannot change the tokens (allowedIn): an escape never turns
  * into punctuation, white space, a delimiter or a line break. Throws GuardError 400 otherwise.
  */
-export function decodeCodepointEscapes(text: string, regions: readonly TextRegion[] = splitQueryText(text)): string {
+export function decodeCodepointEscapes(text: string, regions: readonly TextRegion[]): string {
   if (!/\\[uU]/.test(text)) return text;
   return regions.map((region) => decodeRegion(text, region)).join('');
 }

@@ -17,10 +17,11 @@ export interface HiddenPathMarks {
   readonly named: ReadonlySet<string>;
   /** The same IRIs by where they are read: IN_DEFAULT_GRAPH, IN_ANY_NAMED_GRAPH, IN_WHOLE_DATASET or a graph IRI. */
   readonly namedIn: ReadonlyMap<string, ReadonlySet<string>>;
-  /** Per BGP (by identity), the predicate variables (without `?`) filtered after it: once per group, on its first BGP. */
-  readonly filters: ReadonlyMap<object, readonly string[]>;
-  /** Per BGP of `filters`, the triple patterns of its group with one of its variables as predicate (HiddenFilterSlot.triples). */
-  readonly filterTriples: ReadonlyMap<object, readonly VariableTriple[]>;
+  /**
+   * Per BGP (by identity), the triple patterns of its group whose predicate variable is filtered after it:
+   * each variable once per group, after its first BGP (HiddenFilterSlot).
+   */
+  readonly filters: ReadonlyMap<object, readonly VariableTriple[]>;
   /** Per BGP (by identity), one end of each path that can match zero steps (ZeroLengthSlot): the constant one if any. */
   readonly zeroLength: ReadonlyMap<object, readonly Term[]>;
   /** True when some path that can match zero steps has only blank nodes at its ends (refused while something is hidden). */
@@ -79,8 +80,7 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
   const namedIn = new Map<string, Set<string>>();
   /** The active graph of the patterns being walked: the innermost GRAPH around them. */
   let scope = IN_DEFAULT_GRAPH;
-  const filters = new Map<object, string[]>();
-  const filterTriples = new Map<object, VariableTriple[]>();
+  const filters = new Map<object, VariableTriple[]>();
   const zeroLength = new Map<object, Term[]>();
   let zeroLengthBlank = false;
 
@@ -107,17 +107,14 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
         visit(pattern);
         continue;
       }
-      const variables: string[] = [];
+      /** The triples filtered after this BGP: those of the variables it is the first to use. */
+      const filtered: VariableTriple[] = [];
       const ends: Term[] = [];
       for (const triple of record['triples'] as readonly Triple[]) {
         const predicate = triple.predicate;
         if ('termType' in predicate && predicate.termType === 'Variable') {
           let triples = seen.get(predicate.value);
-          if (triples === undefined) {
-            variables.push(predicate.value);
-            if (variables.length === 1) filterTriples.set(record, []);
-            seen.set(predicate.value, (triples = filterTriples.get(record) ?? []));
-          }
+          if (triples === undefined) seen.set(predicate.value, (triples = filtered));
           triples.push({ subject: triple.subject as Term, predicate, object: triple.object as Term });
         } else {
           collectPath(predicate);
@@ -129,7 +126,7 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
           }
         }
       }
-      if (variables.length > 0) filters.set(record, variables);
+      if (filtered.length > 0) filters.set(record, filtered);
       if (ends.length > 0) zeroLength.set(record, ends);
     }
   };
@@ -153,7 +150,6 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
           case 'group':
           case 'optional':
           case 'minus':
-          case 'service':
             visitGroup(record['patterns'] as readonly unknown[]);
             return false;
           case 'query':
@@ -179,5 +175,5 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
   };
 
   visitQuery(root);
-  return { named, namedIn, filters, filterTriples, zeroLength, zeroLengthBlank };
+  return { named, namedIn, filters, zeroLength, zeroLengthBlank };
 }

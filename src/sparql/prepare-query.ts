@@ -9,7 +9,6 @@ import { checkBlankNodeScope } from './check-blank-node-scope.js';
 import { checkFunctionCalls, type FunctionAllowList } from './check-function-calls.js';
 import { checkNestingDepth } from './check-nesting-depth.js';
 import { decodeCodepointEscapes } from './decode-codepoint-escapes.js';
-import { joinHavingConstraints } from './join-having-constraints.js';
 import { parseQuery } from './parse-query.js';
 import type { QueryForm } from './plan.js';
 import type { PreparedQuery } from './prepared-query.js';
@@ -63,14 +62,13 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     inspectTree(tree);
     checkBlankNodeScope(tree);
     checkFunctionCalls(tree, settings.allowedFunctions);
-    joinHavingConstraints(tree);
 
     const usesProtocol = protocolDefault.length > 0 || protocolNamed.length > 0;
     // SPARQL 1.1 Protocol 2.1.4: protocol graphs replace the query's whole dataset.
     const from = tree.from;
     const fromGiven = from !== undefined && (from.default.length > 0 || from.named.length > 0);
-    const requestedDefault = usesProtocol ? protocolDefault : fromGiven ? unique(from.default.map((t) => t.value)) : null;
-    const requestedNamed = usesProtocol ? protocolNamed : fromGiven ? unique(from.named.map((t) => t.value)) : null;
+    const requestedDefault = usesProtocol ? protocolDefault : fromGiven ? [...new Set(from.default.map((t) => t.value))] : null;
+    const requestedNamed = usesProtocol ? protocolNamed : fromGiven ? [...new Set(from.named.map((t) => t.value))] : null;
 
     const form = String(tree.queryType).toLowerCase() as QueryForm;
     if (!FORMS.includes(form)) throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: unknown query form');
@@ -79,10 +77,9 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     const root = (form === 'describe' ? rewriteDescribe(tree as sparqljs.DescribeQuery) : tree) as unknown as LooseQuery;
     const limit = takeOuterLimit(root, form);
     const reach = findDatasetReach(root);
-    const { parts, namedPredicates, namedIn, hasHiddenSlots, blankZeroLength } = buildTemplate(root, text, requestedNamed);
-    const named = withNormalisedForms(describeNames === undefined ? namedPredicates : [...namedPredicates, ...describeNames]);
-    const places = new Map<string, readonly string[]>();
-    for (const [where, iris] of namedIn) places.set(where, [...iris]);
+    const { parts, marks, hasHiddenSlots } = buildTemplate(root, text, requestedNamed);
+    const named = withNormalisedForms([...marks.named, ...(describeNames ?? [])]);
+    const places = new Map<string, readonly string[]>([...marks.namedIn].map(([where, iris]) => [where, [...iris]]));
     // What a DESCRIBE's WHERE names is checked against the whole dataset, as CONSTRUCT templates are.
     if (describeNames !== undefined) places.set(IN_WHOLE_DATASET, [...(places.get(IN_WHOLE_DATASET) ?? []), ...describeNames]);
     const namedInPlaces = [...places]
@@ -101,7 +98,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       namedPredicates: named,
       namedIn: namedInPlaces,
       hasHiddenSlots,
-      blankZeroLength,
+      blankZeroLength: marks.zeroLengthBlank,
       limit,
       // Two bytes a character of everything it holds, written as JSON, and some for the objects.
       sizeBytes: 256 + 2 * JSON.stringify([parts, requestedDefault, requestedNamed, named, namedInPlaces]).length,
@@ -141,15 +138,24 @@ function firstKeywordIsUpdate(text: string, regions: readonly TextRegion[]): boo
   return keyword !== undefined && UPDATE_KEYWORD.test(keyword);
 }
 
-/** Every node, whatever its kind: SERVICE is a 403, a dataset clause in a sub-query a 400, every IRI absolute. */
+/**
+ * Every node, whatever its kind: SERVICE is a 403, a dataset clause in a sub-query a 400, every IRI
+ * absolute. Two HAVING constraints become one conjunction: sparqljs writes `HAVING (C1) (C2)` as
+ * `HAVING (C1 C2)`, which does not parse; `HAVING ((C1) && (C2))` filters the same (§18.2.4.1, §17.4.1).
+ */
 function inspectTree(tree: object): void {
   walkQuery(tree, {
     enter(node, root) {
       if (node['type'] === 'service') throw new GuardError(403, 'service', 'SERVICE is not allowed');
-      if (node['type'] === 'query' && node !== root && node['from'] !== undefined) {
+      if (node['type'] !== 'query') return;
+      if (node !== root && node['from'] !== undefined) {
         throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: dataset clause inside a sub-query');
       }
-      if (node['type'] === 'query') checkLimitOffset(node);
+      checkLimitOffset(node);
+      const having = node['having'];
+      if (Array.isArray(having) && having.length > 1) {
+        node['having'] = [having.reduce((left: unknown, right: unknown) => ({ type: 'operation', operator: '&&', args: [left, right] }))];
+      }
     },
     term: normaliseTerm,
   });
@@ -185,10 +191,6 @@ function withNormalisedForms(iris: readonly string[]): string[] {
   const all = new Set(iris);
   for (const iri of iris) all.add(normaliseIri(iri));
   return [...all].sort();
-}
-
-function unique(values: readonly string[]): string[] {
-  return values.filter((value, index) => values.indexOf(value) === index);
 }
 
 /**

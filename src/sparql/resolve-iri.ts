@@ -46,21 +46,16 @@ function mergePaths(baseAuthority: string | undefined, basePath: string, path: s
   return basePath.slice(0, basePath.lastIndexOf('/') + 1) + path;
 }
 
-/** RFC 3986 5.2.4, step by step on the input buffer as the RFC writes it. */
-export function removeDotSegments(path: string): string {
+/** RFC 3986 5.2.4, step by step on the input buffer as the RFC writes it (rules A to E). */
+function removeDotSegments(path: string): string {
   if (!path.includes('.')) return path;
   let input = path;
   let output = '';
   while (input.length > 0) {
-    if (input.startsWith('../')) input = input.slice(3);
-    else if (input.startsWith('./')) input = input.slice(2);
-    else if (input.startsWith('/./')) input = input.slice(2);
-    else if (input === '/.') input = '/';
-    else if (input.startsWith('/../')) {
-      input = input.slice(3);
-      output = output.slice(0, Math.max(0, output.lastIndexOf('/')));
-    } else if (input === '/..') {
-      input = '/';
+    if (input.startsWith('../') || input.startsWith('./')) input = input.slice(input.indexOf('/') + 1);
+    else if (input.startsWith('/./') || input === '/.') input = '/' + input.slice(3);
+    else if (input.startsWith('/../') || input === '/..') {
+      input = '/' + input.slice(4);
       output = output.slice(0, Math.max(0, output.lastIndexOf('/')));
     } else if (input === '.' || input === '..') input = '';
     else {

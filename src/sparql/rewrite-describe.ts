@@ -18,6 +18,9 @@ interface DescribeTree {
 
 const variable = (name: string): Term => ({ termType: 'Variable', value: name });
 
+/** What follows WHERE in a query (solution modifiers and a trailing VALUES), kept with P. */
+const SOLUTION_MODIFIERS = ['group', 'having', 'order', 'limit', 'offset', 'values'] as const;
+
 /**
  * SPARQL 1.1 §16.4 leaves the description to the store, and stores disagree, so the guard fixes
  * it: a resource's outgoing triples in the effective default graph (docs/design.md#rewriting).
@@ -59,7 +62,7 @@ export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
       queryType: 'SELECT',
       variables: wildcard ? tree.variables.filter((t) => t.termType === 'Wildcard') : described,
       where: tree.where ?? [],
-      ...solutionModifiers(tree),
+      ...Object.fromEntries(SOLUTION_MODIFIERS.filter((key) => tree[key] !== undefined).map((key) => [key, tree[key]])),
     };
     const isResource = {
       type: 'operation',
@@ -98,12 +101,4 @@ export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
 /** A sub-select inside a group is written `{ SELECT … }`, which parses as a group holding it. */
 function asGroupMember(pattern: unknown): unknown {
   return (pattern as { type?: unknown }).type === 'query' ? { type: 'group', patterns: [pattern] } : pattern;
-}
-
-function solutionModifiers(tree: DescribeTree): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of ['group', 'having', 'order', 'limit', 'offset', 'values'] as const) {
-    if (tree[key] !== undefined) out[key] = tree[key];
-  }
-  return out;
 }
