@@ -84,8 +84,9 @@ const NO_CONSTANT: ReadonlySet<number> = new Set();
 /**
  * Creates a planner. Parse, checks and serialisation run once per query shape
  * (lexQueryShape, plus the protocol dataset) and per value of its sensitive
- * constants; a hit lexes the text, fills the template with its constants and
- * never parses (docs/design.md#plan-cache). Text the lexer cannot classify,
+ * constants; a hit lexes the text (unless it is one of the last texts, whose
+ * lexes are kept), fills the template with its constants and never parses
+ * (docs/design.md#plan-cache). Text the lexer cannot classify,
  * and shapes whose sentinel text is refused, are planned by exact text, and so
  * are refusals cached. No key holds anything of the caller.
  */

@@ -59,6 +59,9 @@ const UNCLASSIFIED = new Error('text the lexer does not classify');
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 
+/** Characters of the longest constant a slot takes (see ShapeLexer.constant). */
+const LONGEST_CONSTANT = 65_536;
+
 /** Fingerprint seeds: a string's content may be written as an IRI or a number is, so strings are fingerprinted apart. */
 const STRING_SEED = 0x050c5d1f;
 const TERM_SEED = 0x011c9dc5;
@@ -400,6 +403,9 @@ class ShapeLexer {
     generated: string,
     hash = fingerprint(cls === 'S' ? STRING_SEED : TERM_SEED, generated),
   ): void {
+    // The parser refuses some tokens of a few hundred thousand characters (its regular expressions
+    // overflow the stack); as a slot such a constant would never reach it, so it is planned as written.
+    if (to - from > LONGEST_CONSTANT) this.refuse();
     this.keep(from, from);
     this.key += this.text.slice(this.run, from);
     this.markers.push(this.key.length);

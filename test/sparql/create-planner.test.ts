@@ -122,6 +122,30 @@ test('one text sent again and again with other protocol datasets plans each time
   }
 });
 
+test('a constant of a million characters gets the answer the cache-less planner gives, whatever its kind', () => {
+  const cached = createPlanner(options(1_000));
+  const cold = createPlanner(options(0));
+  const long = 'x'.repeat(1_000_000);
+  const outcome = (planner: ReturnType<typeof createPlanner>, query: string) => {
+    try {
+      return planner.plan(request(query), grantOf(P1)).query;
+    } catch (error) {
+      return error instanceof GuardError ? `${error.status} ${error.code}` : error;
+    }
+  };
+  for (const constant of [
+    `"${long}"`,
+    `'''${long}'''`,
+    `1.${'1'.repeat(1_000_000)}`,
+    `ex:${long}`,
+    `<http://example.org/${long}>`,
+    '"short"',
+  ]) {
+    const query = `PREFIX ex: <http://example.org/> SELECT * WHERE { ?s ex:p ${constant} }`;
+    assert.equal(outcome(cached, query), outcome(cold, query), constant.slice(0, 12));
+  }
+});
+
 test('shape keys that differ in one character anywhere are never taken for one another', () => {
   const cached = createPlanner(options(10));
   const name = 'v'.repeat(120);
