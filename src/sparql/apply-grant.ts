@@ -128,19 +128,27 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
     query += limit;
     pieces.push(limit);
   }
-  const formParts = joinFormParts(pieces);
-  let formBody: Buffer | undefined = formParts.length === 1 ? formParts[0] : undefined;
-  return {
-    query,
-    get formBody() {
-      return (formBody ??= Buffer.concat(formParts));
-    },
-    formParts,
-    formBytes: formParts.reduce((bytes, part) => bytes + part.length, 0),
-    form: prepared.form,
-    datasetGraphs: dataset.graphs,
-    defaultAccept: prepared.defaultAccept,
-  };
+  return new FilledPlan(query, joinFormParts(pieces), prepared.form, dataset.graphs, prepared.defaultAccept);
+}
+
+/** A Plan whose form body is joined when first read (by tests and tools); a class, so no closure keeps applyGrant's context. */
+class FilledPlan implements Plan {
+  readonly formBytes: number;
+  #formBody: Buffer | undefined;
+
+  constructor(
+    readonly query: string,
+    readonly formParts: readonly Buffer[],
+    readonly form: Plan['form'],
+    readonly datasetGraphs: number,
+    readonly defaultAccept: Plan['defaultAccept'],
+  ) {
+    this.formBytes = formParts.reduce((bytes, part) => bytes + part.length, 0);
+  }
+
+  get formBody(): Buffer {
+    return (this.#formBody ??= this.formParts.length === 1 ? this.formParts[0]! : Buffer.concat(this.formParts));
+  }
 }
 
 /** From this size an encoded piece (a grant's dataset) is sent as its own part rather than copied into the body. */

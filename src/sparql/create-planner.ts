@@ -63,10 +63,7 @@ interface ShapeVariant {
 
 type CacheEntry = { readonly kind: 'exact'; readonly entry: ExactEntry } | ShapeInfo | ShapeVariant;
 
-/**
- * One text's lex and its cache keys, kept for the last texts (docs/design.md#plan-cache): the
- * keys' strings keep the hashes V8 computed for them, so a look-up with them hashes nothing.
- */
+/** One text's lex and its cache keys, kept for the last texts: their strings keep the hashes V8 computed. */
 interface Lexed {
   readonly dataset: string;
   readonly shape: QueryShape;
@@ -75,7 +72,7 @@ interface Lexed {
   variant?: { readonly shape: ShapeInfo; readonly key: string };
 }
 
-/** How many texts, and up to what length, the planner remembers its lexes of. */
+/** How many texts, of up to what length, the planner keeps the lexes of (docs/design.md#plan-cache). */
 const RECENT_TEXTS = 32;
 const RECENT_TEXT_LENGTH = 16_384;
 
@@ -153,9 +150,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     return cutConstantSlots(prepared, shape, kept, sentinels);
   };
 
-  // The lexes of the last texts, in a ring searched by equality: an exact text sent again is not
-  // lexed again. Rejected: a Map keyed by the texts (measured: with it, every young-generation
-  // collection kept megabytes alive and the templated mix cost a third more CPU).
+  // The lexes of the last texts, in a ring searched by equality: a text sent again is not lexed again.
   const recentTexts: string[] = new Array<string>(RECENT_TEXTS).fill('');
   const recentLexes: (Lexed | undefined)[] = new Array<Lexed | undefined>(RECENT_TEXTS).fill(undefined);
   let nextRecent = 0;

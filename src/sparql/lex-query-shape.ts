@@ -403,8 +403,7 @@ class ShapeLexer {
     generated: string,
     hash = fingerprint(cls === 'S' ? STRING_SEED : TERM_SEED, generated),
   ): void {
-    // The parser refuses some tokens of a few hundred thousand characters (its regular expressions
-    // overflow the stack); as a slot such a constant would never reach it, so it is planned as written.
+    // The parser refuses some tokens of a few hundred thousand characters: planned as written, so is this text.
     if (to - from > LONGEST_CONSTANT) this.refuse();
     this.keep(from, from);
     this.key += this.text.slice(this.run, from);

@@ -243,22 +243,18 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     }
     const exchange = new Exchange(sharedFor(tierMs), signal, onEnd);
     const own = exchange.timeoutMs === timeoutMs ? {} : { headersTimeout: exchange.timeoutMs, bodyTimeout: exchange.timeoutMs };
+    const many = isParts(formBody) && formBody.length > 1;
     pool.dispatch(
       {
         origin: url.origin,
         path,
         method: 'POST',
         // A body in parts is written part by part; its length keeps it out of chunked encoding.
-        headers: isParts(formBody)
-          ? { ...fixedHeaders, accept, 'content-length': String(lengthOf(formBody)) }
-          : { ...fixedHeaders, accept },
+        // One part is a body like any other (a Content-Length given for it cost the collector).
+        headers: many ? { ...fixedHeaders, accept, 'content-length': String(lengthOf(formBody)) } : { ...fixedHeaders, accept },
         // undici writes any iterable of chunks (lib/core/request.js accepts util.isIterable); its
         // type declaration lists only single-chunk bodies and streams.
-        body: isParts(formBody)
-          ? formBody.length === 1
-            ? formBody[0]
-            : (formBody as unknown as Uint8Array)
-          : (formBody ?? encodeQueryForm(queryText)),
+        body: many ? (formBody as unknown as Uint8Array) : isParts(formBody) ? formBody[0] : (formBody ?? encodeQueryForm(queryText)),
         ...own,
       },
       exchange,
