@@ -115,7 +115,10 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     url: upstreamUrl,
     headers: config.upstreamHeaders,
     timeoutMs: config.timeoutMs,
-    ...(metrics !== undefined && { onFailure: (kind) => metrics.upstreamFailed(kind) }),
+    ...(metrics !== undefined && {
+      onFailure: (kind) => metrics.upstreamFailed(kind),
+      onRetry: (reason) => metrics.upstreamRetried(reason),
+    }),
   });
   // Issue 5: a store that ignores FROM / FROM NAMED must never get a query.
   const datasetGate = createDatasetGate(upstream, {
