@@ -5,8 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { readConfig } from '../../src/config/read-config.js';
-import { loadPolicySet } from '../../src/policy/load-policy-set.js';
-import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
+import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 import { codeBlockAfter, readDoc } from '../helpers/markdown-table.js';
 
 const page = readDoc('docs/command-line.md');
