@@ -18,7 +18,7 @@ import type { createCorsHeaders } from './cors.js';
 import { describeService } from './describe-service.js';
 import { readQueryRequest } from './read-query-request.js';
 import { translateStoreRefusal } from './translate-store-refusal.js';
-import './request-state.js';
+import { secondsSince } from './request-state.js';
 
 /** What the pipeline up to the plan gives: the caller, its grant and the plan. */
 interface Planned {
@@ -47,7 +47,7 @@ export interface QueryServices {
   /**
    * Undefined when queries may go to the store now; else a promise that resolves when they
    * may, or rejects with GuardError (a store that ignores FROM / FROM NAMED gets no query:
-   * docs/design.md#upstream). Absent: every query may go.
+   * docs/design/upstream.md). Absent: every query may go.
    */
   readonly admitQuery?: (signal: AbortLike) => Promise<void> | undefined;
   /** Records requests and queries for Prometheus; absent when metrics are off. */
@@ -166,7 +166,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     const planned = planRequest(request);
     const { grant, plan, caller } = planned instanceof Promise ? await planned : planned;
     if (clientGone.aborted) throw clientGoneError();
-    // The caller's limits (docs/design.md, "Limits per caller"). The count lasts from here
+    // The caller's limits (docs/design/policy.md, "Limits per caller"). The count lasts from here
     // until the store's answer has ended or been aborted, not until the client's response
     // closes: a client that leaves early does not free its slot while the store still works.
     const leave = options.enterConcurrency(caller.agent, grant.limits?.maxConcurrent);
@@ -225,10 +225,10 @@ async function forward(
     }
   }
   const metrics = services.metrics;
-  metrics?.guardTime(reply.elapsedTime / 1000);
+  metrics?.guardTime(secondsSince(request));
   const sent = metrics === undefined ? 0 : performance.now();
   // A client that goes away aborts the upstream request and closes its connection
-  // (docs/design.md#http); one already gone is refused here, unsent. The count ends with the exchange.
+  // (docs/design/http.md); one already gone is refused here, unsent. The count ends with the exchange.
   const answer = await services.upstream.send(plan.query, accept, clientGone, timeoutMs, plan.formParts, leave);
   metrics?.upstreamTime((performance.now() - sent) / 1000);
   // A store that refuses a query only because the grant made it large: say so, not its bare 400.
