@@ -22,10 +22,10 @@ function pages(): string[] {
       if (entry.isDirectory()) return under(path);
       return entry.name.endsWith('.md') ? [path] : [];
     });
-  return ['README.md', 'bench/README.md', ...under('docs')];
+  return ['README.md', 'bench/README.md', ...under('bench/notes'), ...under('docs')];
 }
 
-test('every relative link of the README, docs/ and bench/README.md resolves, anchors included', () => {
+test('every relative link of the README, docs/, bench/README.md and bench/notes/ resolves, anchors included', () => {
   let checked = 0;
   for (const page of pages()) {
     // Code spans and blocks hold examples, not links.
