@@ -8,8 +8,8 @@ import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedde
 import { createMetrics } from '../metrics/create-metrics.js';
 import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
 import { OWN_VERSION } from '../own-version.js';
-import type { PolicySetSources } from '../policy/load-policy-set.js';
-import { policySetSources } from '../policy/policy-set-sources.js';
+import type { PolicySetSources } from '../policy/load/load-policy-set.js';
+import { policySetSources } from '../policy/load/policy-set-sources.js';
 import { createPlanner } from '../sparql/create-planner.js';
 import { createDatasetGate } from '../upstream/check-dataset-support.js';
 import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
