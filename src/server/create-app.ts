@@ -34,6 +34,8 @@ export interface AppOptions {
   readonly ui: boolean;
   /** Default DEFAULT_CLIENT_LIMITS. */
   readonly limits?: ClientLimits;
+  /** Config `trustRequestId`: keep a front proxy's X-Request-Id (default false: every request gets its own). */
+  readonly trustRequestId?: boolean;
 }
 
 /** The pipeline steps and services the app calls: the query route's, the probes' and the log. */
@@ -89,7 +91,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   ]);
   if (options.explain) allowByPath.set(explainPath, ALLOW_QUERY);
 
-  decorateRequestState(app);
+  decorateRequestState(app, options.trustRequestId);
 
   const metrics = services.metrics;
   if (metrics !== undefined) {

@@ -119,6 +119,8 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
           method: request.method,
           path: pathOf(request.url),
           agent: request.agent ?? null,
+          requestId: request.requestId,
+          traceId: request.trace.traceId,
           status: finished || ended === undefined ? reply.statusCode : ended.status,
           durationMs: Math.round((performance.now() - request.startedAt) * 100) / 100,
           outcome,

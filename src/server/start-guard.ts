@@ -149,6 +149,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       cors: config.cors,
       ui: config.ui,
       limits: { ...config.http, sendIdleMs: config.timeoutMs },
+      trustRequestId: config.trustRequestId,
     },
     {
       identifyCaller,

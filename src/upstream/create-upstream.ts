@@ -58,6 +58,12 @@ export interface AbortLike {
   removeEventListener(type: 'abort', listener: AbortListener): void;
 }
 
+/** The W3C trace context headers of one forwarded query (https://www.w3.org/TR/trace-context/). */
+export interface TraceHeaders {
+  readonly traceparent: string;
+  readonly tracestate?: string;
+}
+
 /** A keep-alive connection pool to the store. */
 export interface Upstream {
   /**
@@ -71,6 +77,8 @@ export interface Upstream {
    * store is over: its answer arrived to the last byte, or it failed, or the guard ended it
    * (the connection to the store is then closed, or the request never left the pool); also
    * when send refuses at once because `signal` had already fired (nothing is sent then).
+   * `traceHeaders` (`traceparent`, and `tracestate` when the caller sent one) go with this
+   * request only, after the configured headers.
    */
   send(
     queryText: string,
@@ -79,6 +87,7 @@ export interface Upstream {
     timeoutMs?: number,
     formBody?: Buffer | readonly Buffer[],
     onEnd?: () => void,
+    traceHeaders?: TraceHeaders,
   ): Promise<UpstreamResponse>;
   /** Waits for requests in flight, then closes every connection. */
   close(): Promise<void>;
@@ -235,6 +244,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     tierMs?: number,
     formBody?: Buffer | readonly Buffer[],
     onEnd?: () => void,
+    traceHeaders?: TraceHeaders,
   ): Promise<UpstreamResponse> {
     // A caller already gone is never forwarded.
     if (signal.aborted) {
@@ -251,7 +261,9 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         method: 'POST',
         // A body in parts is written part by part; its length keeps it out of chunked encoding.
         // One part is a body like any other (a Content-Length given for it cost the collector).
-        headers: many ? { ...fixedHeaders, accept, 'content-length': String(lengthOf(formBody)) } : { ...fixedHeaders, accept },
+        headers: many
+          ? { ...fixedHeaders, ...traceHeaders, accept, 'content-length': String(lengthOf(formBody)) }
+          : { ...fixedHeaders, ...traceHeaders, accept },
         // undici writes any iterable of chunks (lib/core/request.js accepts util.isIterable); its
         // type declaration lists only single-chunk bodies and streams.
         body: many ? (formBody as unknown as Uint8Array) : isParts(formBody) ? formBody[0] : (formBody ?? encodeQueryForm(queryText)),
