@@ -256,10 +256,10 @@ export const CONFIG_KEYS = {
     }),
     /** Write the query text the caller sent (it may hold constants the records otherwise never carry). */
     queryText: boolean(false),
-    /** Graph IRIs written per record before the lists become a count and a digest. */
-    maxGraphs: integer(64, 0, 1_000_000, 'graph IRIs per record'),
-    /** Write every graph list in full, however long (maxGraphs then does not apply). */
-    fullGraphLists: boolean(false),
+    /** IRIs one list of a record (dataset.default, dataset.named, policies) may hold; past it a count and a digest. */
+    maxListed: integer(64, 0, 1_000_000, 'IRIs per list'),
+    /** Write every list in full, however long (maxListed then does not apply). */
+    fullLists: boolean(false),
   }),
   /** The Prometheus listener (GET /metrics); undefined = no metrics. Read after `port` and `host`. */
   metrics: optionalSection({

@@ -1,6 +1,10 @@
 // What the guard records on each request beside fastify's own: its agent and how it ended, for the request log and the metrics.
 
 import type { FastifyInstance } from 'fastify';
+import type { Caller } from '../auth/caller.js';
+import type { Grant } from '../policy/grant.js';
+import type { PolicySet } from '../policy/policy-set.js';
+import type { Plan } from '../sparql/plan.js';
 import type { GuardCode } from '../guard-error.js';
 import type { QueryOutcome } from '../metrics/create-metrics.js';
 import { headerValue } from '../header-value.js';
@@ -36,7 +40,28 @@ declare module 'fastify' {
     trace: TraceContext;
     /** The request's id: a trusted front proxy's X-Request-Id, else the guard's span id. Sent back as X-Request-Id. */
     requestId: string;
+    /** What the request asked for, once the route knows (for the audit record). */
+    operation: Operation | undefined;
+    /** The identified caller, its grant and the set that gave it, and the plan: what the audit record tells. */
+    caller: Caller | undefined;
+    grant: Grant | undefined;
+    policiesInForce: PoliciesInForce | undefined;
+    plan: Plan | undefined;
+    /** Milliseconds from sending the query to the store's response headers; undefined when nothing was sent. */
+    storeMs: number | undefined;
   }
+}
+
+/** What a request on the query or explain path asked for (its audit record's `operation`). */
+export type Operation = 'query' | 'explain' | 'service-description';
+
+/** The policy set a request was granted under: the set itself, its digest and the generation of its facts. */
+export interface PoliciesInForce {
+  readonly set: PolicySet;
+  /** sha256 of the compiled table (and of the prefix listing, after a `+`). */
+  readonly policyDigest: string;
+  /** How many loads have read the store's facts, the one of this set included (0 without fact sources). */
+  readonly factsGeneration: number;
 }
 
 /**
@@ -54,6 +79,12 @@ export function decorateRequestState(app: FastifyInstance, trustRequestId = fals
   app.decorateRequest('startedAt', 0);
   app.decorateRequest('trace', undefined as unknown as TraceContext);
   app.decorateRequest('requestId', '');
+  app.decorateRequest('operation', undefined);
+  app.decorateRequest('caller', undefined);
+  app.decorateRequest('grant', undefined);
+  app.decorateRequest('policiesInForce', undefined);
+  app.decorateRequest('plan', undefined);
+  app.decorateRequest('storeMs', undefined);
   // The first hook: every later one measures from here. fastify's reply.elapsedTime is not
   // used: it is 0 unless the app has a logger or an onResponse hook.
   app.addHook('onRequest', (request, reply, done) => {

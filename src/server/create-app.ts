@@ -12,6 +12,7 @@ import { decorateRequestState, secondsSince } from '../http/request-state.js';
 import { serveQueryPage } from '../http/serve-query-page.js';
 import { renderError } from '../http/render-error.js';
 import { translateHttpError } from '../http/translate-http-error.js';
+import type { AuditLog } from './create-audit-log.js';
 import { createConcurrencyLimiter } from './create-concurrency-limiter.js';
 import { createConnectionTracker, type ClientLimits } from './create-connection-tracker.js';
 
@@ -53,12 +54,14 @@ export interface GuardServices extends QueryServices {
   readonly upstreamProblem?: () => Promise<string | undefined>;
   /** Writes one structured log line. */
   readonly log: (entry: Readonly<Record<string, unknown>>) => void;
+  /** Writes the audit record of each request on the query and explain paths; absent when audit records are off. */
+  readonly audit?: Pick<AuditLog, 'record'>;
 }
 
 /** Creates the application (not listening); `listen` is the caller's business. */
 export function createApp(options: AppOptions, services: GuardServices): FastifyInstance {
   const limits = options.limits ?? DEFAULT_CLIENT_LIMITS;
-  const connections = createConnectionTracker(limits, services.log);
+  const connections = createConnectionTracker(limits, services.log, services.audit);
 
   const app = Fastify({
     logger: false,

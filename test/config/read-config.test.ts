@@ -108,7 +108,7 @@ describe('readConfig with a real file setting every key', () => {
       http: { headersTimeoutMs: 5000, requestTimeoutMs: 20000, idleTimeoutMs: 4000, maxConnections: 300 },
       shutdown: { drainMs: 1000, graceMs: 8000 },
       trustRequestId: true,
-      audit: { file: resolve(fixtures, 'audit/records.jsonl'), queryText: true, maxGraphs: 100, fullGraphLists: false },
+      audit: { file: resolve(fixtures, 'audit/records.jsonl'), queryText: true, maxListed: 100, fullLists: false },
       metrics: { port: 9464, host: '0.0.0.0' },
     };
     assert.deepEqual(config, expected);
@@ -235,13 +235,13 @@ describe('parseConfig defaults', () => {
     assert.deepEqual(parseConfig({ audit: { file: '-' } }, fileContext).audit, {
       file: '-',
       queryText: false,
-      maxGraphs: 64,
-      fullGraphLists: false,
+      maxListed: 64,
+      fullLists: false,
     });
     assert.equal(parseConfig({ audit: { file: 'logs/audit.jsonl' } }, fileContext).audit?.file, '/etc/guard/logs/audit.jsonl');
     rejects({ audit: {} }, [/^config audit\.file: missing/]);
     rejects({ audit: { file: ' ' } }, [/^config audit\.file: empty path/]);
-    rejects({ audit: { file: '-', maxGraphs: -1 } }, [/^config audit\.maxGraphs: expected a whole number from 0/]);
+    rejects({ audit: { file: '-', maxListed: -1 } }, [/^config audit\.maxListed: expected a whole number from 0/]);
     rejects({ audit: { file: '-', querytext: true } }, [/^config audit\.querytext: unknown key \(did you mean audit\.queryText\?\)/]);
   });
 
