@@ -2,10 +2,10 @@
 
 import type { PoliciesInForce } from '../http/request-state.js';
 import type { FactsInForce, GuardMetrics } from '../metrics/create-metrics.js';
-import { factOrigin } from '../policy/fetch-fact-source.js';
-import { fetchPolicyInputs, type PolicyInputs } from '../policy/fetch-policy-inputs.js';
-import { isPrefixListingFailure } from '../policy/list-prefix-graphs.js';
-import { reloadPolicySet, type PolicySetSources } from '../policy/load-policy-set.js';
+import { factOrigin } from '../policy/store-reads/fetch-fact-source.js';
+import { fetchPolicyInputs, type PolicyInputs } from '../policy/store-reads/fetch-policy-inputs.js';
+import { isPrefixListingFailure } from '../policy/store-reads/list-prefix-graphs.js';
+import { reloadPolicySet, type PolicySetSources } from '../policy/load/load-policy-set.js';
 import { PolicyLoadError } from '../policy/policy-load-error.js';
 import type { Upstream } from '../upstream/create-upstream.js';
 import type { LogLine } from './create-log-writer.js';
