@@ -247,7 +247,13 @@ async function forward(
   const sent = performance.now();
   // A client that goes away aborts the upstream request and closes its connection
   // (docs/design/http.md); one already gone is refused here, unsent. The count ends with the exchange.
-  const answer = await services.upstream.send(plan, { accept, signal: clientGone, timeoutMs, onEnd: leave, traceHeaders: request.trace.headers });
+  const answer = await services.upstream.send(plan, {
+    accept,
+    signal: clientGone,
+    timeoutMs,
+    onEnd: leave,
+    traceHeaders: request.trace.headers,
+  });
   const storeMs = performance.now() - sent;
   request.storeMs = storeMs;
   metrics?.upstreamTime(storeMs / 1000);
