@@ -229,7 +229,7 @@ async function forward(
   const sent = metrics === undefined ? 0 : performance.now();
   // A client that goes away aborts the upstream request and closes its connection
   // (docs/design/http.md); one already gone is refused here, unsent. The count ends with the exchange.
-  const answer = await services.upstream.send(plan.query, accept, clientGone, timeoutMs, plan.formParts, leave);
+  const answer = await services.upstream.send(plan, { accept, signal: clientGone, timeoutMs, onEnd: leave });
   metrics?.upstreamTime((performance.now() - sent) / 1000);
   // A store that refuses a query only because the grant made it large: say so, not its bare 400.
   const refusal = translateStoreRefusal(answer.status, plan);
