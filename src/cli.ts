@@ -77,9 +77,13 @@ async function serve(): Promise<number> {
   const stopRequested = new Promise<NodeJS.Signals>((resolve) => (requestStop = resolve));
   let shuttingDown = false;
   void stopRequested.then(() => (shuttingDown = true));
+  // SIGHUP reloads the policies and reopens the audit file, as nginx reopens its logs on a reload.
   process.on('SIGHUP', () => {
     if (guard === undefined) reloadAfterStart = true;
-    else void guard.reload();
+    else {
+      guard.reopenAudit();
+      void guard.reload();
+    }
   });
   process.once('SIGTERM', requestStop);
   process.once('SIGINT', requestStop);
