@@ -42,7 +42,7 @@ export interface QueryServices {
   /** Caller -> Grant under the policy set in force, or GuardError 401/403/503. */
   readonly grant: (caller: Caller) => Grant;
   /** (QueryRequest, Grant) -> Plan, or GuardError 400/403. */
-  readonly plan: (request: QueryRequest, grant: Grant) => Plan;
+  readonly plan: (request: QueryRequest, grant: Grant, caller: Caller) => Plan;
   readonly upstream: Upstream;
   /**
    * Undefined when queries may go to the store now; else a promise that resolves when they
@@ -128,7 +128,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
   const planFor = (request: FastifyRequest, queryRequest: QueryRequest, caller: Caller): Planned => {
     request.agent = caller.agent;
     const grant = services.grant(caller);
-    return { caller, grant, plan: services.plan(queryRequest, grant) };
+    return { caller, grant, plan: services.plan(queryRequest, grant, caller) };
   };
 
   // GET {path} with no query string is the endpoint itself (SPARQL 1.1 Service Description,
