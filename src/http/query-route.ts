@@ -18,7 +18,7 @@ import type { createCorsHeaders } from './cors.js';
 import { describeService } from './describe-service.js';
 import { readQueryRequest } from './read-query-request.js';
 import { translateStoreRefusal } from './translate-store-refusal.js';
-import './request-state.js';
+import { secondsSince } from './request-state.js';
 
 /** What the pipeline up to the plan gives: the caller, its grant and the plan. */
 interface Planned {
@@ -225,7 +225,7 @@ async function forward(
     }
   }
   const metrics = services.metrics;
-  metrics?.guardTime(reply.elapsedTime / 1000);
+  metrics?.guardTime(secondsSince(request));
   const sent = metrics === undefined ? 0 : performance.now();
   // A client that goes away aborts the upstream request and closes its connection
   // (docs/design.md#http); one already gone is refused here, unsent. The count ends with the exchange.

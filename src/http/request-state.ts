@@ -23,6 +23,8 @@ declare module 'fastify' {
     errorCode: GuardCode | undefined;
     /** How a request on the query path ended, for the metrics. */
     queryOutcome: QueryOutcome | undefined;
+    /** performance.now() when the request arrived: the one start of its log line, metrics and audit record. */
+    startedAt: number;
   }
 }
 
@@ -33,4 +35,16 @@ export function decorateRequestState(app: FastifyInstance): void {
   app.decorateRequest('failure', undefined);
   app.decorateRequest('errorCode', undefined);
   app.decorateRequest('queryOutcome', undefined);
+  app.decorateRequest('startedAt', 0);
+  // The first hook: every later one measures from here. fastify's reply.elapsedTime is not
+  // used: it is 0 unless the app has a logger or an onResponse hook.
+  app.addHook('onRequest', (request, _reply, done) => {
+    request.startedAt = performance.now();
+    done();
+  });
+}
+
+/** Seconds since `request` arrived. */
+export function secondsSince(request: { readonly startedAt: number }): number {
+  return (performance.now() - request.startedAt) / 1000;
 }

@@ -1,4 +1,4 @@
-// What a caller may read: the Grant type, and how it is composed from the compiled policies that apply to the caller.
+// What a caller may read: the Grant type, and how it is composed from the compiled policies that apply to the caller (on the serving thread, per request).
 
 import type { Caller } from '../auth/caller.js';
 import type { TemplateValues } from './compile-graph-template.js';

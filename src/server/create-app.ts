@@ -8,7 +8,7 @@ import { createCorsHeaders } from '../http/cors.js';
 import { headerValue } from '../header-value.js';
 import { pathOf } from '../http/path-of.js';
 import { ALLOW_QUERY, createQueryRoute, type QueryServices } from '../http/query-route.js';
-import { decorateRequestState } from '../http/request-state.js';
+import { decorateRequestState, secondsSince } from '../http/request-state.js';
 import { serveQueryPage } from '../http/serve-query-page.js';
 import { renderError } from '../http/render-error.js';
 import { translateHttpError } from '../http/translate-http-error.js';
@@ -98,7 +98,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     app.addHook('onRequest', (request, reply, done) => {
       metrics.requestStarted();
       reply.raw.once('close', () => {
-        metrics.requestEnded(request.method, request.routeOptions.url ?? '', reply.statusCode, reply.elapsedTime / 1000);
+        metrics.requestEnded(request.method, request.routeOptions.url ?? '', reply.statusCode, secondsSince(request));
         if (request.queryOutcome !== undefined) metrics.queryEnded(request.queryOutcome);
       });
       done();

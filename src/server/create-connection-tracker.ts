@@ -103,7 +103,6 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
     app.addHook('onRequest', (request, reply, done) => {
       const socket = request.raw.socket;
       const bytesBefore = socket.bytesWritten;
-      const started = performance.now();
       current.set(socket, reply);
       reply.raw.once('close', () => {
         if (current.get(socket) === reply) current.delete(socket);
@@ -121,7 +120,7 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
           path: pathOf(request.url),
           agent: request.agent ?? null,
           status: finished || ended === undefined ? reply.statusCode : ended.status,
-          durationMs: Math.round((performance.now() - started) * 100) / 100,
+          durationMs: Math.round((performance.now() - request.startedAt) * 100) / 100,
           outcome,
           bytes: socket.bytesWritten - bytesBefore,
           ...(code !== undefined && { code }),

@@ -8,8 +8,8 @@ import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedde
 import { createMetrics } from '../metrics/create-metrics.js';
 import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
 import { OWN_VERSION } from '../own-version.js';
-import type { PolicySetSources } from '../policy/load-policy-set.js';
-import { policySetSources } from '../policy/policy-set-sources.js';
+import type { PolicySetSources } from '../policy/load/load-policy-set.js';
+import { policySetSources } from '../policy/load/policy-set-sources.js';
 import { createPlanner } from '../sparql/create-planner.js';
 import { createDatasetGate } from '../upstream/check-dataset-support.js';
 import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
@@ -115,7 +115,10 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     url: upstreamUrl,
     headers: config.upstreamHeaders,
     timeoutMs: config.timeoutMs,
-    ...(metrics !== undefined && { onFailure: (kind) => metrics.upstreamFailed(kind) }),
+    ...(metrics !== undefined && {
+      onFailure: (kind) => metrics.upstreamFailed(kind),
+      onRetry: (reason) => metrics.upstreamRetried(reason),
+    }),
   });
   // Issue 5: a store that ignores FROM / FROM NAMED must never get a query.
   const datasetGate = createDatasetGate(upstream, {

@@ -474,3 +474,204 @@ describe('createUpstream: length and whole answers', () => {
     await assert.rejects(readAll(res.body), (e: unknown) => e instanceof GuardError && e.message === 'upstream closed the connection');
   });
 });
+
+describe('createUpstream: a connection the store dropped unanswered is tried once more', () => {
+  /** An upstream whose retries are counted by reason. */
+  function counted(url: string, timeoutMs = 2000) {
+    const retries: string[] = [];
+    const failures: string[] = [];
+    const u = createUpstream({
+      url,
+      headers: {},
+      timeoutMs,
+      onRetry: (reason) => retries.push(reason),
+      onFailure: (kind) => failures.push(kind),
+    });
+    upstreams.push(u);
+    return { u, retries, failures };
+  }
+
+  test('a reset before any byte of the answer: sent once more, on a fresh connection, and answered', async () => {
+    const sockets: unknown[] = [];
+    let queries = 0;
+    const base = await serve(async (req, res) => {
+      await readBody(req);
+      queries += 1;
+      sockets.push(req.socket);
+      // A TCP reset (RST), not a close.
+      if (queries === 1) return void req.socket.resetAndDestroy();
+      res.end('ok');
+    });
+    const { u, retries, failures } = counted(base);
+    assert.equal(await readAll((await u.send('ASK {}', 'text/csv', new AbortController().signal)).body), 'ok');
+    assert.equal(queries, 2);
+    assert.ok(sockets[0] !== sockets[1]);
+    assert.deepEqual(retries, ['reset']);
+    assert.deepEqual(failures, []);
+  });
+
+  test('a pooled connection the store closed as the query arrived: retried on a new connection, never on another pooled one', async () => {
+    const seen: unknown[] = [];
+    let queries = 0;
+    const base = await serve(async (req, res) => {
+      await readBody(req);
+      queries += 1;
+      seen.push(req.socket);
+      // The second query arrives on the kept-alive connection of the first, and finds it closed.
+      if (queries === 2) return void req.socket.end();
+      res.end('ok');
+    });
+    const { u, retries } = counted(base);
+    assert.equal(await readAll((await u.send('ASK {}', 'text/csv', new AbortController().signal)).body), 'ok');
+    // The first connection is back in the pool, idle.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(await readAll((await u.send('ASK {}', 'text/csv', new AbortController().signal)).body), 'ok');
+    assert.equal(queries, 3);
+    assert.ok(seen[0] === seen[1], 'the second query went on the pooled connection');
+    assert.ok(seen[2] !== seen[1]);
+    assert.deepEqual(retries, ['closed']);
+  });
+
+  test('never more than once: a store that drops every query gives 502 after two tries', async () => {
+    let queries = 0;
+    const base = await serve(async (req) => {
+      await readBody(req);
+      queries += 1;
+      req.socket.destroy();
+    });
+    const { u, retries, failures } = counted(base);
+    await assert.rejects(
+      u.send('ASK {}', 'text/csv', new AbortController().signal),
+      (e: unknown) => e instanceof UpstreamError && e.kind === 'reset' && e.message === 'upstream reset the connection before answering',
+    );
+    assert.equal(queries, 2);
+    assert.equal(retries.length, 1);
+    assert.deepEqual(failures, ['reset']);
+  });
+
+  test('never after a byte of the answer: a status line then a reset is not sent again', async () => {
+    let queries = 0;
+    const base = await serve(async (req) => {
+      await readBody(req);
+      queries += 1;
+      req.socket.write('HTTP/1.1 200 OK\r\n', () => setTimeout(() => req.socket.destroy(), 20));
+    });
+    const { u, retries } = counted(base);
+    await assert.rejects(
+      u.send('ASK {}', 'text/csv', new AbortController().signal),
+      (e: unknown) => e instanceof UpstreamError && e.status === 502,
+    );
+    assert.equal(queries, 1);
+    assert.deepEqual(retries, []);
+  });
+
+  test('never after the answer began: a reset mid-body cuts the stream, nothing is sent again', async () => {
+    let queries = 0;
+    const base = await serve(async (req, res) => {
+      await readBody(req);
+      queries += 1;
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.write('partial\r\n', () => setTimeout(() => req.socket.destroy(), 20));
+    });
+    const { u, retries } = counted(base);
+    const res = await u.send('SELECT', 'text/csv', new AbortController().signal);
+    await assert.rejects(readAll(res.body), (e: unknown) => e instanceof UpstreamError && e.kind === 'cut');
+    assert.equal(queries, 1);
+    assert.deepEqual(retries, []);
+  });
+
+  test('a refused connection is not retried, and fails at once', async () => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const port = (probe.address() as AddressInfo).port;
+    probe.close();
+    await once(probe, 'close');
+    const { u, retries } = counted(`http://127.0.0.1:${port}/sparql`, 5000);
+    const started = performance.now();
+    await assert.rejects(
+      u.send('ASK {}', 'text/csv', new AbortController().signal),
+      (e: unknown) => e instanceof UpstreamError && e.kind === 'refused',
+    );
+    assert.ok(performance.now() - started < 5000);
+    assert.deepEqual(retries, []);
+  });
+
+  test('a store that takes the query and never answers is not retried: 502 at the deadline', async () => {
+    let queries = 0;
+    const base = await serve((req) => {
+      req.resume();
+      queries += 1;
+    });
+    const { u, retries } = counted(base, 300);
+    await assert.rejects(
+      u.send('ASK {}', 'text/csv', new AbortController().signal),
+      (e: unknown) => e instanceof UpstreamError && e.kind === 'timeout',
+    );
+    assert.equal(queries, 1);
+    assert.deepEqual(retries, []);
+  });
+
+  test('the deadline bounds both tries together', async () => {
+    let queries = 0;
+    const base = await serve(async (req) => {
+      await readBody(req);
+      queries += 1;
+      // The first is dropped after 200 ms, the second never answered.
+      if (queries === 1) setTimeout(() => req.socket.destroy(), 200);
+    });
+    const { u } = counted(base, 500);
+    const started = performance.now();
+    await assert.rejects(
+      u.send('ASK {}', 'text/csv', new AbortController().signal),
+      (e: unknown) => e instanceof UpstreamError && e.kind === 'timeout',
+    );
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed >= 450 && elapsed < 900, `${elapsed} ms`);
+    assert.equal(queries, 2);
+  });
+
+  test('a caller gone while the query is retried ends the retry', async () => {
+    let queries = 0;
+    let closedSecond: Promise<unknown> | undefined;
+    const base = await serve(async (req) => {
+      await readBody(req);
+      queries += 1;
+      if (queries === 1) return void req.socket.destroy();
+      closedSecond = once(req.socket, 'close');
+    });
+    const controller = new AbortController();
+    const { u } = counted(base);
+    const sent = u.send('ASK {}', 'text/csv', controller.signal);
+    while (queries < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort();
+    await assert.rejects(sent, (e: unknown) => e instanceof UpstreamError && e.kind === 'aborted');
+    await closedSecond;
+  });
+});
+
+describe('createUpstream: idle connections are dropped before the store drops them', () => {
+  test("a store's Keep-Alive: timeout= hint shortens the pool's idle time (hint less a 2 s margin)", async () => {
+    const sockets = new Set<unknown>();
+    const base = await serve((req, res) => {
+      sockets.add(req.socket);
+      req.resume();
+      res.end('ok');
+    });
+    // Node's server announces its idle time: `Keep-Alive: timeout=3`.
+    servers.at(-1)!.keepAliveTimeout = 3_000;
+    const retries: string[] = [];
+    const u = createUpstream({ url: base, headers: {}, timeoutMs: 2000, onRetry: (reason) => retries.push(reason) });
+    upstreams.push(u);
+    const ask = async () => assert.equal(await readAll((await u.send('ASK {}', 'text/csv', new AbortController().signal)).body), 'ok');
+    await ask();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await ask();
+    assert.equal(sockets.size, 1, 'reused within the idle time');
+    // 1.3 s idle: past the guard's 1 s (3 s less the margin), within the store's 3 s.
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    await ask();
+    assert.equal(sockets.size, 2, 'the guard dropped the idle connection before the store would have');
+    assert.deepEqual(retries, []);
+  });
+});

@@ -1,8 +1,8 @@
-// Names the files one policy load reads, from the configuration: the same list for serve, reload, check and explain.
+// Names the files one policy load reads, from the configuration: the same list for serve, reload, check and explain (on the serving thread).
 
-import type { FactSourceConfig } from '../config/read-config.js';
+import type { FactSourceConfig } from '../../config/read-config.js';
 import type { PolicySetSources } from './load-policy-set.js';
-import { shippedRuleFiles } from './shipped-rule-files.js';
+import { shippedRuleFiles } from '../rules/shipped-rule-files.js';
 
 /**
  * The policy files in order of listing, the rule files (the shipped `rules/*.n3` first, then

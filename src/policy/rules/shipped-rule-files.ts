@@ -1,8 +1,8 @@
-// Locates the rule files that ship with sparql-guard (rules/*.n3 at the repository root).
+// Locates the rule files that ship with sparql-guard, rules/*.n3 at the repository root (on any thread).
 
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../package-root.js';
+import { packageRoot } from '../../package-root.js';
 
 /** Absolute paths of `rules/*.n3` at the package root (not `rules/examples/`), sorted by name. */
 export function shippedRuleFiles(): string[] {

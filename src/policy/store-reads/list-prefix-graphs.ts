@@ -1,8 +1,8 @@
-// Lists the store's graphs under each guard:readGraphPrefix of the policies, at load time, bounded.
+// Lists the store's graphs under each guard:readGraphPrefix of the policies, at load time, bounded (on the serving thread).
 
-import { graphPrefixProblem, iriSpliceProblem } from '../iri.js';
-import { isReservedIri } from '../vocabulary.js';
-import { policyLoadError, type PolicyLoadError } from './policy-load-error.js';
+import { graphPrefixProblem, iriSpliceProblem } from '../../iri.js';
+import { isReservedIri } from '../../vocabulary.js';
+import { policyLoadError, type PolicyLoadError } from '../policy-load-error.js';
 
 /**
  * A query of the guard's own sent to its upstream store (with `upstreamHeaders`, never through

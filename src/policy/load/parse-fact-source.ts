@@ -1,10 +1,10 @@
-// Parses one fact source's answer into triples and checks what a source may say, on the policy worker.
+// Parses one fact source's answer into triples and checks what a source may say (on the policy worker).
 
 import { Parser, type Quad, type Term } from 'n3';
-import { isAbsoluteIri } from '../iri.js';
-import { guard, isReservedIri, RDF_TYPE } from '../vocabulary.js';
-import { factOrigin } from './fetch-fact-source.js';
-import { policyLoadError } from './policy-load-error.js';
+import { isAbsoluteIri } from '../../iri.js';
+import { guard, isReservedIri, RDF_TYPE } from '../../vocabulary.js';
+import { factOrigin } from '../store-reads/fetch-fact-source.js';
+import { policyLoadError } from '../policy-load-error.js';
 import { describe } from './read-policy-files.js';
 
 /** One source's answer and its bounds, as the policy worker gets it. */

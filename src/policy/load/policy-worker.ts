@@ -1,4 +1,4 @@
-// Worker thread entry: reads the policy files and runs the rules off the main thread, so the proxy keeps serving during a (re)load.
+// The policy worker's entry: reads the policy files and runs the rules off the serving thread, so the proxy keeps serving during a (re)load.
 
 import { createHash } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
@@ -7,11 +7,11 @@ import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { attachDerivations, type AttachedPolicies } from './attach-derivations.js';
 import type { FactInput } from './parse-fact-source.js';
-import { PolicyLoadError } from './policy-load-error.js';
+import { PolicyLoadError } from '../policy-load-error.js';
 import { readPolicyFiles } from './read-policy-files.js';
-import { shippedRuleFiles } from './shipped-rule-files.js';
-import { warnAboutRules } from './warn-about-rules.js';
-import { reasonOverPolicies, warmEye, type EngineChoice, type EngineRun, type RuleFileRun } from './reason-over-policies.js';
+import { shippedRuleFiles } from '../rules/shipped-rule-files.js';
+import { warnAboutRules } from '../rules/warn-about-rules.js';
+import { reasonOverPolicies, warmEye, type EngineChoice, type EngineRun, type RuleFileRun } from '../rules/reason-over-policies.js';
 
 /** A load request from `loadPolicySet`. */
 export interface WorkerJob {

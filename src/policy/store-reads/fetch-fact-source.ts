@@ -1,9 +1,9 @@
-// Runs one fact source's CONSTRUCT against the store and keeps its answer, unparsed, for the policy worker.
+// Runs one fact source's CONSTRUCT against the store and keeps its answer, unparsed, for the policy worker (on the serving thread).
 
-import type { FactSourceConfig } from '../config/read-config.js';
-import type { Upstream } from '../upstream/create-upstream.js';
-import { readStoreAnswer } from '../upstream/read-store-answer.js';
-import { PolicyLoadError } from './policy-load-error.js';
+import type { FactSourceConfig } from '../../config/read-config.js';
+import type { Upstream } from '../../upstream/create-upstream.js';
+import { readStoreAnswer } from '../../upstream/read-store-answer.js';
+import { PolicyLoadError } from '../policy-load-error.js';
 
 /** One source's answer as the store sent it; parsed and checked on the policy worker (parseFactSource). */
 export interface FetchedFacts {

@@ -1,9 +1,9 @@
-// Reads the operator's rules against the policy data and says which ones will not do what they seem to (warnings of `check`).
+// Reads the operator's rules against the policy data and says which ones will not do what they seem to, the warnings of `check` (on the policy worker).
 
 import type { Quad, Term } from 'n3';
 import { isBuiltIn, type HornRule, type RuleReading } from './classify-rules.js';
-import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../vocabulary.js';
-import { iriSpliceProblem } from '../iri.js';
+import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../../vocabulary.js';
+import { iriSpliceProblem } from '../../iri.js';
 
 /** Predicates whose triples grow with the number of policies. */
 const POLICY_SIZED = new Set<string>([

@@ -1,8 +1,8 @@
-// What a policy load reads from the store, besides the files: every fact source's answer.
+// What a policy load reads from the store, besides the files: every fact source's answer (on the serving thread).
 
-import type { Upstream } from '../upstream/create-upstream.js';
+import type { Upstream } from '../../upstream/create-upstream.js';
 import { fetchFactSource, type FetchedFacts } from './fetch-fact-source.js';
-import type { PolicySetSources } from './load-policy-set.js';
+import type { PolicySetSources } from '../load/load-policy-set.js';
 
 /** The store's part of one load's input, in the order of config `facts`. */
 export interface PolicyInputs {

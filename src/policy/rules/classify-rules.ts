@@ -1,7 +1,7 @@
-// Reads one rule file and decides whether the forward chainer computes exactly what EYE would for it (docs/design.md, "Two engines").
+// Reads one rule file and decides whether the forward chainer computes exactly what EYE would for it, docs/design.md "Two engines" (on the policy worker, and on the command line's thread for `check --why`).
 
 import { Parser, type Quad, type Term } from 'n3';
-import { XSD_STRING } from '../vocabulary.js';
+import { XSD_STRING } from '../../vocabulary.js';
 
 /** One Horn rule, as forwardChain takes it; `<=` rules arrive turned around by N3.js. */
 export interface HornRule {

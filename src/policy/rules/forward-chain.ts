@@ -1,8 +1,8 @@
-// Computes the closure of Horn rules over triples by semi-naive forward chaining on interned term numbers.
+// Computes the closure of Horn rules over triples by semi-naive forward chaining on interned term numbers (on the policy worker, and on the command line's thread for `check --why`).
 
 import { DataFactory, type Quad, type Term } from 'n3';
 import type { HornRule } from './classify-rules.js';
-import { skolemIri } from '../vocabulary.js';
+import { skolemIri } from '../../vocabulary.js';
 
 /** A term of the closure: blank nodes of the input are already the reserved IRIs skolemIri makes. */
 export type ClosureTerm = Quad['subject'] | Quad['object'];

@@ -1,15 +1,15 @@
-// Runs the N3 rules over the policy triples, in the forward chainer or EYE per rule file, and returns the derived targeting triples.
+// Runs the N3 rules over the policy triples, in the forward chainer or EYE per rule file, and returns the derived targeting triples (on the policy worker).
 
 import { readFile } from 'node:fs/promises';
 import { queryOnce, SwiplEye } from 'eyereasoner';
 import { Parser, type Quad } from 'n3';
 import { classifyRules, derivedPredicates, premisePredicates, type HornRule, type RuleReading } from './classify-rules.js';
-import { GUARD, guard } from '../vocabulary.js';
-import { policyLoadError } from './policy-load-error.js';
+import { GUARD, guard } from '../../vocabulary.js';
+import { policyLoadError } from '../policy-load-error.js';
 import { forwardChain, type Closure } from './forward-chain.js';
-import { derivedTriples, type DerivedTriples } from './attach-derivations.js';
+import { derivedTriples, type DerivedTriples } from '../load/attach-derivations.js';
 import { writeN3p } from './write-n3p.js';
-import { checkVocabulary } from './check-vocabulary.js';
+import { checkVocabulary } from '../check-vocabulary.js';
 
 /** The engine that ran a rule file: the forward chainer with copy rules only, the forward chainer (forwardChain), or EYE. */
 export type Engine = 'copy' | 'chain' | 'eye';

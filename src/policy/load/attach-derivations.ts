@@ -1,13 +1,13 @@
-// Validates what the rules derived and attaches it to the declared policies.
+// Validates what the rules derived and attaches it to the declared policies (on the policy worker).
 
 import { DataFactory, type BlankNode, type Quad } from 'n3';
-import { GUARD, guard, isReservedIri, isSkolemIri, XSD_STRING } from '../vocabulary.js';
-import { findAgentIriProblem, iriSpliceProblem } from '../iri.js';
-import { policyLoadError } from './policy-load-error.js';
-import type { PolicyLimits, Principal } from './policy-set.js';
-import { indexPrincipals, type PrincipalIndex } from './principal-index.js';
+import { GUARD, guard, isReservedIri, isSkolemIri, XSD_STRING } from '../../vocabulary.js';
+import { findAgentIriProblem, iriSpliceProblem } from '../../iri.js';
+import { policyLoadError } from '../policy-load-error.js';
+import type { PolicyLimits, Principal } from '../policy-set.js';
+import { indexPrincipals, type PrincipalIndex } from '../principal-index.js';
 import { describe, type PolicyDocument } from './read-policy-files.js';
-import type { ClosureTerm } from './forward-chain.js';
+import type { ClosureTerm } from '../rules/forward-chain.js';
 
 /**
  * Turns the derived `guard:appliesTo` / `guard:grantsGraph` triples into one

@@ -1,15 +1,15 @@
-// Explains one caller's grant for an operator: per graph, the policies that give it and the facts and rules behind each.
+// Explains one caller's grant for an operator, `check --why`: per graph, the policies that give it and the facts and rules behind each (on the command line's thread).
 
 import { readFile } from 'node:fs/promises';
 import { DataFactory, type Quad, type Term } from 'n3';
-import type { Caller } from '../auth/caller.js';
-import { GUARD, guard, isSkolemIri, skolemIri, XSD_STRING } from '../vocabulary.js';
-import { principalKey } from './attach-derivations.js';
-import { classifyRules, type HornRule } from './classify-rules.js';
-import { forwardChain, type Closure } from './forward-chain.js';
-import { grantFor } from './grant.js';
-import { policyLoadError } from './policy-load-error.js';
-import type { CompiledPolicy, PolicySet, Principal } from './policy-set.js';
+import type { Caller } from '../../auth/caller.js';
+import { GUARD, guard, isSkolemIri, skolemIri, XSD_STRING } from '../../vocabulary.js';
+import { principalKey } from '../load/attach-derivations.js';
+import { classifyRules, type HornRule } from '../rules/classify-rules.js';
+import { forwardChain, type Closure } from '../rules/forward-chain.js';
+import { grantFor } from '../grant.js';
+import { policyLoadError } from '../policy-load-error.js';
+import type { CompiledPolicy, PolicySet, Principal } from '../policy-set.js';
 
 /** Triples that entered a load from one place: a policy file (its path), a rule file's facts, or a fact source. */
 export interface FactGroup {

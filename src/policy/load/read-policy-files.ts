@@ -1,16 +1,16 @@
-// Reads, parses and validates the policy Turtle files: the part of a load that needs no rules.
+// Reads, parses and validates the policy Turtle files: the part of a load that needs no rules (on the policy worker).
 
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { Parser, type Quad, type Term } from 'n3';
-import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../vocabulary.js';
-import { graphPrefixProblem, iriSpliceProblem } from '../iri.js';
-import { compileGraphTemplate } from './compile-graph-template.js';
-import { policyLoadError } from './policy-load-error.js';
-import { checkVocabulary } from './check-vocabulary.js';
-import type { PolicyLimits } from './policy-set.js';
-import { MAX_TIMER_MS } from '../max-timer-ms.js';
-import { factOrigin } from './fetch-fact-source.js';
+import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../../vocabulary.js';
+import { graphPrefixProblem, iriSpliceProblem } from '../../iri.js';
+import { compileGraphTemplate } from '../compile-graph-template.js';
+import { policyLoadError } from '../policy-load-error.js';
+import { checkVocabulary } from '../check-vocabulary.js';
+import type { PolicyLimits } from '../policy-set.js';
+import { MAX_TIMER_MS } from '../../max-timer-ms.js';
+import { factOrigin } from '../store-reads/fetch-fact-source.js';
 import { parseFactSource, type FactInput } from './parse-fact-source.js';
 
 /** One declared policy as written in the Turtle, before the rules run. */

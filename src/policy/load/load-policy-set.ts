@@ -1,15 +1,15 @@
-// Loads the policy files and rules into a frozen PolicySet, with the heavy work on a worker thread.
+// Loads the policy files and rules into a frozen PolicySet (on the serving thread, which hands the heavy work to the policy worker).
 
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import type { FactSourceConfig } from '../config/read-config.js';
+import type { FactSourceConfig } from '../../config/read-config.js';
 import { compilePolicySet, type LoadStats } from './compile-policy-set.js';
-import { NO_POLICY_INPUTS, type PolicyInputs } from './fetch-policy-inputs.js';
-import { DEFAULT_MAX_PREFIX_GRAPHS, listPrefixGraphs, type PrefixListing, type StoreQuery } from './list-prefix-graphs.js';
-import { PolicyLoadError } from './policy-load-error.js';
-import type { PolicySet } from './policy-set.js';
+import { NO_POLICY_INPUTS, type PolicyInputs } from '../store-reads/fetch-policy-inputs.js';
+import { DEFAULT_MAX_PREFIX_GRAPHS, listPrefixGraphs, type PrefixListing, type StoreQuery } from '../store-reads/list-prefix-graphs.js';
+import { PolicyLoadError } from '../policy-load-error.js';
+import type { PolicySet } from '../policy-set.js';
 import type { WorkerJob, WorkerReply } from './policy-worker.js';
-import type { EngineChoice } from './reason-over-policies.js';
+import type { EngineChoice } from '../rules/reason-over-policies.js';
 
 /** Absolute paths of the files one load reads. */
 export interface PolicySetSources {

@@ -1,11 +1,11 @@
-// Compiles the validated policies into the frozen look-up table that grantFor reads.
+// Compiles the worker's validated policies into the frozen look-up table that grantFor reads (on the serving thread).
 
-import { createPacer } from '../create-pacer.js';
+import { createPacer } from '../../create-pacer.js';
 import { principalKey, PRINCIPAL_KINDS, type AttachedPolicies } from './attach-derivations.js';
-import { findPrincipal, principalName, type PrincipalIndex } from './principal-index.js';
-import { compileGraphTemplate, type GraphTemplate } from './compile-graph-template.js';
-import { composeGrant, mergeInOrder } from './grant.js';
-import type { EngineRun, RuleFileRun } from './reason-over-policies.js';
+import { findPrincipal, principalName, type PrincipalIndex } from '../principal-index.js';
+import { compileGraphTemplate, type GraphTemplate } from '../compile-graph-template.js';
+import { composeGrant, mergeInOrder } from '../grant.js';
+import type { EngineRun, RuleFileRun } from '../rules/reason-over-policies.js';
 import type {
   CompiledPolicy,
   PoliciesByName,
@@ -15,7 +15,7 @@ import type {
   Principal,
   PrincipalEntry,
   PrincipalListing,
-} from './policy-set.js';
+} from '../policy-set.js';
 
 /** What a load cost, for logs and the benchmark. */
 export interface LoadStats {

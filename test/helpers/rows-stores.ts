@@ -1,0 +1,202 @@
+// The rows fixtures in front of every store under test: the data written under graph names of the run into each lab store, a guard over the rows policies, and its callers.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe } from 'node:test';
+import oxigraph from 'oxigraph';
+import { storesUnderTest, type StoreUnderTest } from './rig-stores.js';
+import { sha256, startTestGuard, type TestGuard } from './start-test-guard.js';
+import { startTestIssuer, type TestIssuer } from './start-test-issuer.js';
+
+export const ROWS_FIXTURES = resolve('test/fixtures/security/rows');
+export const ROWS_EX = 'http://example.org/rows#';
+export const AGENTS = 'http://example.org/agents/';
+/** The graph base the fixture files are written with. */
+const FIXTURE_BASE = 'http://example.org/rows/';
+
+/** The API-key callers of the rows policies (policies.ttl names what each sees). */
+export const ROWS_CALLERS = {
+  alice: { agent: `${AGENTS}alice`, groups: [] },
+  pub: { agent: `${AGENTS}pub`, groups: ['public'] },
+  bob: { agent: `${AGENTS}bob`, groups: ['staff', 'team-b'] },
+  cat: { agent: `${AGENTS}cat`, groups: ['contractor'] },
+  dan: { agent: `${AGENTS}dan`, groups: [] },
+  erin: { agent: `${AGENTS}erin`, groups: [] },
+  keeperMain: { agent: `${AGENTS}keeper-main`, groups: ['keeper-main'] },
+  keeperBoth: { agent: `${AGENTS}keeper-both`, groups: ['keeper-both'] },
+} as const;
+export type RowsCallerName = keyof typeof ROWS_CALLERS;
+
+export const keyOf = (name: RowsCallerName): string => `rows-key-${name}-0123456789abcdef`;
+
+/** The rows data and policies with the graphs under `base`, and the graph names. */
+export interface RowsFixture {
+  readonly data: string;
+  readonly policies: string;
+  readonly graphs: { readonly main: string; readonly second: string; readonly members: string; readonly orgs: string };
+}
+
+/** The fixture files with their graph names moved under `base` (a run's own names in a shared lab store). */
+export function rowsFixture(base = FIXTURE_BASE): RowsFixture {
+  const read = (file: string): string => readFileSync(join(ROWS_FIXTURES, file), 'utf8').replaceAll(FIXTURE_BASE, base);
+  return {
+    data: read('data.trig'),
+    policies: read('policies.ttl'),
+    graphs: { main: `${base}main`, second: `${base}second`, members: `${base}members`, orgs: `${base}orgs` },
+  };
+}
+
+/** The update endpoint of a lab store, by the variable up.sh writes; undefined for Virtuoso (its SQL port) and the embedded store. */
+function updateUrlOf(store: StoreUnderTest): string | undefined {
+  const variable = {
+    oxigraph: 'RIG_OXIGRAPH_UPDATE',
+    jena: 'RIG_JENA_UPDATE',
+    'jena-arq': 'RIG_JENA_ARQ_UPDATE',
+    'jena-mem': 'RIG_JENA_MEM_UPDATE',
+    'jena-union': 'RIG_JENA_UNION_UPDATE',
+  }[store.name];
+  return variable === undefined ? undefined : process.env[variable] || undefined;
+}
+
+/** Runs a SPARQL Update on a lab store: over HTTP, or through isql for Virtuoso (the lab takes no update on its /sparql). */
+export async function updateLabStore(store: StoreUnderTest, text: string): Promise<void> {
+  const url = updateUrlOf(store);
+  if (url !== undefined) {
+    const send = () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/sparql-update' }, body: text });
+    const response = await send().catch(send);
+    assert.ok(response.status < 300, `update on ${store.name}: ${response.status} ${await response.text()}`);
+    return;
+  }
+  assert.equal(store.name, 'virtuoso', `no update endpoint for ${store.name}`);
+  const port = Number(new URL(store.queryUrl ?? '').port) + 10;
+  const isql = spawn('isql-vt', [`127.0.0.1:${port}`, 'dba', 'dba'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  isql.stdout.on('data', (chunk: Buffer) => (output += String(chunk)));
+  isql.stderr.on('data', (chunk: Buffer) => (output += String(chunk)));
+  isql.stdin.end(`SPARQL ${text.replaceAll('\n', ' ')};\n`);
+  const [code] = (await once(isql, 'exit')) as [number];
+  assert.ok(
+    code === 0 && !/\*\*\* Error/.test(output),
+    `update through isql: ${output.split('\n').find((line) => line.includes('Error')) ?? code}`,
+  );
+}
+
+/** The INSERT DATA of a TriG text, graph by graph (blank nodes keep one label across graphs, as in the file). */
+export function insertDataOf(trig: string): string {
+  const store = new oxigraph.Store();
+  store.load(trig, { format: 'application/trig' });
+  const graphs = [...new Set(store.match(null, null, null, null).map((quad) => quad.graph.value))];
+  const blocks = graphs.map(
+    (graph) => `GRAPH <${graph}> { ${store.dump({ format: 'application/n-triples', from_graph_name: oxigraph.namedNode(graph) })} }`,
+  );
+  return `INSERT DATA { ${blocks.join('\n')} }`;
+}
+
+/** A guard over the rows policies in front of one store, with the callers' credentials. */
+export interface RowsGuard {
+  readonly test: TestGuard;
+  readonly endpoint: string;
+  readonly fixture: RowsFixture;
+  readonly store: StoreUnderTest;
+  /** Signs a JWT of the regional caller (group regional) with these claims beside sub. */
+  token(claims: Readonly<Record<string, unknown>>): Promise<string>;
+}
+
+/** Starts a guard over `fixture`'s policies in front of `store` (the data already there), API keys and JWT callers configured. */
+export async function startRowsGuard(
+  store: StoreUnderTest,
+  fixture: RowsFixture,
+  issuer: TestIssuer,
+  config: Record<string, unknown> = {},
+): Promise<{ guard: TestGuard; cleanup: () => void }> {
+  const folder = mkdtempSync(join(tmpdir(), 'rows-fixture-'));
+  writeFileSync(join(folder, 'policies.ttl'), fixture.policies);
+  writeFileSync(join(folder, 'data.trig'), fixture.data);
+  const guard = await startTestGuard({
+    policies: [join(folder, 'policies.ttl')],
+    explain: true,
+    auth: {
+      apiKeys: Object.entries(ROWS_CALLERS).map(([name, caller]) => ({
+        agent: caller.agent,
+        groups: [...caller.groups],
+        sha256: sha256(keyOf(name as RowsCallerName)),
+      })),
+      jwt: { issuer: issuer.issuer, audience: issuer.audience, jwksUri: issuer.jwksUri, agentPrefix: AGENTS, groupsClaim: 'groups' },
+    },
+    ...(store.queryUrl === undefined
+      ? { embedded: { data: [join(folder, 'data.trig')] } }
+      : { upstream: store.queryUrl, embedded: undefined }),
+    ...config,
+  });
+  return { guard, cleanup: () => rmSync(folder, { recursive: true, force: true }) };
+}
+
+/**
+ * Declares `suite` once per store under test (the embedded store, then each lab store that is up):
+ * the rows data written into the lab store under graph names of this run (removed afterwards), a
+ * guard over the rows policies in front of it.
+ */
+export function describeRowsOnEveryStore(
+  title: string,
+  suite: (rows: () => RowsGuard, store: StoreUnderTest) => void,
+  config: Record<string, unknown> = {},
+): void {
+  for (const store of storesUnderTest()) {
+    describe(`${title} [${store.name}]`, () => {
+      let running: RowsGuard | undefined;
+      let teardown: (() => Promise<void>) | undefined;
+      before(async () => {
+        const base = store.queryUrl === undefined ? FIXTURE_BASE : `http://example.org/rows-${process.pid}-${Date.now()}/`;
+        const fixture = rowsFixture(base);
+        if (store.queryUrl !== undefined) await updateLabStore(store, insertDataOf(fixture.data));
+        const issuer = await startTestIssuer();
+        const { guard, cleanup } = await startRowsGuard(store, fixture, issuer, config);
+        running = {
+          test: guard,
+          endpoint: guard.endpoint,
+          fixture,
+          store,
+          token: (claims) => issuer.sign({ claims: { sub: 'jo', groups: ['regional'], ...claims } }),
+        };
+        teardown = async () => {
+          await guard.close();
+          await issuer.close();
+          cleanup();
+          if (store.queryUrl !== undefined)
+            for (const graph of Object.values(fixture.graphs)) await updateLabStore(store, `DROP SILENT GRAPH <${graph}>`);
+        };
+      });
+      after(async () => {
+        await teardown?.();
+      });
+      suite(() => {
+        assert.ok(running, 'guard started');
+        return running;
+      }, store);
+    });
+  }
+}
+
+/** One request through the guard as a rows caller (API key name, a JWT, or anonymous); the raw answer. */
+export async function askRows(
+  endpoint: string,
+  query: string,
+  caller: RowsCallerName | { readonly token: string } | undefined,
+  accept = 'application/sparql-results+json, application/n-triples;q=0.9',
+): Promise<{ readonly status: number; readonly body: string }> {
+  const credential = caller === undefined ? undefined : typeof caller === 'string' ? keyOf(caller) : caller.token;
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept,
+      ...(credential === undefined ? {} : { authorization: `Bearer ${credential}` }),
+    },
+    body: new URLSearchParams({ query }),
+  });
+  return { status: response.status, body: await response.text() };
+}
