@@ -111,7 +111,8 @@ export function composeGrant(policies: readonly CompiledPolicy[], values?: Templ
     }
     for (const graph of own) {
       if (policy.readPaths !== undefined || policy.rowRule !== undefined || restricting.has(graph)) {
-        const list = restricting.get(graph) ?? policies.filter((earlier) => earlier.order < policy.order && grantsGraph(earlier, graph, values));
+        const list =
+          restricting.get(graph) ?? policies.filter((earlier) => earlier.order < policy.order && grantsGraph(earlier, graph, values));
         list.push(policy);
         restricting.set(graph, list);
       }
@@ -174,7 +175,8 @@ function mergeColumns(a: Columns | undefined, b: Columns): Columns {
 
 /** True when every predicate `inner` shows, `outer` shows too. */
 function covers(outer: Columns, inner: Columns): boolean {
-  if (!outer.allow) return inner.allow ? [...inner.set].every((path) => !outer.set.has(path)) : [...outer.set].every((path) => inner.set.has(path));
+  if (!outer.allow)
+    return inner.allow ? [...inner.set].every((path) => !outer.set.has(path)) : [...outer.set].every((path) => inner.set.has(path));
   return inner.allow && [...inner.set].every((path) => outer.set.has(path));
 }
 
@@ -190,6 +192,53 @@ function viewOf(list: readonly CompiledPolicy[]): GraphView | undefined {
   }
   if (rows.length === 0 && (open === undefined || !open.allow)) return undefined;
   return Object.freeze({ open, rows: Object.freeze(rows) });
+}
+
+/**
+ * The columns a caller may read of a graph with a view, over all its policies: the predicates shown
+ * (`allow`) when every policy lists its columns, else the predicates no policy shows. For the service
+ * description and `check`.
+ */
+export function viewColumns(view: GraphView): Columns {
+  const all = [...(view.open === undefined ? [] : [view.open]), ...view.rows.map(({ columns }) => columns)];
+  return all.reduce<Columns | undefined>((sofar, columns) => mergeColumns(sofar, columns), undefined) ?? { allow: true, set: new Set() };
+}
+
+/** Columns as explain and check print them: the predicates shown, or the predicates hidden. */
+export type ColumnsSummary = { readonly readPath: readonly string[] } | { readonly hidePath: readonly string[] };
+
+/** One graph's view as explain and check print it, IRIs in angle brackets. */
+export interface ViewSummary {
+  readonly graph: string;
+  /** The columns of the policies without a row rule; null when every policy granting the graph has one. */
+  readonly open: ColumnsSummary | null;
+  /** Per policy with a row rule: its rule as written, the graphs it reads and its columns. */
+  readonly rows: readonly {
+    readonly policy: string;
+    readonly rule: string;
+    readonly data: readonly string[];
+    readonly columns: ColumnsSummary;
+  }[];
+}
+
+/** The views of a grant, graphs sorted (docs/policies.md, "Rows and columns"). */
+export function summariseViews(views: ReadonlyMap<string, GraphView>): ViewSummary[] {
+  const columns = (value: Columns): ColumnsSummary => {
+    const list = [...value.set].sort().map((iri) => `<${iri}>`);
+    return value.allow ? { readPath: list } : { hidePath: list };
+  };
+  return [...views]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([graph, view]) => ({
+      graph: `<${graph}>`,
+      open: view.open === undefined ? null : columns(view.open),
+      rows: view.rows.map(({ policy, rule, columns: own }) => ({
+        policy: `<${policy}>`,
+        rule: rule.source,
+        data: rule.data.length === 0 ? [`<${graph}>`] : rule.data.map((iri) => `<${iri}>`),
+        columns: columns(own),
+      })),
+    }));
 }
 
 /** Merges lists that are each in order of listing into one, in order and without duplicates. */

@@ -82,12 +82,7 @@ function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): st
  * hidden set of the graph they are read in (docs/design.md, "Hidden sets are
  * per graph"). A predicate named where it is hidden is refused (403).
  */
-export function applyGrant(
-  prepared: PreparedQuery,
-  grant: Grant,
-  constants: readonly string[] = NO_CONSTANTS,
-  values?: RowValues,
-): Plan {
+export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: readonly string[] = NO_CONSTANTS, values?: RowValues): Plan {
   const granted = grant.graphs;
   const all = prepared.requestedDefault === null || prepared.requestedNamed === null ? sortedGraphs(grant) : undefined;
   const defaults = prepared.requestedDefault ?? all ?? [];
@@ -397,11 +392,18 @@ export function zeroLengthFilter(slot: ZeroLengthSlot, end: string, list: string
  */
 function fillRowFilter(part: RowFilterSlot, filling: Filling, hidden: HiddenText, rows: RowContext): string {
   if (part.paths.length > 0) {
-    const opens = rows.kind === 'one' ? [rows.view.open] : rows.graphs.map(({ view, hidden: paths }) => (view === undefined ? { allow: false, set: paths ?? new Set<string>() } : view.open));
+    const opens =
+      rows.kind === 'one'
+        ? [rows.view.open]
+        : rows.graphs.map(({ view, hidden: paths }) =>
+            view === undefined ? { allow: false, set: paths ?? new Set<string>() } : view.open,
+          );
     for (const path of part.paths) {
-      if (opens.some((open) => open === undefined)) throw new GuardError(403, 'forbidden', path.variable ? VARIABLE_PATH_OVER_ROWS : PATH_OVER_ROWS);
+      if (opens.some((open) => open === undefined))
+        throw new GuardError(403, 'forbidden', path.variable ? VARIABLE_PATH_OVER_ROWS : PATH_OVER_ROWS);
       for (const open of opens as Columns[]) {
-        if (path.members.some((iri) => open.allow !== open.set.has(iri))) throw new GuardError(403, 'hidden_path', 'the query uses a hidden path');
+        if (path.members.some((iri) => open.allow !== open.set.has(iri)))
+          throw new GuardError(403, 'hidden_path', 'the query uses a hidden path');
       }
     }
   }
@@ -576,7 +578,9 @@ const textByColumns = new WeakMap<Columns, HiddenText | undefined>();
 function columnsText(columns: Columns): HiddenText | undefined {
   if (textByColumns.has(columns)) return textByColumns.get(columns);
   const text =
-    !columns.allow && columns.set.size === 0 ? undefined : { ...hiddenText([...columns.set].sort()), ...(columns.allow && { allow: true }) };
+    !columns.allow && columns.set.size === 0
+      ? undefined
+      : { ...hiddenText([...columns.set].sort()), ...(columns.allow && { allow: true }) };
   textByColumns.set(columns, text);
   return text;
 }
@@ -598,7 +602,12 @@ function addRuleData(view: GraphView, graph: string, reads: Set<string>): void {
  * for several, one shared text when they show the same columns and none has rows, else per-graph checks
  * (docs/design/sparql.md, "Rows and columns"). Adds to `reads` the graphs the checks name.
  */
-function defaultViewText(grant: Grant, views: ReadonlyMap<string, GraphView>, effective: readonly string[], reads: Set<string>): HiddenText | undefined {
+function defaultViewText(
+  grant: Grant,
+  views: ReadonlyMap<string, GraphView>,
+  effective: readonly string[],
+  reads: Set<string>,
+): HiddenText | undefined {
   const [only] = effective;
   if (effective.length === 1 && only !== undefined) {
     const view = views.get(only);
@@ -651,14 +660,20 @@ function refuseNamedUnseen(
     let graphs: readonly string[];
     if (where === IN_DEFAULT_GRAPH) graphs = effectiveDefault;
     else if (where === IN_ANY_NAMED_GRAPH) graphs = effectiveNamed;
-    else if (where !== IN_WHOLE_DATASET && (prepared.requestedNamed === null || prepared.requestedNamed.includes(where)) && grant.graphs.has(where)) {
+    else if (
+      where !== IN_WHOLE_DATASET &&
+      (prepared.requestedNamed === null || prepared.requestedNamed.includes(where)) &&
+      grant.graphs.has(where)
+    ) {
       graphs = views.has(where) ? [where] : [];
     } else graphs = [...effectiveDefault, ...effectiveNamed]; // the whole dataset, or a removed GRAPH (named anywhere)
     for (const graph of graphs) {
       const view = views.get(graph);
       if (view === undefined) continue;
       for (const iri of iris) {
-        const shown = (view.open !== undefined && view.open.allow === view.open.set.has(iri)) || view.rows.some(({ columns }) => columns.allow === columns.set.has(iri));
+        const shown =
+          (view.open !== undefined && view.open.allow === view.open.set.has(iri)) ||
+          view.rows.some(({ columns }) => columns.allow === columns.set.has(iri));
         if (!shown) throw new GuardError(403, 'hidden_path', 'the query uses a hidden path');
       }
     }

@@ -63,7 +63,13 @@ const ROW_SAMPLES: readonly RowContext[] = (() => {
   const [first = '', second = ''] = NAMED_SAMPLES;
   return [
     { kind: 'one', graph: first, view },
-    { kind: 'merge', graphs: [{ iri: first, view, hidden: undefined }, { iri: second, view: undefined, hidden: new Set([HIDDEN_SAMPLE]) }] },
+    {
+      kind: 'merge',
+      graphs: [
+        { iri: first, view, hidden: undefined },
+        { iri: second, view: undefined, hidden: new Set([HIDDEN_SAMPLE]) },
+      ],
+    },
   ];
 })();
 

@@ -5,15 +5,7 @@ import type { QueryForm, Plan } from './plan.js';
 
 /** One piece of a prepared query's text: a string as it is, or a slot filled per request (docs/design.md#rewriting). */
 export type TemplatePart =
-  | string
-  | DatasetSlot
-  | GraphSlot
-  | GraphVariableSlot
-  | HiddenFilterSlot
-  | NegatedSetSlot
-  | ZeroLengthSlot
-  | RowFilterSlot
-  | ConstantSlot;
+  string | DatasetSlot | GraphSlot | GraphVariableSlot | HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot | RowFilterSlot | ConstantSlot;
 
 /** A constant the planner neither checks nor rewrites, filled with the request's own (docs/design.md#plan-cache). */
 export interface ConstantSlot {

@@ -38,8 +38,7 @@ const TRUE = '';
 const FALSE = null;
 type Condition = string | null;
 
-export const ROW_BLANK_NODE =
-  'a blank node cannot be checked against row rules (guard:rowPattern): write a variable in its place';
+export const ROW_BLANK_NODE = 'a blank node cannot be checked against row rules (guard:rowPattern): write a variable in its place';
 
 /**
  * The filter after a BGP read in `context` (empty when every triple is visible as it is): per triple
@@ -65,7 +64,9 @@ export function writeRowFilter(triples: readonly RowTriple[], context: RowContex
 /** Whether a triple is visible in a default graph merging several: some graph holds it visibly, none holds it hidden. */
 function mergedCondition(graphs: readonly MergedGraph[], triple: RowTriple, values: RowValues | undefined, prefix: string): Condition {
   const conditions = graphs.map(({ iri, view, hidden }) =>
-    view !== undefined ? viewCondition(view, iri, triple, values, prefix) : columnsCondition({ allow: false, set: hidden ?? new Set() }, triple),
+    view !== undefined
+      ? viewCondition(view, iri, triple, values, prefix)
+      : columnsCondition({ allow: false, set: hidden ?? new Set() }, triple),
   );
   if (conditions.every((condition) => condition === TRUE)) return TRUE;
   if (triple.subject === null || triple.object === null) throw new GuardError(403, 'forbidden', ROW_BLANK_NODE);

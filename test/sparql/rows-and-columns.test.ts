@@ -66,7 +66,10 @@ const grantOf = (views: Record<string, GraphView>, graphs = [RECORDS, OTHER], hi
 
 /** Named cases: a grant with its views and the caller it is planned for. */
 const CASES: Record<string, { grant: Grant; caller: Caller }> = {
-  members: { grant: grantOf({ [RECORDS]: { open: undefined, rows: [rows(ALL, MEMBER_RULE), rows(ALL, TEAM_RULE)] } }), caller: agent(ALICE) },
+  members: {
+    grant: grantOf({ [RECORDS]: { open: undefined, rows: [rows(ALL, MEMBER_RULE), rows(ALL, TEAM_RULE)] } }),
+    caller: agent(ALICE),
+  },
   membersBob: { grant: grantOf({ [RECORDS]: { open: undefined, rows: [rows(ALL, MEMBER_RULE)] } }), caller: agent(BOB) },
   anonymous: { grant: grantOf({ [RECORDS]: { open: undefined, rows: [rows(ALL, MEMBER_RULE)] } }), caller: anonymous() },
   publicClass: { grant: grantOf({ [RECORDS]: { open: undefined, rows: [rows(ALL, PUBLIC_RULE)] } }), caller: anonymous() },
@@ -76,8 +79,17 @@ const CASES: Record<string, { grant: Grant; caller: Caller }> = {
     caller: anonymous(),
   },
   namesOrRows: { grant: grantOf({ [RECORDS]: { open: only('name'), rows: [rows(only('budget'), MEMBER_RULE)] } }), caller: agent(ALICE) },
-  rowData: { grant: grantOf({ [RECORDS]: { open: undefined, rows: [rows(ALL, DATA_RULE)] }, [OTHER]: { open: undefined, rows: [rows(ALL, DATA_RULE)] } }), caller: agent(BOB) },
-  group: { grant: grantOf({ [RECORDS]: { open: undefined, rows: [rows(only('name'), GROUP_RULE)] } }), caller: { ...agent(BOB), groups: ['staff'] } },
+  rowData: {
+    grant: grantOf({
+      [RECORDS]: { open: undefined, rows: [rows(ALL, DATA_RULE)] },
+      [OTHER]: { open: undefined, rows: [rows(ALL, DATA_RULE)] },
+    }),
+    caller: agent(BOB),
+  },
+  group: {
+    grant: grantOf({ [RECORDS]: { open: undefined, rows: [rows(only('name'), GROUP_RULE)] } }),
+    caller: { ...agent(BOB), groups: ['staff'] },
+  },
   groupMissing: { grant: grantOf({ [RECORDS]: { open: undefined, rows: [rows(only('name'), GROUP_RULE)] } }), caller: agent(BOB) },
   hiddenBeside: {
     grant: grantOf({ [RECORDS]: { open: undefined, rows: [rows(ALL, MEMBER_RULE)] } }, [RECORDS, OTHER], { [OTHER]: [`${EX}budget`] }),
@@ -128,13 +140,15 @@ const QUERIES = [
 /** The store every rewritten query runs on: all graphs, rules' data included. */
 function fullStore(): oxigraph.Store {
   const store = new oxigraph.Store();
-  for (const [graph, turtle] of Object.entries(DATA)) store.load(turtle, { format: 'text/turtle', to_graph_name: oxigraph.namedNode(graph) });
+  for (const [graph, turtle] of Object.entries(DATA))
+    store.load(turtle, { format: 'text/turtle', to_graph_name: oxigraph.namedNode(graph) });
   return store;
 }
 
 /** The subjects a rule holds for, read from the unrestricted store (its own SPARQL, not the rewriter's). */
 function ruleSubjects(store: oxigraph.Store, rowRule: RowRule, graph: string, caller: Caller): oxigraph.Term[] {
-  const term = (t: RuleTerm): string => (t.termType === 'Variable' ? `?${t.value}` : t.termType === 'NamedNode' ? `<${t.value}>` : JSON.stringify(t.value));
+  const term = (t: RuleTerm): string =>
+    t.termType === 'Variable' ? `?${t.value}` : t.termType === 'NamedNode' ? `<${t.value}>` : JSON.stringify(t.value);
   const body = rowRule.triples.map(({ subject, predicate, object }) => `${term(subject)} ${term(predicate)} ${term(object)}`).join(' . ');
   const reads = JSON.stringify(rowRule.triples).includes('"agent"');
   const group = JSON.stringify(rowRule.triples).includes('"group"');
@@ -162,7 +176,9 @@ function viewStore(grant: Grant, caller: Caller): oxigraph.Store {
         graphView === undefined
           ? !hidden.has(predicate)
           : (graphView.open !== undefined && shows(graphView.open, predicate)) ||
-            graphView.rows.some(({ columns }, index) => shows(columns, predicate) && (subjects[index] ?? []).some((s) => s.equals(quad.subject)));
+            graphView.rows.some(
+              ({ columns }, index) => shows(columns, predicate) && (subjects[index] ?? []).some((s) => s.equals(quad.subject)),
+            );
       if (visible) view.add(quad);
     }
   }
@@ -177,13 +193,21 @@ function canonical(answer: boolean | Map<string, oxigraph.Term>[] | oxigraph.Qua
   return answer
     .map((item) =>
       item instanceof Map
-        ? [...item.entries()].map(([name, t]) => `${name}=${termText(t)}`).sort().join(' ')
+        ? [...item.entries()]
+            .map(([name, t]) => `${name}=${termText(t)}`)
+            .sort()
+            .join(' ')
         : [item.subject, item.predicate, item.object].map((t) => termText(t as oxigraph.Term)).join(' '),
     )
     .sort();
 }
 
-const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 100, maxBytes: 16 << 20 }, allowedFunctions: [] });
+const planner = createPlanner({
+  baseIri: 'http://localhost/',
+  maxQueryDepth: 64,
+  planCache: { maxEntries: 100, maxBytes: 16 << 20 },
+  allowedFunctions: [],
+});
 const full = fullStore();
 
 for (const [name, { grant, caller }] of Object.entries(CASES)) {
@@ -223,7 +247,10 @@ test('a named predicate no policy shows is refused where it is read, as a hidden
 test('paths over a graph whose every policy restricts rows are refused with what to write instead; lifted rows answer them', () => {
   const { grant, caller } = CASES['members'] ?? assert.fail();
   const plan = (query: string, g: Grant = grant) => planner.plan({ query: P + query, defaultGraphs: [], namedGraphs: [] }, g, caller);
-  assert.throws(() => plan('SELECT * WHERE { ?s ex:partOf+ ?o }'), { status: 403, message: /variable length .*write a fixed number of steps/ });
+  assert.throws(() => plan('SELECT * WHERE { ?s ex:partOf+ ?o }'), {
+    status: 403,
+    message: /variable length .*write a fixed number of steps/,
+  });
   assert.throws(() => plan('SELECT * WHERE { ?s ex:partOf* ?o }'), { status: 403 });
   assert.throws(() => plan('SELECT * WHERE { ?s !ex:name ?o }'), { status: 403 });
   const lifted = grantOf({ [RECORDS]: { open: only('partOf'), rows: [rows(ALL, MEMBER_RULE)] } });
@@ -246,8 +273,18 @@ test('caller values enter as bound values only: a quote, a backslash or a brace 
 });
 
 test('one query shape, two callers with different rules, in both orders: each gets its own plan from the one cached template', () => {
-  const cached = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 10, maxBytes: 1 << 20 }, allowedFunctions: [] });
-  const cold = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 0 }, allowedFunctions: [] });
+  const cached = createPlanner({
+    baseIri: 'http://localhost/',
+    maxQueryDepth: 64,
+    planCache: { maxEntries: 10, maxBytes: 1 << 20 },
+    allowedFunctions: [],
+  });
+  const cold = createPlanner({
+    baseIri: 'http://localhost/',
+    maxQueryDepth: 64,
+    planCache: { maxEntries: 0, maxBytes: 0 },
+    allowedFunctions: [],
+  });
   const alice = CASES['members'] ?? assert.fail();
   const contractor = CASES['contractors'] ?? assert.fail();
   for (const order of [
@@ -274,6 +311,16 @@ test('one query shape, two callers with different rules, in both orders: each ge
     }
   }
   // The contractor's budget is refused, alice's answered: the refusal was not cached with the shape.
-  assert.throws(() => cached.plan({ query: P + 'SELECT * WHERE { ?s ex:budget ?x }', defaultGraphs: [], namedGraphs: [] }, contractor.grant, contractor.caller), { status: 403 });
-  assert.doesNotThrow(() => cached.plan({ query: P + 'SELECT * WHERE { ?s ex:budget ?x }', defaultGraphs: [], namedGraphs: [] }, alice.grant, alice.caller));
+  assert.throws(
+    () =>
+      cached.plan(
+        { query: P + 'SELECT * WHERE { ?s ex:budget ?x }', defaultGraphs: [], namedGraphs: [] },
+        contractor.grant,
+        contractor.caller,
+      ),
+    { status: 403 },
+  );
+  assert.doesNotThrow(() =>
+    cached.plan({ query: P + 'SELECT * WHERE { ?s ex:budget ?x }', defaultGraphs: [], namedGraphs: [] }, alice.grant, alice.caller),
+  );
 });
