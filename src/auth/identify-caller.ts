@@ -1,4 +1,4 @@
-// Turns the credential headers of a request (API key, Basic, JWT, trusted headers) into a Caller, or refuses with 401 (docs/design.md#identity).
+// Turns the credential headers of a request (API key, Basic, JWT, trusted headers) into a Caller, or refuses with 401 (docs/design/auth.md#identity).
 
 import { GuardError } from '../guard-error.js';
 import type { Caller } from './caller.js';
@@ -26,7 +26,7 @@ export type RequestHeaders = Readonly<Record<string, string | string[] | undefin
 /** The realm named in challenges (RFC 9110 section 11.5). */
 const REALM = 'sparql-guard';
 
-const ANONYMOUS: Caller = Object.freeze({ agent: ANONYMOUS_AGENT, groups: Object.freeze([]), authenticated: false });
+const ANONYMOUS: Caller = Object.freeze({ agent: ANONYMOUS_AGENT, groups: Object.freeze([]), authenticated: false, via: 'anonymous' });
 
 /** `<scheme> <credentials>` of an Authorization header (RFC 9110 section 11.4). */
 const AUTHORIZATION = /^(\S+)(?:\s+(.*))?$/s;
@@ -70,7 +70,7 @@ export function scriptChallenge(challenge: string): string {
 
 /**
  * Compiles the auth settings once into a function from request headers to the Caller, by
- * the credential order of docs/design.md ("Which credential wins"):
+ * the credential order of docs/design/auth.md, "Which credential wins":
  *
  * 1. The caller-held credentials: `Authorization: Bearer <JWT>` (when `auth.jwt` is set and
  *    the value has the shape of a signed JWT), `Authorization: Bearer <key>`,
@@ -97,10 +97,10 @@ export function createCallerIdentifier(auth: AuthSettings): CallerIdentifier {
   // Keyed by digest, so the secret itself is never compared: no timing leak on the key.
   const callersByDigest = new Map<string, Caller>();
   for (const entry of auth.apiKeys) {
-    const caller: Caller = { agent: entry.agent, groups: Object.freeze([...new Set(entry.groups)]), authenticated: true };
+    const caller: Caller = { agent: entry.agent, groups: Object.freeze([...new Set(entry.groups)]), authenticated: true, via: 'api-key' };
     callersByDigest.set(entry.sha256.toLowerCase(), Object.freeze(caller));
   }
-  // Keys whose digest matched, by the key (docs/design.md#identity): only a key that is
+  // Keys whose digest matched, by the key (docs/design/auth.md#identity): only a key that is
   // valid enters, so the map holds at most one entry per configured digest, and an unknown
   // key is hashed every time and never stored.
   const callersByKey = new Map<string, Caller>();
@@ -135,7 +135,7 @@ export function createCallerIdentifier(auth: AuthSettings): CallerIdentifier {
     const agent = trusted.agentPrefix + agentValue;
     const problem = findAgentIriProblem(agent);
     if (problem !== undefined) refuse(`the trusted agent header does not make a valid agent IRI: it ${problem}`);
-    return Object.freeze({ agent, groups: Object.freeze(splitGroups(groupsValue)), authenticated: true });
+    return Object.freeze({ agent, groups: Object.freeze(splitGroups(groupsValue)), authenticated: true, via: 'trusted-headers' });
   };
   return Object.assign(identifyCaller, { forgetKeys: () => callersByKey.clear() });
 }

@@ -15,7 +15,7 @@ import { findConstructProblem } from '../sparql/find-construct-problem.js';
 export { ConfigError } from './config-error.js';
 
 /**
- * One configuration key, declared once (docs/design.md#config): how its value is read
+ * One configuration key, declared once (docs/design/config.md): how its value is read
  * and checked, what an absent key stands for, and the environment variable that overrides it.
  * The GuardConfig type, the unknown-key check, the defaults and the README table's test all
  * come from these declarations.
@@ -199,7 +199,7 @@ export const CONFIG_KEYS = {
   host: key({ default: '0.0.0.0', read: readHost }),
   /** Starts with `/`, no trailing `/`, no `?` or `#`. */
   path: key({ default: '/sparql', read: readEndpointPath }),
-  /** Cross-origin access from browsers (docs/design.md, "CORS with credentials"). */
+  /** Cross-origin access from browsers (docs/design/http.md, "CORS with credentials"). */
   cors: section({
     /** Allowed origins, serialized (`https://app.example.org`); undefined = any origin is echoed. */
     origins: key({ default: '*', read: readCorsOrigins }),
@@ -208,7 +208,7 @@ export const CONFIG_KEYS = {
   }),
   /** Serve the query page at GET {path} for browsers (text/html, no query string). */
   ui: boolean(true),
-  /** Bounds of the plan cache (docs/design.md#plan-cache). */
+  /** Bounds of the plan cache (docs/design/sparql.md#plan-cache). */
   planCache: section({
     maxEntries: integer(1000, 1, 10_000_000, 'plans'),
     maxBytes: integer(16 * 1024 * 1024, 1024, Number.MAX_SAFE_INTEGER, 'bytes'),
@@ -222,7 +222,7 @@ export const CONFIG_KEYS = {
   /** Absolute paths of data files for the embedded store; [] = the demo data. */
   embedded: section({ data: paths('data file (Turtle, TriG, N-Triples, N-Quads)') }),
   /**
-   * Bounds on what a client controls (docs/design.md, "Hostile clients"). The defaults are
+   * Bounds on what a client controls (docs/design/server.md, "Hostile clients"). The defaults are
    * those an operator of a public endpoint would pick: a client gets 10 s for its headers and
    * 30 s for its whole request, may stay silent 10 s, and 400 connections stay open at most;
    * each may hold a store connection too, so twice that plus files stays under the usual
@@ -244,6 +244,22 @@ export const CONFIG_KEYS = {
     drainMs: integer(3_000, 0, 600_000, 'milliseconds'),
     /** How long requests in flight may then take before their connections are cut. */
     graceMs: integer(10_000, 0, 600_000, 'milliseconds'),
+  }),
+  /** Keep a valid X-Request-Id from the request (set by a trusted front proxy) instead of the guard's own id. */
+  trustRequestId: boolean(false),
+  /** Audit records, one JSON line per request (docs/audit.md); undefined = none. */
+  audit: optionalSection({
+    /** Absolute path of the file the records are appended to, or `-` for standard output. */
+    file: key({
+      required: 'give the path of the audit file, e.g. "/var/log/sparql-guard/audit.jsonl", or "-" for standard output',
+      read: readAuditFile,
+    }),
+    /** Write the query text the caller sent (it may hold constants the records otherwise never carry). */
+    queryText: boolean(false),
+    /** IRIs one list of a record (dataset.default, dataset.named, policies) may hold; past it a count and a digest. */
+    maxListed: integer(64, 0, 1_000_000, 'IRIs per list'),
+    /** Write every list in full, however long (maxListed then does not apply). */
+    fullLists: boolean(false),
   }),
   /** The Prometheus listener (GET /metrics); undefined = no metrics. Read after `port` and `host`. */
   metrics: optionalSection({
@@ -471,6 +487,15 @@ function readPaths(value: unknown, path: string, what: string, context: ReadCont
     files.push(absolute);
   });
   return files;
+}
+
+// ---- audit ---------------------------------------------------------------------------------
+
+function readAuditFile(value: unknown, path: string, context: ReadContext): string {
+  const file = readText(value, path, context);
+  if (file === '-') return file;
+  if (file.trim() === '') fail(path, 'empty path', 'give the path of the audit file, or "-" for standard output');
+  return resolve(context.baseDir, file);
 }
 
 // ---- upstream --------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import { decorateRequestState, secondsSince } from '../http/request-state.js';
 import { serveQueryPage } from '../http/serve-query-page.js';
 import { renderError } from '../http/render-error.js';
 import { translateHttpError } from '../http/translate-http-error.js';
+import type { AuditLog } from './create-audit-log.js';
 import { createConcurrencyLimiter } from './create-concurrency-limiter.js';
 import { createConnectionTracker, type ClientLimits } from './create-connection-tracker.js';
 
@@ -34,6 +35,8 @@ export interface AppOptions {
   readonly ui: boolean;
   /** Default DEFAULT_CLIENT_LIMITS. */
   readonly limits?: ClientLimits;
+  /** Config `trustRequestId`: keep a front proxy's X-Request-Id (default false: every request gets its own). */
+  readonly trustRequestId?: boolean;
 }
 
 /** The pipeline steps and services the app calls: the query route's, the probes' and the log. */
@@ -51,12 +54,14 @@ export interface GuardServices extends QueryServices {
   readonly upstreamProblem?: () => Promise<string | undefined>;
   /** Writes one structured log line. */
   readonly log: (entry: Readonly<Record<string, unknown>>) => void;
+  /** Writes the audit record of each request on the query and explain paths; absent when audit records are off. */
+  readonly audit?: Pick<AuditLog, 'record'>;
 }
 
 /** Creates the application (not listening); `listen` is the caller's business. */
 export function createApp(options: AppOptions, services: GuardServices): FastifyInstance {
   const limits = options.limits ?? DEFAULT_CLIENT_LIMITS;
-  const connections = createConnectionTracker(limits, services.log);
+  const connections = createConnectionTracker(limits, services.log, services.audit);
 
   const app = Fastify({
     logger: false,
@@ -89,7 +94,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   ]);
   if (options.explain) allowByPath.set(explainPath, ALLOW_QUERY);
 
-  decorateRequestState(app);
+  decorateRequestState(app, options.trustRequestId);
 
   const metrics = services.metrics;
   if (metrics !== undefined) {
@@ -106,7 +111,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   }
 
   // Every body reaches readQueryRequest as raw bytes, so that it, not fastify, decides
-  // between 403 (update), 415 and 400, in the order docs/design.md#http gives.
+  // between 403 (update), 415 and 400, in the order docs/design/http.md gives.
   app.removeAllContentTypeParsers();
   const rawBody = (_request: unknown, body: Buffer, done: (error: null, body: Buffer) => void) => done(null, body);
   app.addContentTypeParser('*', { parseAs: 'buffer' }, rawBody);
@@ -152,7 +157,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   // Liveness: the process itself, never the store, so that a store
   // outage does not make an orchestrator restart every guard.
   app.get('/healthz', async (_request, reply) => probeAnswer(reply, services.notReadyReason()));
-  // Readiness: whether this instance should get traffic now (docs/design.md, "Probes").
+  // Readiness: whether this instance should get traffic now (docs/design/server.md, "Probes").
   app.get('/readyz', async (_request, reply) => {
     const reason =
       services.policiesProblem?.() ??
@@ -162,7 +167,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     return probeAnswer(reply, reason);
   });
 
-  // fastify answers an unrouted method with 404 by itself; a known path answers 405 with Allow (docs/design.md#http).
+  // fastify answers an unrouted method with 404 by itself; a known path answers 405 with Allow (docs/design/http.md).
   app.setNotFoundHandler(async (request, reply) => {
     const allow = allowByPath.get(pathOf(request.url));
     const error =

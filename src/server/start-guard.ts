@@ -15,6 +15,7 @@ import { createDatasetGate } from '../upstream/check-dataset-support.js';
 import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
 import { readStoreAnswer } from '../upstream/read-store-answer.js';
 import { createApp } from './create-app.js';
+import { createAuditLog } from './create-audit-log.js';
 import { createLogWriter, type LogLine } from './create-log-writer.js';
 import { createPolicyRefresh, type PolicyRefresh } from './create-policy-refresh.js';
 import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
@@ -25,6 +26,8 @@ import { watchPolicies, type PolicyWatch } from './watch-policies.js';
 export interface RunningGuard {
   /** Base URL the guard listens on, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
+  /** Closes the audit file and opens its path again (SIGHUP, after a rotation); nothing without one. */
+  reopenAudit(): void;
   /** Base URL of the metrics listener (scrape at `${metricsUrl}/metrics`); undefined without one. */
   readonly metricsUrl: string | undefined;
   /** The store's query URL (the embedded store's when no upstream is configured). */
@@ -41,7 +44,7 @@ export interface RunningGuard {
    */
   reload(): Promise<boolean>;
   /**
-   * Graceful shutdown (docs/design.md, "Shutdown"): /readyz turns 503 at once and every answer
+   * Graceful shutdown (docs/design/server.md, "Shutdown"): /readyz turns 503 at once and every answer
    * closes its connection; the guard keeps serving for `drainMs` (idle keep-alive connections
    * stay open until their next answer or the drain's end), then stops accepting, lets requests in flight finish for up to `graceMs`, cuts
    * the connections still open, and closes the store connections (and the embedded store).
@@ -63,20 +66,30 @@ const stdoutWriter = createLogWriter((text) => process.stdout.write(text));
 let flushesOnExit = false;
 
 /**
- * One JSON line per event on standard output (docs/design.md#server, "Logging"). Request lines go
+ * One JSON line per event on standard output (docs/design/server.md, "Logging"). Request lines go
  * out in batches; whatever is still buffered is written when the process exits (process.exit,
  * or an uncaught error), where writes to files and pipes are synchronous.
  */
 export const logToStdout: LogLine = (entry) => {
+  flushOnExit();
+  stdoutWriter.log(entry);
+};
+
+/** The writer of audit records for `audit.file` "-": the same batches as the log lines, so neither splits the other. */
+const auditToStdout = {
+  stdout: (fields: string) => (flushOnExit(), stdoutWriter.logText(fields)),
+  flushStdout: () => stdoutWriter.flush(),
+};
+
+function flushOnExit(): void {
   if (!flushesOnExit) {
     flushesOnExit = true;
     process.once('exit', stdoutWriter.flush);
   }
-  stdoutWriter.log(entry);
-};
+}
 
 /**
- * Starts the embedded store (docs/design.md#embedded) when no upstream is configured: loaded
+ * Starts the embedded store (docs/design/embedded.md) when no upstream is configured: loaded
  * from `embedded.data`, else the demo data. Undefined when there is an upstream.
  */
 export async function startConfiguredEmbeddedStore(config: GuardConfig, log: LogLine): Promise<EmbeddedStore | undefined> {
@@ -107,6 +120,8 @@ export interface StartOptions {
  * error, after closing everything.
  */
 export async function startGuard(config: GuardConfig, log: LogLine = logToStdout, start: StartOptions = {}): Promise<RunningGuard> {
+  // Opened first: a file that cannot be opened stops the start before anything else runs.
+  const audit = config.audit === undefined ? undefined : createAuditLog(config.audit, { ...auditToStdout, log });
   const embedded = await startConfiguredEmbeddedStore(config, log);
   const upstreamUrl = config.upstream ?? embedded!.queryUrl;
   // A cluster worker records metrics for the primary's scrape; it never listens for scrapes itself.
@@ -136,7 +151,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const readiness = createReadiness();
   const identifyCaller = createCallerIdentifier(config.auth);
   const sources = loadSources(config, upstream);
-  // A new policy set also starts a new memory of matched API keys (docs/design.md#identity).
+  // A new policy set also starts a new memory of matched API keys (docs/design/auth.md#identity).
   const refresh: PolicyRefresh = createPolicyRefresh({
     sources,
     upstream,
@@ -152,6 +167,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       cors: config.cors,
       ui: config.ui,
       limits: { ...config.http, sendIdleMs: config.timeoutMs },
+      trustRequestId: config.trustRequestId,
     },
     {
       identifyCaller,
@@ -168,6 +184,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       draining: () => readiness.draining,
       log,
       ...(metrics !== undefined && { metrics }),
+      ...(audit !== undefined && { audit, policiesInForce: () => refresh.version() }),
     },
   );
   metrics?.watch({
@@ -206,6 +223,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     await metricsListener?.close();
     await upstream.close();
     await embedded?.stop();
+    audit?.close();
   };
   const close = (timing: Partial<GuardConfig['shutdown']> = {}): Promise<void> => (closing ??= shutDown({ ...config.shutdown, ...timing }));
 
@@ -252,6 +270,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     policies,
     readiness,
     reload,
+    reopenAudit: () => audit?.reopen(),
     close,
   };
 }

@@ -5,7 +5,7 @@ import { NOT_IN_IRI } from '../iri.js';
 import { sortedGraphs, type Columns, type Grant, type GraphView } from '../policy/grant.js';
 import { EMPTY_GRAPH } from '../vocabulary.js';
 import { encodeFormPiece, joinQueryForm } from '../url-encoded-form.js';
-import type { Plan } from './plan.js';
+import type { Plan, PlanDataset } from './plan.js';
 import { IN_ANY_NAMED_GRAPH, IN_DEFAULT_GRAPH, IN_WHOLE_DATASET } from './mark-hidden-paths.js';
 import type { GraphVariableSlot, HiddenFilterSlot, PreparedQuery, RowFilterSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
 import { writeRowFilter, type MergedGraph, type RowContext, type RowValues } from './write-row-filter.js';
@@ -20,7 +20,7 @@ export interface HiddenText {
   readonly inverse: string;
   /**
    * Only for a default graph merging graphs that hide different sets (the lists above are their
-   * union): the default graphs hiding less, each with its own list (docs/design.md, "The default
+   * union): the default graphs hiding less, each with its own list (docs/design/sparql.md, "The default
    * graph is redacted per graph").
    */
   readonly graphs?: readonly HiddenInGraph[];
@@ -59,7 +59,7 @@ export const BLANK_ZERO_LENGTH = 'a zero-length path between blank nodes cannot 
 
 /**
  * The LIMIT that ends the query: the smaller of the query's own and the caller's result cap
- * (docs/design.md, "Limits per caller"); nothing when neither is set.
+ * (docs/design/policy.md, "Limits per caller"); nothing when neither is set.
  */
 function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): string {
   if (limit.kind !== 'outer') {
@@ -75,11 +75,11 @@ function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): st
 }
 
 /**
- * Fills a prepared query for one caller (docs/design.md#rewriting): effective
+ * Fills a prepared query for one caller (docs/design/sparql.md#rewriting): effective
  * graphs = requested (or all granted, sorted) ∩ granted, written as FROM and
  * FROM NAMED (the reserved EMPTY_GRAPH for an empty set or a part the query
  * cannot read); GRAPH slots kept or removed; hidden-path slots filled with the
- * hidden set of the graph they are read in (docs/design.md, "Hidden sets are
+ * hidden set of the graph they are read in (docs/design/sparql.md, "Hidden sets are
  * per graph"). A predicate named where it is hidden is refused (403).
  */
 export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: readonly string[] = NO_CONSTANTS, values?: RowValues): Plan {
@@ -158,17 +158,21 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
       pieces.push(text);
     }
   }
-  const limit = limitClause(prepared.limit, grant.limits?.resultLimit);
+  const cap = grant.limits?.resultLimit;
+  const limit = limitClause(prepared.limit, cap);
   if (limit !== '') {
     query += limit;
     pieces.push(limit);
   }
-  return new FilledPlan(query, joinFormParts(pieces), prepared.form, dataset.graphs, prepared.defaultAccept);
+  const own = prepared.limit.kind === 'outer' ? prepared.limit.limit : undefined;
+  const limitedTo = prepared.limit.kind === 'outer' && cap !== undefined && (own === undefined || cap < own) ? cap : undefined;
+  return new FilledPlan(query, joinFormParts(pieces), prepared.form, dataset.graphs, prepared.defaultAccept, dataset, limitedTo);
 }
 
 /** A Plan whose form body is joined when first read (by tests and tools); a class, so no closure keeps applyGrant's context. */
 class FilledPlan implements Plan {
   readonly formBytes: number;
+  shape: string | undefined = undefined;
   #formBody: Buffer | undefined;
 
   constructor(
@@ -177,6 +181,8 @@ class FilledPlan implements Plan {
     readonly form: Plan['form'],
     readonly datasetGraphs: number,
     readonly defaultAccept: Plan['defaultAccept'],
+    readonly dataset: PlanDataset,
+    readonly limitedTo: number | undefined,
   ) {
     this.formBytes = formParts.reduce((bytes, part) => bytes + part.length, 0);
   }
@@ -219,8 +225,8 @@ function encodedTemplateOf(parts: readonly TemplatePart[]): readonly (Buffer | u
   return pieces;
 }
 
-/** A request's FROM / FROM NAMED clauses, and their form encoding. */
-interface Dataset {
+/** A request's FROM / FROM NAMED clauses, their graphs, and their form encoding. */
+interface Dataset extends PlanDataset {
   readonly text: string;
   readonly encoded: Buffer;
   /** Clauses naming a granted graph (Plan.datasetGraphs). */
@@ -254,7 +260,13 @@ function datasetOf(
     // `added` holds granted graphs only.
     const fromNamed = [...(readsNamed ? named.filter((graph) => grant.graphs.has(graph)) : NO_GRAPHS), ...added];
     const text = clauses('FROM <', fromDefault) + clauses('FROM NAMED <', fromNamed);
-    dataset = { text, encoded: encodeFormPiece(text), graphs: fromDefault.length + fromNamed.length };
+    dataset = {
+      text,
+      encoded: encodeFormPiece(text),
+      graphs: fromDefault.length + fromNamed.length,
+      default: fromDefault,
+      named: fromNamed,
+    };
     if (allGranted) {
       if (byReach === undefined) allGrantedDatasets.set(grant, (byReach = []));
       byReach[index] = dataset;
@@ -421,7 +433,7 @@ function fillRowFilter(part: RowFilterSlot, filling: Filling, hidden: HiddenText
 /**
  * The filters of a HiddenFilterSlot in a default graph whose graphs hide different sets: per `s ?p o`,
  * kept when ?p is hidden in no default graph, or when a graph not hiding ?p holds the triple and none
- * hiding it does (docs/design.md, "The default graph is redacted per graph").
+ * hiding it does (docs/design/sparql.md, "The default graph is redacted per graph").
  */
 function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: readonly HiddenInGraph[], filling: Filling): string {
   if (part.triples === null)

@@ -13,7 +13,7 @@ import type { PreparedQuery } from './prepared-query.js';
 import { cutConstantSlots, writeSentinelText, type CutResult } from './cut-constant-slots.js';
 import { lexQueryShape, type QueryShape } from './lex-query-shape.js';
 
-/** The config keys baseIri, maxQueryDepth, planCache and allowedFunctions, as checked there (docs/design.md#config). */
+/** The config keys baseIri, maxQueryDepth, planCache and allowedFunctions, as checked there (docs/design/config.md). */
 export interface PlannerOptions {
   /** Base for relative IRIs when the query has no BASE: an absolute IRI without fragment. */
   baseIri: string;
@@ -73,7 +73,7 @@ interface Lexed {
   variant?: { readonly shape: ShapeInfo; readonly key: string };
 }
 
-/** How many texts, of up to what length, the planner keeps the lexes of (docs/design.md#plan-cache). */
+/** How many texts, of up to what length, the planner keeps the lexes of (docs/design/sparql.md#plan-cache). */
 const RECENT_TEXTS = 32;
 const RECENT_TEXT_LENGTH = 16_384;
 
@@ -84,7 +84,7 @@ const NO_CONSTANT: ReadonlySet<number> = new Set();
  * (lexQueryShape, plus the protocol dataset) and per value of its sensitive
  * constants; a hit lexes the text (unless it is one of the last texts, whose
  * lexes are kept), fills the template with its constants and never parses
- * (docs/design.md#plan-cache). Text the lexer cannot classify,
+ * (docs/design/sparql.md#plan-cache). Text the lexer cannot classify,
  * and shapes whose sentinel text is refused, are planned by exact text, and so
  * are refusals cached. No key holds anything of the caller.
  */
@@ -177,6 +177,11 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   const planCached = (request: QueryRequest, grant: Grant, values: RowValues | undefined): Plan => {
     const lexed = lex(request);
     if (lexed === undefined) return planExact(request, grant, values);
+    const plan = planShaped(request, grant, lexed, values);
+    plan.shape = lexed.shape.key;
+    return plan;
+  };
+  const planShaped = (request: QueryRequest, grant: Grant, lexed: Lexed, values: RowValues | undefined): Plan => {
     const { shape, shapeKey } = lexed;
     const fromTemplate = (prepared: PreparedQuery | 'exact'): Plan =>
       prepared === 'exact' ? planExact(request, grant, values) : applyGrant(prepared, grant, shape.fill, values);

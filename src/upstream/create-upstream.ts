@@ -67,28 +67,48 @@ export interface AbortLike {
   removeEventListener(type: 'abort', listener: AbortListener): void;
 }
 
+/** What `send` forwards: a Plan is one; the guard's own queries give their text alone. */
+export interface Outgoing {
+  /** The query text. */
+  readonly query: string;
+  /** The form body already encoded, when the caller has it: exactly encodeQueryForm(query), in one part or several. */
+  readonly formParts?: Buffer | readonly Buffer[];
+}
+
+/** How `send` forwards a query. */
+export interface SendOptions {
+  /** The Accept header sent to the store. */
+  readonly accept: string;
+  /** Cancels the exchange: the caller went away, or a bounded check ran out of time. */
+  readonly signal: AbortLike;
+  /** When given and below the pool's timeoutMs, replaces it for this request (a caller's timeout tier). */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * Called exactly once, when the exchange with the store is over: its answer arrived to the
+   * last byte, or it failed, or the guard ended it (the connection to the store is then closed,
+   * or the request never left the pool); also when send refuses at once because `signal` had
+   * already fired (nothing is sent then).
+   */
+  readonly onEnd?: (() => void) | undefined;
+  /** The W3C trace context of this request (`traceparent`, and `tracestate` when the caller sent one), after the configured headers. */
+  readonly traceHeaders?: TraceHeaders | undefined;
+}
+
+/** The W3C trace context headers of one forwarded query (https://www.w3.org/TR/trace-context/). */
+export interface TraceHeaders {
+  readonly traceparent: string;
+  readonly tracestate?: string;
+}
+
 /** A keep-alive connection pool to the store. */
 export interface Upstream {
   /**
    * POSTs `query=<text>` (application/x-www-form-urlencoded; charset=UTF-8) with Accept, the
    * configured headers and a User-Agent, and nothing else. Throws GuardError 502 when the store
    * cannot be reached or sends no response headers within timeoutMs, and GuardError 502
-   * `upstream request aborted by the client` when `signal` fires first. `timeoutMs`, when
-   * given and below the pool's, replaces it for this request (a caller's timeout tier).
-   * `formBody`, when the caller has it (a Plan's), is that body already encoded: exactly
-   * encodeQueryForm(queryText). `onEnd` is called exactly once, when the exchange with the
-   * store is over: its answer arrived to the last byte, or it failed, or the guard ended it
-   * (the connection to the store is then closed, or the request never left the pool); also
-   * when send refuses at once because `signal` had already fired (nothing is sent then).
+   * `upstream request aborted by the client` when the signal fires first.
    */
-  send(
-    queryText: string,
-    accept: string,
-    signal: AbortLike,
-    timeoutMs?: number,
-    formBody?: Buffer | readonly Buffer[],
-    onEnd?: () => void,
-  ): Promise<UpstreamResponse>;
+  send(outgoing: Outgoing, options: SendOptions): Promise<UpstreamResponse>;
   /** Waits for requests in flight, then closes every connection. */
   close(): Promise<void>;
 }
@@ -263,19 +283,13 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     return tier;
   };
 
-  function send(
-    queryText: string,
-    accept: string,
-    signal: AbortLike,
-    tierMs?: number,
-    formBody?: Buffer | readonly Buffer[],
-    onEnd?: () => void,
-  ): Promise<UpstreamResponse> {
+  function send(outgoing: Outgoing, { accept, signal, timeoutMs: tierMs, onEnd, traceHeaders }: SendOptions): Promise<UpstreamResponse> {
     // A caller already gone is never forwarded.
     if (signal.aborted) {
       onEnd?.();
       return Promise.reject(abortError(shared, signal));
     }
+    const formBody = outgoing.formParts;
     const tier = sharedFor(tierMs);
     const own = tier.timeoutMs === timeoutMs ? {} : { headersTimeout: tier.timeoutMs, bodyTimeout: tier.timeoutMs };
     const many = isParts(formBody) && formBody.length > 1;
@@ -285,10 +299,12 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       method: 'POST',
       // A body in parts is written part by part; its length keeps it out of chunked encoding.
       // One part is a body like any other (a Content-Length given for it cost the collector).
-      headers: many ? { ...fixedHeaders, accept, 'content-length': String(lengthOf(formBody)) } : { ...fixedHeaders, accept },
+      headers: many
+        ? { ...fixedHeaders, ...traceHeaders, accept, 'content-length': String(lengthOf(formBody)) }
+        : { ...fixedHeaders, ...traceHeaders, accept },
       // undici writes any iterable of chunks (lib/core/request.js accepts util.isIterable); its
       // type declaration lists only single-chunk bodies and streams.
-      body: many ? (formBody as unknown as Uint8Array) : isParts(formBody) ? formBody[0] : (formBody ?? encodeQueryForm(queryText)),
+      body: many ? (formBody as unknown as Uint8Array) : isParts(formBody) ? formBody[0] : (formBody ?? encodeQueryForm(outgoing.query)),
       ...own,
     };
     const exchange = new Exchange(tier, signal, onEnd, request);
@@ -343,7 +359,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   constructor(
     private readonly shared: Shared,
     private readonly signal: AbortLike,
-    /** Told once that the exchange with the store is over (Upstream.send's `onEnd`). */
+    /** Told once that the exchange with the store is over (SendOptions' `onEnd`). */
     private onEnd: (() => void) | undefined,
     /** What was dispatched, kept to send it once more. */
     private readonly request: Dispatcher.DispatchOptions,
