@@ -1,7 +1,7 @@
 // What the guard records on each request beside fastify's own: its agent and how it ended, for the request log and the metrics.
 
 import type { FastifyInstance } from 'fastify';
-import type { GuardCode } from '../guard-error.js';
+import type { ErrorCode } from '../guard-error.js';
 import type { QueryOutcome } from '../metrics/create-metrics.js';
 
 /**
@@ -20,7 +20,7 @@ declare module 'fastify' {
     /** The one-line message of a 5xx the guard answered or a cut it made, for the request log. */
     failure: string | undefined;
     /** The code of the error the guard answered, for the request log. */
-    errorCode: GuardCode | undefined;
+    errorCode: ErrorCode | undefined;
     /** How a request on the query path ended, for the metrics. */
     queryOutcome: QueryOutcome | undefined;
     /** performance.now() when the request arrived: the one start of its log line, metrics and audit record. */
