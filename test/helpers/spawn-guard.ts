@@ -58,7 +58,8 @@ export function spawnGuard(folder: string, config: Record<string, unknown>): Spa
     child,
     lines,
     stderr: () => errors,
-    waitFor(match, from = 0, timeoutMs = 20_000) {
+    // A bound against a hang, not a time the test asserts: generous, so a loaded machine does not fail it.
+    waitFor(match, from = 0, timeoutMs = 60_000) {
       return new Promise((done, fail) => {
         const check = () => {
           const found = lines.slice(from).find(match);

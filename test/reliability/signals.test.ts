@@ -72,7 +72,7 @@ describe('signals against the real bin', () => {
 
   it(
     'SIGTERM: /readyz 503 at once, answers say Connection: close, an idle keep-alive client does not hold the exit',
-    { timeout: 30_000 },
+    { timeout: 120_000 },
     async () => {
       const guard = spawnGuard(folder.folder, {
         upstream: store.url,
@@ -104,7 +104,7 @@ describe('signals against the real bin', () => {
 
   it(
     'SIGTERM with a stream outliving the grace: the stream is cut and logged shutdown-cut, exit right after the grace',
-    { timeout: 30_000 },
+    { timeout: 120_000 },
     async () => {
       const guard = spawnGuard(folder.folder, {
         upstream: store.url,
@@ -135,7 +135,7 @@ describe('signals against the real bin', () => {
     },
   );
 
-  it('workers: 2, a worker killed with SIGKILL under load (a new connection per request): no 503', { timeout: 90_000 }, async () => {
+  it('workers: 2, a worker killed with SIGKILL under load (a new connection per request): no 503', { timeout: 240_000 }, async () => {
     const guard = spawnGuard(folder.folder, {
       upstream: store.url,
       policies: [INTEGRATION_POLICIES],
@@ -160,7 +160,7 @@ describe('signals against the real bin', () => {
       process.kill(victim, 'SIGKILL');
       await guard.waitFor((line) => line.event === 'worker-exited');
       // The replacement forks after 1 s, loads its policies and only then listens.
-      await waitUntil(() => childrenOf(guard.child.pid!).length === 2, 20_000);
+      await waitUntil(() => childrenOf(guard.child.pid!).length === 2, 60_000);
       await new Promise((resolve) => setTimeout(resolve, 4000));
       stop = true;
       await Promise.all(clients);
@@ -173,7 +173,7 @@ describe('signals against the real bin', () => {
     }
   });
 
-  it('workers log one line and exit when the primary disappears', { timeout: 60_000 }, async () => {
+  it('workers log one line and exit when the primary disappears', { timeout: 180_000 }, async () => {
     const guard = spawnGuard(folder.folder, {
       upstream: store.url,
       policies: [INTEGRATION_POLICIES],
