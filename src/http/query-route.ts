@@ -7,7 +7,8 @@ import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js
 import { errorKind, GuardError } from '../guard-error.js';
 import { headerValue } from '../header-value.js';
 import type { GuardMetrics } from '../metrics/create-metrics.js';
-import { sortedGraphs, type Grant } from '../policy/grant.js';
+import { sortedGraphs } from '../policy/grant.js';
+import type { Grant } from '../policy/policy-set.js';
 import type { Plan } from '../sparql/plan.js';
 import type { QueryRequest } from '../sparql/query-request.js';
 import { UpstreamError, type AbortLike, type AbortListener, type Upstream } from '../upstream/create-upstream.js';

@@ -1,33 +1,8 @@
-// What a caller may read: the Grant type, and how it is composed from the compiled policies that apply to the caller (on the serving thread, per request).
+// What a caller may read: how a Grant is composed from the compiled policies that apply to the caller (on the serving thread, per request).
 
 import type { Caller } from '../auth/caller.js';
 import type { TemplateValues } from './compile-graph-template.js';
-import type { CompiledPolicy, PolicyLimits, PolicySet } from './policy-set.js';
-
-/**
- * The graphs the policies of one caller grant, computed per request by map
- * look-ups in the compiled policy set.
- */
-export interface Grant {
-  /**
-   * The caller's limits: per kind, the largest value among its policies that set one
-   * (the most generous policy wins, as graphs are a union); a kind absent, or no limits at
-   * all, = no policy sets it.
-   */
-  readonly limits?: PolicyLimits;
-  /** Policy IRIs (bare, without angle brackets), in order of listing. */
-  readonly policies: readonly string[];
-  /** Every graph IRI granted for reading by at least one of those policies. */
-  readonly graphs: ReadonlySet<string>;
-  /**
-   * Per granted graph, the predicates that stay hidden in it (docs/design.md#vocabulary:
-   * intersection of the hidePath sets of the caller's policies granting that
-   * graph). Graphs with nothing hidden are absent.
-   */
-  readonly hiddenByGraph: ReadonlyMap<string, ReadonlySet<string>>;
-  /** The graphs this caller's graph templates gave (`guard:readGraphTemplate`), sorted, also in `graphs`; absent when none. */
-  readonly templateGraphs?: readonly string[];
-}
+import type { CompiledPolicy, Grant, PolicyLimits, PolicySet } from './policy-set.js';
 
 /**
  * The grant of `caller`: the policies for Everyone, for AuthenticatedAgent

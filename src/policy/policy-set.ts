@@ -1,7 +1,6 @@
 // The compiled, immutable form of the loaded policies that every request looks up (on the serving thread).
 
 import type { GraphTemplate } from './compile-graph-template.js';
-import type { Grant } from './grant.js';
 
 /**
  * Whom a policy applies to, as derived by the rules: every caller, every
@@ -24,6 +23,31 @@ export interface PolicyLimits {
   readonly resultLimit?: number;
   /** `guard:maxConcurrent`: the most queries of one agent in flight at once, per process. */
   readonly maxConcurrent?: number;
+}
+
+/**
+ * The graphs the policies of one caller grant, computed per request by map
+ * look-ups in the compiled policy set.
+ */
+export interface Grant {
+  /**
+   * The caller's limits: per kind, the largest value among its policies that set one
+   * (the most generous policy wins, as graphs are a union); a kind absent, or no limits at
+   * all, = no policy sets it.
+   */
+  readonly limits?: PolicyLimits;
+  /** Policy IRIs (bare, without angle brackets), in order of listing. */
+  readonly policies: readonly string[];
+  /** Every graph IRI granted for reading by at least one of those policies. */
+  readonly graphs: ReadonlySet<string>;
+  /**
+   * Per granted graph, the predicates that stay hidden in it (docs/design.md#vocabulary:
+   * intersection of the hidePath sets of the caller's policies granting that
+   * graph). Graphs with nothing hidden are absent.
+   */
+  readonly hiddenByGraph: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The graphs this caller's graph templates gave (`guard:readGraphTemplate`), sorted, also in `graphs`; absent when none. */
+  readonly templateGraphs?: readonly string[];
 }
 
 /** One policy after reasoning and validation. */

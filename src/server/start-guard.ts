@@ -8,12 +8,14 @@ import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedde
 import { createMetrics } from '../metrics/create-metrics.js';
 import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
 import { OWN_VERSION } from '../own-version.js';
-import type { PolicySetSources } from '../policy/load/load-policy-set.js';
+import { createPolicyWorker } from '../policy/load/create-policy-worker.js';
+import type { PolicySetSources } from '../policy/load/policy-set-sources.js';
 import { policySetSources } from '../policy/load/policy-set-sources.js';
 import { createPlanner } from '../sparql/create-planner.js';
 import { createDatasetGate } from '../upstream/check-dataset-support.js';
 import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
 import { readStoreAnswer } from '../upstream/read-store-answer.js';
+import { checkFactQueries } from './check-fact-queries.js';
 import { createApp } from './create-app.js';
 import { createLogWriter, type LogLine } from './create-log-writer.js';
 import { createPolicyRefresh, type PolicyRefresh } from './create-policy-refresh.js';
@@ -107,6 +109,7 @@ export interface StartOptions {
  * error, after closing everything.
  */
 export async function startGuard(config: GuardConfig, log: LogLine = logToStdout, start: StartOptions = {}): Promise<RunningGuard> {
+  checkFactQueries(config);
   const embedded = await startConfiguredEmbeddedStore(config, log);
   const upstreamUrl = config.upstream ?? embedded!.queryUrl;
   // A cluster worker records metrics for the primary's scrape; it never listens for scrapes itself.
@@ -117,7 +120,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     timeoutMs: config.timeoutMs,
     ...(metrics !== undefined && { onFailure: (kind) => metrics.upstreamFailed(kind) }),
   });
-  // Issue 5: a store that ignores FROM / FROM NAMED must never get a query.
+  // A store that ignores FROM / FROM NAMED must never get a query.
   const datasetGate = createDatasetGate(upstream, {
     checkTimeoutMs: Math.min(config.timeoutMs, DATASET_CHECK_TIMEOUT_MS),
     recheckMs: DATASET_RECHECK_MS,
@@ -134,9 +137,12 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const identifyCaller = createCallerIdentifier(config.auth);
   const sources = loadSources(config, upstream);
   // A new policy set also starts a new memory of matched API keys (docs/design.md#identity).
+  // This guard's own policy worker: another guard in the process has its own, and closing one leaves the other's.
+  const policyWorker = createPolicyWorker();
   const refresh: PolicyRefresh = createPolicyRefresh({
     sources,
     upstream,
+    worker: policyWorker,
     policies,
     log,
     ...(metrics !== undefined && { metrics }),
@@ -201,6 +207,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       clearTimeout(cut);
     }
     await metricsListener?.close();
+    await policyWorker.close();
     await upstream.close();
     await embedded?.stop();
   };

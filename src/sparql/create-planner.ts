@@ -3,7 +3,7 @@
 import { LRUCache } from 'lru-cache';
 import { GuardError } from '../guard-error.js';
 import type { QueryRequest } from './query-request.js';
-import type { Grant } from '../policy/grant.js';
+import type { Grant } from '../policy/policy-set.js';
 import { applyGrant } from './apply-grant.js';
 import { compileFunctionAllowList } from './check-function-calls.js';
 import type { Plan } from './plan.js';

@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { principalKey } from '../../src/policy/load/attach-derivations.js';
+import { principalKey } from '../../src/policy/principal-index.js';
 import { loadPolicySetWithStats, type LoadedPolicySet } from '../../src/policy/load/load-policy-set.js';
 import type { Engine } from '../../src/policy/rules/reason-over-policies.js';
 import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
