@@ -279,6 +279,6 @@ function* text(
     const prefixes = entry.prefixes.length === 0 ? '' : `  prefixes: ${entry.prefixes.join(' ')}\n`;
     yield `${entry.label}\n  policies: ${entry.policies.join(' ')}\n  graphs:   ${entry.graphs.join(' ') || '(none)'}\n${prefixes}`;
   }
-  // The listing is per principal; a caller's grant is a union of several of them (docs/design.md#vocabulary).
+  // The listing is per principal; a caller's grant is a union of several of them (docs/design/policy.md#vocabulary).
   yield 'a caller gets the union of Everyone, AuthenticatedAgent (when authenticated), its agent IRI and its groups\n';
 }

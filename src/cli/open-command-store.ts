@@ -36,7 +36,7 @@ export function openCommandStore(config: GuardConfig): CommandStore {
     await embedded?.stop();
   };
   const upstream: Upstream = {
-    send: async (...args) => (await open()).upstream.send(...args),
+    send: async (outgoing, options) => (await open()).upstream.send(outgoing, options),
     close,
   };
   return { upstream, sources: loadSources(config, upstream), close };

@@ -41,7 +41,7 @@ export interface Grant {
   /** Every graph IRI granted for reading by at least one of those policies. */
   readonly graphs: ReadonlySet<string>;
   /**
-   * Per granted graph, the predicates that stay hidden in it (docs/design.md#vocabulary:
+   * Per granted graph, the predicates that stay hidden in it (docs/design/policy.md#vocabulary:
    * intersection of the hidePath sets of the caller's policies granting that
    * graph). Graphs with nothing hidden are absent.
    */

@@ -43,7 +43,7 @@ export interface RunningGuard {
    */
   reload(): Promise<boolean>;
   /**
-   * Graceful shutdown (docs/design.md, "Shutdown"): /readyz turns 503 at once and every answer
+   * Graceful shutdown (docs/design/server.md, "Shutdown"): /readyz turns 503 at once and every answer
    * closes its connection; the guard keeps serving for `drainMs` (idle keep-alive connections
    * stay open until their next answer or the drain's end), then stops accepting, lets requests in flight finish for up to `graceMs`, cuts
    * the connections still open, and closes the store connections (and the embedded store).
@@ -65,7 +65,7 @@ const stdoutWriter = createLogWriter((text) => process.stdout.write(text));
 let flushesOnExit = false;
 
 /**
- * One JSON line per event on standard output (docs/design.md#server, "Logging"). Request lines go
+ * One JSON line per event on standard output (docs/design/server.md, "Logging"). Request lines go
  * out in batches; whatever is still buffered is written when the process exits (process.exit,
  * or an uncaught error), where writes to files and pipes are synchronous.
  */
@@ -78,7 +78,7 @@ export const logToStdout: LogLine = (entry) => {
 };
 
 /**
- * Starts the embedded store (docs/design.md#embedded) when no upstream is configured: loaded
+ * Starts the embedded store (docs/design/embedded.md) when no upstream is configured: loaded
  * from `embedded.data`, else the demo data. Undefined when there is an upstream.
  */
 export async function startConfiguredEmbeddedStore(config: GuardConfig, log: LogLine): Promise<EmbeddedStore | undefined> {
@@ -118,7 +118,10 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     url: upstreamUrl,
     headers: config.upstreamHeaders,
     timeoutMs: config.timeoutMs,
-    ...(metrics !== undefined && { onFailure: (kind) => metrics.upstreamFailed(kind) }),
+    ...(metrics !== undefined && {
+      onFailure: (kind) => metrics.upstreamFailed(kind),
+      onRetry: (reason) => metrics.upstreamRetried(reason),
+    }),
   });
   // A store that ignores FROM / FROM NAMED must never get a query.
   const datasetGate = createDatasetGate(upstream, {
@@ -136,9 +139,9 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const readiness = createReadiness();
   const identifyCaller = createCallerIdentifier(config.auth);
   const sources = loadSources(config, upstream);
-  // A new policy set also starts a new memory of matched API keys (docs/design.md#identity).
   // This guard's own policy worker: another guard in the process has its own, and closing one leaves the other's.
   const policyWorker = createPolicyWorker();
+  // A new policy set also starts a new memory of matched API keys (docs/design/auth.md#identity).
   const refresh: PolicyRefresh = createPolicyRefresh({
     sources,
     upstream,

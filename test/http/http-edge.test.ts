@@ -33,7 +33,7 @@ function createStubStore(): StubStore {
   const store: StubStore = {
     sent: [],
     answer: () => ({}),
-    send(query, accept, _signal, timeoutMs) {
+    send({ query }, { accept, timeoutMs }) {
       store.sent.push({ query, accept, timeoutMs });
       const { text = '{"head":{"vars":[]},"results":{"bindings":[]}}', ...rest } = store.answer();
       return Promise.resolve({

@@ -75,7 +75,7 @@ describe('grantFor: targeting', () => {
   });
 });
 
-describe('grantFor: hidden paths (docs/design.md#vocabulary)', () => {
+describe('grantFor: hidden paths (docs/design/policy.md#vocabulary)', () => {
   let set: PolicySet;
   before(async () => {
     set = await load('hide-paths.ttl');

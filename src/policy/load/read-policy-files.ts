@@ -72,7 +72,7 @@ const MAX_LIMIT = MAX_TIMER_MS;
 /**
  * Reads the files in order, parses them as Turtle, adds the fact sources' triples after them
  * (parseFactSource), checks every guard: IRI of both against the closed vocabulary
- * (checkVocabulary) and validates every policy (docs/design.md#vocabulary); a policy that a
+ * (checkVocabulary) and validates every policy (docs/design/policy.md#vocabulary); a policy that a
  * source with `policies: true` declares has the file `facts:<name>`. A source without
  * `policies` may say nothing about a declared policy. Throws PolicyLoadError on the first problem.
  */

@@ -1,4 +1,4 @@
-// Reads one rule file and decides whether the forward chainer computes exactly what EYE would for it, docs/design.md "Two engines" (on the policy worker, and on the command line's thread for `check --why`).
+// Reads one rule file and decides whether the forward chainer computes exactly what EYE would for it, docs/design/policy.md "Two engines" (on the policy worker, and on the command line's thread for `check --why`).
 
 import { Parser, type Quad, type Term } from 'n3';
 import { XSD_STRING } from '../../vocabulary.js';

@@ -83,7 +83,7 @@ const TARGET_PREDICATES = new Set<string>([guard.appliesTo, guard.grantsGraph]);
 
 /**
  * Runs the rule files over the policy triples and returns what they entail,
- * as EYE would running all of them together (docs/design.md, "Two engines").
+ * as EYE would running all of them together (docs/design/policy.md, "Two engines").
  * Each file is classified by reading it (classifyRules): a file inside
  * the Horn fragment runs in the forward chainer (forwardChain), labelled `copy`
  * when it holds only copy rules (the shipped rules), unless an EYE file's
