@@ -146,7 +146,7 @@ const JWT_KEYS = {
 const FACT_SOURCE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
- * An entry of `facts` (docs/incoming/22.md): a CONSTRUCT the guard runs against its store at
+ * An entry of `facts` (docs/configuration.md): a CONSTRUCT the guard runs against its store at
  * start and every `refreshMs`, whose triples join the policy files as input to the rules.
  */
 const FACT_SOURCE_KEYS = {
