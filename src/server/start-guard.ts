@@ -17,6 +17,7 @@ import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
 import { readStoreAnswer } from '../upstream/read-store-answer.js';
 import { checkFactQueries } from './check-fact-queries.js';
 import { createApp } from './create-app.js';
+import { createAuditLog } from './create-audit-log.js';
 import { createLogWriter, type LogLine } from './create-log-writer.js';
 import { createPolicyRefresh, type PolicyRefresh } from './create-policy-refresh.js';
 import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
@@ -27,6 +28,8 @@ import { watchPolicies, type PolicyWatch } from './watch-policies.js';
 export interface RunningGuard {
   /** Base URL the guard listens on, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
+  /** Closes the audit file and opens its path again (SIGHUP, after a rotation); nothing without one. */
+  reopenAudit(): void;
   /** Base URL of the metrics listener (scrape at `${metricsUrl}/metrics`); undefined without one. */
   readonly metricsUrl: string | undefined;
   /** The store's query URL (the embedded store's when no upstream is configured). */
@@ -70,12 +73,22 @@ let flushesOnExit = false;
  * or an uncaught error), where writes to files and pipes are synchronous.
  */
 export const logToStdout: LogLine = (entry) => {
+  flushOnExit();
+  stdoutWriter.log(entry);
+};
+
+/** The writer of audit records for `audit.file` "-": the same batches as the log lines, so neither splits the other. */
+const auditToStdout = {
+  stdout: (fields: string) => (flushOnExit(), stdoutWriter.logText(fields)),
+  flushStdout: () => stdoutWriter.flush(),
+};
+
+function flushOnExit(): void {
   if (!flushesOnExit) {
     flushesOnExit = true;
     process.once('exit', stdoutWriter.flush);
   }
-  stdoutWriter.log(entry);
-};
+}
 
 /**
  * Starts the embedded store (docs/design/embedded.md) when no upstream is configured: loaded
@@ -110,6 +123,8 @@ export interface StartOptions {
  */
 export async function startGuard(config: GuardConfig, log: LogLine = logToStdout, start: StartOptions = {}): Promise<RunningGuard> {
   checkFactQueries(config);
+  // Opened first: a file that cannot be opened stops the start before anything else runs.
+  const audit = config.audit === undefined ? undefined : createAuditLog(config.audit, { ...auditToStdout, log });
   const embedded = await startConfiguredEmbeddedStore(config, log);
   const upstreamUrl = config.upstream ?? embedded!.queryUrl;
   // A cluster worker records metrics for the primary's scrape; it never listens for scrapes itself.
@@ -158,6 +173,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       cors: config.cors,
       ui: config.ui,
       limits: { ...config.http, sendIdleMs: config.timeoutMs },
+      trustRequestId: config.trustRequestId,
     },
     {
       identifyCaller,
@@ -174,6 +190,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       draining: () => readiness.draining,
       log,
       ...(metrics !== undefined && { metrics }),
+      ...(audit !== undefined && { audit, policiesInForce: () => refresh.version() }),
     },
   );
   metrics?.watch({
@@ -213,6 +230,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     await policyWorker.close();
     await upstream.close();
     await embedded?.stop();
+    audit?.close();
   };
   const close = (timing: Partial<GuardConfig['shutdown']> = {}): Promise<void> => (closing ??= shutDown({ ...config.shutdown, ...timing }));
 
@@ -259,6 +277,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     policies,
     readiness,
     reload,
+    reopenAudit: () => audit?.reopen(),
     close,
   };
 }

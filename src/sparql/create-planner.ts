@@ -73,6 +73,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   }
 
   const cache = createShapeCache(planCache, baseIri, prepareOrRefuse);
+  const byText = (request: QueryRequest, grant: Grant): Plan => fromEntry(cache.exact(request), grant);
   let hits = 0;
   let misses = 0;
   return {
@@ -80,7 +81,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
       // A hit is a plan that parsed nothing; a refusal thrown from the cache is a hit too.
       const before = prepares;
       try {
-        return cache.planByShape(request, grant) ?? fromEntry(cache.exact(request), grant);
+        return cache.plan(request, grant, byText);
       } finally {
         if (prepares === before) hits++;
         else misses++;

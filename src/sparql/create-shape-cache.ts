@@ -15,8 +15,12 @@ export type ExactEntry = PreparedQuery | GuardError;
 
 /** The plan cache of one planner. */
 export interface ShapeCache {
-  /** The plan from the template of the request's shape; undefined when the text is to be planned by itself (planExact). */
-  planByShape(request: QueryRequest, grant: Grant): Plan | undefined;
+  /**
+   * The plan of `request` from the template of its shape; a text the cache plans by itself (the
+   * lexer cannot classify it, or its shape is planned by exact text) goes to `byText`. A plan
+   * of a lexed text carries its shape.
+   */
+  plan(request: QueryRequest, grant: Grant, byText: (request: QueryRequest, grant: Grant) => Plan): Plan;
   /** The preparation or refusal of the request's exact text, cached under the same bounds. */
   exact(request: QueryRequest): ExactEntry;
   /** What the cache holds now. */
@@ -123,12 +127,17 @@ export function createShapeCache(
   };
 
   let shapes = 0;
-  const planByShape = (request: QueryRequest, grant: Grant): Plan | undefined => {
+  const plan = (request: QueryRequest, grant: Grant, byText: (request: QueryRequest, grant: Grant) => Plan): Plan => {
     const lexed = lex(request);
-    if (lexed === undefined) return undefined;
+    if (lexed === undefined) return byText(request, grant);
+    const planned = planShaped(request, grant, lexed, byText);
+    planned.shape = lexed.shape.key;
+    return planned;
+  };
+  const planShaped = (request: QueryRequest, grant: Grant, lexed: Lexed, byText: (request: QueryRequest, grant: Grant) => Plan): Plan => {
     const { shape, shapeKey } = lexed;
-    const fromTemplate = (prepared: PreparedQuery | 'exact'): Plan | undefined =>
-      prepared === 'exact' ? undefined : applyGrant(prepared, grant, shape.fill);
+    const fromTemplate = (prepared: PreparedQuery | 'exact'): Plan =>
+      prepared === 'exact' ? byText(request, grant) : applyGrant(prepared, grant, shape.fill);
     const found = cache.get(shapeKey);
     // A shape without sensitive constants is one entry: its template.
     if (found?.kind === 'variant') return fromTemplate(found.prepared);
@@ -138,7 +147,7 @@ export function createShapeCache(
       if (learned.prepared !== undefined) return applyGrant(learned.prepared, grant, shape.fill);
       info = learned.info;
     }
-    if (info.mode === 'exact') return undefined;
+    if (info.mode === 'exact') return byText(request, grant);
     if (lexed.variant?.shape !== info) lexed.variant = { shape: info, key: variantKeyOf(info, shape) };
     const variantKey = lexed.variant.key;
     const cached = cache.get(variantKey);
@@ -153,7 +162,7 @@ export function createShapeCache(
     return fromTemplate(prepared);
   };
 
-  return { planByShape, exact, size: () => ({ entries: cache.size, bytes: cache.calculatedSize }) };
+  return { plan, exact, size: () => ({ entries: cache.size, bytes: cache.calculatedSize }) };
 
   /**
    * First sight of a shape: finds its sensitive constants and caches them. The verb-position
