@@ -25,6 +25,66 @@ export interface PolicyLimits {
   readonly maxConcurrent?: number;
 }
 
+/** A term of a row rule's pattern, as RDF/JS names its parts (no blank nodes: the loader refuses them). */
+export type RuleTerm =
+  | { readonly termType: 'NamedNode'; readonly value: string }
+  | { readonly termType: 'Variable'; readonly value: string }
+  | { readonly termType: 'Literal'; readonly value: string; readonly language: string; readonly datatype: string };
+
+/** One triple pattern of a row rule. */
+export interface RuleTriple {
+  readonly subject: RuleTerm;
+  readonly predicate: RuleTerm;
+  readonly object: RuleTerm;
+}
+
+/** One VALUES block of a row rule: its variables and rows (undefined: UNDEF). */
+export interface RuleValues {
+  readonly variables: readonly string[];
+  readonly rows: readonly (readonly (RuleTerm | undefined)[])[];
+}
+
+/**
+ * A row rule (docs/policies.md, "Rows and columns"): a basic graph pattern over `?this`, read in the
+ * unrestricted `data` graphs (empty: the granted graph itself), with the caller's identity bound to
+ * `?agent`, `?group` and `?claim_NAME` by the rewriter. A triple (s p o) of a granted graph is in the
+ * policy's rows when the pattern has a solution with `?this` = s.
+ */
+export interface RowRule {
+  readonly triples: readonly RuleTriple[];
+  readonly values: readonly RuleValues[];
+  /** `guard:rowData` graphs, sorted; empty: the graph the triple is read in. */
+  readonly data: readonly string[];
+  /** The rule as the policy states it, for explain and check: the pattern text, or `?this a <C>`. */
+  readonly source: string;
+}
+
+/** The predicates a graph shows: every one but `set` (`allow` false), or only those of `set` (`allow` true). */
+export interface Columns {
+  readonly allow: boolean;
+  readonly set: ReadonlySet<string>;
+}
+
+/** A policy with a row rule granting a graph: its rule and its own columns. */
+export interface RowGrant {
+  /** The policy IRI, bare. */
+  readonly policy: string;
+  readonly columns: Columns;
+  readonly rule: RowRule;
+}
+
+/**
+ * What the caller sees of one graph when a policy granting it lists columns or rows
+ * (docs/policies.md, "Rows and columns"): a triple (s p o) is visible when `open` shows p, or
+ * when some entry of `rows` shows p and its rule holds for s.
+ */
+export interface GraphView {
+  /** The columns the policies without a row rule show, merged; undefined when every policy granting the graph has one. */
+  readonly open: Columns | undefined;
+  /** The policies with a row rule whose columns `open` does not already show, in order of listing. */
+  readonly rows: readonly RowGrant[];
+}
+
 /**
  * The graphs the policies of one caller grant, computed per request by map
  * look-ups in the compiled policy set.
@@ -46,6 +106,11 @@ export interface Grant {
    * graph). Graphs with nothing hidden are absent.
    */
   readonly hiddenByGraph: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * Per granted graph whose policies list columns (`guard:readPath`) or rows (a row rule), what the
+   * caller sees of it; such a graph is absent from `hiddenByGraph`. Absent or empty when none does.
+   */
+  readonly views?: ReadonlyMap<string, GraphView>;
   /** The graphs this caller's graph templates gave (`guard:readGraphTemplate`), sorted, also in `graphs`; absent when none. */
   readonly templateGraphs?: readonly string[];
 }
@@ -67,6 +132,13 @@ export interface CompiledPolicy {
   readonly graphPrefixes: readonly string[];
   /** Predicate IRIs the policy hides in the graphs it grants (`guard:hidePath`). */
   readonly hidePaths: readonly string[];
+  /**
+   * Predicate IRIs the policy lets its callers read (`guard:readPath`, an allow-list of columns), sorted;
+   * undefined when it lists none (every predicate but its hidden ones is visible).
+   */
+  readonly readPaths?: readonly string[];
+  /** The policy's row rule (`guard:rowPattern`, `guard:rowClass`, `guard:rowData`); undefined: every row is visible. */
+  readonly rowRule?: RowRule;
   /** Graphs granted per caller (`guard:readGraphTemplate`), expanded by grantFor; hidePath applies to them too. */
   readonly graphTemplates: readonly GraphTemplate[];
   readonly limits: PolicyLimits;

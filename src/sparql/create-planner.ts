@@ -9,6 +9,7 @@ import type { Plan } from './plan.js';
 import { prepareQuery, type PrepareSettings } from './prepare-query.js';
 import type { PreparedQuery } from './prepared-query.js';
 import type { QueryRequest } from './query-request.js';
+import type { RowValues } from './write-row-filter.js';
 
 /** The config keys baseIri, maxQueryDepth, planCache and allowedFunctions, as checked there (docs/design/config.md). */
 export interface PlannerOptions {
@@ -28,7 +29,7 @@ export interface Planner {
    * Throws GuardError 400 (unparseable, cannot rewrite safely, bad protocol IRI, too deep or too complex),
    * 403 (update, SERVICE, a hidden path named) or 500 (a hidden path that is no valid IRI).
    */
-  plan(request: QueryRequest, grant: Grant): Plan;
+  plan(request: QueryRequest, grant: Grant, values?: RowValues): Plan;
   /** Plans served without parsing (hits) and with a parse (misses), and what the cache holds now. */
   cacheStats(): { hits: number; misses: number; entries: number; bytes: number };
 }
@@ -60,28 +61,29 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
       throw error;
     }
   };
-  const fromEntry = (entry: ExactEntry, grant: Grant): Plan => {
+  const fromEntry = (entry: ExactEntry, grant: Grant, values: RowValues | undefined): Plan => {
     if (entry instanceof GuardError) throw entry;
-    return applyGrant(entry, grant);
+    return applyGrant(entry, grant, undefined, values);
   };
 
   if (planCache.maxEntries === 0) {
     return {
-      plan: (request, grant) => fromEntry(prepareOrRefuse(request), grant),
+      plan: (request, grant, values) => fromEntry(prepareOrRefuse(request), grant, values),
       cacheStats: () => ({ hits: 0, misses: 0, entries: 0, bytes: 0 }),
     };
   }
 
   const cache = createShapeCache(planCache, baseIri, prepareOrRefuse);
-  const byText = (request: QueryRequest, grant: Grant): Plan => fromEntry(cache.exact(request), grant);
+  const byText = (request: QueryRequest, grant: Grant, values: RowValues | undefined): Plan =>
+    fromEntry(cache.exact(request), grant, values);
   let hits = 0;
   let misses = 0;
   return {
-    plan(request: QueryRequest, grant: Grant): Plan {
+    plan(request: QueryRequest, grant: Grant, values?: RowValues): Plan {
       // A hit is a plan that parsed nothing; a refusal thrown from the cache is a hit too.
       const before = prepares;
       try {
-        return cache.plan(request, grant, byText);
+        return cache.plan(request, grant, values, byText);
       } finally {
         if (prepares === before) hits++;
         else misses++;

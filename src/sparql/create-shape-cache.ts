@@ -9,6 +9,10 @@ import { lexQueryShape, type QueryShape } from './lex-query-shape.js';
 import type { Plan } from './plan.js';
 import type { PreparedQuery } from './prepared-query.js';
 import type { QueryRequest } from './query-request.js';
+import type { RowValues } from './write-row-filter.js';
+
+/** Plans a request by its exact text. */
+export type PlanByText = (request: QueryRequest, grant: Grant, values: RowValues | undefined) => Plan;
 
 /** A refusal, or the preparation of one exact text. */
 export type ExactEntry = PreparedQuery | GuardError;
@@ -20,7 +24,7 @@ export interface ShapeCache {
    * lexer cannot classify it, or its shape is planned by exact text) goes to `byText`. A plan
    * of a lexed text carries its shape.
    */
-  plan(request: QueryRequest, grant: Grant, byText: (request: QueryRequest, grant: Grant) => Plan): Plan;
+  plan(request: QueryRequest, grant: Grant, values: RowValues | undefined, byText: PlanByText): Plan;
   /** The preparation or refusal of the request's exact text, cached under the same bounds. */
   exact(request: QueryRequest): ExactEntry;
   /** What the cache holds now. */
@@ -127,27 +131,27 @@ export function createShapeCache(
   };
 
   let shapes = 0;
-  const plan = (request: QueryRequest, grant: Grant, byText: (request: QueryRequest, grant: Grant) => Plan): Plan => {
+  const plan = (request: QueryRequest, grant: Grant, values: RowValues | undefined, byText: PlanByText): Plan => {
     const lexed = lex(request);
-    if (lexed === undefined) return byText(request, grant);
-    const planned = planShaped(request, grant, lexed, byText);
+    if (lexed === undefined) return byText(request, grant, values);
+    const planned = planShaped(request, grant, lexed, values, byText);
     planned.shape = lexed.shape.key;
     return planned;
   };
-  const planShaped = (request: QueryRequest, grant: Grant, lexed: Lexed, byText: (request: QueryRequest, grant: Grant) => Plan): Plan => {
+  const planShaped = (request: QueryRequest, grant: Grant, lexed: Lexed, values: RowValues | undefined, byText: PlanByText): Plan => {
     const { shape, shapeKey } = lexed;
     const fromTemplate = (prepared: PreparedQuery | 'exact'): Plan =>
-      prepared === 'exact' ? byText(request, grant) : applyGrant(prepared, grant, shape.fill);
+      prepared === 'exact' ? byText(request, grant, values) : applyGrant(prepared, grant, shape.fill, values);
     const found = cache.get(shapeKey);
     // A shape without sensitive constants is one entry: its template.
     if (found?.kind === 'variant') return fromTemplate(found.prepared);
     let info = found?.kind === 'shape' ? found : undefined;
     if (info === undefined) {
       const learned = learnShape(request, shape, shapeKey);
-      if (learned.prepared !== undefined) return applyGrant(learned.prepared, grant, shape.fill);
+      if (learned.prepared !== undefined) return applyGrant(learned.prepared, grant, shape.fill, values);
       info = learned.info;
     }
-    if (info.mode === 'exact') return byText(request, grant);
+    if (info.mode === 'exact') return byText(request, grant, values);
     if (lexed.variant?.shape !== info) lexed.variant = { shape: info, key: variantKeyOf(info, shape) };
     const variantKey = lexed.variant.key;
     const cached = cache.get(variantKey);

@@ -9,6 +9,7 @@ import { indexPrincipals, principalKey, PRINCIPAL_KINDS } from '../principal-ind
 import type { PolicyDocument } from './read-policy-files.js';
 import type { AttachedPolicies } from './worker-messages.js';
 import { describeTerm } from './describe-term.js';
+import type { PolicyRestriction } from './read-row-rule.js';
 import type { ClosureTerm } from '../rules/forward-chain.js';
 import type { DerivedTriples } from '../rules/derived-triples.js';
 
@@ -101,6 +102,7 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
   const orders = new Int32Array(policies.length);
   const hidesNothing: readonly string[] = [];
   const limitsNothing: PolicyLimits = {};
+  const restrictsNothing: PolicyRestriction = {};
   policies.forEach(({ file, order }, at) => {
     let index = fileIndex.get(file);
     if (index === undefined) fileIndex.set(file, (index = files.push(file) - 1));
@@ -122,6 +124,9 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
     graphTemplates: policies.map((policy) => (policy.graphTemplates.length === 0 ? hidesNothing : policy.graphTemplates)),
     graphPrefixes: policies.map((policy) => (policy.graphPrefixes.length === 0 ? hidesNothing : policy.graphPrefixes)),
     limits: policies.map((policy) => (Object.keys(policy.limits).length === 0 ? limitsNothing : policy.limits)),
+    restrictions: policies.map((policy) =>
+      policy.restriction.readPaths === undefined && policy.restriction.rowRule === undefined ? restrictsNothing : policy.restriction,
+    ),
     principals: indexPrincipals(principalKinds, principalNames, principalRanges.starts, principalRanges.indexes),
     graphs: graphs.values,
     principalStarts: principalRanges.starts,

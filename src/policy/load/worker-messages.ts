@@ -3,6 +3,7 @@
 import type { PolicyLimits } from '../policy-set.js';
 import type { PrincipalIndex } from '../principal-index.js';
 import type { EngineChoice, EngineRun, RuleFileRun } from '../rules/reason-over-policies.js';
+import type { PolicyRestriction } from './read-row-rule.js';
 
 /** A load request from `loadPolicySet` to the worker. */
 export interface WorkerJob {
@@ -94,6 +95,8 @@ export interface AttachedPolicies {
   readonly graphPrefixes: readonly (readonly string[])[];
   /** Per policy, its limits (the policies setting none share one empty object). */
   readonly limits: readonly PolicyLimits[];
+  /** Per policy, its columns and row rule (the policies stating neither share one empty object). */
+  readonly restrictions: readonly PolicyRestriction[];
   /** Each distinct principal once (its kind an index into `PRINCIPAL_KINDS`), with the policies naming it. */
   readonly principals: PrincipalIndex;
   readonly graphs: readonly string[];
