@@ -2,7 +2,7 @@
 
 import type { Caller } from '../auth/caller.js';
 import type { TemplateValues } from './compile-graph-template.js';
-import type { Columns, CompiledPolicy, GraphView, Grant, PolicyLimits, PolicySet, RowGrant, RowRule } from './policy-set.js';
+import type { Columns, CompiledPolicy, GraphView, Grant, PolicyLimits, PolicySet, RowGrant } from './policy-set.js';
 
 /**
  * The grant of `caller`: the policies for Everyone, for AuthenticatedAgent
