@@ -32,6 +32,7 @@ export const EXPLAIN_USAGE = `usage: sparql-guard explain [--config FILE] [--key
 /** Explain never forwards a plan: the route gets no store. */
 const NO_STORE: Upstream = {
   send: () => Promise.reject(new GuardError(502, 'upstream_failed', 'explain runs offline: there is no store')),
+  store: 'none (explain runs offline)',
   close: () => Promise.resolve(),
 };
 

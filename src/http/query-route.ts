@@ -10,14 +10,14 @@ import type { GuardMetrics } from '../metrics/create-metrics.js';
 import { sortedGraphs, summariseViews, type Grant } from '../policy/grant.js';
 import type { Plan } from '../sparql/plan.js';
 import type { QueryRequest } from '../sparql/query-request.js';
-import { UpstreamError, type AbortLike, type AbortListener, type Upstream } from '../upstream/create-upstream.js';
+import { UpstreamError, type AbortLike, type AbortListener, type Upstream, type UpstreamResponse } from '../upstream/create-upstream.js';
 import { composeCacheControl } from './cache-control.js';
 import { chooseAccept } from './choose-accept.js';
 import { chooseEndpointView, type EndpointView } from './choose-endpoint-view.js';
 import type { createCorsHeaders } from './cors.js';
 import { describeService } from './describe-service.js';
 import { readQueryRequest } from './read-query-request.js';
-import { translateStoreRefusal } from './translate-store-refusal.js';
+import { translateStoreError } from './translate-store-error.js';
 import { secondsSince, type PoliciesInForce } from './request-state.js';
 
 /** What the pipeline up to the plan gives: the caller, its grant and the plan. */
@@ -52,6 +52,8 @@ export interface QueryServices {
   readonly admitQuery?: (signal: AbortLike) => Promise<void> | undefined;
   /** Records requests and queries for Prometheus; absent when metrics are off. */
   readonly metrics?: GuardMetrics;
+  /** Writes one structured log line (a store's error text, for the operator). */
+  readonly log?: (entry: Readonly<Record<string, unknown>>) => void;
   /**
    * The policy set in force, its digest and facts generation, read right after `grant` (in the
    * same turn, so it is the set that gave the grant) for the audit record; absent: not recorded.
@@ -69,6 +71,8 @@ export interface QueryRouteOptions {
   readonly cors: ReturnType<typeof createCorsHeaders>;
   /** Longest time a streamed answer may wait for the client to read more. */
   readonly sendIdleMs: number;
+  /** Config `explain`: only then may a store's error text, which can quote the rewrite, reach the caller. */
+  readonly explain: boolean;
   /**
    * Counts one more query of `agent` in flight, or throws GuardError 429 past `max`; returns
    * the function that ends the count (guard:maxConcurrent).
@@ -197,7 +201,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     // until the store's answer has ended or been aborted, not until the client's response
     // closes: a client that leaves early does not free its slot while the store still works.
     const leave = options.enterConcurrency(caller.agent, grant.limits?.maxConcurrent);
-    return forward(plan, request, reply, clientGone, leave, services, options.sendIdleMs, grant.limits?.timeoutMs);
+    return forward(plan, request, reply, clientGone, leave, services, options, grant.limits?.timeoutMs);
   };
 
   const explain = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -237,7 +241,7 @@ async function forward(
   clientGone: ClientGone,
   leave: () => void,
   services: QueryServices,
-  sendIdleMs: number,
+  { sendIdleMs, explain }: QueryRouteOptions,
   timeoutMs: number | undefined,
 ) {
   const socket = request.raw.socket;
@@ -269,11 +273,19 @@ async function forward(
   const storeMs = performance.now() - sent;
   request.storeMs = storeMs;
   metrics?.upstreamTime(storeMs / 1000);
-  // A store that refuses a query only because the grant made it large: say so, not its bare 400.
-  const refusal = translateStoreRefusal(answer.status, plan);
-  if (refusal !== undefined) {
-    answer.body.resume();
-    throw refusal;
+  // A store's error is answered in the guard's shape with the store's status: its text may quote
+  // the forwarded query (the granted graphs, hidden predicates), so it goes to the log, and to
+  // the caller only where explain is on.
+  if (answer.status >= 400) {
+    const text = await readStoreText(answer);
+    services.log?.({
+      event: 'store-error',
+      store: services.upstream.store,
+      status: answer.status,
+      agent: request.agent ?? null,
+      text: text.slice(0, MAX_LOGGED_CHARS),
+    });
+    throw translateStoreError(answer.status, text, plan, { explain });
   }
   request.queryOutcome = 'answered';
   // From here the client must keep reading: a reader silent for sendIdleMs is cut.
@@ -298,6 +310,30 @@ async function forward(
   // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing).
   if (answer.contentLength !== undefined) reply.header('content-length', String(answer.contentLength));
   return reply.send(answer.body);
+}
+
+/** Bytes of a store's error answer read: its message is at the start. */
+const MAX_STORE_TEXT_BYTES = 64 * 1024;
+/** Characters of a store's error text logged: the line stays within one atomic write of the log (4096 bytes). */
+const MAX_LOGGED_CHARS = 3_000;
+
+/** The start of a store's error answer as text (what arrived of it, should the store cut it). */
+async function readStoreText(answer: UpstreamResponse): Promise<string> {
+  const whole = answer.takeWhole();
+  if (whole !== undefined) return whole.subarray(0, MAX_STORE_TEXT_BYTES).toString('utf8');
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  try {
+    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      bytes += chunk.length;
+      if (bytes >= MAX_STORE_TEXT_BYTES) break;
+    }
+  } catch {
+    // Cut by the store or the deadline: what arrived is all there is.
+  }
+  answer.body.destroy();
+  return Buffer.concat(chunks, bytes).subarray(0, MAX_STORE_TEXT_BYTES).toString('utf8');
 }
 
 /** A client gone before its query was forwarded: the query is not sent (the answer reaches nobody). */
