@@ -66,7 +66,7 @@ describeRowsOnEveryStore('rows: bound values never change the pattern', (rows) =
   });
 
   for (const [agent, expected] of [
-    ["o'dd~x", ['odd five']],
+    ['o(dd)~x', ['odd five']],
     ['x> } UNION { ?this ?p ?o } <', []],
     ['x>} UNION {?this ?p ?o} <x', []],
     ['o"dd', []],

@@ -7,7 +7,7 @@ import { rigStores, type StoreUnderTest } from '../../helpers/rig-stores.js';
 import {
   ROWS_EX,
   askRows,
-  insertDataOf,
+  insertOf,
   rowsFixture,
   startRowsGuard,
   updateLabStore,
@@ -75,7 +75,7 @@ for (const { name, open } of targets) {
     before(async () => {
       target = await open();
       issuer = await startTestIssuer();
-      await target.update(insertDataOf(fixture.data));
+      await target.update(insertOf(fixture.data));
     });
     after(async () => {
       for (const graph of [...Object.values(fixture.graphs), fixture.graphs.main.replace(/main$/, 'other')])
