@@ -1,7 +1,7 @@
-// Runs the whole bench (run-all, in a fresh process) and puts its report into bench/README.md, between the results markers.
+// Runs the whole bench (run-all, in a fresh process), puts its report into bench/README.md between the results markers, and keeps it as a dated run in bench/notes/.
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runEchoing } from './_util/fresh-process.js';
 
@@ -23,4 +23,9 @@ const firstSection = report.indexOf('\n### ');
 const head = report.slice(0, firstSection).replace(/^(date|commit|machine|load): /gm, '- $1: ');
 const body = head + report.slice(firstSection).replace(/^whole run: /m, '- whole run: ');
 writeFileSync(README, `${readme.slice(0, from + START.length)}\n\n${body.trim()}\n\n${readme.slice(to)}`);
-process.stdout.write(`\nwrote ${README}\n`);
+// The same report, named by its day and commit, so a later run does not erase it.
+const day = /^- date: (\d{4}-\d{2}-\d{2})/m.exec(body)?.[1] ?? new Date().toISOString().slice(0, 10);
+const commit = /^- commit: (\S+)/m.exec(body)?.[1] ?? 'unknown';
+const note = join(resolve('bench/notes'), `${day}-${commit}.md`);
+writeFileSync(note, `# ${day}: a whole run of npm run bench at ${commit}\n\n${body.trim()}\n`);
+process.stdout.write(`\nwrote ${README} and ${note}\n`);

@@ -16,7 +16,7 @@ const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
  * but lets DEL and the C1 controls (U+007F-U+009F) through; RFC 3987 section 2.2 has no
  * production for any control (`ucschar` starts at U+00A0), and section 6.1 tells to avoid
  * look-alikes of space. Fail closed: an IRI must pass both readings, so the controls the
- * grammar lets through and the Unicode spaces are refused too (docs/design.md#iris).
+ * grammar lets through and the Unicode spaces are refused too (docs/design/sparql.md#iris).
  */
 export const NOT_IN_IRI = /[\s\u0000-\u0020\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069<>"{}|^`\\]/u;
 
@@ -87,7 +87,7 @@ export function graphPrefixProblem(prefix: string): string | undefined {
 }
 
 /**
- * Returns why `iri` cannot be an agent IRI (docs/design.md#identity), as a phrase that never
+ * Returns why `iri` cannot be an agent IRI (docs/design/auth.md#identity), as a phrase that never
  * repeats the IRI, or undefined when it can: it must be absolute (have a scheme), hold none
  * of the characters in NOT_IN_IRI nor an invisible one, and lie outside the guard's own namespace (so no caller
  * can pose as `guard:Anonymous`, `guard:Everyone` or `guard:AuthenticatedAgent`).

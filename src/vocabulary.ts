@@ -1,7 +1,7 @@
 // The guard's own IRIs: the policy vocabulary (guard:), the rules' derived terms and the IRIs the rewriter reserves.
 
 /**
- * Namespace of the policy vocabulary (docs/design.md#vocabulary). Its IRIs name principals
+ * Namespace of the policy vocabulary (docs/design/policy.md#vocabulary). Its IRIs name principals
  * of the guard itself, never a caller.
  */
 export const GUARD = 'https://w3id.org/sparql-guard#';
@@ -12,12 +12,12 @@ export const guard = {
   agent: `${GUARD}agent`,
   group: `${GUARD}group`,
   readGraph: `${GUARD}readGraph`,
-  /** A graph IRI per caller, from its identity (RFC 6570 simple expansion; docs/design.md#vocabulary). */
+  /** A graph IRI per caller, from its identity (RFC 6570 simple expansion; docs/design/policy.md#vocabulary). */
   readGraphTemplate: `${GUARD}readGraphTemplate`,
   /** A graph IRI prefix (plain string literal): every graph of the store whose IRI starts with it, listed at each load. */
   readGraphPrefix: `${GUARD}readGraphPrefix`,
   hidePath: `${GUARD}hidePath`,
-  /** Limits per caller (docs/design.md, "Limits per caller"): positive integers. */
+  /** Limits per caller (docs/design/policy.md, "Limits per caller"): positive integers. */
   timeoutMs: `${GUARD}timeoutMs`,
   resultLimit: `${GUARD}resultLimit`,
   maxConcurrent: `${GUARD}maxConcurrent`,
@@ -79,7 +79,7 @@ export function reservedIri(local: string): string {
 }
 
 /**
- * Written as FROM / FROM NAMED when a set of graphs is empty (docs/design.md#rewriting):
+ * Written as FROM / FROM NAMED when a set of graphs is empty (docs/design/sparql.md#rewriting):
  * a graph that never exists and that no policy may grant.
  */
 export const EMPTY_GRAPH = reservedIri('empty');

@@ -13,8 +13,8 @@ import { readProtocolGraphs } from '../src/sparql/read-protocol-dataset.js';
 import { readConfig } from '../src/config/read-config.js';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadPolicySet } from '../src/policy/load-policy-set.js';
-import { shippedRuleFiles } from '../src/policy/shipped-rule-files.js';
+import { loadPolicySet } from '../src/policy/load/load-policy-set.js';
+import { shippedRuleFiles } from '../src/policy/rules/shipped-rule-files.js';
 
 /** The compiled bin next to the compiled tests. */
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));

@@ -1,7 +1,7 @@
 // Runs Horn rules over triples with the N3.Reasoner of the n3 package, as the loader did before its own forward chainer, and returns the closure.
 
 import { DataFactory, Reasoner, Store, type Quad, type Term } from 'n3';
-import type { HornRule } from '../../src/policy/classify-rules.js';
+import type { HornRule } from '../../src/policy/rules/classify-rules.js';
 import { skolemIri } from '../../src/vocabulary.js';
 
 /**

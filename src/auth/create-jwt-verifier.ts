@@ -1,4 +1,4 @@
-// Verifies JWT bearer tokens with jose against the issuer's keys and turns their claims into a Caller (docs/design.md, "JWT bearer tokens").
+// Verifies JWT bearer tokens with jose against the issuer's keys and turns their claims into a Caller (docs/design/auth.md, "JWT bearer tokens").
 
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import {

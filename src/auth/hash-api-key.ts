@@ -4,7 +4,7 @@ import { hash, randomBytes } from 'node:crypto';
 
 /**
  * The lower-case hexadecimal SHA-256 of `key` (UTF-8), as stored in `auth.apiKeys[].sha256`.
- * A fast hash is right here: keys are long random tokens, not passwords (docs/design.md#identity).
+ * A fast hash is right here: keys are long random tokens, not passwords (docs/design/auth.md#identity).
  */
 export function hashApiKey(key: string): string {
   // The one-shot form: no Hash object per call (less than half of createHash's time).

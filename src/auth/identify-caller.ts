@@ -1,4 +1,4 @@
-// Turns the credential headers of a request (API key, Basic, JWT, trusted headers) into a Caller, or refuses with 401 (docs/design.md#identity).
+// Turns the credential headers of a request (API key, Basic, JWT, trusted headers) into a Caller, or refuses with 401 (docs/design/auth.md#identity).
 
 import { GuardError } from '../guard-error.js';
 import type { Caller } from './caller.js';
@@ -70,7 +70,7 @@ export function scriptChallenge(challenge: string): string {
 
 /**
  * Compiles the auth settings once into a function from request headers to the Caller, by
- * the credential order of docs/design.md ("Which credential wins"):
+ * the credential order of docs/design/auth.md, "Which credential wins":
  *
  * 1. The caller-held credentials: `Authorization: Bearer <JWT>` (when `auth.jwt` is set and
  *    the value has the shape of a signed JWT), `Authorization: Bearer <key>`,
@@ -100,7 +100,7 @@ export function createCallerIdentifier(auth: AuthSettings): CallerIdentifier {
     const caller: Caller = { agent: entry.agent, groups: Object.freeze([...new Set(entry.groups)]), authenticated: true };
     callersByDigest.set(entry.sha256.toLowerCase(), Object.freeze(caller));
   }
-  // Keys whose digest matched, by the key (docs/design.md#identity): only a key that is
+  // Keys whose digest matched, by the key (docs/design/auth.md#identity): only a key that is
   // valid enters, so the map holds at most one entry per configured digest, and an unknown
   // key is hashed every time and never stored.
   const callersByKey = new Map<string, Caller>();

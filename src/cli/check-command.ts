@@ -5,12 +5,12 @@ import { parseArgs } from 'node:util';
 import type { Caller } from '../auth/caller.js';
 import { createCallerIdentifier } from '../auth/identify-caller.js';
 import { findAgentIriProblem } from '../iri.js';
-import { fetchPolicyInputs, type PolicyInputs } from '../policy/fetch-policy-inputs.js';
-import { loadPolicySetWithStats, type PolicySetSources } from '../policy/load-policy-set.js';
-import type { LoadStats } from '../policy/compile-policy-set.js';
+import { fetchPolicyInputs, type PolicyInputs } from '../policy/store-reads/fetch-policy-inputs.js';
+import { loadPolicySetWithStats, type PolicySetSources } from '../policy/load/load-policy-set.js';
+import type { LoadStats } from '../policy/load/compile-policy-set.js';
 import type { PolicySet } from '../policy/policy-set.js';
-import { readPolicyFiles } from '../policy/read-policy-files.js';
-import { traceGrant, type GrantTrace, type TraceStep } from '../policy/trace-grant.js';
+import { readPolicyFiles } from '../policy/load/read-policy-files.js';
+import { traceGrant, type GrantTrace, type TraceStep } from '../policy/trace/trace-grant.js';
 import { ANONYMOUS_AGENT } from '../vocabulary.js';
 import { openCommandStore } from './open-command-store.js';
 import { readCommandConfig } from './read-command-config.js';
@@ -277,6 +277,6 @@ function* text(
     const prefixes = entry.prefixes.length === 0 ? '' : `  prefixes: ${entry.prefixes.join(' ')}\n`;
     yield `${entry.label}\n  policies: ${entry.policies.join(' ')}\n  graphs:   ${entry.graphs.join(' ') || '(none)'}\n${prefixes}`;
   }
-  // The listing is per principal; a caller's grant is a union of several of them (docs/design.md#vocabulary).
+  // The listing is per principal; a caller's grant is a union of several of them (docs/design/policy.md#vocabulary).
   yield 'a caller gets the union of Everyone, AuthenticatedAgent (when authenticated), its agent IRI and its groups\n';
 }

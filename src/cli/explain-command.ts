@@ -13,8 +13,8 @@ import {
   type RequestHeaders,
 } from '../auth/identify-caller.js';
 import { GuardError } from '../guard-error.js';
-import { fetchPolicyInputs } from '../policy/fetch-policy-inputs.js';
-import { loadPolicySetWithStats } from '../policy/load-policy-set.js';
+import { fetchPolicyInputs } from '../policy/store-reads/fetch-policy-inputs.js';
+import { loadPolicySetWithStats } from '../policy/load/load-policy-set.js';
 import { createApp } from '../server/create-app.js';
 import { createPolicyHolder } from '../server/policy-holder.js';
 import { createPlanner } from '../sparql/create-planner.js';

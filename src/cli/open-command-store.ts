@@ -2,7 +2,7 @@
 
 import type { GuardConfig } from '../config/read-config.js';
 import type { EmbeddedStore } from '../embedded/start-embedded-store.js';
-import type { PolicySetSources } from '../policy/load-policy-set.js';
+import type { PolicySetSources } from '../policy/load/load-policy-set.js';
 import { loadSources, startConfiguredEmbeddedStore } from '../server/start-guard.js';
 import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
 
@@ -36,7 +36,7 @@ export function openCommandStore(config: GuardConfig): CommandStore {
     await embedded?.stop();
   };
   const upstream: Upstream = {
-    send: async (...args) => (await open()).upstream.send(...args),
+    send: async (outgoing, options) => (await open()).upstream.send(outgoing, options),
     close,
   };
   return { upstream, sources: loadSources(config, upstream), close };

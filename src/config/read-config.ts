@@ -15,7 +15,7 @@ import { findConstructProblem } from '../sparql/find-construct-problem.js';
 export { ConfigError } from './config-error.js';
 
 /**
- * One configuration key, declared once (docs/design.md#config): how its value is read
+ * One configuration key, declared once (docs/design/config.md): how its value is read
  * and checked, what an absent key stands for, and the environment variable that overrides it.
  * The GuardConfig type, the unknown-key check, the defaults and the README table's test all
  * come from these declarations.
@@ -199,7 +199,7 @@ export const CONFIG_KEYS = {
   host: key({ default: '0.0.0.0', read: readHost }),
   /** Starts with `/`, no trailing `/`, no `?` or `#`. */
   path: key({ default: '/sparql', read: readEndpointPath }),
-  /** Cross-origin access from browsers (docs/design.md, "CORS with credentials"). */
+  /** Cross-origin access from browsers (docs/design/http.md, "CORS with credentials"). */
   cors: section({
     /** Allowed origins, serialized (`https://app.example.org`); undefined = any origin is echoed. */
     origins: key({ default: '*', read: readCorsOrigins }),
@@ -208,7 +208,7 @@ export const CONFIG_KEYS = {
   }),
   /** Serve the query page at GET {path} for browsers (text/html, no query string). */
   ui: boolean(true),
-  /** Bounds of the plan cache (docs/design.md#plan-cache). */
+  /** Bounds of the plan cache (docs/design/sparql.md#plan-cache). */
   planCache: section({
     maxEntries: integer(1000, 1, 10_000_000, 'plans'),
     maxBytes: integer(16 * 1024 * 1024, 1024, Number.MAX_SAFE_INTEGER, 'bytes'),
@@ -222,7 +222,7 @@ export const CONFIG_KEYS = {
   /** Absolute paths of data files for the embedded store; [] = the demo data. */
   embedded: section({ data: paths('data file (Turtle, TriG, N-Triples, N-Quads)') }),
   /**
-   * Bounds on what a client controls (docs/design.md, "Hostile clients"). The defaults are
+   * Bounds on what a client controls (docs/design/server.md, "Hostile clients"). The defaults are
    * those an operator of a public endpoint would pick: a client gets 10 s for its headers and
    * 30 s for its whole request, may stay silent 10 s, and 400 connections stay open at most;
    * each may hold a store connection too, so twice that plus files stays under the usual

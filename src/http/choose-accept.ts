@@ -1,4 +1,4 @@
-// The Accept header sent to the store: the caller's, or the default of its query form (docs/design.md#http).
+// The Accept header sent to the store: the caller's, or the default of its query form (docs/design/http.md).
 
 /**
  * The caller's Accept is passed on as it is; none, an empty one, or one that only

@@ -1,8 +1,8 @@
-// CORS headers: the guard answers cross-origin requests itself, so a reverse proxy in front only forwards (docs/design.md#http).
+// CORS headers: the guard answers cross-origin requests itself, so a reverse proxy in front only forwards (docs/design/http.md).
 
 import { ERROR_CODE_HEADER } from '../guard-error.js';
 
-/** Headers a browser may send on a query (docs/design.md#http). */
+/** Headers a browser may send on a query (docs/design/http.md). */
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'X-API-Key'];
 /** Sent by some browser clients (jQuery-style XHR wrappers) together with credentials. */
 const REQUESTED_WITH = 'X-Requested-With';

@@ -47,7 +47,7 @@ export interface QueryServices {
   /**
    * Undefined when queries may go to the store now; else a promise that resolves when they
    * may, or rejects with GuardError (a store that ignores FROM / FROM NAMED gets no query:
-   * docs/design.md#upstream). Absent: every query may go.
+   * docs/design/upstream.md). Absent: every query may go.
    */
   readonly admitQuery?: (signal: AbortLike) => Promise<void> | undefined;
   /** Records requests and queries for Prometheus; absent when metrics are off. */
@@ -166,7 +166,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     const planned = planRequest(request);
     const { grant, plan, caller } = planned instanceof Promise ? await planned : planned;
     if (clientGone.aborted) throw clientGoneError();
-    // The caller's limits (docs/design.md, "Limits per caller"). The count lasts from here
+    // The caller's limits (docs/design/policy.md, "Limits per caller"). The count lasts from here
     // until the store's answer has ended or been aborted, not until the client's response
     // closes: a client that leaves early does not free its slot while the store still works.
     const leave = options.enterConcurrency(caller.agent, grant.limits?.maxConcurrent);
@@ -228,8 +228,8 @@ async function forward(
   metrics?.guardTime(secondsSince(request));
   const sent = metrics === undefined ? 0 : performance.now();
   // A client that goes away aborts the upstream request and closes its connection
-  // (docs/design.md#http); one already gone is refused here, unsent. The count ends with the exchange.
-  const answer = await services.upstream.send(plan.query, accept, clientGone, timeoutMs, plan.formParts, leave);
+  // (docs/design/http.md); one already gone is refused here, unsent. The count ends with the exchange.
+  const answer = await services.upstream.send(plan, { accept, signal: clientGone, timeoutMs, onEnd: leave });
   metrics?.upstreamTime((performance.now() - sent) / 1000);
   // A store that refuses a query only because the grant made it large: say so, not its bare 400.
   const refusal = translateStoreRefusal(answer.status, plan);

@@ -3,7 +3,7 @@
 import cluster from 'node:cluster';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GuardCode } from '../guard-error.js';
-import type { UpstreamFailureKind } from '../upstream/create-upstream.js';
+import type { RetryReason, UpstreamFailureKind } from '../upstream/create-upstream.js';
 
 /** How a query on the query path ended: answered by the store, or the code of its refusal or failure. */
 export type QueryOutcome = 'answered' | GuardCode;
@@ -40,6 +40,8 @@ export interface GuardMetrics {
   /** Time from sending the query to the store's response headers. */
   upstreamTime(seconds: number): void;
   upstreamFailed(kind: UpstreamFailureKind): void;
+  /** A query was sent to the store a second time, on a fresh connection. */
+  upstreamRetried(reason: RetryReason): void;
   /**
    * A load of the policy set ended; the first load at start is not counted as a reload.
    * `unchanged`: a reload that succeeded and derived the table in force again, so swapped
@@ -120,6 +122,14 @@ export function createMetrics(version: string): GuardMetrics {
     labelNames: ['kind'],
     registers,
   });
+  const upstreamRetries = new Counter({
+    name: 'sparql_guard_upstream_retries_total',
+    help: 'Queries sent to the store a second time, on a fresh connection, by reason: the store reset or closed the connection before any byte of its answer.',
+    labelNames: ['reason'],
+    registers,
+  });
+  // Exported at 0 from the start, so that a rate() or increase() sees the first retry.
+  for (const reason of ['reset', 'closed']) upstreamRetries.inc({ reason }, 0);
   const reloads = new Counter({
     name: 'sparql_guard_policy_reloads_total',
     help: 'Policy reloads by result: success or failure (the previous set stays).',
@@ -293,6 +303,9 @@ export function createMetrics(version: string): GuardMetrics {
       let labels = kindLabels.get(kind);
       if (labels === undefined) kindLabels.set(kind, (labels = { kind }));
       upstreamFailures.inc(labels);
+    },
+    upstreamRetried(reason) {
+      upstreamRetries.inc({ reason });
     },
     policiesLoaded(result, first) {
       if (!first) reloads.inc({ result: result === 'failure' ? 'failure' : 'success' });

@@ -22,7 +22,7 @@ export interface ServeMetricsOptions {
 
 /**
  * Listens for scrapes: `GET /metrics` answers the text format; anything else is a one-line
- * 404 / 405. No credentials: the metrics carry no agent, key or query (docs/design.md,
+ * 404 / 405. No credentials: the metrics carry no agent, key or query (docs/design/metrics.md,
  * "Metrics"), and the listener belongs on an address only the metrics stack reaches.
  */
 export async function serveMetrics(options: ServeMetricsOptions): Promise<MetricsListener> {

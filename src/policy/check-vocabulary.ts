@@ -1,4 +1,4 @@
-// Refuses any IRI of the guard namespace that is not a term of the policy vocabulary, or a term where its kind cannot stand.
+// Refuses any IRI of the guard namespace that is not a term of the policy vocabulary, or a term where its kind cannot stand (on the policy worker, for policy, fact and rule files).
 
 import type { Quad, Term } from 'n3';
 import { GUARD, RDF_TYPE, VOCABULARY_TERMS, type TermKind } from '../vocabulary.js';

@@ -1,4 +1,4 @@
-// Compiles a `guard:readGraphTemplate` (RFC 6570 simple expansion) and expands it for one caller; the one entry of url-template.
+// Compiles a `guard:readGraphTemplate` (RFC 6570 simple expansion) and expands it for one caller; the one entry of url-template (checked on the policy worker, expanded on the serving thread).
 
 import { parseTemplate } from 'url-template';
 import { hasScheme, iriSpliceProblem } from '../iri.js';

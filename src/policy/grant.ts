@@ -1,4 +1,4 @@
-// What a caller may read: the Grant type, and how it is composed from the compiled policies that apply to the caller.
+// What a caller may read: the Grant type, and how it is composed from the compiled policies that apply to the caller (on the serving thread, per request).
 
 import type { Caller } from '../auth/caller.js';
 import type { TemplateValues } from './compile-graph-template.js';
@@ -20,7 +20,7 @@ export interface Grant {
   /** Every graph IRI granted for reading by at least one of those policies. */
   readonly graphs: ReadonlySet<string>;
   /**
-   * Per granted graph, the predicates that stay hidden in it (docs/design.md#vocabulary:
+   * Per granted graph, the predicates that stay hidden in it (docs/design/policy.md#vocabulary:
    * intersection of the hidePath sets of the caller's policies granting that
    * graph). Graphs with nothing hidden are absent.
    */
@@ -32,9 +32,9 @@ export interface Grant {
 /**
  * The grant of `caller`: the policies for Everyone, for AuthenticatedAgent
  * (authenticated callers only), for its agent IRI and for each of its groups,
- * merged in order of listing without duplicates (docs/design.md#vocabulary).
+ * merged in order of listing without duplicates (docs/design/policy.md#vocabulary).
  * `undefined` when no policy applies; the caller of this function answers
- * 401 or 403 (docs/design.md#identity). No reasoning happens here. The graph templates
+ * 401 or 403 (docs/design/auth.md#identity). No reasoning happens here. The graph templates
  * of those policies are expanded for the caller (compileGraphTemplate): a value that
  * cannot fill one throws TemplateValueError.
  */
@@ -61,7 +61,7 @@ export function grantFor(set: PolicySet, caller: Caller): Grant | undefined {
 /**
  * `policies` must be in order of listing and without duplicates. Hidden paths
  * per graph are the intersection of the hidePath sets of the policies that
- * grant that graph (docs/design.md#vocabulary): a policy granting the graph without
+ * grant that graph (docs/design/policy.md#vocabulary): a policy granting the graph without
  * hiding p lifts p. Graphs left with nothing hidden are absent. With `values`, each policy's
  * graph templates add the graphs they give that caller, as if the policy named them.
  */

@@ -1,4 +1,4 @@
-// The error of a policy load that fails: the previous policy set stays active.
+// The error of a policy load that fails: the previous policy set stays active (thrown on the policy worker, rethrown on the serving thread).
 
 /**
  * A policy or rule file that cannot be loaded. The message is one line that

@@ -1,4 +1,4 @@
-// The compiled, immutable form of the loaded policies that every request looks up.
+// The compiled, immutable form of the loaded policies that every request looks up (on the serving thread).
 
 import type { GraphTemplate } from './compile-graph-template.js';
 import type { Grant } from './grant.js';

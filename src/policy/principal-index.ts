@@ -1,4 +1,4 @@
-// The principals of a policy set as typed arrays: built on the policy worker, moved to the thread that serves requests without a copy, and searched there by name.
+// The principals of a policy set as typed arrays: built on the policy worker, moved to the serving thread without a copy, and searched there by name.
 
 import { randomBytes } from 'node:crypto';
 

@@ -106,7 +106,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   }
 
   // Every body reaches readQueryRequest as raw bytes, so that it, not fastify, decides
-  // between 403 (update), 415 and 400, in the order docs/design.md#http gives.
+  // between 403 (update), 415 and 400, in the order docs/design/http.md gives.
   app.removeAllContentTypeParsers();
   const rawBody = (_request: unknown, body: Buffer, done: (error: null, body: Buffer) => void) => done(null, body);
   app.addContentTypeParser('*', { parseAs: 'buffer' }, rawBody);
@@ -152,7 +152,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   // Liveness: the process itself, never the store, so that a store
   // outage does not make an orchestrator restart every guard.
   app.get('/healthz', async (_request, reply) => probeAnswer(reply, services.notReadyReason()));
-  // Readiness: whether this instance should get traffic now (docs/design.md, "Probes").
+  // Readiness: whether this instance should get traffic now (docs/design/server.md, "Probes").
   app.get('/readyz', async (_request, reply) => {
     const reason =
       services.policiesProblem?.() ??
@@ -162,7 +162,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     return probeAnswer(reply, reason);
   });
 
-  // fastify answers an unrouted method with 404 by itself; a known path answers 405 with Allow (docs/design.md#http).
+  // fastify answers an unrouted method with 404 by itself; a known path answers 405 with Allow (docs/design/http.md).
   app.setNotFoundHandler(async (request, reply) => {
     const allow = allowByPath.get(pathOf(request.url));
     const error =

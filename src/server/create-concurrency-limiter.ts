@@ -20,7 +20,7 @@ export interface ConcurrencyLimiter {
 /**
  * Creates the counters. They live in one process: with `workers` > 1 each worker counts its
  * own, so an agent may have up to workers x max queries in flight on one host, and each
- * replica counts separately (docs/design.md, "Limits per caller"). An agent's entry is
+ * replica counts separately (docs/design/policy.md, "Limits per caller"). An agent's entry is
  * removed when its count drops to zero, so the map holds only agents with queries in flight.
  */
 export function createConcurrencyLimiter(): ConcurrencyLimiter {

@@ -1,10 +1,10 @@
 // Loads the policy set again on demand (SIGHUP, file changes) and on each fact source's schedule: one load at a time, swapped whole.
 
 import type { FactsInForce, GuardMetrics } from '../metrics/create-metrics.js';
-import { factOrigin } from '../policy/fetch-fact-source.js';
-import { fetchPolicyInputs, type PolicyInputs } from '../policy/fetch-policy-inputs.js';
-import { isPrefixListingFailure } from '../policy/list-prefix-graphs.js';
-import { reloadPolicySet, type PolicySetSources } from '../policy/load-policy-set.js';
+import { factOrigin } from '../policy/store-reads/fetch-fact-source.js';
+import { fetchPolicyInputs, type PolicyInputs } from '../policy/store-reads/fetch-policy-inputs.js';
+import { isPrefixListingFailure } from '../policy/store-reads/list-prefix-graphs.js';
+import { reloadPolicySet, type PolicySetSources } from '../policy/load/load-policy-set.js';
 import { PolicyLoadError } from '../policy/policy-load-error.js';
 import type { Upstream } from '../upstream/create-upstream.js';
 import type { LogLine } from './create-log-writer.js';

@@ -8,8 +8,8 @@ import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedde
 import { createMetrics } from '../metrics/create-metrics.js';
 import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
 import { OWN_VERSION } from '../own-version.js';
-import type { PolicySetSources } from '../policy/load-policy-set.js';
-import { policySetSources } from '../policy/policy-set-sources.js';
+import type { PolicySetSources } from '../policy/load/load-policy-set.js';
+import { policySetSources } from '../policy/load/policy-set-sources.js';
 import { createPlanner } from '../sparql/create-planner.js';
 import { createDatasetGate } from '../upstream/check-dataset-support.js';
 import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
@@ -41,7 +41,7 @@ export interface RunningGuard {
    */
   reload(): Promise<boolean>;
   /**
-   * Graceful shutdown (docs/design.md, "Shutdown"): /readyz turns 503 at once and every answer
+   * Graceful shutdown (docs/design/server.md, "Shutdown"): /readyz turns 503 at once and every answer
    * closes its connection; the guard keeps serving for `drainMs` (idle keep-alive connections
    * stay open until their next answer or the drain's end), then stops accepting, lets requests in flight finish for up to `graceMs`, cuts
    * the connections still open, and closes the store connections (and the embedded store).
@@ -63,7 +63,7 @@ const stdoutWriter = createLogWriter((text) => process.stdout.write(text));
 let flushesOnExit = false;
 
 /**
- * One JSON line per event on standard output (docs/design.md#server, "Logging"). Request lines go
+ * One JSON line per event on standard output (docs/design/server.md, "Logging"). Request lines go
  * out in batches; whatever is still buffered is written when the process exits (process.exit,
  * or an uncaught error), where writes to files and pipes are synchronous.
  */
@@ -76,7 +76,7 @@ export const logToStdout: LogLine = (entry) => {
 };
 
 /**
- * Starts the embedded store (docs/design.md#embedded) when no upstream is configured: loaded
+ * Starts the embedded store (docs/design/embedded.md) when no upstream is configured: loaded
  * from `embedded.data`, else the demo data. Undefined when there is an upstream.
  */
 export async function startConfiguredEmbeddedStore(config: GuardConfig, log: LogLine): Promise<EmbeddedStore | undefined> {
@@ -115,7 +115,10 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     url: upstreamUrl,
     headers: config.upstreamHeaders,
     timeoutMs: config.timeoutMs,
-    ...(metrics !== undefined && { onFailure: (kind) => metrics.upstreamFailed(kind) }),
+    ...(metrics !== undefined && {
+      onFailure: (kind) => metrics.upstreamFailed(kind),
+      onRetry: (reason) => metrics.upstreamRetried(reason),
+    }),
   });
   // Issue 5: a store that ignores FROM / FROM NAMED must never get a query.
   const datasetGate = createDatasetGate(upstream, {
@@ -133,7 +136,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const readiness = createReadiness();
   const identifyCaller = createCallerIdentifier(config.auth);
   const sources = loadSources(config, upstream);
-  // A new policy set also starts a new memory of matched API keys (docs/design.md#identity).
+  // A new policy set also starts a new memory of matched API keys (docs/design/auth.md#identity).
   const refresh: PolicyRefresh = createPolicyRefresh({
     sources,
     upstream,

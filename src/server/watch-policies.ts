@@ -29,7 +29,7 @@ const DEFAULT_DEBOUNCE_MS = 200;
  * name in those folders counts only when a watched file now resolves to another real
  * file: Kubernetes updates a mounted ConfigMap by renaming a new `..data` symlink over
  * the old one, so `policies.ttl -> ..data/policies.ttl` never changes itself while its
- * target does (docs/design.md, "Policies from a ConfigMap").
+ * target does (docs/design/server.md, "Policies from a ConfigMap").
  */
 export function watchPolicies(options: WatchPoliciesOptions): PolicyWatch {
   const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;

@@ -19,7 +19,7 @@ export interface HiddenText {
   readonly inverse: string;
   /**
    * Only for a default graph merging graphs that hide different sets (the lists above are their
-   * union): the default graphs hiding less, each with its own list (docs/design.md, "The default
+   * union): the default graphs hiding less, each with its own list (docs/design/sparql.md, "The default
    * graph is redacted per graph").
    */
   readonly graphs?: readonly HiddenInGraph[];
@@ -39,7 +39,7 @@ export const BLANK_ZERO_LENGTH = 'a zero-length path between blank nodes cannot 
 
 /**
  * The LIMIT that ends the query: the smaller of the query's own and the caller's result cap
- * (docs/design.md, "Limits per caller"); nothing when neither is set.
+ * (docs/design/policy.md, "Limits per caller"); nothing when neither is set.
  */
 function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): string {
   if (limit.kind !== 'outer') {
@@ -55,11 +55,11 @@ function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): st
 }
 
 /**
- * Fills a prepared query for one caller (docs/design.md#rewriting): effective
+ * Fills a prepared query for one caller (docs/design/sparql.md#rewriting): effective
  * graphs = requested (or all granted, sorted) ∩ granted, written as FROM and
  * FROM NAMED (the reserved EMPTY_GRAPH for an empty set or a part the query
  * cannot read); GRAPH slots kept or removed; hidden-path slots filled with the
- * hidden set of the graph they are read in (docs/design.md, "Hidden sets are
+ * hidden set of the graph they are read in (docs/design/sparql.md, "Hidden sets are
  * per graph"). A predicate named where it is hidden is refused (403).
  */
 export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: readonly string[] = NO_CONSTANTS): Plan {
@@ -333,7 +333,7 @@ export function zeroLengthFilter(slot: ZeroLengthSlot, end: string, list: string
 /**
  * The filters of a HiddenFilterSlot in a default graph whose graphs hide different sets: per `s ?p o`,
  * kept when ?p is hidden in no default graph, or when a graph not hiding ?p holds the triple and none
- * hiding it does (docs/design.md, "The default graph is redacted per graph").
+ * hiding it does (docs/design/sparql.md, "The default graph is redacted per graph").
  */
 function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: readonly HiddenInGraph[], filling: Filling): string {
   if (part.triples === null)

@@ -138,7 +138,7 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
 
 /**
  * A group with no solution that keeps `variables` in scope (SPARQL 1.1 §18.2.1): one row of UNDEF
- * under a false filter, not an empty VALUES block (docs/design.md, "GRAPH of an ungranted IRI").
+ * under a false filter, not an empty VALUES block (docs/design/sparql.md, "GRAPH of an ungranted IRI").
  */
 export function emptyGroup(variables: readonly string[]): string {
   if (variables.length === 0) return '{ FILTER(1 = 0) }';

@@ -25,7 +25,7 @@ export function checkAlgebraDepth(query: object, maxQueryDepth: number): void {
 
 /**
  * Height of the algebra a store builds from the query (SPARQL 1.1 §18.2), counted the way stores
- * nest it, binary operators left-deep (docs/design.md, "Algebra depth"): one level per group
+ * nest it, binary operators left-deep (docs/design/sparql.md, "Algebra depth"): one level per group
  * element, UNION branch, path step or alternative, operator or call, projection expression,
  * GROUP BY / ORDER BY key and HAVING, per two triple patterns, per sixteen IN members, four per
  * EXISTS, plus the deepest part. Past `giveUpAbove` the walk stops and answers some greater number.

@@ -25,7 +25,7 @@ export interface FunctionAllowList {
 /** The default: no extension function at all (fail closed). */
 export const NO_EXTENSION_FUNCTIONS: FunctionAllowList = { exact: new Set(), prefixes: [] };
 
-/** Compiles the allowedFunctions entries as the configuration checked them (docs/design.md#config). */
+/** Compiles the allowedFunctions entries as the configuration checked them (docs/design/config.md). */
 export function compileFunctionAllowList(entries: readonly string[]): FunctionAllowList {
   const exact = new Set<string>();
   const prefixes: string[] = [];

@@ -12,7 +12,7 @@ import type { PreparedQuery } from './prepared-query.js';
 import { cutConstantSlots, writeSentinelText, type CutResult } from './cut-constant-slots.js';
 import { lexQueryShape, type QueryShape } from './lex-query-shape.js';
 
-/** The config keys baseIri, maxQueryDepth, planCache and allowedFunctions, as checked there (docs/design.md#config). */
+/** The config keys baseIri, maxQueryDepth, planCache and allowedFunctions, as checked there (docs/design/config.md). */
 export interface PlannerOptions {
   /** Base for relative IRIs when the query has no BASE: an absolute IRI without fragment. */
   baseIri: string;
@@ -72,7 +72,7 @@ interface Lexed {
   variant?: { readonly shape: ShapeInfo; readonly key: string };
 }
 
-/** How many texts, of up to what length, the planner keeps the lexes of (docs/design.md#plan-cache). */
+/** How many texts, of up to what length, the planner keeps the lexes of (docs/design/sparql.md#plan-cache). */
 const RECENT_TEXTS = 32;
 const RECENT_TEXT_LENGTH = 16_384;
 
@@ -83,7 +83,7 @@ const NO_CONSTANT: ReadonlySet<number> = new Set();
  * (lexQueryShape, plus the protocol dataset) and per value of its sensitive
  * constants; a hit lexes the text (unless it is one of the last texts, whose
  * lexes are kept), fills the template with its constants and never parses
- * (docs/design.md#plan-cache). Text the lexer cannot classify,
+ * (docs/design/sparql.md#plan-cache). Text the lexer cannot classify,
  * and shapes whose sentinel text is refused, are planned by exact text, and so
  * are refusals cached. No key holds anything of the caller.
  */

@@ -11,7 +11,7 @@ export const IN_DEFAULT_GRAPH = ' default';
 export const IN_ANY_NAMED_GRAPH = ' named';
 export const IN_WHOLE_DATASET = ' all';
 
-/** What the template step needs to close a query against hidden predicates (docs/design.md#vocabulary). */
+/** What the template step needs to close a query against hidden predicates (docs/design/policy.md#vocabulary). */
 export interface HiddenPathMarks {
   /** IRIs in predicate position: triple patterns, every property path member, CONSTRUCT templates. */
   readonly named: ReadonlySet<string>;

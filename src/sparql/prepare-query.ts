@@ -38,7 +38,7 @@ const UPDATE_KEYWORD = /^(?:INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|W
 const FORMS: readonly string[] = ['select', 'ask', 'construct', 'describe'] satisfies QueryForm[];
 
 /**
- * Prepares one (query text, protocol dataset) for every caller, in the order docs/design.md#rewriting
+ * Prepares one (query text, protocol dataset) for every caller, in the order docs/design/sparql.md#rewriting
  * fixes: text checks, parse, tree checks, rewrites, then the template (buildTemplate, which re-parses
  * every filling). Throws GuardError (400 or 403); never returns text the guard did not generate.
  */

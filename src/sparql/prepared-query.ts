@@ -3,11 +3,11 @@
 import type { DatasetReach } from './find-dataset-reach.js';
 import type { QueryForm, Plan } from './plan.js';
 
-/** One piece of a prepared query's text: a string as it is, or a slot filled per request (docs/design.md#rewriting). */
+/** One piece of a prepared query's text: a string as it is, or a slot filled per request (docs/design/sparql.md#rewriting). */
 export type TemplatePart =
   string | DatasetSlot | GraphSlot | GraphVariableSlot | HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot | ConstantSlot;
 
-/** A constant the planner neither checks nor rewrites, filled with the request's own (docs/design.md#plan-cache). */
+/** A constant the planner neither checks nor rewrites, filled with the request's own (docs/design/sparql.md#plan-cache). */
 export interface ConstantSlot {
   readonly kind: 'constant';
   /** The constant's number in text order (QueryShape.fill). */
@@ -89,7 +89,7 @@ export interface ZeroLengthSlot {
 export interface PreparedQuery {
   readonly form: QueryForm;
   readonly defaultAccept: Plan['defaultAccept'];
-  /** Requested default graphs in request order, or null for "all granted" (docs/design.md#rewriting). */
+  /** Requested default graphs in request order, or null for "all granted" (docs/design/sparql.md#rewriting). */
   readonly requestedDefault: readonly string[] | null;
   /** Requested named graphs in request order, or null for "all granted". */
   readonly requestedNamed: readonly string[] | null;

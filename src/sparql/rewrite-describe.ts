@@ -23,7 +23,7 @@ const SOLUTION_MODIFIERS = ['group', 'having', 'order', 'limit', 'offset', 'valu
 
 /**
  * SPARQL 1.1 §16.4 leaves the description to the store, and stores disagree, so the guard fixes
- * it: a resource's outgoing triples in the effective default graph (docs/design.md#rewriting).
+ * it: a resource's outgoing triples in the effective default graph (docs/design/sparql.md#rewriting).
  *
  *     DESCRIBE <i1> ?v WHERE { P } ORDER BY … LIMIT n
  * becomes

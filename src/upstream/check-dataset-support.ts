@@ -50,7 +50,7 @@ export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike)
 
 /** Sends one ASK; true / false as answered, undefined when the answer is not a readable boolean. */
 async function ask(upstream: Upstream, query: string, signal: AbortLike): Promise<boolean | undefined> {
-  const answer = await upstream.send(query, ACCEPT, signal);
+  const answer = await upstream.send({ query }, { accept: ACCEPT, signal });
   let text = '';
   for await (const chunk of answer.body) {
     text += String(chunk);

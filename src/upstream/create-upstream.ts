@@ -1,7 +1,7 @@
 // Sends the guard's rewritten query to the one configured store and hands back its streamed answer.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import { Pool, type Dispatcher } from 'undici';
+import { Client, Pool, type Dispatcher } from 'undici';
 import { GuardError } from '../guard-error.js';
 import { headerValue } from '../header-value.js';
 import { OWN_VERSION } from '../own-version.js';
@@ -17,7 +17,16 @@ export interface UpstreamOptions {
   timeoutMs: number;
   /** Told the kind of every failed exchange but the caller's own abort (for the metrics). */
   onFailure?: (kind: Exclude<UpstreamFailureKind, 'aborted'>) => void;
+  /** Told each time a query is sent again on a fresh connection, and why (for the metrics). */
+  onRetry?: (reason: RetryReason) => void;
 }
+
+/**
+ * Why a query was sent a second time: the store reset (`reset`) or closed (`closed`) the
+ * connection before any byte of its answer arrived, as a store does to a keep-alive connection
+ * it finds idle for too long at the moment the guard reuses it.
+ */
+export type RetryReason = 'reset' | 'closed';
 
 /** The store's answer: status and the headers the guard passes on, body still streaming. */
 export interface UpstreamResponse {
@@ -58,28 +67,40 @@ export interface AbortLike {
   removeEventListener(type: 'abort', listener: AbortListener): void;
 }
 
+/** What `send` forwards: a Plan is one; the guard's own queries give their text alone. */
+export interface Outgoing {
+  /** The query text. */
+  readonly query: string;
+  /** The form body already encoded, when the caller has it: exactly encodeQueryForm(query), in one part or several. */
+  readonly formParts?: Buffer | readonly Buffer[];
+}
+
+/** How `send` forwards a query. */
+export interface SendOptions {
+  /** The Accept header sent to the store. */
+  readonly accept: string;
+  /** Cancels the exchange: the caller went away, or a bounded check ran out of time. */
+  readonly signal: AbortLike;
+  /** When given and below the pool's timeoutMs, replaces it for this request (a caller's timeout tier). */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * Called exactly once, when the exchange with the store is over: its answer arrived to the
+   * last byte, or it failed, or the guard ended it (the connection to the store is then closed,
+   * or the request never left the pool); also when send refuses at once because `signal` had
+   * already fired (nothing is sent then).
+   */
+  readonly onEnd?: (() => void) | undefined;
+}
+
 /** A keep-alive connection pool to the store. */
 export interface Upstream {
   /**
    * POSTs `query=<text>` (application/x-www-form-urlencoded; charset=UTF-8) with Accept, the
    * configured headers and a User-Agent, and nothing else. Throws GuardError 502 when the store
    * cannot be reached or sends no response headers within timeoutMs, and GuardError 502
-   * `upstream request aborted by the client` when `signal` fires first. `timeoutMs`, when
-   * given and below the pool's, replaces it for this request (a caller's timeout tier).
-   * `formBody`, when the caller has it (a Plan's), is that body already encoded: exactly
-   * encodeQueryForm(queryText). `onEnd` is called exactly once, when the exchange with the
-   * store is over: its answer arrived to the last byte, or it failed, or the guard ended it
-   * (the connection to the store is then closed, or the request never left the pool); also
-   * when send refuses at once because `signal` had already fired (nothing is sent then).
+   * `upstream request aborted by the client` when the signal fires first.
    */
-  send(
-    queryText: string,
-    accept: string,
-    signal: AbortLike,
-    timeoutMs?: number,
-    formBody?: Buffer | readonly Buffer[],
-    onEnd?: () => void,
-  ): Promise<UpstreamResponse>;
+  send(outgoing: Outgoing, options: SendOptions): Promise<UpstreamResponse>;
   /** Waits for requests in flight, then closes every connection. */
   close(): Promise<void>;
 }
@@ -162,10 +183,12 @@ const BODY_HIGH_WATER_MARK = 64 * 1024;
 /** Timeout tiers whose messages are kept; more distinct tiers still work, each built per request. */
 const MAX_TIMEOUT_TIERS = 64;
 
-function createShared(timeoutMs: number, onFailure: Shared['onFailure']): Shared {
+function createShared(timeoutMs: number, options: UpstreamOptions, sendAgain: Shared['sendAgain']): Shared {
   return {
     timeoutMs,
-    onFailure,
+    onFailure: options.onFailure,
+    onRetry: options.onRetry,
+    sendAgain,
     messages: {
       unreachable: 'upstream unreachable',
       'headers-timeout': `upstream did not answer within ${timeoutMs} ms`,
@@ -183,7 +206,21 @@ interface Shared {
   readonly timeoutMs: number;
   readonly messages: Readonly<Record<Failure, string>>;
   readonly onFailure: ((kind: Exclude<UpstreamFailureKind, 'aborted'>) => void) | undefined;
+  readonly onRetry: ((reason: RetryReason) => void) | undefined;
+  /** Dispatches a request again, on a fresh connection. */
+  readonly sendAgain: (request: Dispatcher.DispatchOptions, exchange: Exchange) => void;
 }
+
+/**
+ * Idle time of a pooled connection when the store gives no `Keep-Alive: timeout=` hint: below
+ * the shortest idle time of the usual servers (Node's 5 s; Jetty's 30 s, Virtuoso's longer).
+ */
+const KEEP_ALIVE_MS = 4_000;
+/**
+ * When the store gives a hint, a connection is dropped this long before the store would drop
+ * it (undici's own margin), so it is never reused in the last seconds of its life.
+ */
+const KEEP_ALIVE_MARGIN_MS = 2_000;
 
 /**
  * The reason handed to undici when the guard itself ends an exchange (deadline, caller gone,
@@ -204,61 +241,64 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   // undici's defaults otherwise: as many connections as requests in flight (no queueing behind
   // a slow answer), one request per connection at a time (no pipelining: a slow query would
   // hold up the ones behind it), keep-alive between requests.
-  const pool = new Pool(url.origin, {
+  const connection = {
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     connectTimeout: timeoutMs,
-  });
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    keepAliveTimeoutThreshold: KEEP_ALIVE_MARGIN_MS,
+  };
+  const pool = new Pool(url.origin, connection);
+  // A query whose pooled connection the store closed under it goes once more on a connection
+  // of its own, never on another pooled one (which may be just as stale), closed after it.
+  const sendAgain = (request: Dispatcher.DispatchOptions, exchange: Exchange): void => {
+    const client = new Client(url.origin, connection);
+    client.dispatch(request, exchange);
+    client.close().catch(ignore);
+  };
   // Lower-cased names so an operator's `Content-Type` cannot sit beside ours; the guard's own
   // Content-Type and Accept always win, the operator may replace the User-Agent.
   const fixedHeaders: Record<string, string> = { 'user-agent': USER_AGENT };
   for (const [name, value] of Object.entries(options.headers)) fixedHeaders[name.toLowerCase()] = value;
   fixedHeaders['content-type'] = 'application/x-www-form-urlencoded; charset=UTF-8';
 
-  const shared = createShared(timeoutMs, options.onFailure);
+  const shared = createShared(timeoutMs, options, sendAgain);
   // One Shared per timeout tier in use; tiers come from policies, so there are few.
   const sharedByTimeout = new Map<number, Shared>();
   const sharedFor = (tierMs: number | undefined): Shared => {
     if (tierMs === undefined || tierMs >= timeoutMs) return shared;
     let tier = sharedByTimeout.get(tierMs);
     if (tier === undefined) {
-      tier = createShared(tierMs, options.onFailure);
+      tier = createShared(tierMs, options, sendAgain);
       if (sharedByTimeout.size < MAX_TIMEOUT_TIERS) sharedByTimeout.set(tierMs, tier);
     }
     return tier;
   };
 
-  function send(
-    queryText: string,
-    accept: string,
-    signal: AbortLike,
-    tierMs?: number,
-    formBody?: Buffer | readonly Buffer[],
-    onEnd?: () => void,
-  ): Promise<UpstreamResponse> {
+  function send(outgoing: Outgoing, { accept, signal, timeoutMs: tierMs, onEnd }: SendOptions): Promise<UpstreamResponse> {
     // A caller already gone is never forwarded.
     if (signal.aborted) {
       onEnd?.();
       return Promise.reject(abortError(shared, signal));
     }
-    const exchange = new Exchange(sharedFor(tierMs), signal, onEnd);
-    const own = exchange.timeoutMs === timeoutMs ? {} : { headersTimeout: exchange.timeoutMs, bodyTimeout: exchange.timeoutMs };
+    const formBody = outgoing.formParts;
+    const tier = sharedFor(tierMs);
+    const own = tier.timeoutMs === timeoutMs ? {} : { headersTimeout: tier.timeoutMs, bodyTimeout: tier.timeoutMs };
     const many = isParts(formBody) && formBody.length > 1;
-    pool.dispatch(
-      {
-        origin: url.origin,
-        path,
-        method: 'POST',
-        // A body in parts is written part by part; its length keeps it out of chunked encoding.
-        // One part is a body like any other (a Content-Length given for it cost the collector).
-        headers: many ? { ...fixedHeaders, accept, 'content-length': String(lengthOf(formBody)) } : { ...fixedHeaders, accept },
-        // undici writes any iterable of chunks (lib/core/request.js accepts util.isIterable); its
-        // type declaration lists only single-chunk bodies and streams.
-        body: many ? (formBody as unknown as Uint8Array) : isParts(formBody) ? formBody[0] : (formBody ?? encodeQueryForm(queryText)),
-        ...own,
-      },
-      exchange,
-    );
+    const request: Dispatcher.DispatchOptions = {
+      origin: url.origin,
+      path,
+      method: 'POST',
+      // A body in parts is written part by part; its length keeps it out of chunked encoding.
+      // One part is a body like any other (a Content-Length given for it cost the collector).
+      headers: many ? { ...fixedHeaders, accept, 'content-length': String(lengthOf(formBody)) } : { ...fixedHeaders, accept },
+      // undici writes any iterable of chunks (lib/core/request.js accepts util.isIterable); its
+      // type declaration lists only single-chunk bodies and streams.
+      body: many ? (formBody as unknown as Uint8Array) : isParts(formBody) ? formBody[0] : (formBody ?? encodeQueryForm(outgoing.query)),
+      ...own,
+    };
+    const exchange = new Exchange(tier, signal, onEnd, request);
+    pool.dispatch(request, exchange);
     return exchange.response;
   }
 
@@ -301,12 +341,18 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   /** The exchange is over for the guard: failed, or the body was taken, read or destroyed. */
   private settled = false;
   private listening = true;
+  /** A byte of the store's answer arrived (the status line began): from then on, never sent again. */
+  private answerStarted = false;
+  /** Sent a second time already. */
+  private retried = false;
 
   constructor(
     private readonly shared: Shared,
     private readonly signal: AbortLike,
-    /** Told once that the exchange with the store is over (Upstream.send's `onEnd`). */
+    /** Told once that the exchange with the store is over (SendOptions' `onEnd`). */
     private onEnd: (() => void) | undefined,
+    /** What was dispatched, kept to send it once more. */
+    private readonly request: Dispatcher.DispatchOptions,
   ) {
     this.response = new Promise<UpstreamResponse>((resolve, reject) => {
       this.resolve = resolve;
@@ -377,6 +423,11 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     if (this.settled) controller.abort(ENDED_BY_GUARD);
   }
 
+  /** The first byte of the store's answer arrived (undici calls it as the parser meets the status line). */
+  onResponseStarted(): void {
+    this.answerStarted = true;
+  }
+
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     if (this.settled) return controller.abort(ENDED_BY_GUARD);
     if (statusCode < 200) return; // 1xx: informational, the answer follows
@@ -414,7 +465,18 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     if (this.settled) return this.end();
-    this.fail(this.signal.aborted ? 'aborted' : translate(error, !this.headersReceived));
+    if (this.signal.aborted) return this.fail('aborted');
+    // A read query is idempotent whatever carries it: one the store dropped unanswered goes once
+    // more (the deadline set at the start still bounds both tries). Never after a byte of an
+    // answer, never twice, never when the store refused or timed out.
+    const reason = this.answerStarted || this.retried ? undefined : retryReason(error);
+    if (reason !== undefined) {
+      this.retried = true;
+      this.controller = undefined;
+      this.shared.onRetry?.(reason);
+      return this.shared.sendAgain(this.request, this);
+    }
+    this.fail(translate(error, !this.headersReceived));
   }
 
   /** The consumer wants more. */
@@ -489,6 +551,18 @@ function ignore(): void {}
  */
 function abortError(shared: Shared, signal: AbortLike): UpstreamError {
   return signal.reason instanceof UpstreamError ? signal.reason : new UpstreamError('aborted', shared.messages.aborted);
+}
+
+/**
+ * Why a failed request may be sent again: the store reset or closed the connection (undici's
+ * `other side closed`); undefined for every other failure (refused, timed out, a protocol error,
+ * a pool being closed by the guard), whose second try would fail the same way or not be wanted.
+ */
+function retryReason(error: unknown): RetryReason | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'reset';
+  if (code === 'UND_ERR_SOCKET') return 'closed';
+  return undefined;
 }
 
 /**

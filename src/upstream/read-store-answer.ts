@@ -38,7 +38,10 @@ export async function readStoreAnswer(upstream: Upstream, queryText: string, opt
     options.timeoutMs,
   );
   try {
-    const response = await upstream.send(queryText, options.accept, controller.signal, options.timeoutMs);
+    const response = await upstream.send(
+      { query: queryText },
+      { accept: options.accept, signal: controller.signal, timeoutMs: options.timeoutMs },
+    );
     if (response.status < 200 || response.status > 299) {
       response.body.destroy();
       throw new UpstreamError('failed', `the store answered with status ${response.status}`);

@@ -1,4 +1,4 @@
-// Proves the credential order of docs/design.md for every combination of Authorization (Bearer key, Bearer JWT, Basic), X-API-Key and trusted headers.
+// Proves the credential order of docs/design/auth.md for every combination of Authorization (Bearer key, Bearer JWT, Basic), X-API-Key and trusted headers.
 
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Proves every identity rule of docs/design.md#identity against a configuration read from a real file.
+// Proves every identity rule of docs/design/auth.md#identity against a configuration read from a real file.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { loadPolicySet } from '../../src/policy/load-policy-set.js';
+import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
 import type { PolicySet, Principal } from '../../src/policy/policy-set.js';
-import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 import { generatePolicySet, organisationShape } from '../helpers/generate-policy-set.js';
 
 const BIN = fileURLToPath(new URL('../../src/cli.js', import.meta.url));

@@ -15,7 +15,7 @@ after(async () => {
   await t.close();
 });
 
-/** Comunica's context for one caller: its own fetch adds the key (one engine per caller, see the README). */
+/** Comunica's context for one caller: its own fetch adds the key (one engine per caller, see docs/authentication.md). */
 type Context = NonNullable<Parameters<QueryEngine['queryBindings']>[1]>;
 
 function contextFor(key: string | undefined, messages: string[]): Context {

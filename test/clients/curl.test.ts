@@ -1,4 +1,4 @@
-// curl sends a key each way the README's Clients table lists: Bearer, X-API-Key, Basic with -u, and a user:KEY@ URL (curl makes it Basic).
+// curl sends a key each way the Clients table of docs/authentication.md lists: Bearer, X-API-Key, Basic with -u, and a user:KEY@ URL (curl makes it Basic).
 
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';

@@ -169,7 +169,7 @@ public class KeyedQuery {
     const before = open.logs.length;
     const answer = await rsparql(withKey(open.endpoint, KEYS.beta), COUNT);
     assert.equal(answer.code, 0, answer.stderr);
-    assert.equal(countOf(answer.stdout), anonymous, 'the README says so, in its Clients table');
+    assert.equal(countOf(answer.stdout), anonymous, 'docs/authentication.md says so, in its Clients table');
     assert.equal(open.logs.slice(before).find((line) => line.path === '/sparql')?.agent, 'https://w3id.org/sparql-guard#Anonymous');
   });
 });

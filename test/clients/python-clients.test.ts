@@ -25,7 +25,7 @@ const why = missing();
 const COUNT = 'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }';
 const REFUSED = 'SELECT * WHERE { SERVICE <http://example.org/elsewhere> { ?s ?p ?o } }';
 
-/** Each way of sending a key, as the README's Clients table writes it; each prints one JSON line. */
+/** Each way of sending a key, as the Clients table of docs/authentication.md writes it; each prints one JSON line. */
 const SCRIPT = String.raw`
 import json, sys
 from urllib.error import HTTPError

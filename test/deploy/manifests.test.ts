@@ -7,8 +7,8 @@ import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { readConfig, type GuardConfig } from '../../src/config/read-config.js';
-import { loadPolicySet } from '../../src/policy/load-policy-set.js';
-import { policySetSources } from '../../src/policy/policy-set-sources.js';
+import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
+import { policySetSources } from '../../src/policy/load/policy-set-sources.js';
 
 const KUBERNETES = resolve('deploy/kubernetes');
 const COMPOSE = resolve('deploy/compose');

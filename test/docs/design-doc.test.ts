@@ -1,12 +1,17 @@
-// Keeps docs/design.md true to the code: every anchor the code cites exists, and every configuration key it names is declared.
+// Keeps docs/design/ true to the code: every file and anchor the code cites exists, every section named in quotes is there, and every configuration key it names is declared.
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CONFIG_KEYS, type ConfigKeys } from '../../src/config/read-config.js';
 
-const design = readFileSync('docs/design.md', 'utf8');
+/** The design files by name (`sparql` for docs/design/sparql.md). */
+const designs = new Map(
+  readdirSync('docs/design')
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => [name.slice(0, -3), readFileSync(join('docs/design', name), 'utf8')]),
+);
 
 /** GitHub's anchor of a heading: lower case, punctuation but `-` dropped, spaces as `-`. */
 function anchorOf(heading: string): string {
@@ -36,48 +41,67 @@ function declaredPaths(keys: ConfigKeys, prefix = ''): string[] {
 
 const citing = [
   ...filesUnder('src', ['.ts']),
-  ...filesUnder('test', ['.ts']),
+  ...filesUnder('test', ['.ts']).filter((file) => !file.endsWith('design-doc.test.ts')),
   ...filesUnder('bench', ['.ts', '.md']),
   'README.md',
   ...filesUnder('docs', ['.md']),
 ];
 
-test('every anchor of docs/design.md that the code and the docs cite is a heading of it', () => {
-  const anchors = new Set([...design.matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchorOf(match[1]!)));
+test('there is one design file per source folder, and no docs/design.md', () => {
+  const folders = readdirSync('src', { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+  for (const folder of folders) assert.ok(designs.has(folder), `src/${folder}/ has no docs/design/${folder}.md`);
+  assert.ok(!existsSync('docs/design.md'), 'docs/design.md is split into docs/design/<folder>.md');
+  for (const file of citing)
+    assert.doesNotMatch(readFileSync(file, 'utf8'), /docs\/design\.md/, `${file} cites docs/design.md: cite docs/design/<folder>.md`);
+});
+
+test('every design file and anchor that the code and the docs cite exists', () => {
   let cited = 0;
   for (const file of citing) {
-    for (const [, anchor] of readFileSync(file, 'utf8').matchAll(/design\.md#([a-z0-9-]+)/g)) {
-      assert.ok(anchors.has(anchor!), `${file} cites docs/design.md#${anchor}, which is no heading`);
+    for (const [, name, anchor] of readFileSync(file, 'utf8').matchAll(/design\/([a-z-]+|README)\.md(?:#([a-z0-9-]+))?/g)) {
+      const design = designs.get(name!);
+      assert.ok(design !== undefined, `${file} cites docs/design/${name}.md, which does not exist`);
+      if (anchor !== undefined) {
+        const anchors = new Set([...design.matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchorOf(match[1]!)));
+        assert.ok(anchors.has(anchor), `${file} cites docs/design/${name}.md#${anchor}, which is no heading`);
+      }
       cited++;
     }
   }
   assert.ok(cited > 20, `only ${cited} citations found: the pattern no longer matches the code`);
 });
 
-test('every section the code names in quotes after docs/design.md is in it', () => {
-  // A name may run over lines of a comment: compared with white space (and a comment's `*` or `//`) as one space.
-  const text = design.replace(/\s+/g, ' ').toLowerCase();
+test('every section the code names in quotes after a design file is in it', () => {
+  let named = 0;
   for (const file of citing) {
-    for (const [, name] of readFileSync(file, 'utf8').matchAll(/design\.md(?:#[a-z0-9-]+)?[,:]? "([^"]+)"/g)) {
-      const words = name!.replace(/\s*\n\s*(?:\*|\/\/)?\s*/g, ' ').toLowerCase();
-      assert.ok(text.includes(words), `${file} names "${words}" in docs/design.md, which does not hold it`);
+    for (const [, name, words] of readFileSync(file, 'utf8').matchAll(/design\/([a-z-]+)\.md(?:#[a-z0-9-]+)?[,:]? "([^"]+)"/g)) {
+      // A name may run over lines of a comment: compared with white space (and a comment's `*` or `//`) as one space.
+      const text = (designs.get(name!) ?? '').replace(/\s+/g, ' ').toLowerCase();
+      const wanted = words!.replace(/\s*\n\s*(?:\*|\/\/)?\s*/g, ' ').toLowerCase();
+      assert.ok(text.includes(wanted), `${file} names "${wanted}" in docs/design/${name}.md, which does not hold it`);
+      named++;
     }
   }
+  assert.ok(named > 5, `only ${named} quoted sections found: the pattern no longer matches the code`);
 });
 
-test('every configuration key docs/design.md names is declared', () => {
+test('every configuration key the design files name is declared', () => {
   const declared = new Set(declaredPaths(CONFIG_KEYS));
   const topLevel = new Set(Object.keys(CONFIG_KEYS));
   let named = 0;
-  // A dotted path under a top-level key (`shutdown.graceMs`), or any word after "config" (config `baseIri`).
-  for (const [, path] of design.matchAll(/`([a-z][A-Za-z]*(?:\.[a-z][A-Za-z]*)+)`/g)) {
-    if (!topLevel.has(path!.split('.')[0]!)) continue;
-    assert.ok(declared.has(path!), `docs/design.md names ${path}, which is no configuration key`);
-    named++;
+  for (const [name, design] of designs) {
+    // A dotted path under a top-level key (`shutdown.graceMs`), or any word after "config" (config `baseIri`).
+    for (const [, path] of design.matchAll(/`([a-z][A-Za-z]*(?:\.[a-z][A-Za-z]*)+)`/g)) {
+      if (!topLevel.has(path!.split('.')[0]!)) continue;
+      assert.ok(declared.has(path!), `docs/design/${name}.md names ${path}, which is no configuration key`);
+      named++;
+    }
+    for (const [, path] of design.matchAll(/config `([^`]+)`/g)) {
+      assert.ok(declared.has(path!), `docs/design/${name}.md names config ${path}, which is no configuration key`);
+      named++;
+    }
   }
-  for (const [, path] of design.matchAll(/config `([^`]+)`/g)) {
-    assert.ok(declared.has(path!), `docs/design.md names config ${path}, which is no configuration key`);
-    named++;
-  }
-  assert.ok(named > 10, `only ${named} configuration keys found in docs/design.md`);
+  assert.ok(named > 10, `only ${named} configuration keys found in docs/design/`);
 });

@@ -304,7 +304,7 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
     const defaults = effective(from?.default);
     const named = effective(from?.named);
     const graph = tree.queryType === 'CONSTRUCT' || tree.queryType === 'DESCRIBE';
-    // DESCRIBE means the guard's documented CONSTRUCT (docs/design.md), on the redacted data too.
+    // DESCRIBE means the guard's documented CONSTRUCT (docs/design/sparql.md, "DESCRIBE"), on the redacted data too.
     const asked =
       tree.queryType === 'DESCRIBE'
         ? generator.stringify(rewriteDescribe(tree as sparqljs.DescribeQuery) as unknown as sparqljs.SparqlQuery)

@@ -10,9 +10,9 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { authChallenge, createCallerIdentifier, credentialHeaderNames } from '../../src/auth/identify-caller.js';
 import { readConfig, type GuardConfig } from '../../src/config/read-config.js';
 import { ERROR_CODE_HEADER, GUARD_CODES, GuardError, type GuardCode } from '../../src/guard-error.js';
-import { loadPolicySet } from '../../src/policy/load-policy-set.js';
+import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
 import type { PolicySet } from '../../src/policy/policy-set.js';
-import { policySetSources } from '../../src/policy/policy-set-sources.js';
+import { policySetSources } from '../../src/policy/load/policy-set-sources.js';
 import { createApp, type GuardServices } from '../../src/server/create-app.js';
 import { createPolicyHolder } from '../../src/server/policy-holder.js';
 import { createPlanner } from '../../src/sparql/create-planner.js';
@@ -33,7 +33,7 @@ function createStubStore(): StubStore {
   const store: StubStore = {
     sent: [],
     answer: () => ({}),
-    send(query, accept, _signal, timeoutMs) {
+    send({ query }, { accept, timeoutMs }) {
       store.sent.push({ query, accept, timeoutMs });
       const { text = '{"head":{"vars":[]},"results":{"bindings":[]}}', ...rest } = store.answer();
       return Promise.resolve({

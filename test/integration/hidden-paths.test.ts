@@ -203,7 +203,7 @@ for (const s of scenarios) {
       for (const query of selects) {
         const answer = await ask(t.endpoint, query, { key: KEYS.staff });
         // The rig's staff default graph merges public1 (nothing hidden) with graphs hiding salary:
-        // negated sets and blank nodes beside variable predicates are refused there (README).
+        // negated sets and blank nodes beside variable predicates are refused there (docs/policies.md).
         if (s.rig && answer.status === 403) {
           assert.match(answer.body, /^a (negated property set|blank node beside a variable predicate) cannot be checked/, query);
           continue;

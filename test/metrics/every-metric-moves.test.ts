@@ -17,6 +17,7 @@ const FAMILIES = [
   'sparql_guard_guard_duration_seconds',
   'sparql_guard_upstream_duration_seconds',
   'sparql_guard_upstream_failures_total',
+  'sparql_guard_upstream_retries_total',
   'sparql_guard_policy_reloads_total',
   'sparql_guard_policy_unchanged_reloads_total',
   'sparql_guard_policy_last_load_success_timestamp_seconds',
@@ -205,6 +206,25 @@ describe('every metric moves when it should', () => {
     assert.ok(failures(after) - failures(before) >= 1);
     const failed = (text: string) => sample(text, 'sparql_guard_queries_total', 'outcome="upstream_failed"');
     assert.equal(failed(after) - failed(before), 1);
+  });
+
+  it('sparql_guard_upstream_retries_total: one more per query the store dropped unanswered, by reason; one retry per query', async () => {
+    const retries = (text: string) =>
+      sample(text, 'sparql_guard_upstream_retries_total', 'reason="closed"') +
+      sample(text, 'sparql_guard_upstream_retries_total', 'reason="reset"');
+    const before = await scrape(slow);
+    link.reset = true;
+    const sent = link.received.length;
+    try {
+      assert.equal(await query(slow, 'SELECT * WHERE { ?s ?p ?o } LIMIT 9'), 502);
+    } finally {
+      link.reset = false;
+    }
+    assert.equal(link.received.length - sent, 2);
+    assert.equal(retries(await scrape(slow)) - retries(before), 1);
+    // A query the store answers is not retried.
+    assert.equal(await query(slow, 'SELECT * WHERE { ?s ?p ?o } LIMIT 10'), 200);
+    assert.equal(retries(await scrape(slow)) - retries(before), 1);
   });
 
   it('plan cache: a new query text is a miss and an entry, the same text again a hit', async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { classifyRules } from '../../src/policy/classify-rules.js';
+import { classifyRules } from '../../src/policy/rules/classify-rules.js';
 
 const PREFIXES =
   '@prefix guard: <https://w3id.org/sparql-guard#>. @prefix groups: <https://example.org/groups#>. @prefix coll: <https://example.org/graph-collections#>. @prefix ex: <https://example.org/>. @prefix log: <http://www.w3.org/2000/10/swap/log#>. @prefix math: <http://www.w3.org/2000/10/swap/math#>. @prefix string: <http://www.w3.org/2000/10/swap/string#>. @prefix list: <http://www.w3.org/2000/10/swap/list#>.\n';

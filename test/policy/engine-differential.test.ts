@@ -5,10 +5,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { principalKey } from '../../src/policy/attach-derivations.js';
-import { loadPolicySetWithStats, type LoadedPolicySet } from '../../src/policy/load-policy-set.js';
-import type { Engine } from '../../src/policy/reason-over-policies.js';
-import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+import { principalKey } from '../../src/policy/load/attach-derivations.js';
+import { loadPolicySetWithStats, type LoadedPolicySet } from '../../src/policy/load/load-policy-set.js';
+import type { Engine } from '../../src/policy/rules/reason-over-policies.js';
+import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 import { generatePolicySet, organisationShape, type PolicySetShape } from '../helpers/generate-policy-set.js';
 
 const example = (name: string) => resolve('policies/examples', name);

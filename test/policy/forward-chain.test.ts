@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Parser, Reasoner, Store, type Quad } from 'n3';
-import { classifyRules, type HornRule } from '../../src/policy/classify-rules.js';
-import { forwardChain } from '../../src/policy/forward-chain.js';
+import { classifyRules, type HornRule } from '../../src/policy/rules/classify-rules.js';
+import { forwardChain } from '../../src/policy/rules/forward-chain.js';
 import { skolemIri } from '../../src/vocabulary.js';
 
 const PREFIX = '@prefix ex: <https://example.org/>.\n';

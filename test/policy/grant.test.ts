@@ -8,9 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import type { Caller } from '../../src/auth/caller.js';
 import { ANONYMOUS_AGENT } from '../../src/vocabulary.js';
 import { grantFor, type Grant } from '../../src/policy/grant.js';
-import { loadPolicySet } from '../../src/policy/load-policy-set.js';
+import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
 import type { PolicySet } from '../../src/policy/policy-set.js';
-import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 
 const EX = 'https://example.org/';
 const anonymous: Caller = { agent: ANONYMOUS_AGENT, groups: [], authenticated: false };
@@ -74,7 +74,7 @@ describe('grantFor: targeting', () => {
   });
 });
 
-describe('grantFor: hidden paths (docs/design.md#vocabulary)', () => {
+describe('grantFor: hidden paths (docs/design/policy.md#vocabulary)', () => {
   let set: PolicySet;
   before(async () => {
     set = await load('hide-paths.ttl');

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadPolicySet } from '../../src/policy/load-policy-set.js';
+import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
 import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
 import type { PolicySet } from '../../src/policy/policy-set.js';
-import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 
 const FIXTURES = resolve('test/fixtures/policy');
 const EX = 'https://example.org/';

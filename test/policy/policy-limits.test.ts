@@ -8,9 +8,9 @@ import { after, describe, it } from 'node:test';
 import type { Caller } from '../../src/auth/caller.js';
 import { ANONYMOUS_AGENT } from '../../src/vocabulary.js';
 import { grantFor } from '../../src/policy/grant.js';
-import { loadPolicySet } from '../../src/policy/load-policy-set.js';
+import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
 import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
-import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 
 const EX = 'https://example.org/';
 const load = (file: string) => loadPolicySet({ policyFiles: [file], ruleFiles: shippedRuleFiles() });

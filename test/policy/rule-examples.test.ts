@@ -5,9 +5,9 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Caller } from '../../src/auth/caller.js';
 import { grantFor } from '../../src/policy/grant.js';
-import { loadPolicySetWithStats } from '../../src/policy/load-policy-set.js';
+import { loadPolicySetWithStats } from '../../src/policy/load/load-policy-set.js';
 import type { PolicySet } from '../../src/policy/policy-set.js';
-import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 
 const EX = 'https://example.org/';
 const user = (agent: string, ...groups: string[]): Caller => ({ agent, groups, authenticated: true });

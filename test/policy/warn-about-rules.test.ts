@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { Parser } from 'n3';
-import { classifyRules } from '../../src/policy/classify-rules.js';
-import { warnAboutRules } from '../../src/policy/warn-about-rules.js';
+import { classifyRules } from '../../src/policy/rules/classify-rules.js';
+import { warnAboutRules } from '../../src/policy/rules/warn-about-rules.js';
 
 const PREFIXES =
   '@prefix guard: <https://w3id.org/sparql-guard#>. @prefix groups: <https://example.org/groups#>. @prefix coll: <https://example.org/graph-collections#>. @prefix ex: <https://example.org/>.\n';

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { Parser } from 'n3';
-import { loadPolicySet } from '../../src/policy/load-policy-set.js';
-import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
-import { reasonOverPolicies } from '../../src/policy/reason-over-policies.js';
-import { writeN3p } from '../../src/policy/write-n3p.js';
+import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
+import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
+import { reasonOverPolicies } from '../../src/policy/rules/reason-over-policies.js';
+import { writeN3p } from '../../src/policy/rules/write-n3p.js';
 
 const EX = 'https://example.org/';
 

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 import { startFaultyStore, type FaultyStore } from './start-faulty-store.js';
+import { scrapeSample as sample } from '../helpers/scrape-sample.js';
 
 const QUERY = encodeURIComponent('SELECT * WHERE { ?s ?p ?o }');
 
@@ -61,10 +62,16 @@ describe('the cause in each 502 / 503', () => {
     assert.doesNotMatch(body, /aborted by the client/);
   });
 
-  it('connection reset before the answer: 502 naming the reset', async () => {
+  it('connection reset before the answer: sent once more (the retry counter moves by one), then 502 naming the reset', async () => {
     const store = await storeIn('reset');
-    const t = await guardFor({ upstream: store.url, timeoutMs: 2000 });
+    const t = await guardFor({ upstream: store.url, timeoutMs: 2000, metrics: { port: 0 } });
+    const retries = async () =>
+      sample(await (await fetch(`${t.guard.metricsUrl!}/metrics`)).text(), 'sparql_guard_upstream_retries_total', 'reason="closed"');
+    assert.equal(await retries(), 0);
+    const before = store.received;
     assert.deepEqual(await answer(t), { status: 502, body: 'upstream reset the connection before answering\n' });
+    assert.equal(store.received - before, 2, 'the query went twice, never more');
+    assert.equal(await retries(), 1);
   });
 
   it('an answer cut by the store: a truncated stream logged upstream-cut with the reason', async () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startEmbeddedStore, type EmbeddedStore } from '../../src/embedded/start-embedded-store.js';
-import { listPrefixGraphs, type StoreQuery } from '../../src/policy/list-prefix-graphs.js';
+import { listPrefixGraphs, type StoreQuery } from '../../src/policy/store-reads/list-prefix-graphs.js';
 import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
 import { rigStores } from '../helpers/rig-stores.js';
 import { startWritableStore, type WritableStore } from '../helpers/start-writable-store.js';

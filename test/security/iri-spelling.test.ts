@@ -128,7 +128,7 @@ const attacks: Attack[] = [
     params: { 'default-graph-uri': ['secret'] },
     expect: { status: 400 },
   },
-  // SPARQL's IRIREF lets C1 controls through, RFC 3987 does not (docs/design.md#iris): a store that drops them would read the secret graph.
+  // SPARQL's IRIREF lets C1 controls through, RFC 3987 does not (docs/design/sparql.md#iris): a store that drops them would read the secret graph.
   {
     name: 'C1 control inside a FROM IRI',
     caller: 'reader',

@@ -95,7 +95,7 @@ describe('the gate follows the store', () => {
   /** Fakes only the transport, to force the store to change its behaviour between two checks. */
   function fakeUpstream(state: { ignoring: boolean; sent: string[] }): Upstream {
     return {
-      async send(query) {
+      async send({ query }) {
         state.sent.push(query);
         const empty = !/WHERE \{ \}$/.test(query);
         const body = new PassThrough();
@@ -138,11 +138,11 @@ describe('the gate follows the store', () => {
   it('one client leaving during the shared check does not fail the others waiting on it', async () => {
     // A store that takes 100 ms to answer and gives up when its request's signal aborts, as undici does.
     const slow: Upstream = {
-      send: (_query, _accept, signal) =>
+      send: ({ query }, { signal }) =>
         new Promise((resolve, reject) => {
           const timer = setTimeout(() => {
             const body = new PassThrough();
-            body.end(JSON.stringify({ boolean: /WHERE \{ \}$/.test(_query) }));
+            body.end(JSON.stringify({ boolean: /WHERE \{ \}$/.test(query) }));
             resolve({
               status: 200,
               contentType: 'application/sparql-results+json',

@@ -5,8 +5,8 @@ import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { ANONYMOUS_AGENT } from '../../src/vocabulary.js';
 import { GuardError } from '../../src/guard-error.js';
-import { loadPolicySet } from '../../src/policy/load-policy-set.js';
-import { shippedRuleFiles } from '../../src/policy/shipped-rule-files.js';
+import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
+import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 import { createPolicyHolder } from '../../src/server/policy-holder.js';
 
 const anonymous = { agent: ANONYMOUS_AGENT, groups: [], authenticated: false };

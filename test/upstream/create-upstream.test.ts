@@ -60,7 +60,7 @@ describe('createUpstream: request shape', () => {
     });
     const query = 'SELECT * FROM <urn:a> WHERE { ?s ?p "ü & = + % 😀 *-._~!\'()" }\n# end';
     const u = upstream(`${base}/ds/query?x=1`, 2000, { Authorization: 'Basic c2VjcmV0', 'X-Store': 'yes' });
-    const res = await u.send(query, 'text/csv', new AbortController().signal);
+    const res = await u.send({ query }, { accept: 'text/csv', signal: new AbortController().signal });
     assert.equal(await readAll(res.body), '{}');
     assert.ok(seen);
     assert.equal(seen.method, 'POST');
@@ -88,7 +88,9 @@ describe('createUpstream: request shape', () => {
       res.end();
     });
     const u = upstream(`${base}/q`, 2000, { 'Content-Type': 'text/plain', ACCEPT: 'x/y' });
-    await readAll((await u.send('ASK {}', 'application/sparql-results+xml', new AbortController().signal)).body);
+    await readAll(
+      (await u.send({ query: 'ASK {}' }, { accept: 'application/sparql-results+xml', signal: new AbortController().signal })).body,
+    );
     assert.equal(headers['content-type'], 'application/x-www-form-urlencoded; charset=UTF-8');
     assert.equal(headers.accept, 'application/sparql-results+xml');
   });
@@ -99,7 +101,7 @@ describe('createUpstream: request shape', () => {
       res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'max-age=60' });
       res.end('bad query');
     });
-    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    const res = await upstream(base).send({ query: 'SELECT' }, { accept: 'text/csv', signal: new AbortController().signal });
     assert.equal(res.status, 400);
     assert.equal(res.contentType, 'text/plain; charset=utf-8');
     assert.equal(res.cacheControl, 'max-age=60');
@@ -111,7 +113,7 @@ describe('createUpstream: request shape', () => {
       req.resume();
       res.end('x');
     });
-    const res = await upstream(base).send('ASK {}', 'text/csv', new AbortController().signal);
+    const res = await upstream(base).send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal });
     assert.equal(res.cacheControl, undefined);
     await readAll(res.body);
   });
@@ -130,7 +132,7 @@ describe('createUpstream: streaming', () => {
       storeFinished = true;
       res.end('rest\r\n');
     });
-    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    const res = await upstream(base).send({ query: 'SELECT' }, { accept: 'text/csv', signal: new AbortController().signal });
     const iterator = res.body[Symbol.asyncIterator]();
     const first = await iterator.next();
     assert.equal(String(first.value), 's\r\n');
@@ -146,12 +148,15 @@ describe('createUpstream: faults', () => {
   test('no response headers within timeoutMs gives 502 after about timeoutMs', async () => {
     const base = await serve((req) => req.resume()); // never answers
     const started = Date.now();
-    await assert.rejects(upstream(base, 300).send('ASK {}', 'text/csv', new AbortController().signal), (e: unknown) => {
-      assert.ok(e instanceof GuardError);
-      assert.equal(e.status, 502);
-      assert.equal(e.message, 'upstream did not answer within 300 ms');
-      return true;
-    });
+    await assert.rejects(
+      upstream(base, 300).send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal }),
+      (e: unknown) => {
+        assert.ok(e instanceof GuardError);
+        assert.equal(e.status, 502);
+        assert.equal(e.message, 'upstream did not answer within 300 ms');
+        return true;
+      },
+    );
     const elapsed = Date.now() - started;
     assert.ok(elapsed >= 280 && elapsed < 1500, `took ${elapsed} ms`);
   });
@@ -162,7 +167,7 @@ describe('createUpstream: faults', () => {
       res.writeHead(200, { 'content-type': 'text/csv' });
       res.write('first\r\n'); // then silence
     });
-    const res = await upstream(base, 300).send('SELECT', 'text/csv', new AbortController().signal);
+    const res = await upstream(base, 300).send({ query: 'SELECT' }, { accept: 'text/csv', signal: new AbortController().signal });
     assert.equal(res.status, 200);
     const started = Date.now();
     await assert.rejects(readAll(res.body), (e: unknown) => {
@@ -183,7 +188,7 @@ describe('createUpstream: faults', () => {
       }
       res.end();
     });
-    const res = await upstream(base, 300).send('SELECT', 'text/csv', new AbortController().signal);
+    const res = await upstream(base, 300).send({ query: 'SELECT' }, { accept: 'text/csv', signal: new AbortController().signal });
     assert.equal(await readAll(res.body), '01234');
   });
 
@@ -195,7 +200,10 @@ describe('createUpstream: faults', () => {
     probe.close();
     await once(probe, 'close');
     await assert.rejects(
-      upstream(`http://user:pw@127.0.0.1:${port}/sparql`).send('ASK {}', 'text/csv', new AbortController().signal),
+      upstream(`http://user:pw@127.0.0.1:${port}/sparql`).send(
+        { query: 'ASK {}' },
+        { accept: 'text/csv', signal: new AbortController().signal },
+      ),
       (e: unknown) => {
         assert.ok(e instanceof GuardError);
         assert.equal(e.status, 502);
@@ -208,7 +216,10 @@ describe('createUpstream: faults', () => {
 
   test('an unknown host gives 502 upstream unreachable', async () => {
     await assert.rejects(
-      upstream('http://no-such-host.invalid/sparql').send('ASK {}', 'text/csv', new AbortController().signal),
+      upstream('http://no-such-host.invalid/sparql').send(
+        { query: 'ASK {}' },
+        { accept: 'text/csv', signal: new AbortController().signal },
+      ),
       (e: unknown) => e instanceof GuardError && e.status === 502 && e.message === 'upstream unreachable',
     );
   });
@@ -216,7 +227,7 @@ describe('createUpstream: faults', () => {
   test('a connection reset before the headers gives 502 naming the reset, not an unreachable store', async () => {
     const base = await serve((req) => req.socket.destroy());
     await assert.rejects(
-      upstream(base).send('ASK {}', 'text/csv', new AbortController().signal),
+      upstream(base).send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal }),
       (e: unknown) =>
         e instanceof UpstreamError &&
         e.status === 502 &&
@@ -231,7 +242,7 @@ describe('createUpstream: faults', () => {
       res.writeHead(200, { 'content-type': 'text/csv' });
       res.write('partial\r\n', () => setTimeout(() => req.socket.destroy(), 50));
     });
-    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    const res = await upstream(base).send({ query: 'SELECT' }, { accept: 'text/csv', signal: new AbortController().signal });
     await assert.rejects(readAll(res.body), (e: unknown) => {
       assert.ok(e instanceof GuardError);
       assert.equal(e.message, 'upstream closed the connection');
@@ -253,7 +264,7 @@ describe('createUpstream: the caller going away', () => {
       arrived();
     });
     const caller = new AbortController();
-    const pending = upstream(base, 5000).send('ASK {}', 'text/csv', caller.signal);
+    const pending = upstream(base, 5000).send({ query: 'ASK {}' }, { accept: 'text/csv', signal: caller.signal });
     await requestArrived;
     caller.abort();
     await assert.rejects(pending, (e: unknown) => e instanceof GuardError && e.message === 'upstream request aborted by the client');
@@ -270,7 +281,7 @@ describe('createUpstream: the caller going away', () => {
       res.write('a');
     });
     const caller = new AbortController();
-    const res = await upstream(base, 5000).send('SELECT', 'text/csv', caller.signal);
+    const res = await upstream(base, 5000).send({ query: 'SELECT' }, { accept: 'text/csv', signal: caller.signal });
     const iterator = res.body[Symbol.asyncIterator]();
     await iterator.next();
     caller.abort();
@@ -287,7 +298,7 @@ describe('createUpstream: the caller going away', () => {
       res.writeHead(200);
       res.write('a');
     });
-    const res = await upstream(base, 5000).send('SELECT', 'text/csv', new AbortController().signal);
+    const res = await upstream(base, 5000).send({ query: 'SELECT' }, { accept: 'text/csv', signal: new AbortController().signal });
     res.body.destroy();
     await closed;
   });
@@ -301,7 +312,7 @@ describe('createUpstream: the caller going away', () => {
     });
     const caller = new AbortController();
     caller.abort();
-    await assert.rejects(upstream(base).send('ASK {}', 'text/csv', caller.signal), GuardError);
+    await assert.rejects(upstream(base).send({ query: 'ASK {}' }, { accept: 'text/csv', signal: caller.signal }), GuardError);
     assert.equal(requests, 0);
   });
 });
@@ -323,7 +334,7 @@ describe('createUpstream: onEnd, the end of the exchange with the store', () => 
       finish = () => res.end('b');
     });
     const { state, onEnd } = endWatch();
-    const res = await upstream(base, 5000).send('SELECT', 'text/csv', new AbortController().signal, undefined, undefined, onEnd);
+    const res = await upstream(base, 5000).send({ query: 'SELECT' }, { accept: 'text/csv', signal: new AbortController().signal, onEnd });
     const iterator = res.body[Symbol.asyncIterator]();
     await iterator.next();
     await tick();
@@ -350,7 +361,7 @@ describe('createUpstream: onEnd, the end of the exchange with the store', () => 
       });
       const { state, onEnd } = endWatch();
       const caller = new AbortController();
-      const pending = upstream(base, 5000).send('SELECT', 'text/csv', caller.signal, undefined, undefined, onEnd);
+      const pending = upstream(base, 5000).send({ query: 'SELECT' }, { accept: 'text/csv', signal: caller.signal, onEnd });
       await requestArrived;
       if (moment === 'mid-body') {
         const res = await pending;
@@ -379,7 +390,7 @@ describe('createUpstream: onEnd, the end of the exchange with the store', () => 
     const caller = new AbortController();
     caller.abort();
     const { state, onEnd } = endWatch();
-    await assert.rejects(upstream(base).send('ASK {}', 'text/csv', caller.signal, undefined, undefined, onEnd), GuardError);
+    await assert.rejects(upstream(base).send({ query: 'ASK {}' }, { accept: 'text/csv', signal: caller.signal, onEnd }), GuardError);
     assert.equal(state.calls, 1);
     assert.equal(requests, 0);
   });
@@ -390,7 +401,7 @@ describe('createUpstream: onEnd, the end of the exchange with the store', () => 
     });
     const { state, onEnd } = endWatch();
     await assert.rejects(
-      upstream(base, 150).send('ASK {}', 'text/csv', new AbortController().signal, undefined, undefined, onEnd),
+      upstream(base, 150).send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal, onEnd }),
       GuardError,
     );
     assert.equal(state.calls, 1);
@@ -406,7 +417,11 @@ describe('createUpstream: keep-alive', () => {
       res.end('ok');
     });
     const u = upstream(base);
-    for (let i = 0; i < 20; i++) assert.equal(await readAll((await u.send('ASK {}', 'text/csv', new AbortController().signal)).body), 'ok');
+    for (let i = 0; i < 20; i++)
+      assert.equal(
+        await readAll((await u.send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal })).body),
+        'ok',
+      );
     // undici may open a second connection while the first is being handed back; never 20.
     assert.ok(sockets.size <= 2, `${sockets.size} connections for 20 requests`);
   });
@@ -419,7 +434,7 @@ describe('createUpstream: length and whole answers', () => {
       res.writeHead(200, { 'content-type': 'text/csv', 'content-length': '100' });
       res.end('x'.repeat(100));
     });
-    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    const res = await upstream(base).send({ query: 'SELECT' }, { accept: 'text/csv', signal: new AbortController().signal });
     assert.equal(res.contentLength, 100);
     await new Promise((resolve) => setTimeout(resolve, 50)); // let all of it arrive
     const whole = res.takeWhole();
@@ -438,7 +453,7 @@ describe('createUpstream: length and whole answers', () => {
       await released;
       res.end('last');
     });
-    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    const res = await upstream(base).send({ query: 'SELECT' }, { accept: 'text/csv', signal: new AbortController().signal });
     assert.equal(res.contentLength, undefined);
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(res.takeWhole(), undefined);
@@ -454,7 +469,7 @@ describe('createUpstream: length and whole answers', () => {
       for (let i = 0; i < 32; i++) if (!res.write(block)) await once(res, 'drain');
       res.end();
     });
-    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    const res = await upstream(base).send({ query: 'SELECT' }, { accept: 'text/csv', signal: new AbortController().signal });
     await new Promise((resolve) => setTimeout(resolve, 100)); // nobody reads meanwhile
     assert.equal(res.takeWhole(), undefined, 'not all of it can have arrived while nobody read');
     let bytes = 0;
@@ -468,9 +483,223 @@ describe('createUpstream: length and whole answers', () => {
       res.writeHead(200, { 'content-type': 'text/csv' });
       res.write('partial\r\n', () => setTimeout(() => req.socket.destroy(), 20));
     });
-    const res = await upstream(base).send('SELECT', 'text/csv', new AbortController().signal);
+    const res = await upstream(base).send({ query: 'SELECT' }, { accept: 'text/csv', signal: new AbortController().signal });
     await new Promise((resolve) => setTimeout(resolve, 100)); // the reset has happened
     assert.equal(res.takeWhole(), undefined);
     await assert.rejects(readAll(res.body), (e: unknown) => e instanceof GuardError && e.message === 'upstream closed the connection');
+  });
+});
+
+describe('createUpstream: a connection the store dropped unanswered is tried once more', () => {
+  /** An upstream whose retries are counted by reason. */
+  function counted(url: string, timeoutMs = 2000) {
+    const retries: string[] = [];
+    const failures: string[] = [];
+    const u = createUpstream({
+      url,
+      headers: {},
+      timeoutMs,
+      onRetry: (reason) => retries.push(reason),
+      onFailure: (kind) => failures.push(kind),
+    });
+    upstreams.push(u);
+    return { u, retries, failures };
+  }
+
+  test('a reset before any byte of the answer: sent once more, on a fresh connection, and answered', async () => {
+    const sockets: unknown[] = [];
+    let queries = 0;
+    const base = await serve(async (req, res) => {
+      await readBody(req);
+      queries += 1;
+      sockets.push(req.socket);
+      // A TCP reset (RST), not a close.
+      if (queries === 1) return void req.socket.resetAndDestroy();
+      res.end('ok');
+    });
+    const { u, retries, failures } = counted(base);
+    assert.equal(
+      await readAll((await u.send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal })).body),
+      'ok',
+    );
+    assert.equal(queries, 2);
+    assert.ok(sockets[0] !== sockets[1]);
+    assert.deepEqual(retries, ['reset']);
+    assert.deepEqual(failures, []);
+  });
+
+  test('a pooled connection the store closed as the query arrived: retried on a new connection, never on another pooled one', async () => {
+    const seen: unknown[] = [];
+    let queries = 0;
+    const base = await serve(async (req, res) => {
+      await readBody(req);
+      queries += 1;
+      seen.push(req.socket);
+      // The second query arrives on the kept-alive connection of the first, and finds it closed.
+      if (queries === 2) return void req.socket.end();
+      res.end('ok');
+    });
+    const { u, retries } = counted(base);
+    assert.equal(
+      await readAll((await u.send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal })).body),
+      'ok',
+    );
+    // The first connection is back in the pool, idle.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(
+      await readAll((await u.send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal })).body),
+      'ok',
+    );
+    assert.equal(queries, 3);
+    assert.ok(seen[0] === seen[1], 'the second query went on the pooled connection');
+    assert.ok(seen[2] !== seen[1]);
+    assert.deepEqual(retries, ['closed']);
+  });
+
+  test('never more than once: a store that drops every query gives 502 after two tries', async () => {
+    let queries = 0;
+    const base = await serve(async (req) => {
+      await readBody(req);
+      queries += 1;
+      req.socket.destroy();
+    });
+    const { u, retries, failures } = counted(base);
+    await assert.rejects(
+      u.send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal }),
+      (e: unknown) => e instanceof UpstreamError && e.kind === 'reset' && e.message === 'upstream reset the connection before answering',
+    );
+    assert.equal(queries, 2);
+    assert.equal(retries.length, 1);
+    assert.deepEqual(failures, ['reset']);
+  });
+
+  test('never after a byte of the answer: a status line then a reset is not sent again', async () => {
+    let queries = 0;
+    const base = await serve(async (req) => {
+      await readBody(req);
+      queries += 1;
+      req.socket.write('HTTP/1.1 200 OK\r\n', () => setTimeout(() => req.socket.destroy(), 20));
+    });
+    const { u, retries } = counted(base);
+    await assert.rejects(
+      u.send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal }),
+      (e: unknown) => e instanceof UpstreamError && e.status === 502,
+    );
+    assert.equal(queries, 1);
+    assert.deepEqual(retries, []);
+  });
+
+  test('never after the answer began: a reset mid-body cuts the stream, nothing is sent again', async () => {
+    let queries = 0;
+    const base = await serve(async (req, res) => {
+      await readBody(req);
+      queries += 1;
+      res.writeHead(200, { 'content-type': 'text/csv' });
+      res.write('partial\r\n', () => setTimeout(() => req.socket.destroy(), 20));
+    });
+    const { u, retries } = counted(base);
+    const res = await u.send({ query: 'SELECT' }, { accept: 'text/csv', signal: new AbortController().signal });
+    await assert.rejects(readAll(res.body), (e: unknown) => e instanceof UpstreamError && e.kind === 'cut');
+    assert.equal(queries, 1);
+    assert.deepEqual(retries, []);
+  });
+
+  test('a refused connection is not retried, and fails at once', async () => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const port = (probe.address() as AddressInfo).port;
+    probe.close();
+    await once(probe, 'close');
+    const { u, retries } = counted(`http://127.0.0.1:${port}/sparql`, 5000);
+    const started = performance.now();
+    await assert.rejects(
+      u.send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal }),
+      (e: unknown) => e instanceof UpstreamError && e.kind === 'refused',
+    );
+    assert.ok(performance.now() - started < 5000);
+    assert.deepEqual(retries, []);
+  });
+
+  test('a store that takes the query and never answers is not retried: 502 at the deadline', async () => {
+    let queries = 0;
+    const base = await serve((req) => {
+      req.resume();
+      queries += 1;
+    });
+    const { u, retries } = counted(base, 300);
+    await assert.rejects(
+      u.send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal }),
+      (e: unknown) => e instanceof UpstreamError && e.kind === 'timeout',
+    );
+    assert.equal(queries, 1);
+    assert.deepEqual(retries, []);
+  });
+
+  test('the deadline bounds both tries together', async () => {
+    let queries = 0;
+    const base = await serve(async (req) => {
+      await readBody(req);
+      queries += 1;
+      // The first is dropped after 200 ms, the second never answered.
+      if (queries === 1) setTimeout(() => req.socket.destroy(), 200);
+    });
+    const { u } = counted(base, 500);
+    const started = performance.now();
+    await assert.rejects(
+      u.send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal }),
+      (e: unknown) => e instanceof UpstreamError && e.kind === 'timeout',
+    );
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed >= 450 && elapsed < 900, `${elapsed} ms`);
+    assert.equal(queries, 2);
+  });
+
+  test('a caller gone while the query is retried ends the retry', async () => {
+    let queries = 0;
+    let closedSecond: Promise<unknown> | undefined;
+    const base = await serve(async (req) => {
+      await readBody(req);
+      queries += 1;
+      if (queries === 1) return void req.socket.destroy();
+      closedSecond = once(req.socket, 'close');
+    });
+    const controller = new AbortController();
+    const { u } = counted(base);
+    const sent = u.send({ query: 'ASK {}' }, { accept: 'text/csv', signal: controller.signal });
+    while (queries < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    controller.abort();
+    await assert.rejects(sent, (e: unknown) => e instanceof UpstreamError && e.kind === 'aborted');
+    await closedSecond;
+  });
+});
+
+describe('createUpstream: idle connections are dropped before the store drops them', () => {
+  test("a store's Keep-Alive: timeout= hint shortens the pool's idle time (hint less a 2 s margin)", async () => {
+    const sockets = new Set<unknown>();
+    const base = await serve((req, res) => {
+      sockets.add(req.socket);
+      req.resume();
+      res.end('ok');
+    });
+    // Node's server announces its idle time: `Keep-Alive: timeout=3`.
+    servers.at(-1)!.keepAliveTimeout = 3_000;
+    const retries: string[] = [];
+    const u = createUpstream({ url: base, headers: {}, timeoutMs: 2000, onRetry: (reason) => retries.push(reason) });
+    upstreams.push(u);
+    const ask = async () =>
+      assert.equal(
+        await readAll((await u.send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal })).body),
+        'ok',
+      );
+    await ask();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await ask();
+    assert.equal(sockets.size, 1, 'reused within the idle time');
+    // 1.3 s idle: past the guard's 1 s (3 s less the margin), within the store's 3 s.
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    await ask();
+    assert.equal(sockets.size, 2, 'the guard dropped the idle connection before the store would have');
+    assert.deepEqual(retries, []);
   });
 });

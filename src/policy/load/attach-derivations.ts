@@ -1,0 +1,396 @@
+// Validates what the rules derived and attaches it to the declared policies (on the policy worker).
+
+import { DataFactory, type BlankNode, type Quad } from 'n3';
+import { GUARD, guard, isReservedIri, isSkolemIri, XSD_STRING } from '../../vocabulary.js';
+import { findAgentIriProblem, iriSpliceProblem } from '../../iri.js';
+import { policyLoadError } from '../policy-load-error.js';
+import type { PolicyLimits, Principal } from '../policy-set.js';
+import { indexPrincipals, type PrincipalIndex } from '../principal-index.js';
+import { describe, type PolicyDocument } from './read-policy-files.js';
+import type { ClosureTerm } from '../rules/forward-chain.js';
+
+/**
+ * Turns the derived `guard:appliesTo` / `guard:grantsGraph` triples into one
+ * record per declared policy, in order of listing; its principals and graphs
+ * come in the order its Turtle states them, then derived ones sorted. Fails closed on anything
+ * derived that the Turtle itself could not say: a subject that is not a
+ * declared policy, a graph that is not a usable IRI, a principal that is
+ * neither an IRI nor a plain string.
+ */
+export function attachDerivations(document: PolicyDocument, derived: DerivedTriples): AttachedPolicies {
+  const byIri = new Map<string, Target>();
+  for (const policy of document.policies) byIri.set(policy.iri, { file: policy.file, principals: [], graphs: [] });
+
+  // Engines derive in different orders: the error reported is that of the first bad triple in
+  // term order, and the lists are sorted, so the result does not depend on the engine.
+  let failure: { key: string; error: Error } | undefined;
+  const fail = (subject: ClosureTerm | BlankNode, predicate: string, object: Quad['object'] | BlankNode, error: () => Error) => {
+    const key = `${subject.id}\u0000${predicate}\u0000${object.id}`;
+    if (failure === undefined || key < failure.key) failure = { key, error: error() };
+  };
+  // Half a million derived triples name a few thousand terms: each term is judged once, by its
+  // number, and each principal is one object shared by every policy that names it.
+  const { terms } = derived;
+  // Per term number: -2 not looked up yet, -1 not a declared policy, else its index in `targets`.
+  const targetIndex = new Int32Array(terms.length).fill(-2);
+  const targets: Target[] = [];
+  const targetOf = (number: number): number => {
+    let index = targetIndex[number] as number;
+    if (index === -2) {
+      const subject = unskolemize(terms[number] as ClosureTerm);
+      const target = subject.termType === 'NamedNode' ? byIri.get(subject.value) : undefined;
+      index = target === undefined ? -1 : targets.push(target) - 1;
+      targetIndex[number] = index;
+    }
+    return index;
+  };
+  const graphs = new Judgements<string>(terms, graphOf);
+  const principals = new Judgements<Principal>(terms, principalOf);
+  for (const [pairs, grants] of [
+    [derived.appliesTo, false],
+    [derived.grantsGraph, true],
+  ] as const) {
+    const predicate = grants ? guard.grantsGraph : guard.appliesTo;
+    const name = grants ? 'guard:grantsGraph' : 'guard:appliesTo';
+    const judgements: Judgements<unknown> = grants ? graphs : principals;
+    for (let at = 0; at < pairs.length; at += 2) {
+      const s = pairs[at] as number;
+      const o = pairs[at + 1] as number;
+      const index = targetOf(s);
+      if (index < 0) {
+        const subject = unskolemize(terms[s] as ClosureTerm);
+        fail(subject, predicate, unskolemize(terms[o] as ClosureTerm), () =>
+          policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`),
+        );
+        continue;
+      }
+      const target = targets[index] as Target;
+      const judged = judgements.judge(o);
+      if (judged < 0) {
+        const subject = unskolemize(terms[s] as ClosureTerm);
+        const object = unskolemize(terms[o] as ClosureTerm);
+        fail(subject, predicate, object, () =>
+          policyLoadError(`the rules derived ${name} ${describe(object)}: ${judgements.refusal(o)}`, target.file, subject.value),
+        );
+      } else if (grants) target.graphs.push(judged);
+      else target.principals.push(judged);
+    }
+  }
+  if (failure !== undefined) throw failure.error;
+  graphs.rank();
+  principals.rank();
+
+  const stated = statedOrder(document);
+  const policies = document.policies;
+  const principalLists = new IndexLists(policies.length, derived.appliesTo.length / 2);
+  const graphLists = new IndexLists(policies.length, derived.grantsGraph.length / 2);
+  policies.forEach((policy, at) => {
+    const found = byIri.get(policy.iri);
+    const rank = stated.get(policy.iri);
+    principalLists.write(at, found?.principals, rank, principals);
+    graphLists.write(at, found?.graphs, rank, graphs);
+  });
+  const principalRanges = principalLists.done();
+  const graphRanges = graphLists.done();
+  const files: string[] = [];
+  const fileIndex = new Map<string, number>();
+  const fileIndexes = new Int32Array(policies.length);
+  const orders = new Int32Array(policies.length);
+  const hidesNothing: readonly string[] = [];
+  const limitsNothing: PolicyLimits = {};
+  policies.forEach(({ file, order }, at) => {
+    let index = fileIndex.get(file);
+    if (index === undefined) fileIndex.set(file, (index = files.push(file) - 1));
+    fileIndexes[at] = index;
+    orders[at] = order;
+  });
+  const principalKinds = new Uint8Array(principals.values.length);
+  const principalNames = principals.values.map((principal, at) => {
+    principalKinds[at] = PRINCIPAL_KINDS.indexOf(principal.kind);
+    return principal.kind === 'agent' ? principal.agent : principal.kind === 'group' ? principal.group : '';
+  });
+  return {
+    iris: policies.map((policy) => policy.iri),
+    orders,
+    files,
+    fileIndexes,
+    // A structured clone sends a shared object once, then references to it.
+    hidePaths: policies.map((policy) => (policy.hidePaths.length === 0 ? hidesNothing : policy.hidePaths)),
+    graphTemplates: policies.map((policy) => (policy.graphTemplates.length === 0 ? hidesNothing : policy.graphTemplates)),
+    graphPrefixes: policies.map((policy) => (policy.graphPrefixes.length === 0 ? hidesNothing : policy.graphPrefixes)),
+    limits: policies.map((policy) => (Object.keys(policy.limits).length === 0 ? limitsNothing : policy.limits)),
+    principals: indexPrincipals(principalKinds, principalNames, principalRanges.starts, principalRanges.indexes),
+    graphs: graphs.values,
+    principalStarts: principalRanges.starts,
+    principalIndexes: principalRanges.indexes,
+    graphStarts: graphRanges.starts,
+    graphIndexes: graphRanges.indexes,
+  };
+}
+
+/** The kinds of principal, in the order `AttachedPolicies.principalKinds` numbers them. */
+export const PRINCIPAL_KINDS = ['everyone', 'authenticated', 'agent', 'group'] as const;
+
+/**
+ * The policies with what the rules derived for them, as the worker sends them: in columns (a
+ * policy is its index), each distinct principal and graph once, and per policy a range of
+ * numbers into those tables (policy i's principals are `principals[principalIndexes[k]]` for k
+ * from `principalStarts[i]` to `principalStarts[i + 1]`). The message is mostly typed arrays and
+ * strings: the main thread unpacks no object per policy or principal.
+ */
+export interface AttachedPolicies {
+  /** Policy IRIs, in order of listing. */
+  readonly iris: readonly string[];
+  /** Per policy, its position in order of listing (`CompiledPolicy.order`). */
+  readonly orders: Int32Array;
+  /** Each policy file once; policy i's is `files[fileIndexes[i]]`. */
+  readonly files: readonly string[];
+  readonly fileIndexes: Int32Array;
+  /** Per policy, the predicates it hides (the policies hiding none share one empty array). */
+  readonly hidePaths: readonly (readonly string[])[];
+  /** Per policy, its `guard:readGraphTemplate` texts, validated (the policies with none share one empty array). */
+  readonly graphTemplates: readonly (readonly string[])[];
+  /** Per policy, its `guard:readGraphPrefix` values (the policies with none share one empty array). */
+  readonly graphPrefixes: readonly (readonly string[])[];
+  /** Per policy, its limits (the policies setting none share one empty object). */
+  readonly limits: readonly PolicyLimits[];
+  /** Each distinct principal once (its kind an index into `PRINCIPAL_KINDS`), with the policies naming it. */
+  readonly principals: PrincipalIndex;
+  readonly graphs: readonly string[];
+  readonly principalStarts: Int32Array;
+  readonly principalIndexes: Int32Array;
+  readonly graphStarts: Int32Array;
+  readonly graphIndexes: Int32Array;
+}
+
+/** Per policy, a list of ranks written into one Int32Array. */
+class IndexLists {
+  private readonly starts: Int32Array;
+  private readonly indexes: Int32Array;
+  private end = 0;
+  /** Room to sort one policy's ranks without allocating. */
+  private scratch = new Int32Array(64);
+
+  constructor(policies: number, capacity: number) {
+    this.starts = new Int32Array(policies + 1);
+    this.indexes = new Int32Array(capacity);
+  }
+
+  /**
+   * Writes policy `at`'s entries without repeats: those its Turtle states first, as stated
+   * (`rank`, whose keys are in stated order), then the rest in key order. The entries are
+   * sorted as numbers: a policy high in a hierarchy has hundreds of derived principals.
+   */
+  write<T>(at: number, entries: readonly number[] | undefined, rank: ReadonlyMap<string, number> | undefined, all: Judgements<T>): void {
+    this.starts[at] = this.end;
+    const count = entries?.length ?? 0;
+    if (entries !== undefined && count > 0) {
+      if (this.scratch.length < count) this.scratch = new Int32Array(count * 2);
+      const ranks = this.scratch.subarray(0, count);
+      for (let i = 0; i < count; i += 1) ranks[i] = all.ranks[entries[i] as number] as number;
+      ranks.sort();
+      const stated: number[] = [];
+      for (const key of rank?.keys() ?? []) {
+        const found = all.rankOf(key);
+        if (found >= 0 && ranks.includes(found)) stated.push(found);
+      }
+      const { indexes } = this;
+      for (const found of stated) indexes[this.end++] = found;
+      let previous = -1;
+      for (const found of ranks) {
+        if (found !== previous && (stated.length === 0 || !stated.includes(found))) indexes[this.end++] = found;
+        previous = found;
+      }
+    }
+    this.starts[at + 1] = this.end;
+  }
+
+  /** The start of each policy's range (one more than the policies) and the ranks, trimmed. */
+  done(): { starts: Int32Array; indexes: Int32Array } {
+    return { starts: this.starts, indexes: this.indexes.slice(0, this.end) };
+  }
+}
+
+/** A declared policy and the entries derived for it, as Judged indexes. */
+interface Target {
+  readonly file: string;
+  readonly principals: number[];
+  readonly graphs: number[];
+}
+
+/**
+ * The derived `guard:appliesTo` and `guard:grantsGraph` triples, as term numbers: each a flat
+ * list of (subject, object) pairs, numbers indexing `terms` (duplicates allowed).
+ */
+export interface DerivedTriples {
+  readonly terms: readonly ClosureTerm[];
+  readonly appliesTo: readonly number[];
+  readonly grantsGraph: readonly number[];
+}
+
+/** The targeting triples among `quads` (an engine's output), numbered: each distinct term once, by its N3.js id. */
+export function derivedTriples(quads: Iterable<Quad>): DerivedTriples {
+  const terms: ClosureTerm[] = [];
+  const numbers = new Map<string, number>();
+  const number = (term: ClosureTerm) => {
+    let found = numbers.get(term.id);
+    if (found === undefined) {
+      found = terms.length;
+      numbers.set(term.id, found);
+      terms.push(term);
+    }
+    return found;
+  };
+  const appliesTo: number[] = [];
+  const grantsGraph: number[] = [];
+  for (const { subject, predicate, object } of quads) {
+    const pairs = predicate.value === guard.appliesTo ? appliesTo : predicate.value === guard.grantsGraph ? grantsGraph : undefined;
+    pairs?.push(number(subject as ClosureTerm), number(object as ClosureTerm));
+  }
+  return { terms, appliesTo, grantsGraph };
+}
+
+/** A derived graph or principal that validation accepted, with its key (`<iri>` or principalKey) and its number among the accepted. */
+interface Judged<T> {
+  readonly key: string;
+  readonly value: T;
+  readonly index: number;
+}
+
+/** The judgement of every distinct derived object term: one entry per key, or why the term is refused. */
+class Judgements<T> {
+  /** Per term number: -2 not judged yet, -1 refused, else the index of its entry. */
+  private readonly byTerm: Int32Array;
+  private readonly refusals = new Map<number, string>();
+  private readonly byKey = new Map<string, Judged<T>>();
+
+  constructor(
+    private readonly terms: readonly ClosureTerm[],
+    private readonly readTerm: (object: Quad['object'] | BlankNode) => { key: string; value: T } | string,
+  ) {
+    this.byTerm = new Int32Array(terms.length).fill(-2);
+  }
+
+  /** The entry index of term number `number`, or -1 when it is refused (see refusal); judged on the first call. */
+  judge(number: number): number {
+    let judged = this.byTerm[number] as number;
+    if (judged === -2) {
+      const read = this.readTerm(unskolemize(this.terms[number] as ClosureTerm));
+      if (typeof read === 'string') {
+        judged = -1;
+        this.refusals.set(number, read);
+      } else {
+        let entry = this.byKey.get(read.key);
+        if (entry === undefined) {
+          entry = { ...read, index: this.byKey.size };
+          this.byKey.set(read.key, entry);
+        }
+        judged = entry.index;
+      }
+      this.byTerm[number] = judged;
+    }
+    return judged;
+  }
+
+  /** Why term number `number` was refused. */
+  refusal(number: number): string {
+    return this.refusals.get(number) ?? '';
+  }
+
+  /** Per rank (place in key order), the entry's value; after rank(). */
+  values: T[] = [];
+  /** Per entry index, its rank; after rank(). */
+  ranks = new Int32Array(0);
+
+  /** Ranks the entries in key order, so a policy's derived entries sort by number rather than by string. */
+  rank(): void {
+    // The keys alone, in the sort's own order (UTF-16 code units, as `<` compares): a comparator
+    // called from the sort costs a function call per comparison, a hundred thousand keys times 17.
+    const sorted = [...this.byKey.keys()].sort().map((key) => this.byKey.get(key) as Judged<T>);
+    this.values = sorted.map((entry) => entry.value);
+    this.ranks = new Int32Array(sorted.length);
+    sorted.forEach((entry, rank) => (this.ranks[entry.index] = rank));
+  }
+
+  /** The rank of the entry with this key, or -1 when no triple named it. */
+  rankOf(key: string): number {
+    const entry = this.byKey.get(key);
+    return entry === undefined ? -1 : (this.ranks[entry.index] as number);
+  }
+}
+
+/** Per policy, the position of each graph and principal its own Turtle states: those come first, as written. */
+function statedOrder(document: PolicyDocument): Map<string, Map<string, number>> {
+  const ranks = new Map<string, Map<string, number>>();
+  for (const policy of document.policies) ranks.set(policy.iri, new Map());
+  for (const { subject, predicate, object } of document.quads) {
+    const rank = ranks.get(subject.value);
+    if (rank === undefined || subject.termType !== 'NamedNode') continue;
+    let key: string | undefined;
+    if (predicate.value === guard.readGraph && object.termType === 'NamedNode') key = `<${object.value}>`;
+    else if (predicate.value === guard.agent || predicate.value === guard.group) {
+      const principal = readPrincipal(object);
+      if (typeof principal !== 'string') key = principalKey(principal);
+    }
+    if (key !== undefined && !rank.has(key)) rank.set(key, rank.size);
+  }
+  return ranks;
+}
+
+/** A blank node of the data comes back from the engines as a reserved IRI (skolemIri): name it as the data did. */
+function unskolemize<T extends Quad['subject'] | Quad['object']>(term: T): T | BlankNode {
+  return term.termType === 'NamedNode' && isSkolemIri(term.value) ? DataFactory.blankNode(term.value) : term;
+}
+
+/** The graph a derived object names, keyed as a graph is listed, or why it cannot be granted. */
+function graphOf(object: Quad['object'] | BlankNode): { key: string; value: string } | string {
+  return graphProblem(object) ?? { key: `<${object.value}>`, value: object.value };
+}
+
+/** The principal a derived object names, with its key, or why it names none. */
+function principalOf(object: Quad['object'] | BlankNode): { key: string; value: Principal } | string {
+  const principal = readPrincipal(object);
+  return typeof principal === 'string' ? principal : { key: principalKey(principal), value: principal };
+}
+
+/** Why a derived graph cannot be granted, or undefined when it can. */
+function graphProblem(object: Quad['object'] | BlankNode): string | undefined {
+  if (object.termType !== 'NamedNode') return 'a graph must be an IRI';
+  if (isReservedIri(object.value)) return 'the IRI is reserved by the rewriter (urn:x-sparql-guard:)';
+  const problem = iriSpliceProblem(object.value);
+  return problem === undefined ? undefined : `the IRI ${problem}`;
+}
+
+/** The principal a term names, or why it names none. */
+function readPrincipal(object: Quad['object'] | BlankNode): Principal | string {
+  if (object.termType === 'NamedNode') {
+    if (object.value === guard.Everyone) return { kind: 'everyone' };
+    if (object.value === guard.AuthenticatedAgent) return { kind: 'authenticated' };
+    if (isReservedIri(object.value)) return 'the IRI is reserved by the rewriter (urn:x-sparql-guard:)';
+    // guard:Anonymous is the one agent IRI of the namespace; its other terms are no principal.
+    if (object.value.startsWith(GUARD) && object.value !== guard.Anonymous) {
+      return `guard:${object.value.slice(GUARD.length)} is not a principal (an agent IRI, guard:Everyone, guard:AuthenticatedAgent or guard:Anonymous)`;
+    }
+    const problem = object.value.startsWith(GUARD) ? undefined : findAgentIriProblem(object.value);
+    if (problem !== undefined) return `the agent IRI ${problem}`;
+    return { kind: 'agent', agent: object.value };
+  }
+  if (object.termType === 'Literal' && object.datatype.value === XSD_STRING && object.language === '' && object.value !== '') {
+    return { kind: 'group', group: object.value };
+  }
+  return 'a principal must be an agent IRI or a non-empty plain string (group name)';
+}
+
+/** A key unique per principal, readable in an operator's listing. */
+export function principalKey(principal: Principal): string {
+  switch (principal.kind) {
+    case 'everyone':
+      return 'Everyone';
+    case 'authenticated':
+      return 'AuthenticatedAgent';
+    case 'agent':
+      return `<${principal.agent}>`;
+    case 'group':
+      return `group ${JSON.stringify(principal.group)}`;
+  }
+}

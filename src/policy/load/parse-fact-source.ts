@@ -1,0 +1,94 @@
+// Parses one fact source's answer into triples and checks what a source may say (on the policy worker).
+
+import { Parser, type Quad, type Term } from 'n3';
+import { isAbsoluteIri } from '../../iri.js';
+import { guard, isReservedIri, RDF_TYPE } from '../../vocabulary.js';
+import { factOrigin } from '../store-reads/fetch-fact-source.js';
+import { policyLoadError } from '../policy-load-error.js';
+import { describe } from './read-policy-files.js';
+
+/** One source's answer and its bounds, as the policy worker gets it. */
+export interface FactInput {
+  readonly name: string;
+  readonly contentType: string;
+  readonly body: Uint8Array;
+  readonly maxTriples: number;
+  /** Config `policies`: whether the source may state policies. */
+  readonly policies: boolean;
+}
+
+/**
+ * The predicates of policies, stated or derived: a source without `policies: true` may not
+ * use any of them, about any subject. The terms other modules add (prefix and template grants)
+ * are named here by IRI so that a source can never use them either, whichever lands first.
+ */
+export const POLICY_TERMS: ReadonlySet<string> = new Set([
+  guard.agent,
+  guard.group,
+  guard.readGraph,
+  guard.readGraphPrefix,
+  `${guard.readGraph}Template`,
+  guard.hidePath,
+  guard.timeoutMs,
+  guard.resultLimit,
+  guard.maxConcurrent,
+  guard.appliesTo,
+  guard.grantsGraph,
+]);
+
+/** Media types read as N-Triples (`text/plain` is what some stores call it) and as Turtle. */
+const FORMATS: Readonly<Record<string, string>> = {
+  'application/n-triples': 'N-Triples',
+  'text/plain': 'N-Triples',
+  'text/turtle': 'text/turtle',
+  'application/x-turtle': 'text/turtle',
+};
+
+/**
+ * Parses a source's answer (N-Triples or Turtle: no formulas, no graphs), each source with
+ * blank node labels of its own, and checks it: at most `maxTriples` triples, every IRI
+ * absolute and outside the reserved `urn:x-sparql-guard:` (a source cannot name the rewriter's
+ * graphs nor the stand-ins of the policy files' blank nodes), and without `policies` no policy
+ * term (POLICY_TERMS) and no `a guard:Policy`. Throws PolicyLoadError `facts:<name>: ...`.
+ */
+export function parseFactSource(input: FactInput, index: number): Quad[] {
+  const origin = factOrigin(input.name);
+  const fail = (reason: string): never => {
+    throw policyLoadError(reason, origin);
+  };
+  const format = FORMATS[input.contentType];
+  if (format === undefined) {
+    fail(`the store answered ${input.contentType === '' ? 'without a media type' : input.contentType}, not N-Triples or Turtle`);
+  }
+  let text = '';
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(input.body);
+  } catch {
+    fail('the answer is not UTF-8');
+  }
+  let quads: Quad[] = [];
+  try {
+    // No base IRI: a relative IRI stays relative, and is refused below.
+    quads = new Parser({ format, blankNodePrefix: `f${index}_` }).parse(text);
+  } catch (error) {
+    fail(`the answer cannot be read as ${format}: ${(error as Error).message.replace(/\.$/, '')}`);
+  }
+  if (quads.length > input.maxTriples) fail(`${quads.length} triples, more than maxTriples ${input.maxTriples}`);
+  for (const quad of quads) {
+    for (const term of [quad.subject, quad.predicate, quad.object]) checkTerm(term, fail);
+    if (input.policies) continue;
+    if (POLICY_TERMS.has(quad.predicate.value)) {
+      fail(`states ${describe(quad.predicate)} about ${describe(quad.subject)}, a policy term (allow it with "policies": true)`);
+    }
+    if (quad.predicate.value === RDF_TYPE && quad.object.termType === 'NamedNode' && quad.object.value === guard.Policy) {
+      fail(`declares ${describe(quad.subject)} a guard:Policy (allow it with "policies": true)`);
+    }
+  }
+  return quads;
+}
+
+function checkTerm(term: Term, fail: (reason: string) => never): void {
+  if (term.termType !== 'NamedNode') return;
+  if (!isAbsoluteIri(term.value)) fail(`${describe(term)} is not an absolute IRI`);
+  if (isReservedIri(term.value)) fail(`${describe(term)} is reserved by the rewriter (urn:x-sparql-guard:)`);
+}
