@@ -93,3 +93,62 @@ describe('rows examples through the real bin', () => {
     assert.deepEqual((await ask(NAMES, { 'x-remote-user': 'zed' })).values, ['Annual report 2025']);
   });
 });
+
+describe("the demo's row rule and column list through the real bin (policies/demo.json as npm start serves it)", () => {
+  let guard: SpawnedGuard;
+  let url: string;
+  const { folder, remove } = makeFolder();
+  const DEMO = resolve('policies');
+  before(async () => {
+    const config = JSON.parse(readFileSync(join(DEMO, 'demo.json'), 'utf8')) as Record<string, unknown>;
+    guard = spawnGuard(folder, {
+      ...config,
+      policies: [join(DEMO, 'demo.ttl')],
+      embedded: { data: [join(DEMO, 'demo.trig')] },
+      port: 0,
+    });
+    url = await listeningUrl(guard);
+  });
+  after(async () => {
+    await guard?.stop();
+    remove();
+  });
+
+  const PROJECTS = `PREFIX ex: <https://example.org/ns#>
+SELECT ?label ?status ?budget WHERE { GRAPH <https://example.org/graphs/projects> { ?p <http://www.w3.org/2000/01/rdf-schema#label> ?label OPTIONAL { ?p ex:status ?status } OPTIONAL { ?p ex:budget ?budget } } }`;
+  const rowsOf = async (key: string | undefined): Promise<{ status: number; rows: string[] }> => {
+    const response = await fetch(`${url}/sparql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/sparql-query',
+        accept: 'application/sparql-results+json',
+        ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+      },
+      body: PROJECTS,
+    });
+    const body = await response.text();
+    if (response.status !== 200) return { status: response.status, rows: [body.trim()] };
+    const json = JSON.parse(body) as { results: { bindings: Record<string, { value: string }>[] } };
+    return {
+      status: 200,
+      rows: json.results.bindings.map((row) => ['label', 'status', 'budget'].map((name) => row[name]?.value ?? '-').join(' ')).sort(),
+    };
+  };
+
+  it('carol, a member of Apollo, reads Apollo whole and no other project', async () => {
+    assert.deepEqual(await rowsOf('sg_demo_carol_3f6b8e21c9a0d457'), { status: 200, rows: ['Apollo active 120000'] });
+  });
+
+  it('bob (research) reads Gemini whole, and the label and status of every project, no other budget', async () => {
+    assert.deepEqual(await rowsOf('sg_demo_bob_research_2a94d0e6b8f5c317'), {
+      status: 200,
+      rows: ['Apollo active -', 'Gemini planned 80000', 'Mercury closed -'],
+    });
+  });
+
+  it('alice, a member of nothing, reads no project; the anonymous caller is not granted the graph', async () => {
+    assert.deepEqual(await rowsOf('sg_demo_alice_hr_7c1e5a93f04b2d68'), { status: 200, rows: [] });
+    const anonymous = await rowsOf(undefined);
+    assert.deepEqual(anonymous.rows, []);
+  });
+});
