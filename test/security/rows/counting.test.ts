@@ -49,6 +49,6 @@ describeRowsOnEveryStore('rows: counting counts the view', (rows) => {
       identityOf('keeperMain'),
       `${P}SELECT (COUNT(*) AS ?n) WHERE { ?s a ex:Project }`,
     );
-    assert.deepEqual(valuesOf(body, 'n'), ['6']);
+    assert.deepEqual(valuesOf(body, 'n'), ['5']);
   });
 });
