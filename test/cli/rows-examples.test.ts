@@ -10,8 +10,8 @@ import { startWritableStore, type WritableStore } from '../helpers/start-writabl
 const EXAMPLES = resolve('policies/examples');
 const KG = 'https://example.org/kg#';
 const NAMES = `PREFIX ex: <${KG}>\nSELECT ?n WHERE { ?s ex:name ?n }`;
-const MEMBERSHIP = `PREFIX ex: <${KG}> PREFIX app: <https://example.org/app#>
-GRAPH <https://example.org/app/memberships> { ex:gemini app:member <https://example.org/agents/ann> }`;
+const UPDATE_PREFIXES = `PREFIX ex: <${KG}> PREFIX app: <https://example.org/app#>\n`;
+const MEMBERSHIP = 'GRAPH <https://example.org/app/memberships> { ex:gemini app:member <https://example.org/agents/ann> }';
 
 /** Who asks: the reverse proxy's trusted headers, or nobody. */
 const ANN = { 'x-remote-user': 'ann' };
@@ -61,9 +61,9 @@ describe('rows examples through the real bin', () => {
 
   it('a membership the application writes applies to the next query, no reload; its removal is as fast', async () => {
     const lines = guard.lines.length;
-    await store.update(`INSERT DATA { ${MEMBERSHIP} }`);
+    await store.update(`${UPDATE_PREFIXES}INSERT DATA { ${MEMBERSHIP} }`);
     assert.deepEqual((await ask(NAMES, ANN)).values, ['Annual report 2025', 'Apollo', 'Gemini']);
-    await store.update(`DELETE DATA { ${MEMBERSHIP} }`);
+    await store.update(`${UPDATE_PREFIXES}DELETE DATA { ${MEMBERSHIP} }`);
     assert.deepEqual((await ask(NAMES, ANN)).values, ['Annual report 2025', 'Apollo']);
     assert.equal(
       guard.lines.slice(lines).some((line) => String(line.event ?? '').startsWith('policies')),
@@ -75,7 +75,7 @@ describe('rows examples through the real bin', () => {
   it('the public sees the records of one class, every column of them, and nothing else', async () => {
     assert.deepEqual((await ask(NAMES)).values, ['Annual report 2025']);
     const columns = await ask(`PREFIX ex: <${KG}>\nSELECT ?p WHERE { ex:report-2025 ?p ?o }`);
-    assert.deepEqual(columns.values, [`${KG}name`, `${KG}published`, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type']);
+    assert.deepEqual(columns.values, ['http://www.w3.org/1999/02/22-rdf-syntax-ns#type', `${KG}name`, `${KG}published`]);
     const count = await ask('SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }');
     assert.deepEqual(count.values, ['3']);
   });
