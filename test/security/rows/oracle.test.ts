@@ -120,7 +120,9 @@ describeRowsOnEveryStore('rows oracle: every answer equals the unrewritten query
       });
       process.stdout.write(`# rows oracle, ${store.name}, ${caller.name}: ${queries.length} queries ${JSON.stringify(counts)}\n`);
       assert.deepEqual(failures, []);
-      assert.ok(counts.equal > queries.length / 3, `most queries are compared (${counts.equal} of ${queries.length})`);
+      // A column list refuses every query naming another predicate: most of the queries answered are compared.
+      const answered = queries.length - counts.refused - counts.invalid;
+      assert.ok(counts.equal > answered / 2, `most answered queries are compared (${counts.equal} of ${answered})`);
     });
   }
 });
