@@ -78,6 +78,7 @@ function generateData(): { triples: string[]; regions: string[] } {
   const subjects: string[] = [];
   const add = (s: string, p: string, o: string) => triples.push(`<${s}> <${p}> ${o} .`);
   const literal = (text: string) => JSON.stringify(text);
+  const integer = (n: number) => `"${n}"^^<${XSD}integer>`;
   const date = (n: number) => `"2008-0${1 + (n % 9)}-${10 + (n % 18)}T00:00:00"^^<${XSD}dateTime>`;
   for (let p = 1; p <= SIZES.producers; p += 1) {
     const s = `${INST}dataFromProducer${p}/Producer${p}`;
@@ -96,10 +97,10 @@ function generateData(): { triples: string[]; regions: string[] } {
     add(s, `${VOC}producer`, `<${producer}>`);
     add(s, `${DC}publisher`, `<${producer}>`);
     for (let k = 0; k < 3; k += 1) add(s, `${VOC}productFeature`, `<${INST}ProductFeature${1 + ((i * 7 + k * 13) % SIZES.features)}>`);
-    for (const n of [1, 2, 3]) add(s, `${VOC}productPropertyNumeric${n}`, String(1 + ((i * 37 + n * 11) % 500)));
+    for (const n of [1, 2, 3]) add(s, `${VOC}productPropertyNumeric${n}`, integer(1 + ((i * 37 + n * 11) % 500)));
     for (const n of [1, 4]) add(s, `${VOC}productPropertyTextual${n}`, literal(`text ${i} ${n}`));
-    add(s, `${VOC}productPropertyNumeric5`, String(i % 97));
-    add(s, `${VOC}secretCost`, String(i * 3));
+    add(s, `${VOC}productPropertyNumeric5`, integer(i % 97));
+    add(s, `${VOC}secretCost`, integer(i * 3));
   }
   for (let v = 1; v <= SIZES.vendors; v += 1) {
     const s = `${INST}dataFromVendor${v}/Vendor${v}`;
@@ -116,7 +117,7 @@ function generateData(): { triples: string[]; regions: string[] } {
     add(s, `${DC}publisher`, `<${vendor}>`);
     add(s, `${VOC}price`, `"${(o % 1000) + 0.5}"^^<${XSD}double>`);
     add(s, `${VOC}validTo`, date(o));
-    add(s, `${VOC}deliveryDays`, String(1 + (o % 7)));
+    add(s, `${VOC}deliveryDays`, integer(1 + (o % 7)));
   }
   for (let r = 1; r <= SIZES.reviewers; r += 1) {
     const s = `${INST}dataFromRatingSite1/Reviewer${r}`;
@@ -131,7 +132,7 @@ function generateData(): { triples: string[]; regions: string[] } {
     add(s, `${DC}title`, literal(`Review ${r}`));
     add(s, `${REV}text`, `${literal(`review text ${r}`)}@${r % 3 === 0 ? 'de' : 'en'}`);
     add(s, `${VOC}reviewDate`, date(r));
-    add(s, `${VOC}rating1`, String(1 + (r % 10)));
+    add(s, `${VOC}rating1`, integer(1 + (r % 10)));
   }
   const regions = subjects.map((s, index) => `<${s}> <${ACL}region> "r${1 + (index % 4)}" .`);
   return { triples, regions };
