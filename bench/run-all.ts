@@ -18,6 +18,7 @@ const SCRIPTS = [
   'fact-refresh',
   'identify-caller',
   'hand-written-code',
+  'upstream-client',
   'grant-size',
 ];
 

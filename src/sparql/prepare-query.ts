@@ -8,6 +8,7 @@ import { checkAlgebraDepth } from './check-algebra-depth.js';
 import { checkBlankNodeScope } from './check-blank-node-scope.js';
 import { checkFunctionCalls, type FunctionAllowList } from './check-function-calls.js';
 import { checkNestingDepth } from './check-nesting-depth.js';
+import { checkVariableScope } from './check-variable-scope.js';
 import { decodeCodepointEscapes } from './decode-codepoint-escapes.js';
 import { parseQuery } from './parse-query.js';
 import type { QueryForm } from './plan.js';
@@ -61,6 +62,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     checkAlgebraDepth(tree, settings.maxQueryDepth);
     inspectTree(tree);
     checkBlankNodeScope(tree);
+    checkVariableScope(tree);
     checkFunctionCalls(tree, settings.allowedFunctions);
 
     const usesProtocol = protocolDefault.length > 0 || protocolNamed.length > 0;
