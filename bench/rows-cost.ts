@@ -2,6 +2,7 @@
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import autocannon from 'autocannon';
 import oxigraph from 'oxigraph';
@@ -282,7 +283,16 @@ async function storeTimes(store: LabStore): Promise<void> {
         checked += 1;
         const same = JSON.stringify(canonical(guarded.body, false)) === JSON.stringify(canonical(reference.body, false));
         if (same) equal += 1;
-        else if (!/LIMIT/.test(query)) unequal.push(`shape ${index + 1}`);
+        else if (!/LIMIT/.test(query)) {
+          unequal.push(`shape ${index + 1}`);
+          // BENCH_ROWS_DIFFERENCES names a file that collects each difference, to look into.
+          const file = process.env.BENCH_ROWS_DIFFERENCES;
+          if (file !== undefined)
+            appendFileSync(
+              file,
+              `${store.name} shape ${index + 1}\n${query}\n--- rewritten\n${rewritten}\n--- guard\n${guarded.body}\n--- view\n${reference.body}\n\n`,
+            );
+        }
         if (n < WARM_UP) continue;
         times.view.push(reference.ms);
         times.rewritten.push(guarded.ms);
