@@ -2,7 +2,15 @@
 
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { ROWS_EX, askRows, assertAsView, describeRowsOnEveryStore, identityOf, valuesOf } from '../../helpers/rows-stores.js';
+import {
+  ROWS_EX,
+  ROWS_FINDINGS,
+  askRows,
+  assertAsView,
+  describeRowsOnEveryStore,
+  identityOf,
+  valuesOf,
+} from '../../helpers/rows-stores.js';
 
 const P = `PREFIX ex: <${ROWS_EX}>\n`;
 
@@ -29,10 +37,14 @@ describeRowsOnEveryStore('rows: negation sees the view only', (rows) => {
     assert.match((await askRows(rows().endpoint, query, 'keeperMain')).body, /true/);
   });
 
-  it('NOT EXISTS through a fixed path: a visible lead with a visible salary subtracts, hidden ones do not', async () => {
-    const query = `${P}SELECT ?p WHERE { ?p a ex:Project FILTER NOT EXISTS { ?p ex:lead/ex:salary ?x } }`;
-    assert.deepEqual(valuesOf(await assertAsView(rows(), 'alice', identityOf('alice'), query), 'p'), ['_:', 'ex:r2']);
-  });
+  it(
+    'NOT EXISTS through a fixed path: a visible lead with a visible salary subtracts, hidden ones do not',
+    { todo: ROWS_FINDINGS.fixedPaths },
+    async () => {
+      const query = `${P}SELECT ?p WHERE { ?p a ex:Project FILTER NOT EXISTS { ?p ex:lead/ex:salary ?x } }`;
+      assert.deepEqual(valuesOf(await assertAsView(rows(), 'alice', identityOf('alice'), query), 'p'), ['_:', 'ex:r2']);
+    },
+  );
 
   it('NOT EXISTS over a variable predicate: a hidden column never subtracts', async () => {
     const query = `${P}SELECT ?s WHERE { ?s a ex:PublicRecord FILTER NOT EXISTS { ?s ?p "south" } }`;
@@ -54,6 +66,17 @@ describeRowsOnEveryStore('rows: negation sees the view only', (rows) => {
       'bob',
     );
     assert.equal(hidden.status, 403, hidden.body);
+  });
+
+  it('a hidden record named by its IRI stays hidden when an OPTIONAL follows (Virtuoso lost the row filter there)', async () => {
+    for (const query of [
+      `${P}SELECT ?n ?x ?t WHERE { ex:p2 ex:name ?n OPTIONAL { ?x ex:name ?t } }`,
+      `${P}SELECT ?n ?x ?t WHERE { ex:p2 ex:name ?n OPTIONAL { ?x ex:lead ?l ; ex:name ?t } OPTIONAL { ?l ex:name ?m } }`,
+      `${P}SELECT ?n ?b WHERE { ex:p3 ex:name ?n OPTIONAL { ex:p1 ex:budget ?b } }`,
+    ]) {
+      const body = await assertAsView(rows(), 'alice', identityOf('alice'), query);
+      assert.doesNotMatch(body, /Borealis|Cygnus/, query);
+    }
   });
 
   it('negation under a JWT claim rule: only the rows of the claimed region exist', async () => {
