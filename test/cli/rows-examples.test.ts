@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { listeningUrl, makeFolder, spawnGuard, type SpawnedGuard } from '../reload/spawn-guard.js';
+import { listeningUrl, makeFolder, spawnGuard, type SpawnedGuard } from '../helpers/spawn-guard.js';
 import { startWritableStore, type WritableStore } from '../helpers/start-writable-store.js';
 
 const EXAMPLES = resolve('policies/examples');
