@@ -18,7 +18,7 @@ import { startWritableStore, type WritableStore } from '../../helpers/start-writ
 import { startTestIssuer, type TestIssuer } from '../../helpers/start-test-issuer.js';
 
 const SEED = Number(process.env['ORACLE_SEED'] ?? 32);
-const SAMPLE = Number(process.env['ROWS_ORACLE_QUERIES'] ?? 240);
+const SAMPLE = Number(process.env['ROWS_ORACLE_QUERIES'] ?? 120);
 /** Callers none of whose views nor rules the change touches (cat and dan see every name, so a new record's name is theirs). */
 const CALLERS: readonly RowsCallerName[] = ['alice', 'pub', 'bob', 'erin'];
 const NONDETERMINISTIC = /\b(?:RAND|UUID|STRUUID|NOW|BNODE|SAMPLE|GROUP_CONCAT|LIMIT|OFFSET)\b/i;

@@ -18,7 +18,7 @@ import {
 
 const SEED = Number(process.env['ORACLE_SEED'] ?? 32);
 /** Queries per caller, sampled from the corpus with the seed: ROWS_ORACLE_QUERIES overrides (the lab stores take a third). */
-const SAMPLE = Number(process.env['ROWS_ORACLE_QUERIES'] ?? 240);
+const SAMPLE = Number(process.env['ROWS_ORACLE_QUERIES'] ?? 120);
 
 /** A caller of the rows oracle: its credential, its identity as the definition binds it, and the unrestricted caller of the same graphs. */
 interface OracleCaller {
