@@ -161,6 +161,7 @@ function callerOf(payload: JWTPayload, settings: JwtSettings): Caller {
     agent,
     groups: Object.freeze(readGroups(payload, settings.groupsClaim)),
     authenticated: true,
+    via: 'jwt',
     claims: readClaims(payload),
   });
 }

@@ -26,7 +26,7 @@ export type RequestHeaders = Readonly<Record<string, string | string[] | undefin
 /** The realm named in challenges (RFC 9110 section 11.5). */
 const REALM = 'sparql-guard';
 
-const ANONYMOUS: Caller = Object.freeze({ agent: ANONYMOUS_AGENT, groups: Object.freeze([]), authenticated: false });
+const ANONYMOUS: Caller = Object.freeze({ agent: ANONYMOUS_AGENT, groups: Object.freeze([]), authenticated: false, via: 'anonymous' });
 
 /** `<scheme> <credentials>` of an Authorization header (RFC 9110 section 11.4). */
 const AUTHORIZATION = /^(\S+)(?:\s+(.*))?$/s;
@@ -97,7 +97,7 @@ export function createCallerIdentifier(auth: AuthSettings): CallerIdentifier {
   // Keyed by digest, so the secret itself is never compared: no timing leak on the key.
   const callersByDigest = new Map<string, Caller>();
   for (const entry of auth.apiKeys) {
-    const caller: Caller = { agent: entry.agent, groups: Object.freeze([...new Set(entry.groups)]), authenticated: true };
+    const caller: Caller = { agent: entry.agent, groups: Object.freeze([...new Set(entry.groups)]), authenticated: true, via: 'api-key' };
     callersByDigest.set(entry.sha256.toLowerCase(), Object.freeze(caller));
   }
   // Keys whose digest matched, by the key (docs/design/auth.md#identity): only a key that is
@@ -135,7 +135,7 @@ export function createCallerIdentifier(auth: AuthSettings): CallerIdentifier {
     const agent = trusted.agentPrefix + agentValue;
     const problem = findAgentIriProblem(agent);
     if (problem !== undefined) refuse(`the trusted agent header does not make a valid agent IRI: it ${problem}`);
-    return Object.freeze({ agent, groups: Object.freeze(splitGroups(groupsValue)), authenticated: true });
+    return Object.freeze({ agent, groups: Object.freeze(splitGroups(groupsValue)), authenticated: true, via: 'trusted-headers' });
   };
   return Object.assign(identifyCaller, { forgetKeys: () => callersByKey.clear() });
 }

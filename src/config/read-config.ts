@@ -245,6 +245,22 @@ export const CONFIG_KEYS = {
     /** How long requests in flight may then take before their connections are cut. */
     graceMs: integer(10_000, 0, 600_000, 'milliseconds'),
   }),
+  /** Keep a valid X-Request-Id from the request (set by a trusted front proxy) instead of the guard's own id. */
+  trustRequestId: boolean(false),
+  /** Audit records, one JSON line per request (docs/audit.md); undefined = none. */
+  audit: optionalSection({
+    /** Absolute path of the file the records are appended to, or `-` for standard output. */
+    file: key({
+      required: 'give the path of the audit file, e.g. "/var/log/sparql-guard/audit.jsonl", or "-" for standard output',
+      read: readAuditFile,
+    }),
+    /** Write the query text the caller sent (it may hold constants the records otherwise never carry). */
+    queryText: boolean(false),
+    /** IRIs one list of a record (dataset.default, dataset.named, policies) may hold; past it a count and a digest. */
+    maxListed: integer(64, 0, 1_000_000, 'IRIs per list'),
+    /** Write every list in full, however long (maxListed then does not apply). */
+    fullLists: boolean(false),
+  }),
   /** The Prometheus listener (GET /metrics); undefined = no metrics. Read after `port` and `host`. */
   metrics: optionalSection({
     port: key({ required: 'write the TCP port of the metrics listener, e.g. 9464', read: readMetricsPort }),
@@ -471,6 +487,15 @@ function readPaths(value: unknown, path: string, what: string, context: ReadCont
     files.push(absolute);
   });
   return files;
+}
+
+// ---- audit ---------------------------------------------------------------------------------
+
+function readAuditFile(value: unknown, path: string, context: ReadContext): string {
+  const file = readText(value, path, context);
+  if (file === '-') return file;
+  if (file.trim() === '') fail(path, 'empty path', 'give the path of the audit file, or "-" for standard output');
+  return resolve(context.baseDir, file);
 }
 
 // ---- upstream --------------------------------------------------------------------------------

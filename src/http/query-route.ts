@@ -18,7 +18,7 @@ import type { createCorsHeaders } from './cors.js';
 import { describeService } from './describe-service.js';
 import { readQueryRequest } from './read-query-request.js';
 import { translateStoreRefusal } from './translate-store-refusal.js';
-import { secondsSince } from './request-state.js';
+import { secondsSince, type PoliciesInForce } from './request-state.js';
 
 /** What the pipeline up to the plan gives: the caller, its grant and the plan. */
 interface Planned {
@@ -52,6 +52,11 @@ export interface QueryServices {
   readonly admitQuery?: (signal: AbortLike) => Promise<void> | undefined;
   /** Records requests and queries for Prometheus; absent when metrics are off. */
   readonly metrics?: GuardMetrics;
+  /**
+   * The policy set in force, its digest and facts generation, read right after `grant` (in the
+   * same turn, so it is the set that gave the grant) for the audit record; absent: not recorded.
+   */
+  readonly policiesInForce?: () => PoliciesInForce | undefined;
 }
 
 /** What the routes need from the app that assembles them. */
@@ -126,9 +131,19 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     return planFor(request, queryRequest, found);
   };
   const planFor = (request: FastifyRequest, queryRequest: QueryRequest, caller: Caller): Planned => {
+    const grant = grantFor(request, caller);
+    const plan = services.plan(queryRequest, grant);
+    request.plan = plan;
+    return { caller, grant, plan };
+  };
+  /** The caller's grant, with the caller, the grant and the set in force recorded on the request. */
+  const grantFor = (request: FastifyRequest, caller: Caller): Grant => {
     request.agent = caller.agent;
+    request.caller = caller;
     const grant = services.grant(caller);
-    return { caller, grant, plan: services.plan(queryRequest, grant) };
+    request.grant = grant;
+    request.policiesInForce = services.policiesInForce?.();
+    return grant;
   };
 
   // GET {path} with no query string is the endpoint itself (SPARQL 1.1 Service Description,
@@ -146,8 +161,9 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
 
   /** The service description in the caller's name: identify -> grant -> describe (same 401 / 403 as a query). */
   const describe = async (request: FastifyRequest, reply: FastifyReply, view: Exclude<EndpointView, 'text/html'>) => {
+    request.operation = 'service-description';
     const caller = await identify(request);
-    const grant = services.grant(caller);
+    const grant = grantFor(request, caller);
     // Turtle and JSON-LD name the endpoint by the document's own URL (right behind any proxy);
     // N-Triples has no relative IRIs, so it is built from the Host header.
     const endpoint = view === 'application/n-triples' ? absoluteEndpoint(request, options.path) : '';
@@ -160,6 +176,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     const view = endpointViewOf(request);
     if (view === 'text/html' && queryPage !== undefined) return queryPage(reply);
     if (view !== undefined && view !== 'text/html') return describe(request, reply, view);
+    request.operation = 'query';
     // Watches the client from the start: one that leaves while its credentials are checked
     // (a JWT verified, the issuer's keys fetched) or its query waits is never forwarded.
     const clientGone = new ClientGone(reply.raw);
@@ -174,6 +191,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
   };
 
   const explain = async (request: FastifyRequest, reply: FastifyReply) => {
+    request.operation = 'explain';
     const planned = planRequest(request);
     const { caller, grant, plan } = planned instanceof Promise ? await planned : planned;
     reply.header('content-type', 'application/json; charset=utf-8');
@@ -226,11 +244,19 @@ async function forward(
   }
   const metrics = services.metrics;
   metrics?.guardTime(secondsSince(request));
-  const sent = metrics === undefined ? 0 : performance.now();
+  const sent = performance.now();
   // A client that goes away aborts the upstream request and closes its connection
   // (docs/design/http.md); one already gone is refused here, unsent. The count ends with the exchange.
-  const answer = await services.upstream.send(plan, { accept, signal: clientGone, timeoutMs, onEnd: leave });
-  metrics?.upstreamTime((performance.now() - sent) / 1000);
+  const answer = await services.upstream.send(plan, {
+    accept,
+    signal: clientGone,
+    timeoutMs,
+    onEnd: leave,
+    traceHeaders: request.trace.headers,
+  });
+  const storeMs = performance.now() - sent;
+  request.storeMs = storeMs;
+  metrics?.upstreamTime(storeMs / 1000);
   // A store that refuses a query only because the grant made it large: say so, not its bare 400.
   const refusal = translateStoreRefusal(answer.status, plan);
   if (refusal !== undefined) {

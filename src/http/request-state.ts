@@ -1,8 +1,19 @@
 // What the guard records on each request beside fastify's own: its agent and how it ended, for the request log and the metrics.
 
 import type { FastifyInstance } from 'fastify';
+import type { Caller } from '../auth/caller.js';
+import type { Grant } from '../policy/grant.js';
+import type { PolicySet } from '../policy/policy-set.js';
+import type { Plan } from '../sparql/plan.js';
 import type { GuardCode } from '../guard-error.js';
 import type { QueryOutcome } from '../metrics/create-metrics.js';
+import { headerValue } from '../header-value.js';
+import { readTraceContext, type TraceContext } from './read-trace-context.js';
+
+/** The response header that carries the request id (and, from a trusted front proxy, the request header). */
+export const REQUEST_ID_HEADER = 'x-request-id';
+/** A request id the guard takes from a front proxy: 1 to 128 characters, none that needs escaping anywhere. */
+const REQUEST_ID = /^[A-Za-z0-9._~:@/+=-]{1,128}$/;
 
 /**
  * How a request ended, in its log line: answered to the end; the client went away first; the
@@ -25,21 +36,66 @@ declare module 'fastify' {
     queryOutcome: QueryOutcome | undefined;
     /** performance.now() when the request arrived: the one start of its log line, metrics and audit record. */
     startedAt: number;
+    /** The request's trace (the caller's continued, or a new one) and the guard's span in it. */
+    trace: TraceContext;
+    /** The request's id: a trusted front proxy's X-Request-Id, else the guard's span id. Sent back as X-Request-Id. */
+    requestId: string;
+    /** What the request asked for, once the route knows (for the audit record). */
+    operation: Operation | undefined;
+    /** The identified caller, its grant and the set that gave it, and the plan: what the audit record tells. */
+    caller: Caller | undefined;
+    grant: Grant | undefined;
+    policiesInForce: PoliciesInForce | undefined;
+    plan: Plan | undefined;
+    /** Milliseconds from sending the query to the store's response headers; undefined when nothing was sent. */
+    storeMs: number | undefined;
   }
 }
 
-/** Declares the fields above on every request of `app` (fastify wants them declared once, up front). */
-export function decorateRequestState(app: FastifyInstance): void {
+/** What a request on the query or explain path asked for (its audit record's `operation`). */
+export type Operation = 'query' | 'explain' | 'service-description';
+
+/** The policy set a request was granted under: the set itself, its digest and the generation of its facts. */
+export interface PoliciesInForce {
+  readonly set: PolicySet;
+  /** sha256 of the compiled table (and of the prefix listing, after a `+`). */
+  readonly policyDigest: string;
+  /** How many loads have read the store's facts, the one of this set included (0 without fact sources). */
+  readonly factsGeneration: number;
+}
+
+/**
+ * Declares the fields above on every request of `app` (fastify wants them declared once, up
+ * front) and fills the start, the trace and the request id in the app's first hook.
+ * `trustRequestId`: take a valid X-Request-Id from the request (only behind a front proxy that
+ * sets it and replaces the client's).
+ */
+export function decorateRequestState(app: FastifyInstance, trustRequestId = false): void {
   app.decorateRequest('agent', undefined);
   app.decorateRequest('outcome', undefined);
   app.decorateRequest('failure', undefined);
   app.decorateRequest('errorCode', undefined);
   app.decorateRequest('queryOutcome', undefined);
   app.decorateRequest('startedAt', 0);
+  app.decorateRequest('trace', undefined as unknown as TraceContext);
+  app.decorateRequest('requestId', '');
+  app.decorateRequest('operation', undefined);
+  app.decorateRequest('caller', undefined);
+  app.decorateRequest('grant', undefined);
+  app.decorateRequest('policiesInForce', undefined);
+  app.decorateRequest('plan', undefined);
+  app.decorateRequest('storeMs', undefined);
   // The first hook: every later one measures from here. fastify's reply.elapsedTime is not
   // used: it is 0 unless the app has a logger or an onResponse hook.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     request.startedAt = performance.now();
+    const { headers } = request;
+    // A header sent twice is no trace context (node joins a repeated tracestate with commas, as it should).
+    const traceparent = headers.traceparent;
+    request.trace = readTraceContext(typeof traceparent === 'string' ? traceparent : undefined, headerValue(headers.tracestate));
+    const offered = trustRequestId ? headers[REQUEST_ID_HEADER] : undefined;
+    request.requestId = typeof offered === 'string' && REQUEST_ID.test(offered) ? offered : request.trace.spanId;
+    reply.header(REQUEST_ID_HEADER, request.requestId);
     done();
   });
 }

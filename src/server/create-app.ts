@@ -12,6 +12,7 @@ import { decorateRequestState, secondsSince } from '../http/request-state.js';
 import { serveQueryPage } from '../http/serve-query-page.js';
 import { renderError } from '../http/render-error.js';
 import { translateHttpError } from '../http/translate-http-error.js';
+import type { AuditLog } from './create-audit-log.js';
 import { createConcurrencyLimiter } from './create-concurrency-limiter.js';
 import { createConnectionTracker, type ClientLimits } from './create-connection-tracker.js';
 
@@ -34,6 +35,8 @@ export interface AppOptions {
   readonly ui: boolean;
   /** Default DEFAULT_CLIENT_LIMITS. */
   readonly limits?: ClientLimits;
+  /** Config `trustRequestId`: keep a front proxy's X-Request-Id (default false: every request gets its own). */
+  readonly trustRequestId?: boolean;
 }
 
 /** The pipeline steps and services the app calls: the query route's, the probes' and the log. */
@@ -51,12 +54,14 @@ export interface GuardServices extends QueryServices {
   readonly upstreamProblem?: () => Promise<string | undefined>;
   /** Writes one structured log line. */
   readonly log: (entry: Readonly<Record<string, unknown>>) => void;
+  /** Writes the audit record of each request on the query and explain paths; absent when audit records are off. */
+  readonly audit?: Pick<AuditLog, 'record'>;
 }
 
 /** Creates the application (not listening); `listen` is the caller's business. */
 export function createApp(options: AppOptions, services: GuardServices): FastifyInstance {
   const limits = options.limits ?? DEFAULT_CLIENT_LIMITS;
-  const connections = createConnectionTracker(limits, services.log);
+  const connections = createConnectionTracker(limits, services.log, services.audit);
 
   const app = Fastify({
     logger: false,
@@ -89,7 +94,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   ]);
   if (options.explain) allowByPath.set(explainPath, ALLOW_QUERY);
 
-  decorateRequestState(app);
+  decorateRequestState(app, options.trustRequestId);
 
   const metrics = services.metrics;
   if (metrics !== undefined) {

@@ -9,6 +9,7 @@ import { pathOf } from '../http/path-of.js';
 import { setIdleBound } from '../http/query-route.js';
 import { renderError } from '../http/render-error.js';
 import type { RequestOutcome } from '../http/request-state.js';
+import type { AuditLog } from './create-audit-log.js';
 
 /** Bounds on what a client controls (GuardConfig `http`, and `timeoutMs` for a slow reader). */
 export interface ClientLimits {
@@ -42,7 +43,11 @@ export interface ConnectionTracker {
 }
 
 /** Creates the tracker of one app; `log` gets one line per request (and per connection ended before a request). */
-export function createConnectionTracker(limits: ClientLimits, log: (entry: Readonly<Record<string, unknown>>) => void): ConnectionTracker {
+export function createConnectionTracker(
+  limits: ClientLimits,
+  log: (entry: Readonly<Record<string, unknown>>) => void,
+  audit?: Pick<AuditLog, 'record'>,
+): ConnectionTracker {
   /** The answer under way on each connection (its request is `reply.request`), and how a connection ended when the guard ended it. */
   const current = new WeakMap<Socket, FastifyReply>();
   const endedBy = new WeakMap<Socket, { outcome: RequestOutcome; status: number; code: GuardCode; failure: string }>();
@@ -115,14 +120,19 @@ export function createConnectionTracker(limits: ClientLimits, log: (entry: Reado
             : (ended?.outcome ?? request.outcome ?? 'client-closed');
         const failure = ended?.failure ?? request.failure;
         const code = ended?.code ?? request.errorCode;
+        const status = finished || ended === undefined ? reply.statusCode : ended.status;
+        const bytes = socket.bytesWritten - bytesBefore;
+        audit?.record(request, { status, outcome, bytes, code });
         log({
           method: request.method,
           path: pathOf(request.url),
           agent: request.agent ?? null,
-          status: finished || ended === undefined ? reply.statusCode : ended.status,
+          requestId: request.requestId,
+          traceId: request.trace.traceId,
+          status,
           durationMs: Math.round((performance.now() - request.startedAt) * 100) / 100,
           outcome,
-          bytes: socket.bytesWritten - bytesBefore,
+          bytes,
           ...(code !== undefined && { code }),
           ...(failure !== undefined && { error: failure }),
         });

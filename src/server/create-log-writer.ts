@@ -7,6 +7,8 @@ export type LogLine = (entry: Readonly<Record<string, unknown>>) => void;
 export interface LogWriter {
   /** Adds one line; request lines wait for the batch, lines with an `event` go out at once. */
   readonly log: LogLine;
+  /** Adds one line made already: `fields` is the JSON text of an object (`{...}`) without `time`; it waits for the batch. */
+  readonly logText: (fields: string) => void;
   /** Writes what is buffered now (synchronously when `write` is). */
   flush(): void;
 }
@@ -54,25 +56,37 @@ export function createLogWriter(write: (text: string) => void, options: LogWrite
     write(text);
   };
 
-  const log: LogLine = (entry) => {
+  const stampNow = (): void => {
     const now = Date.now();
     if (now !== stampedAt) {
       stampedAt = now;
       stamp = `{"time":"${new Date(now).toISOString()}"`;
     }
-    // The entry's own JSON with the time spliced in first: no copy of the entry to add it.
-    const fields = JSON.stringify(entry);
+  };
+
+  const log: LogLine = (entry) => {
+    stampNow();
+    add(JSON.stringify(entry), entry.event !== undefined);
+  };
+
+  /** Splices the time into `fields` first (no copy of an entry to add it) and buffers the line. */
+  const add = (fields: string, now: boolean): void => {
     const line = fields === '{}' ? `${stamp}}\n` : `${stamp},${fields.slice(1)}\n`;
     const bytes = Buffer.byteLength(line);
     if (bufferedBytes + bytes > options.maxBatchBytes) flush();
     buffered += line;
     bufferedBytes += bytes;
-    if (entry.event !== undefined || bufferedBytes >= options.maxBatchBytes) return flush();
+    if (now || bufferedBytes >= options.maxBatchBytes) return flush();
     if (timer === undefined) {
       timer = setTimeout(flush, options.flushIntervalMs);
       timer.unref();
     }
   };
 
-  return { log, flush };
+  const logText = (fields: string): void => {
+    stampNow();
+    add(fields, false);
+  };
+
+  return { log, logText, flush };
 }

@@ -1,5 +1,6 @@
 // Loads the policy set again on demand (SIGHUP, file changes) and on each fact source's schedule: one load at a time, swapped whole.
 
+import type { PoliciesInForce } from '../http/request-state.js';
 import type { FactsInForce, GuardMetrics } from '../metrics/create-metrics.js';
 import { factOrigin } from '../policy/store-reads/fetch-fact-source.js';
 import { fetchPolicyInputs, type PolicyInputs } from '../policy/store-reads/fetch-policy-inputs.js';
@@ -29,6 +30,8 @@ export interface PolicyRefresh {
   waitingForFacts(): boolean;
   /** The answers in force, for the metrics. */
   factsInForce(): readonly FactsInForce[];
+  /** The set in force, its digest and the generation of its facts (for audit records); undefined before the first load. */
+  version(): PoliciesInForce | undefined;
   /** Stops the schedules (a load under way still ends). */
   close(): void;
 }
@@ -65,6 +68,8 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
   let inForce: PolicyInputs | undefined;
   let triplesInForce: readonly number[] = [];
   let digest: string | undefined;
+  let version: PoliciesInForce | undefined;
+  let factsGeneration = 0;
   let closed = false;
   let waiting = false;
   const timers = new Map<string, NodeJS.Timeout>();
@@ -110,6 +115,11 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
         policies.replace(loaded.set, until);
         digest = loaded.digest;
         options.onSwapped();
+      }
+      // A generation per load that read the store's facts anew (0: no fact source).
+      if (reads.length > 0) factsGeneration += 1;
+      if (loaded.set !== undefined || version?.factsGeneration !== factsGeneration) {
+        version = Object.freeze({ set: policies.current()!, policyDigest: digest ?? loaded.digest, factsGeneration });
       }
       inForce = inputs;
       waiting = false;
@@ -196,6 +206,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
     start: () => run('all', 'start'),
     reload: () => request('all'),
     waitingForFacts: () => waiting,
+    version: () => version,
     factsInForce: () =>
       (inForce?.facts ?? []).map((fetched, at) => ({
         name: fetched.name,

@@ -15,6 +15,7 @@ import { createDatasetGate } from '../upstream/check-dataset-support.js';
 import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
 import { readStoreAnswer } from '../upstream/read-store-answer.js';
 import { createApp } from './create-app.js';
+import { createAuditLog } from './create-audit-log.js';
 import { createLogWriter, type LogLine } from './create-log-writer.js';
 import { createPolicyRefresh, type PolicyRefresh } from './create-policy-refresh.js';
 import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
@@ -25,6 +26,8 @@ import { watchPolicies, type PolicyWatch } from './watch-policies.js';
 export interface RunningGuard {
   /** Base URL the guard listens on, e.g. `http://127.0.0.1:8080`. */
   readonly url: string;
+  /** Closes the audit file and opens its path again (SIGHUP, after a rotation); nothing without one. */
+  reopenAudit(): void;
   /** Base URL of the metrics listener (scrape at `${metricsUrl}/metrics`); undefined without one. */
   readonly metricsUrl: string | undefined;
   /** The store's query URL (the embedded store's when no upstream is configured). */
@@ -68,12 +71,22 @@ let flushesOnExit = false;
  * or an uncaught error), where writes to files and pipes are synchronous.
  */
 export const logToStdout: LogLine = (entry) => {
+  flushOnExit();
+  stdoutWriter.log(entry);
+};
+
+/** The writer of audit records for `audit.file` "-": the same batches as the log lines, so neither splits the other. */
+const auditToStdout = {
+  stdout: (fields: string) => (flushOnExit(), stdoutWriter.logText(fields)),
+  flushStdout: () => stdoutWriter.flush(),
+};
+
+function flushOnExit(): void {
   if (!flushesOnExit) {
     flushesOnExit = true;
     process.once('exit', stdoutWriter.flush);
   }
-  stdoutWriter.log(entry);
-};
+}
 
 /**
  * Starts the embedded store (docs/design/embedded.md) when no upstream is configured: loaded
@@ -107,6 +120,8 @@ export interface StartOptions {
  * error, after closing everything.
  */
 export async function startGuard(config: GuardConfig, log: LogLine = logToStdout, start: StartOptions = {}): Promise<RunningGuard> {
+  // Opened first: a file that cannot be opened stops the start before anything else runs.
+  const audit = config.audit === undefined ? undefined : createAuditLog(config.audit, { ...auditToStdout, log });
   const embedded = await startConfiguredEmbeddedStore(config, log);
   const upstreamUrl = config.upstream ?? embedded!.queryUrl;
   // A cluster worker records metrics for the primary's scrape; it never listens for scrapes itself.
@@ -152,6 +167,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       cors: config.cors,
       ui: config.ui,
       limits: { ...config.http, sendIdleMs: config.timeoutMs },
+      trustRequestId: config.trustRequestId,
     },
     {
       identifyCaller,
@@ -168,6 +184,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       draining: () => readiness.draining,
       log,
       ...(metrics !== undefined && { metrics }),
+      ...(audit !== undefined && { audit, policiesInForce: () => refresh.version() }),
     },
   );
   metrics?.watch({
@@ -206,6 +223,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     await metricsListener?.close();
     await upstream.close();
     await embedded?.stop();
+    audit?.close();
   };
   const close = (timing: Partial<GuardConfig['shutdown']> = {}): Promise<void> => (closing ??= shutDown({ ...config.shutdown, ...timing }));
 
@@ -252,6 +270,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     policies,
     readiness,
     reload,
+    reopenAudit: () => audit?.reopen(),
     close,
   };
 }

@@ -5,7 +5,7 @@ import { NOT_IN_IRI } from '../iri.js';
 import { sortedGraphs, type Grant } from '../policy/grant.js';
 import { EMPTY_GRAPH } from '../vocabulary.js';
 import { encodeFormPiece, joinQueryForm } from '../url-encoded-form.js';
-import type { Plan } from './plan.js';
+import type { Plan, PlanDataset } from './plan.js';
 import { IN_ANY_NAMED_GRAPH, IN_DEFAULT_GRAPH, IN_WHOLE_DATASET } from './mark-hidden-paths.js';
 import type { GraphVariableSlot, HiddenFilterSlot, PreparedQuery, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
 
@@ -123,17 +123,21 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
       pieces.push(text);
     }
   }
-  const limit = limitClause(prepared.limit, grant.limits?.resultLimit);
+  const cap = grant.limits?.resultLimit;
+  const limit = limitClause(prepared.limit, cap);
   if (limit !== '') {
     query += limit;
     pieces.push(limit);
   }
-  return new FilledPlan(query, joinFormParts(pieces), prepared.form, dataset.graphs, prepared.defaultAccept);
+  const own = prepared.limit.kind === 'outer' ? prepared.limit.limit : undefined;
+  const limitedTo = prepared.limit.kind === 'outer' && cap !== undefined && (own === undefined || cap < own) ? cap : undefined;
+  return new FilledPlan(query, joinFormParts(pieces), prepared.form, dataset.graphs, prepared.defaultAccept, dataset, limitedTo);
 }
 
 /** A Plan whose form body is joined when first read (by tests and tools); a class, so no closure keeps applyGrant's context. */
 class FilledPlan implements Plan {
   readonly formBytes: number;
+  shape: string | undefined = undefined;
   #formBody: Buffer | undefined;
 
   constructor(
@@ -142,6 +146,8 @@ class FilledPlan implements Plan {
     readonly form: Plan['form'],
     readonly datasetGraphs: number,
     readonly defaultAccept: Plan['defaultAccept'],
+    readonly dataset: PlanDataset,
+    readonly limitedTo: number | undefined,
   ) {
     this.formBytes = formParts.reduce((bytes, part) => bytes + part.length, 0);
   }
@@ -184,8 +190,8 @@ function encodedTemplateOf(parts: readonly TemplatePart[]): readonly (Buffer | u
   return pieces;
 }
 
-/** A request's FROM / FROM NAMED clauses, and their form encoding. */
-interface Dataset {
+/** A request's FROM / FROM NAMED clauses, their graphs, and their form encoding. */
+interface Dataset extends PlanDataset {
   readonly text: string;
   readonly encoded: Buffer;
   /** Clauses naming a granted graph (Plan.datasetGraphs). */
@@ -219,7 +225,13 @@ function datasetOf(
     // `added` holds granted graphs only.
     const fromNamed = [...(readsNamed ? named.filter((graph) => grant.graphs.has(graph)) : NO_GRAPHS), ...added];
     const text = clauses('FROM <', fromDefault) + clauses('FROM NAMED <', fromNamed);
-    dataset = { text, encoded: encodeFormPiece(text), graphs: fromDefault.length + fromNamed.length };
+    dataset = {
+      text,
+      encoded: encodeFormPiece(text),
+      graphs: fromDefault.length + fromNamed.length,
+      default: fromDefault,
+      named: fromNamed,
+    };
     if (allGranted) {
       if (byReach === undefined) allGrantedDatasets.set(grant, (byReach = []));
       byReach[index] = dataset;

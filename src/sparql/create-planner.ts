@@ -176,6 +176,11 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   const planCached = (request: QueryRequest, grant: Grant): Plan => {
     const lexed = lex(request);
     if (lexed === undefined) return planExact(request, grant);
+    const plan = planShaped(request, grant, lexed);
+    plan.shape = lexed.shape.key;
+    return plan;
+  };
+  const planShaped = (request: QueryRequest, grant: Grant, lexed: Lexed): Plan => {
     const { shape, shapeKey } = lexed;
     const fromTemplate = (prepared: PreparedQuery | 'exact'): Plan =>
       prepared === 'exact' ? planExact(request, grant) : applyGrant(prepared, grant, shape.fill);

@@ -25,6 +25,23 @@ export interface Plan {
    * counted): what a store's limit on a dataset's size is measured against.
    */
   readonly datasetGraphs: number;
+  /**
+   * The graphs the forwarded query runs over: its FROM and FROM NAMED clauses, after the
+   * intersection with the grant and the expansion of graph templates (the reserved empty
+   * graph not listed). The same lists (same arrays) for every plan of one grant that names
+   * no dataset of its own.
+   */
+  readonly dataset: PlanDataset;
+  /** The caller's result limit, when it is the LIMIT written into the query (the query asked for more, or set none). */
+  readonly limitedTo: number | undefined;
+  /** The query's shape, its text with constants masked (lexQueryShape's key); undefined when the planner did not lex it. */
+  shape: string | undefined;
   /** Accept sent upstream when the caller sends none, or only the media range for any type. */
   readonly defaultAccept: 'application/sparql-results+json' | 'text/turtle';
+}
+
+/** The dataset of a forwarded query: graph IRIs of its FROM and FROM NAMED clauses, in the order written. */
+export interface PlanDataset {
+  readonly default: readonly string[];
+  readonly named: readonly string[];
 }

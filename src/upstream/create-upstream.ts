@@ -90,6 +90,14 @@ export interface SendOptions {
    * already fired (nothing is sent then).
    */
   readonly onEnd?: (() => void) | undefined;
+  /** The W3C trace context of this request (`traceparent`, and `tracestate` when the caller sent one), after the configured headers. */
+  readonly traceHeaders?: TraceHeaders | undefined;
+}
+
+/** The W3C trace context headers of one forwarded query (https://www.w3.org/TR/trace-context/). */
+export interface TraceHeaders {
+  readonly traceparent: string;
+  readonly tracestate?: string;
 }
 
 /** A keep-alive connection pool to the store. */
@@ -275,7 +283,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     return tier;
   };
 
-  function send(outgoing: Outgoing, { accept, signal, timeoutMs: tierMs, onEnd }: SendOptions): Promise<UpstreamResponse> {
+  function send(outgoing: Outgoing, { accept, signal, timeoutMs: tierMs, onEnd, traceHeaders }: SendOptions): Promise<UpstreamResponse> {
     // A caller already gone is never forwarded.
     if (signal.aborted) {
       onEnd?.();
@@ -291,7 +299,9 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       method: 'POST',
       // A body in parts is written part by part; its length keeps it out of chunked encoding.
       // One part is a body like any other (a Content-Length given for it cost the collector).
-      headers: many ? { ...fixedHeaders, accept, 'content-length': String(lengthOf(formBody)) } : { ...fixedHeaders, accept },
+      headers: many
+        ? { ...fixedHeaders, ...traceHeaders, accept, 'content-length': String(lengthOf(formBody)) }
+        : { ...fixedHeaders, ...traceHeaders, accept },
       // undici writes any iterable of chunks (lib/core/request.js accepts util.isIterable); its
       // type declaration lists only single-chunk bodies and streams.
       body: many ? (formBody as unknown as Uint8Array) : isParts(formBody) ? formBody[0] : (formBody ?? encodeQueryForm(outgoing.query)),

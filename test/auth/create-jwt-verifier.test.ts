@@ -62,14 +62,17 @@ describe('JWT verification against a local issuer', () => {
       await issuer.sign({ claims: { sub: 'alice', realm_access: { roles: ['staff', 'editors', 'staff'] } } }),
     );
     const { claims, ...identity } = alice;
-    assert.deepEqual(identity, { agent: `${PREFIX}alice`, groups: ['staff', 'editors'], authenticated: true });
+    assert.deepEqual(identity, { agent: `${PREFIX}alice`, groups: ['staff', 'editors'], authenticated: true, via: 'jwt' });
     // The top-level claims graph templates read: strings by value, anything else as null.
     assert.equal(claims?.get('sub'), 'alice');
     assert.equal(claims?.get('realm_access'), null);
     assert.equal(claims?.get('exp'), null);
     assert.equal(claims?.has('roles'), false);
     const bob = await verifier.verify(await issuer.sign({ claims: { sub: 'bob' } }));
-    assert.deepEqual({ ...bob, claims: undefined }, { agent: `${PREFIX}bob`, groups: [], authenticated: true, claims: undefined });
+    assert.deepEqual(
+      { ...bob, claims: undefined },
+      { agent: `${PREFIX}bob`, groups: [], authenticated: true, via: 'jwt', claims: undefined },
+    );
     assert.ok(Object.isFrozen(alice) && Object.isFrozen(alice.groups));
   });
 

@@ -26,9 +26,9 @@ function syncIdentifier(auth: Parameters<typeof createCallerIdentifier>[0]): (he
 const identify = syncIdentifier(config.auth);
 const keysOnly = syncIdentifier(parseConfig({ auth: { apiKeys: config.auth.apiKeys } }, { configFile: undefined, env: {} }).auth);
 
-const anonymous: Caller = { agent: ANONYMOUS_AGENT, groups: [], authenticated: false };
-const alice: Caller = { agent: 'https://example.org/agents/alice', groups: ['staff', 'editors'], authenticated: true };
-const bob: Caller = { agent: 'https://example.org/agents/bob', groups: [], authenticated: true };
+const anonymous: Caller = { agent: ANONYMOUS_AGENT, groups: [], authenticated: false, via: 'anonymous' };
+const alice: Caller = { agent: 'https://example.org/agents/alice', groups: ['staff', 'editors'], authenticated: true, via: 'api-key' };
+const bob: Caller = { agent: 'https://example.org/agents/bob', groups: [], authenticated: true, via: 'api-key' };
 
 /** Expects a 401 with the challenge of the configured schemes (Bearer, and Basic when keys are configured), a one-line message matching `pattern`, echoing no header value. */
 function refused(headers: RequestHeaders, pattern: RegExp, identifyCaller: (headers: RequestHeaders) => unknown = identify): void {
@@ -247,6 +247,7 @@ describe('trusted headers', () => {
       agent: 'https://idp.example.org/users/carol',
       groups: ['staff', 'admins'],
       authenticated: true,
+      via: 'trusted-headers',
     });
   });
 
@@ -320,6 +321,7 @@ describe('trusted headers', () => {
       agent: 'urn:user:carol',
       groups: [],
       authenticated: true,
+      via: 'trusted-headers',
     });
     assert.deepEqual(agentOnly({ 'x-remote-groups': 'admins' }), anonymous);
   });

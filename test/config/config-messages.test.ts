@@ -13,6 +13,7 @@ const VALID: Readonly<Record<string, Record<string, unknown>>> = {
   'auth.trustedHeaders': { agent: 'X-Remote-User' },
   'auth.apiKeys[0]': { agent: 'https://example.org/agents/a', sha256: 'a'.repeat(64) },
   metrics: { port: 9464 },
+  audit: { file: '-' },
 };
 
 /** Values of every JSON type, and strings each some check exists for. */

@@ -107,6 +107,8 @@ describe('readConfig with a real file setting every key', () => {
       embedded: { data: [resolve(fixtures, 'data/demo.trig'), '/srv/data/extra.ttl'] },
       http: { headersTimeoutMs: 5000, requestTimeoutMs: 20000, idleTimeoutMs: 4000, maxConnections: 300 },
       shutdown: { drainMs: 1000, graceMs: 8000 },
+      trustRequestId: true,
+      audit: { file: resolve(fixtures, 'audit/records.jsonl'), queryText: true, maxListed: 100, fullLists: false },
       metrics: { port: 9464, host: '0.0.0.0' },
     };
     assert.deepEqual(config, expected);
@@ -223,8 +225,24 @@ describe('parseConfig defaults', () => {
       embedded: { data: [] },
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 10_000, maxConnections: 400 },
       shutdown: { drainMs: 3000, graceMs: 10_000 },
+      trustRequestId: false,
+      audit: undefined,
       metrics: undefined,
     });
+  });
+
+  it('audit: off unless configured; a path resolved against the file, or - for standard output', () => {
+    assert.deepEqual(parseConfig({ audit: { file: '-' } }, fileContext).audit, {
+      file: '-',
+      queryText: false,
+      maxListed: 64,
+      fullLists: false,
+    });
+    assert.equal(parseConfig({ audit: { file: 'logs/audit.jsonl' } }, fileContext).audit?.file, '/etc/guard/logs/audit.jsonl');
+    rejects({ audit: {} }, [/^config audit\.file: missing/]);
+    rejects({ audit: { file: ' ' } }, [/^config audit\.file: empty path/]);
+    rejects({ audit: { file: '-', maxListed: -1 } }, [/^config audit\.maxListed: expected a whole number from 0/]);
+    rejects({ audit: { file: '-', querytext: true } }, [/^config audit\.querytext: unknown key \(did you mean audit\.queryText\?\)/]);
   });
 
   it('metrics: off unless configured; the host defaults to the guard host; never the SPARQL port', () => {

@@ -9,6 +9,8 @@ export interface StoreLink {
   readonly url: string;
   /** Headers of every request that reached the link, in order. */
   readonly received: IncomingHttpHeaders[];
+  /** The query text of every request that reached the link (form field or URL parameter; '' when none), in order. */
+  readonly queries: string[];
   /** Time each request is held before it goes on (changeable between requests). */
   delayMs: number;
   /** When true, every request's connection is reset instead of passed on. */
@@ -26,6 +28,7 @@ export async function startStoreLink(storeUrl: string): Promise<StoreLink> {
   const link: StoreLink = {
     url: '',
     received: [],
+    queries: [],
     delayMs: 0,
     reset: false,
     close: async () => undefined,
@@ -36,6 +39,9 @@ export async function startStoreLink(storeUrl: string): Promise<StoreLink> {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const fromUrl = new URL(incoming.url ?? '/', 'http://link').searchParams.get('query');
+      link.queries.push(new URLSearchParams(body).get('query') ?? fromUrl ?? '');
       setTimeout(() => {
         const onward = httpRequest(
           {
