@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The operator's command line: `sparql-guard [serve | check | explain | hash-key]`; each command lives in src/cli/.
+// The operator's command line: `sparql-guard [serve | check | explain | hash-key | --version]`; each command lives in src/cli/.
 
 import cluster from 'node:cluster';
 import { checkCommand, CHECK_USAGE } from './cli/check-command.js';
@@ -9,9 +9,11 @@ import { readCommandConfig } from './cli/read-command-config.js';
 import { ConfigError } from './config/read-config.js';
 import { PolicyLoadError } from './policy/policy-load-error.js';
 import { reportReady, serveCluster, workerLog } from './server/serve-cluster.js';
+import { OWN_VERSION } from './own-version.js';
 import { logToStdout, startGuard, type RunningGuard } from './server/start-guard.js';
 
 const USAGE = `usage: sparql-guard [serve | check | explain | hash-key] [options]
+       sparql-guard --version | -V
   serve      start the proxy (the default); configuration from GUARD_CONFIG; SIGHUP reloads the policies
   check      load configuration, policies and rules as serve would; list what each principal gets
   explain    offline: the explain JSON of a query for a caller (no server needed)
@@ -26,6 +28,7 @@ ${HASH_KEY_USAGE}`;
 async function main(argv: readonly string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
   if (command === '--help' || command === '-h' || command === 'help') return usage(true);
+  if (command === '--version' || command === '-V') return version(rest);
   switch (command) {
     case 'serve':
       return rest.length > 0 ? usage(false) : serve();
@@ -38,6 +41,13 @@ async function main(argv: readonly string[]): Promise<number> {
     default:
       return usage(false);
   }
+}
+
+/** Prints the version of the package.json of sparql-guard. */
+function version(rest: readonly string[]): number {
+  if (rest.length > 0) return usage(false);
+  process.stdout.write(`${OWN_VERSION}\n`);
+  return 0;
 }
 
 function usage(asked: boolean): number {

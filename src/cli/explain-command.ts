@@ -22,10 +22,10 @@ import type { Upstream } from '../upstream/create-upstream.js';
 import { openCommandStore } from './open-command-store.js';
 import { readCommandConfig } from './read-command-config.js';
 
-export const EXPLAIN_USAGE = `usage: sparql-guard explain [--config FILE] [caller] [query] [--default-graph-uri IRI]... [--named-graph-uri IRI]...
-  caller: --key KEY | --header 'Name: value'... (identified as the server would), or --agent IRI [--group NAME]...;
-          none of them: the anonymous caller
-  query:  --query TEXT | --query-file FILE; neither: the query is read from stdin
+export const EXPLAIN_USAGE = `usage: sparql-guard explain [--config FILE] [--key KEY | --header 'Name: value'... | --agent IRI [--group NAME]...]
+                            [--query TEXT | --query-file FILE] [--default-graph-uri IRI]... [--named-graph-uri IRI]...
+  the caller: --key or --header identified as the server would; --agent and --group taken as given; none: anonymous
+  the query: --query or --query-file; neither: read from stdin
   prints the JSON that {path}/explain would answer (whatever the config's explain says); never runs the query
   (the store is read only as serve loads the policies: fact sources, graphs under guard:readGraphPrefix)`;
 

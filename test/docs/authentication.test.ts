@@ -1,4 +1,4 @@
-// Runs the client snippets of docs/authentication.md as written against the demo.
+// Runs the examples of docs/authentication.md as written: the trusted headers' configuration and header values, and the client snippets against the demo.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -6,13 +6,27 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { readConfig } from '../../src/config/read-config.js';
+import { createCallerIdentifier } from '../../src/auth/identify-caller.js';
+import { parseConfig, readConfig } from '../../src/config/read-config.js';
 import { startGuard } from '../../src/server/start-guard.js';
-import { codeBlockAfter, readDoc } from '../helpers/markdown-table.js';
+import { codeBlockAfter, readDoc, sectionOf } from '../helpers/markdown-table.js';
 
 const page = readDoc('docs/authentication.md');
 
 describe('docs/authentication.md, run as written', () => {
+  it('the trusted headers: the configuration as written, and each header value the page shows makes the caller it says', () => {
+    const section = sectionOf(page, '## Trusted headers');
+    const json = JSON.parse(`{${codeBlockAfter(section, 'in request headers:', 'json')}}`) as Record<string, unknown>;
+    const identify = createCallerIdentifier(parseConfig(json, { configFile: undefined, env: {} }).auth);
+    // The page's own examples: `X-Remote-User: ann` and `X-Remote-Groups: hr, staff`.
+    const [, agentHeader, agentValue] = /`(X-Remote-User): (\w+)` makes\s+`<([^>]+)>`/.exec(section) ?? [];
+    const [, groupsHeader, groupsValue] = /`(X-Remote-Groups): ([^`]+)` is the groups/.exec(section) ?? [];
+    assert.ok(agentHeader !== undefined && groupsHeader !== undefined, 'the page shows both headers');
+    const caller = identify({ [agentHeader.toLowerCase()]: agentValue!, [groupsHeader.toLowerCase()]: groupsValue! });
+    assert.deepEqual(caller, { agent: 'https://example.org/agents/ann', groups: ['hr', 'staff'], authenticated: true });
+    assert.match(section, /\*\*comma-separated\*\*/);
+  });
+
   it('the Comunica snippet runs as written (its import included) against the demo, with only the URL changed', async () => {
     const guard = await startGuard(readConfig({ GUARD_CONFIG: resolve('policies/demo.json'), PORT: '0' }), () => undefined);
     mkdirSync(resolve('.tmp'), { recursive: true });

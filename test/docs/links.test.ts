@@ -46,3 +46,15 @@ test('every relative link of the README, docs/, bench/README.md and bench/notes/
   }
   assert.ok(checked > 40, `only ${checked} links found: the pattern no longer matches the pages`);
 });
+
+test('no shell example of the README or docs/ holds a placeholder that would not run as written', () => {
+  let blocks = 0;
+  for (const page of pages()) {
+    for (const [, script] of readFileSync(page, 'utf8').matchAll(/```(?:sh|bash)\n([\s\S]*?)\n```/g)) {
+      // `query=…` answers 400: write a real query, or a variable the block sets.
+      assert.doesNotMatch(script!, /…|\.\.\.|<[A-Za-z-]+>|(?<![$\w])KEY\b(?!=)/, `${page}: a placeholder in\n${script}`);
+      blocks++;
+    }
+  }
+  assert.ok(blocks >= 3, `only ${blocks} shell examples found`);
+});
