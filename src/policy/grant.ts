@@ -122,3 +122,18 @@ export function sortedGraphs(grant: Grant): readonly string[] {
   }
   return sorted;
 }
+
+/**
+ * A restriction that applies to a caller in one granted graph, for operators (audit records,
+ * `check --why`). `hidePath`: the predicates kept out of reach there. An open list: each kind of
+ * restriction a policy can state (columns, rows) adds its own `kind` with its own fields.
+ */
+export type GraphRestriction = { readonly kind: 'hidePath'; readonly predicates: readonly string[] };
+
+/** The restrictions of `grant` in `graph`, in a fixed order of kinds; [] when none applies. */
+export function restrictionsIn(grant: Grant, graph: string): GraphRestriction[] {
+  const restrictions: GraphRestriction[] = [];
+  const hidden = grant.hiddenByGraph.get(graph);
+  if (hidden !== undefined) restrictions.push({ kind: 'hidePath', predicates: [...hidden].sort() });
+  return restrictions;
+}

@@ -6,8 +6,8 @@ import type { FastifyRequest } from 'fastify';
 import type { GuardConfig } from '../config/read-config.js';
 import type { RequestOutcome } from '../http/request-state.js';
 import type { Caller } from '../auth/caller.js';
-import type { GraphTemplate, TemplateValues } from '../policy/compile-graph-template.js';
-import type { Grant } from '../policy/grant.js';
+import { templateGives, type TemplateValues } from '../policy/compile-graph-template.js';
+import { restrictionsIn, type Grant, type GraphRestriction } from '../policy/grant.js';
 import type { CompiledPolicy, PolicySet } from '../policy/policy-set.js';
 import type { PlanDataset } from '../sparql/plan.js';
 import { createLogWriter, DEFAULT_LOG_WRITER_OPTIONS, type LogLine, type LogWriter } from './create-log-writer.js';
@@ -173,7 +173,7 @@ function createRecordWriter(settings: AuditSettings): (request: FastifyRequest, 
       const policies = grant.policies.map((iri) => policyOf(set, iri));
       const table: Record<string, { grantedBy: string[]; restrictions: GraphRestriction[] }> = {};
       for (const graph of graphs) {
-        table[graph] = { grantedBy: grantersOf(graph, grant, policies, caller), restrictions: restrictionsOf(graph, grant) };
+        table[graph] = { grantedBy: grantersOf(graph, grant, policies, caller), restrictions: restrictionsIn(grant, graph) };
       }
       text = `,"graphs":${JSON.stringify(table)}`;
     }
@@ -217,18 +217,6 @@ function createRecordWriter(settings: AuditSettings): (request: FastifyRequest, 
   };
 }
 
-/**
- * A restriction that applied in one graph. `hidePath`: the predicates hidden there. The list is
- * open: other kinds (columns, rows) add their own `kind` with their own fields.
- */
-export type GraphRestriction = { readonly kind: 'hidePath'; readonly predicates: readonly string[] };
-
-/** The restrictions of the caller's grant in `graph`. */
-function restrictionsOf(graph: string, grant: Grant): GraphRestriction[] {
-  const hidden = grant.hiddenByGraph.get(graph);
-  return hidden === undefined ? [] : [{ kind: 'hidePath', predicates: [...hidden].sort() }];
-}
-
 const graphSets = new WeakMap<CompiledPolicy, ReadonlySet<string>>();
 
 /** The policy's own graphs (by name and by prefix) as a set, made when first asked. */
@@ -245,19 +233,10 @@ function grantersOf(graph: string, grant: Grant, policies: readonly (CompiledPol
   const values: TemplateValues = { agent: caller.authenticated ? caller.agent : undefined, groups: caller.groups, claims: caller.claims };
   for (const policy of policies) {
     if (policy === undefined) continue;
-    const byTemplate = fromTemplate && policy.graphTemplates.some((template) => expandsTo(template, values, graph));
+    const byTemplate = fromTemplate && policy.graphTemplates.some((template) => templateGives(template, values, graph));
     if (byTemplate || graphSetOf(policy).has(graph)) granters.push(policy.iri);
   }
   return granters;
-}
-
-/** Whether `template` gives `graph` to the caller of `values` (a value that cannot fill it gives nothing). */
-function expandsTo(template: GraphTemplate, values: TemplateValues, graph: string): boolean {
-  try {
-    return template.expand(values).includes(graph);
-  } catch {
-    return false;
-  }
 }
 
 /** sha256 of the IRIs sorted (UTF-16 code units, which is byte order for ASCII IRIs), each followed by a line feed. */

@@ -23,7 +23,12 @@ describe('docs/authentication.md, run as written', () => {
     const [, groupsHeader, groupsValue] = /`(X-Remote-Groups): ([^`]+)` is the groups/.exec(section) ?? [];
     assert.ok(agentHeader !== undefined && groupsHeader !== undefined, 'the page shows both headers');
     const caller = identify({ [agentHeader.toLowerCase()]: agentValue!, [groupsHeader.toLowerCase()]: groupsValue! });
-    assert.deepEqual(caller, { agent: 'https://example.org/agents/ann', groups: ['hr', 'staff'], authenticated: true });
+    assert.deepEqual(caller, {
+      agent: 'https://example.org/agents/ann',
+      groups: ['hr', 'staff'],
+      authenticated: true,
+      via: 'trusted-headers',
+    });
     assert.match(section, /\*\*comma-separated\*\*/);
   });
 
