@@ -31,7 +31,6 @@ export const GUARD_CODES = {
   header_too_large: 431,
   internal_error: 500,
   upstream_failed: 502,
-  store_refused_large_dataset: 502,
   not_ready: 503,
   store_ignores_from: 503,
   issuer_unavailable: 503,
@@ -39,8 +38,22 @@ export const GUARD_CODES = {
   too_many_connections: 503,
 } as const satisfies Record<string, GuardStatus>;
 
-/** A stable name of a refusal or failure (snake_case); see GUARD_CODES. */
+/**
+ * Codes of an error the store answered, which the guard renders in its own shape (one line,
+ * `sparql-guard-error`) with the store's status passed through unchanged: `store_refused` when
+ * the store refused the query as forwarded for its cost, time, memory or size; `store_error`
+ * for any other error status of the store.
+ */
+export const STORE_ERROR_CODES = ['store_refused', 'store_error'] as const;
+
+/** A code of an error the store answered; see STORE_ERROR_CODES. */
+export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
+
+/** A stable name of a refusal or failure of the guard (snake_case); see GUARD_CODES. */
 export type GuardCode = keyof typeof GUARD_CODES;
+
+/** Every code an error response carries: the guard's own, or a store's error rendered by the guard. */
+export type ErrorCode = GuardCode | StoreErrorCode;
 
 /** The response header that carries the code of an error the guard answers. */
 export const ERROR_CODE_HEADER = 'sparql-guard-error';
@@ -53,12 +66,12 @@ export const ERROR_CODE_HEADER = 'sparql-guard-error';
 export class GuardError extends Error {
   override readonly name = 'GuardError';
   /** What was refused, for programs: metrics, logs and clients match on it. */
-  readonly code: GuardCode;
+  readonly code: ErrorCode;
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(
     readonly status: GuardStatus,
-    code: GuardCode,
+    code: ErrorCode,
     message: string,
     /** Extra response headers, such as `WWW-Authenticate` or `Allow`. */
     headers: Readonly<Record<string, string>> = {},
@@ -66,6 +79,17 @@ export class GuardError extends Error {
     super(message.replace(/[\r\n]+/g, ' '));
     this.code = code;
     this.headers = headers;
+  }
+}
+
+/**
+ * An error status of the store (400 to 599) on a forwarded query, in the guard's shape: its
+ * status is the store's, its message the guard's own one line, never the store's text.
+ */
+export class StoreError extends GuardError {
+  constructor(status: number, code: StoreErrorCode, message: string) {
+    // The status is the store's: passed through unchanged (README.md#errors).
+    super(status as GuardStatus, code, message);
   }
 }
 

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readConfig } from '../src/config/read-config.js';
-import { ERROR_CODE_HEADER, GUARD_CODES, type GuardCode } from '../src/guard-error.js';
+import { ERROR_CODE_HEADER, GUARD_CODES, STORE_ERROR_CODES, type GuardCode } from '../src/guard-error.js';
 import { startGuard } from '../src/server/start-guard.js';
 import { VOCABULARY_TERMS } from '../src/vocabulary.js';
 import { checkCoversDeclaredKeys, checkDefaults, checkEnvOverrides, declaredKeys } from './helpers/config-table.js';
@@ -48,10 +48,10 @@ describe('README errors table', () => {
 
   const table = tableOf(sectionOf(readme, '## Errors'));
 
-  it('lists every code of GUARD_CODES once, in its order, with its status', () => {
+  it("lists every code of GUARD_CODES once, in its order, with its status, then each code of a store error with the store's status", () => {
     assert.deepEqual(
-      table.map((row) => [plain(row.code), Number(row.status)]),
-      Object.entries(GUARD_CODES),
+      table.map((row) => [plain(row.code), /^\d+$/.test(row.status ?? '') ? Number(row.status) : row.status]),
+      [...Object.entries(GUARD_CODES), ...STORE_ERROR_CODES.map((code) => [code, "the store's"])],
     );
   });
 
@@ -89,7 +89,7 @@ describe('README errors table', () => {
     for (const code of observed.keys()) assert.ok(logged.includes(code), `${code} is in the request log`);
     // 503 (before the first policy set is loaded) is proven in test/server/policy-holder.test.ts;
     // 408 (a client too slow to send its request) in test/reliability/slow-clients.test.ts;
-    // 429 (past guard:maxConcurrent, with a store slow enough to overlap) in test/server/limits-per-caller.test.ts.
+    // 429 (past guard:maxConcurrent, with a store slow enough to overlap) in test/integration/limits-per-caller.test.ts.
   });
 });
 

@@ -32,6 +32,7 @@ export const EXPLAIN_USAGE = `usage: sparql-guard explain [--config FILE] [--key
 /** Explain never forwards a plan: the route gets no store. */
 const NO_STORE: Upstream = {
   send: () => Promise.reject(new GuardError(502, 'upstream_failed', 'explain runs offline: there is no store')),
+  store: 'none (explain runs offline)',
   close: () => Promise.resolve(),
 };
 
@@ -107,7 +108,7 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
       identifyCaller,
       credentialHeaders: credentialHeaderNames(config.auth),
       grant: (caller) => policies.grant(caller),
-      plan: (request, grant) => planner.plan(request, grant),
+      plan: (request, grant, caller) => planner.plan(request, grant, caller),
       upstream: NO_STORE,
       notReadyReason: () => undefined,
       log: () => undefined,

@@ -4,7 +4,7 @@ import type { GuardConfig } from '../config/read-config.js';
 import type { EmbeddedStore } from '../embedded/start-embedded-store.js';
 import type { PolicySetSources } from '../policy/load/load-policy-set.js';
 import { loadSources, startConfiguredEmbeddedStore } from '../server/start-guard.js';
-import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
+import { createUpstream, nameOf, type Upstream } from '../upstream/create-upstream.js';
 
 /** A command's way to the store, and what its loads read. */
 export interface CommandStore {
@@ -37,6 +37,7 @@ export function openCommandStore(config: GuardConfig): CommandStore {
   };
   const upstream: Upstream = {
     send: async (outgoing, options) => (await open()).upstream.send(outgoing, options),
+    store: config.upstream === undefined ? 'the embedded store' : nameOf(new URL(config.upstream)),
     close,
   };
   return { upstream, sources: loadSources(config, upstream), close };

@@ -7,17 +7,17 @@ import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js
 import { errorKind, GuardError } from '../guard-error.js';
 import { headerValue } from '../header-value.js';
 import type { GuardMetrics } from '../metrics/create-metrics.js';
-import { sortedGraphs, type Grant } from '../policy/grant.js';
+import { sortedGraphs, summariseViews, type Grant } from '../policy/grant.js';
 import type { Plan } from '../sparql/plan.js';
 import type { QueryRequest } from '../sparql/query-request.js';
-import { UpstreamError, type AbortLike, type AbortListener, type Upstream } from '../upstream/create-upstream.js';
+import { UpstreamError, type AbortLike, type AbortListener, type Upstream, type UpstreamResponse } from '../upstream/create-upstream.js';
 import { composeCacheControl } from './cache-control.js';
 import { chooseAccept } from './choose-accept.js';
 import { chooseEndpointView, type EndpointView } from './choose-endpoint-view.js';
 import type { createCorsHeaders } from './cors.js';
 import { describeService } from './describe-service.js';
 import { readQueryRequest } from './read-query-request.js';
-import { translateStoreRefusal } from './translate-store-refusal.js';
+import { translateStoreError } from './translate-store-error.js';
 import { secondsSince, type PoliciesInForce } from './request-state.js';
 
 /** What the pipeline up to the plan gives: the caller, its grant and the plan. */
@@ -42,7 +42,7 @@ export interface QueryServices {
   /** Caller -> Grant under the policy set in force, or GuardError 401/403/503. */
   readonly grant: (caller: Caller) => Grant;
   /** (QueryRequest, Grant) -> Plan, or GuardError 400/403. */
-  readonly plan: (request: QueryRequest, grant: Grant) => Plan;
+  readonly plan: (request: QueryRequest, grant: Grant, caller: Caller) => Plan;
   readonly upstream: Upstream;
   /**
    * Undefined when queries may go to the store now; else a promise that resolves when they
@@ -52,6 +52,8 @@ export interface QueryServices {
   readonly admitQuery?: (signal: AbortLike) => Promise<void> | undefined;
   /** Records requests and queries for Prometheus; absent when metrics are off. */
   readonly metrics?: GuardMetrics;
+  /** Writes one structured log line (a store's error text, for the operator). */
+  readonly log?: (entry: Readonly<Record<string, unknown>>) => void;
   /**
    * The policy set in force, its digest and facts generation, read right after `grant` (in the
    * same turn, so it is the set that gave the grant) for the audit record; absent: not recorded.
@@ -69,6 +71,8 @@ export interface QueryRouteOptions {
   readonly cors: ReturnType<typeof createCorsHeaders>;
   /** Longest time a streamed answer may wait for the client to read more. */
   readonly sendIdleMs: number;
+  /** Config `explain`: only then may a store's error text, which can quote the rewrite, reach the caller. */
+  readonly explain: boolean;
   /**
    * Counts one more query of `agent` in flight, or throws GuardError 429 past `max`; returns
    * the function that ends the count (guard:maxConcurrent).
@@ -132,7 +136,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
   };
   const planFor = (request: FastifyRequest, queryRequest: QueryRequest, caller: Caller): Planned => {
     const grant = grantFor(request, caller);
-    const plan = services.plan(queryRequest, grant);
+    const plan = services.plan(queryRequest, grant, caller);
     request.plan = plan;
     return { caller, grant, plan };
   };
@@ -169,7 +173,17 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     const endpoint = view === 'application/n-triples' ? absoluteEndpoint(request, options.path) : '';
     const graphs = sortedGraphs(grant);
     reply.header('content-type', `${view}; charset=utf-8`);
-    return describeService({ endpoint, agent: caller.agent, groups: caller.groups, graphs, hiddenByGraph: grant.hiddenByGraph }, view);
+    return describeService(
+      {
+        endpoint,
+        agent: caller.agent,
+        groups: caller.groups,
+        graphs,
+        hiddenByGraph: grant.hiddenByGraph,
+        ...(grant.views !== undefined && { views: grant.views }),
+      },
+      view,
+    );
   };
 
   const query = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -187,7 +201,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     // until the store's answer has ended or been aborted, not until the client's response
     // closes: a client that leaves early does not free its slot while the store still works.
     const leave = options.enterConcurrency(caller.agent, grant.limits?.maxConcurrent);
-    return forward(plan, request, reply, clientGone, leave, services, options.sendIdleMs, grant.limits?.timeoutMs);
+    return forward(plan, request, reply, clientGone, leave, services, options, grant.limits?.timeoutMs);
   };
 
   const explain = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -201,6 +215,8 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
       policies: grant.policies.map((iri) => `<${iri}>`),
       // The graphs the caller's identity filled in (guard:readGraphTemplate), when any.
       ...(grant.templateGraphs !== undefined && { templateGraphs: grant.templateGraphs.map((iri) => `<${iri}>`) }),
+      // The columns and row rules of each graph that has them, by policy (the query holds them too).
+      ...(grant.views !== undefined && grant.views.size > 0 && { views: summariseViews(grant.views) }),
       query: plan.query,
       form: plan.form,
     };
@@ -225,7 +241,7 @@ async function forward(
   clientGone: ClientGone,
   leave: () => void,
   services: QueryServices,
-  sendIdleMs: number,
+  { sendIdleMs, explain }: QueryRouteOptions,
   timeoutMs: number | undefined,
 ) {
   const socket = request.raw.socket;
@@ -257,11 +273,19 @@ async function forward(
   const storeMs = performance.now() - sent;
   request.storeMs = storeMs;
   metrics?.upstreamTime(storeMs / 1000);
-  // A store that refuses a query only because the grant made it large: say so, not its bare 400.
-  const refusal = translateStoreRefusal(answer.status, plan);
-  if (refusal !== undefined) {
-    answer.body.resume();
-    throw refusal;
+  // A store's error is answered in the guard's shape with the store's status: its text may quote
+  // the forwarded query (the granted graphs, hidden predicates), so it goes to the log, and to
+  // the caller only where explain is on.
+  if (answer.status >= 400) {
+    const text = await readStoreText(answer);
+    services.log?.({
+      event: 'store-error',
+      store: services.upstream.store,
+      status: answer.status,
+      agent: request.agent ?? null,
+      text: text.slice(0, MAX_LOGGED_CHARS),
+    });
+    throw translateStoreError(answer.status, text, plan, { explain });
   }
   request.queryOutcome = 'answered';
   // From here the client must keep reading: a reader silent for sendIdleMs is cut.
@@ -286,6 +310,30 @@ async function forward(
   // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing).
   if (answer.contentLength !== undefined) reply.header('content-length', String(answer.contentLength));
   return reply.send(answer.body);
+}
+
+/** Bytes of a store's error answer read: its message is at the start. */
+const MAX_STORE_TEXT_BYTES = 64 * 1024;
+/** Characters of a store's error text logged: the line stays within one atomic write of the log (4096 bytes). */
+const MAX_LOGGED_CHARS = 3_000;
+
+/** The start of a store's error answer as text (what arrived of it, should the store cut it). */
+async function readStoreText(answer: UpstreamResponse): Promise<string> {
+  const whole = answer.takeWhole();
+  if (whole !== undefined) return whole.subarray(0, MAX_STORE_TEXT_BYTES).toString('utf8');
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  try {
+    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      bytes += chunk.length;
+      if (bytes >= MAX_STORE_TEXT_BYTES) break;
+    }
+  } catch {
+    // Cut by the store or the deadline: what arrived is all there is.
+  }
+  answer.body.destroy();
+  return Buffer.concat(chunks, bytes).subarray(0, MAX_STORE_TEXT_BYTES).toString('utf8');
 }
 
 /** A client gone before its query was forwarded: the query is not sent (the answer reaches nobody). */

@@ -5,7 +5,7 @@ import type { Caller } from '../auth/caller.js';
 import type { Grant } from '../policy/grant.js';
 import type { PolicySet } from '../policy/policy-set.js';
 import type { Plan } from '../sparql/plan.js';
-import type { GuardCode } from '../guard-error.js';
+import type { ErrorCode } from '../guard-error.js';
 import type { QueryOutcome } from '../metrics/create-metrics.js';
 import { headerValue } from '../header-value.js';
 import { readTraceContext, type TraceContext } from './read-trace-context.js';
@@ -31,7 +31,7 @@ declare module 'fastify' {
     /** The one-line message of a 5xx the guard answered or a cut it made, for the request log. */
     failure: string | undefined;
     /** The code of the error the guard answered, for the request log. */
-    errorCode: GuardCode | undefined;
+    errorCode: ErrorCode | undefined;
     /** How a request on the query path ended, for the metrics. */
     queryOutcome: QueryOutcome | undefined;
     /** performance.now() when the request arrived: the one start of its log line, metrics and audit record. */

@@ -2,11 +2,11 @@
 
 import cluster from 'node:cluster';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { GuardCode } from '../guard-error.js';
+import type { ErrorCode } from '../guard-error.js';
 import type { RetryReason, UpstreamFailureKind } from '../upstream/create-upstream.js';
 
 /** How a query on the query path ended: answered by the store, or the code of its refusal or failure. */
-export type QueryOutcome = 'answered' | GuardCode;
+export type QueryOutcome = 'answered' | ErrorCode;
 
 /** Values read when Prometheus scrapes, from the parts that own them. */
 export interface ScrapedSources {

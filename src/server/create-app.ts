@@ -138,6 +138,7 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
       queryPage: options.ui ? serveQueryPage(app, options.path) : undefined,
       cors,
       sendIdleMs: limits.sendIdleMs,
+      explain: options.explain,
       enterConcurrency: (agent, max) => concurrency.enter(agent, max),
     },
     services,

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { ERROR_CODE_HEADER, GuardError, type GuardCode } from '../guard-error.js';
+import { ERROR_CODE_HEADER, GuardError, type ErrorCode } from '../guard-error.js';
 import { PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { pathOf } from '../http/path-of.js';
 import { setIdleBound } from '../http/query-route.js';
@@ -50,7 +50,7 @@ export function createConnectionTracker(
 ): ConnectionTracker {
   /** The answer under way on each connection (its request is `reply.request`), and how a connection ended when the guard ended it. */
   const current = new WeakMap<Socket, FastifyReply>();
-  const endedBy = new WeakMap<Socket, { outcome: RequestOutcome; status: number; code: GuardCode; failure: string }>();
+  const endedBy = new WeakMap<Socket, { outcome: RequestOutcome; status: number; code: ErrorCode; failure: string }>();
   let cutting = false;
 
   /**

@@ -109,6 +109,8 @@ export interface Upstream {
    * `upstream request aborted by the client` when the signal fires first.
    */
   send(outgoing: Outgoing, options: SendOptions): Promise<UpstreamResponse>;
+  /** The store's URL as logs name it: without userinfo and without query string (either may hold a secret). */
+  readonly store: string;
   /** Waits for requests in flight, then closes every connection. */
   close(): Promise<void>;
 }
@@ -314,6 +316,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
 
   return {
     send,
+    store: nameOf(url),
     close: () => pool.close(),
   };
 }
@@ -554,6 +557,11 @@ class UpstreamBody extends Readable {
 }
 
 function ignore(): void {}
+
+/** A store's URL fit for a log line: scheme, host, port and path only. */
+export function nameOf(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
 
 /**
  * The error of an exchange ended by its signal: the signal's own reason when that is an

@@ -33,6 +33,7 @@ function createStubStore(): StubStore {
   const store: StubStore = {
     sent: [],
     answer: () => ({}),
+    store: 'http://stub.example/sparql',
     send({ query }, { accept, timeoutMs }) {
       store.sent.push({ query, accept, timeoutMs });
       const { text = '{"head":{"vars":[]},"results":{"bindings":[]}}', ...rest } = store.answer();

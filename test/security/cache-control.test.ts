@@ -75,10 +75,11 @@ describe('a store error answer that asks to be cached', () => {
     await store.close();
   });
 
-  it('keeps the store status and body, not its caching', async () => {
+  it('keeps the store status (its text goes to the log), not its caching', async () => {
     const response = await fetch(`${t.endpoint}?query=${encodeURIComponent(SELECT)}`, { headers: { 'x-api-key': KEYS.beta } });
     assert.equal(response.status, 500);
-    assert.equal(await response.text(), 'store error\n');
+    assert.equal(response.headers.get('sparql-guard-error'), 'store_error');
+    assert.equal(await response.text(), "the store answered HTTP 500 to the query as forwarded; its message is in the guard's log\n");
     assert.equal(response.headers.get('cache-control'), 'private, no-store');
   });
 });

@@ -95,6 +95,7 @@ describe('the gate follows the store', () => {
   /** Fakes only the transport, to force the store to change its behaviour between two checks. */
   function fakeUpstream(state: { ignoring: boolean; sent: string[] }): Upstream {
     return {
+      store: 'http://fake.example/sparql',
       async send({ query }) {
         state.sent.push(query);
         const empty = !/WHERE \{ \}$/.test(query);
@@ -138,6 +139,7 @@ describe('the gate follows the store', () => {
   it('one client leaving during the shared check does not fail the others waiting on it', async () => {
     // A store that takes 100 ms to answer and gives up when its request's signal aborts, as undici does.
     const slow: Upstream = {
+      store: 'http://slow.example/sparql',
       send: ({ query }, { signal }) =>
         new Promise((resolve, reject) => {
           const timer = setTimeout(() => {

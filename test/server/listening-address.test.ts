@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { describe, it } from 'node:test';
-import { makeFolder, spawnGuard } from '../reload/spawn-guard.js';
+import { makeFolder, spawnGuard } from '../helpers/spawn-guard.js';
 
 /** An IPv4 address of this host other than loopback, or undefined when it has none. */
 function otherAddress(): string | undefined {

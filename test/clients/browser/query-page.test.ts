@@ -7,8 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+import type * as Playwright from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { startTestGuard, type TestGuard } from '../../helpers/start-test-guard.js';
+import { CLIENT_PACKAGE_SKIP, importClientLibrary } from '../import-client-library.js';
 
 // The functions given to page.evaluate run in the browser, whose globals the Node types lack.
 declare const window: unknown, document: { querySelector(selector: string): { textContent: string | null } | null };
@@ -29,6 +31,7 @@ let app: Server;
 let appPort: number;
 let withCredentials: TestGuard;
 let byDefault: TestGuard;
+let chromium: typeof Playwright.chromium;
 let context: BrowserContext;
 let profile: string;
 /** Requests the browser tried to send anywhere but the loopback servers of this test. */
@@ -44,53 +47,6 @@ const demoGuard = (extra: Record<string, unknown>) =>
     embedded: { data: [resolve('policies/demo.trig')] },
     ...extra,
   });
-
-before(async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
-  // A page of another origin (another port), for the cross-origin calls.
-  app = createServer((_request, response) => {
-    response.setHeader('content-type', 'text/html; charset=utf-8');
-    response.end('<!doctype html><title>another app</title><p>another origin</p>');
-  });
-  await new Promise<void>((done) => app.listen(0, '127.0.0.1', done));
-  appPort = (app.address() as AddressInfo).port;
-  [withCredentials, byDefault] = await Promise.all([
-    demoGuard({ cors: { origins: [`http://127.0.0.1:${appPort}`], credentials: true } }),
-    demoGuard({}),
-  ]);
-  profile = mkdtempSync(join(tmpdir(), 'sparql-guard-chromium-'));
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
-  // Offline: anything but the loopback servers is refused and recorded.
-  await context.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.hostname === '127.0.0.1' || url.hostname === 'localhost') return route.continue();
-    external.push(url.href);
-    return route.abort();
-  });
-  context.on('page', (page) => watch(page));
-});
-
-after(async () => {
-  await context?.close();
-  await Promise.all([withCredentials?.close(), byDefault?.close()]);
-  await new Promise<void>((done) => (app ? app.close(() => done()) : done()));
-  if (profile) rmSync(profile, { recursive: true, force: true });
-});
 
 function watch(page: Page): void {
   page.on('console', (message) => {
@@ -114,7 +70,55 @@ async function runQuery(page: Page, query: string): Promise<void> {
   await page.click('.yasqe_queryButton');
 }
 
-describe('query page in Chromium', () => {
+describe('query page in Chromium', { skip: CLIENT_PACKAGE_SKIP }, () => {
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
+    chromium = (await importClientLibrary<typeof Playwright>('playwright-core')).chromium;
+    // A page of another origin (another port), for the cross-origin calls.
+    app = createServer((_request, response) => {
+      response.setHeader('content-type', 'text/html; charset=utf-8');
+      response.end('<!doctype html><title>another app</title><p>another origin</p>');
+    });
+    await new Promise<void>((done) => app.listen(0, '127.0.0.1', done));
+    appPort = (app.address() as AddressInfo).port;
+    [withCredentials, byDefault] = await Promise.all([
+      demoGuard({ cors: { origins: [`http://127.0.0.1:${appPort}`], credentials: true } }),
+      demoGuard({}),
+    ]);
+    profile = mkdtempSync(join(tmpdir(), 'sparql-guard-chromium-'));
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      viewport: { width: 1280, height: 900 },
+    });
+    // Offline: anything but the loopback servers is refused and recorded.
+    await context.route('**/*', (route) => {
+      const url = new URL(route.request().url());
+      if (url.hostname === '127.0.0.1' || url.hostname === 'localhost') return route.continue();
+      external.push(url.href);
+      return route.abort();
+    });
+    context.on('page', (page) => watch(page));
+  });
+
+  after(async () => {
+    await context?.close();
+    await Promise.all([withCredentials?.close(), byDefault?.close()]);
+    await new Promise<void>((done) => (app ? app.close(() => done()) : done()));
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
   it('loads from the guard alone, shows what the caller may see, runs a query with the demo key, shows refusals', async () => {
     const page = await openPage(withCredentials);
     assert.match(await page.title(), /sparql-guard/);
