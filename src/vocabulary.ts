@@ -17,6 +17,14 @@ export const guard = {
   /** A graph IRI prefix (plain string literal): every graph of the store whose IRI starts with it, listed at each load. */
   readGraphPrefix: `${GUARD}readGraphPrefix`,
   hidePath: `${GUARD}hidePath`,
+  /** Columns: a predicate the policy lets its callers read (an allow-list; docs/policies.md, "Rows and columns"). */
+  readPath: `${GUARD}readPath`,
+  /** Rows: a basic graph pattern over ?this (plain string literal) that a record must match to be read. */
+  rowPattern: `${GUARD}rowPattern`,
+  /** Rows: shorthand for the row pattern `?this a <C>`. */
+  rowClass: `${GUARD}rowClass`,
+  /** Rows: a graph the row rule reads (default: the granted graph itself). */
+  rowData: `${GUARD}rowData`,
   /** Limits per caller (docs/design/policy.md, "Limits per caller"): positive integers. */
   timeoutMs: `${GUARD}timeoutMs`,
   resultLimit: `${GUARD}resultLimit`,
@@ -49,6 +57,10 @@ export const VOCABULARY_TERMS: Readonly<Record<string, TermKind>> = Object.freez
   readGraphPrefix: 'property',
   readGraphTemplate: 'property',
   hidePath: 'property',
+  readPath: 'property',
+  rowPattern: 'property',
+  rowClass: 'property',
+  rowData: 'property',
   timeoutMs: 'property',
   resultLimit: 'property',
   maxConcurrent: 'property',
@@ -58,6 +70,7 @@ export const VOCABULARY_TERMS: Readonly<Record<string, TermKind>> = Object.freez
   Everyone: 'principal',
   Anonymous: 'principal',
   caller: 'description',
+  rowsRestricted: 'description',
 });
 
 /** The agent IRI of a caller without credentials (`guard:Anonymous`). */

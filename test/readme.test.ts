@@ -89,7 +89,7 @@ describe('README errors table', () => {
     for (const code of observed.keys()) assert.ok(logged.includes(code), `${code} is in the request log`);
     // 503 (before the first policy set is loaded) is proven in test/server/policy-holder.test.ts;
     // 408 (a client too slow to send its request) in test/reliability/slow-clients.test.ts;
-    // 429 (past guard:maxConcurrent, with a store slow enough to overlap) in test/server/limits-per-caller.test.ts.
+    // 429 (past guard:maxConcurrent, with a store slow enough to overlap) in test/integration/limits-per-caller.test.ts.
   });
 });
 

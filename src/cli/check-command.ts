@@ -8,6 +8,7 @@ import { findAgentIriProblem } from '../iri.js';
 import { fetchPolicyInputs, type PolicyInputs } from '../policy/store-reads/fetch-policy-inputs.js';
 import { loadPolicySetWithStats, type PolicySetSources } from '../policy/load/load-policy-set.js';
 import type { LoadStats } from '../policy/load/compile-policy-set.js';
+import { grantFor, summariseViews, type ColumnsSummary, type ViewSummary } from '../policy/grant.js';
 import type { PolicySet } from '../policy/policy-set.js';
 import { readPolicyFiles } from '../policy/load/read-policy-files.js';
 import { traceGrant, type GrantTrace, type TraceStep } from '../policy/trace/trace-grant.js';
@@ -57,7 +58,13 @@ export async function checkCommand(args: readonly string[], env: NodeJS.ProcessE
     const { set, stats } = await loadPolicySetWithStats(sources, { inputs });
     if (caller !== undefined) {
       const trace = await traceGrant(set, caller, await factGroups(sources, inputs), sources.ruleFiles);
-      await write(values.json === true ? [`${JSON.stringify(trace, null, 2)}\n`] : traceText(trace));
+      // The columns and row rules the caller's policies set, per graph (docs/policies.md, "Rows and columns").
+      const views = summariseViews(grantFor(set, caller)?.views ?? new Map());
+      await write(
+        values.json === true
+          ? [`${JSON.stringify(views.length > 0 ? { ...trace, views } : trace, null, 2)}\n`]
+          : [...traceText(trace), ...viewText(views)],
+      );
       return 0;
     }
     const summary = {
@@ -70,7 +77,12 @@ export async function checkCommand(args: readonly string[], env: NodeJS.ProcessE
     const reads = storeReads(stats);
     if (values.json === true) {
       // JSON.stringify's own layout (two spaces), with the listing written in pieces: under rules it is a hundred megabytes.
-      const head = JSON.stringify({ ...summary, ...reads, engines, warnings: stats.warnings, principals: [] }, null, 2);
+      const restrictions = restrictionsOf(set);
+      const head = JSON.stringify(
+        { ...summary, ...reads, engines, warnings: stats.warnings, ...(restrictions.length > 0 && { restrictions }), principals: [] },
+        null,
+        2,
+      );
       if (set.listing.entries.length === 0) await write([`${head}\n`]);
       else await write(jsonListing(head.slice(0, head.length - '[]\n}'.length), set));
     } else {
@@ -271,6 +283,10 @@ function* text(
     lines.push(`rules: ${run.engine} took ${run.ms} ms over ${run.inputTriples} triples for ${run.files.length} file(s)`);
   }
   for (const warning of warnings) lines.push(`warning: ${warning}`);
+  for (const { policy, readPath, rowRule, rowData } of restrictionsOf(set)) {
+    const rows = rowRule === undefined ? '' : ` rows ${JSON.stringify(rowRule)} in ${rowData.join(' ')}`;
+    lines.push(`restricts: ${policy}${readPath === undefined ? '' : ` readPath ${readPath.join(' ')}`}${rows}`);
+  }
   yield `${lines.join('\n')}\n`;
   for (const entry of listing(set, (iri) => iri)) {
     // The graphs listed under a prefix are among the graphs; the prefixes say which were listed from the store.
@@ -279,4 +295,32 @@ function* text(
   }
   // The listing is per principal; a caller's grant is a union of several of them (docs/design/policy.md#vocabulary).
   yield 'a caller gets the union of Everyone, AuthenticatedAgent (when authenticated), its agent IRI and its groups\n';
+}
+
+/** The policies that list columns or have a row rule, in order of listing (rowData empty: the graph granted). */
+function restrictionsOf(set: PolicySet) {
+  return set.policies
+    .filter((policy) => policy.readPaths !== undefined || policy.rowRule !== undefined)
+    .map((policy) => ({
+      policy: `<${policy.iri}>`,
+      ...(policy.readPaths !== undefined && { readPath: policy.readPaths.map((iri) => `<${iri}>`) }),
+      ...(policy.rowRule !== undefined && { rowRule: policy.rowRule.source }),
+      rowData:
+        policy.rowRule === undefined || policy.rowRule.data.length === 0
+          ? ['(the graph granted)']
+          : policy.rowRule.data.map((iri) => `<${iri}>`),
+    }));
+}
+
+/** `--why`'s view lines: per graph with columns or rows, the columns and each row rule with its policy. */
+function* viewText(views: readonly ViewSummary[]) {
+  const columns = (value: ColumnsSummary) =>
+    'readPath' in value ? `readPath ${value.readPath.join(' ') || '(none)'}` : `hidePath ${value.hidePath.join(' ') || '(none)'}`;
+  for (const { graph, open, rows } of views) {
+    const lines = [`view of ${graph}`];
+    lines.push(`  without a row rule: ${open === null ? 'nothing (every policy granting it has a row rule)' : columns(open)}`);
+    for (const row of rows)
+      lines.push(`  rows of policy ${row.policy}: ${JSON.stringify(row.rule)} in ${row.data.join(' ')}, ${columns(row.columns)}`);
+    yield `${lines.join('\n')}\n`;
+  }
 }

@@ -108,7 +108,7 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
       identifyCaller,
       credentialHeaders: credentialHeaderNames(config.auth),
       grant: (caller) => policies.grant(caller),
-      plan: (request, grant) => planner.plan(request, grant),
+      plan: (request, grant, caller) => planner.plan(request, grant, caller),
       upstream: NO_STORE,
       notReadyReason: () => undefined,
       log: () => undefined,

@@ -1,5 +1,6 @@
 // The SPARQL 1.1 Service Description of the endpoint, as one caller sees it (W3C SPARQL 1.1 Service Description).
 
+import { viewColumns, type GraphView } from '../policy/grant.js';
 import { GUARD } from '../vocabulary.js';
 import type { EndpointView } from './choose-endpoint-view.js';
 
@@ -31,9 +32,11 @@ export interface ServiceFacts {
   readonly graphs: readonly string[];
   /** Per granted graph, the predicates hidden from the caller there (Grant.hiddenByGraph); absent = none. */
   readonly hiddenByGraph?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Per granted graph with columns or rows (Grant.views): what the caller reads of it. */
+  readonly views?: ReadonlyMap<string, GraphView>;
 }
 
-type Term = { readonly iri: string } | { readonly blank: string } | { readonly literal: string };
+type Term = { readonly iri: string } | { readonly blank: string } | { readonly literal: string } | { readonly boolean: boolean };
 type Triple = readonly [Term, string, Term];
 
 /**
@@ -70,6 +73,8 @@ function triplesOf(facts: ServiceFacts): Triple[] {
     const named = { blank: `graph${index}` };
     triples.push([dataset, `${SD}namedGraph`, named], [named, RDF_TYPE, { iri: `${SD}NamedGraph` }], [named, `${SD}name`, { iri: graph }]);
     for (const path of hiddenIn(facts, graph)) triples.push([named, `${GUARD}hidePath`, { iri: path }]);
+    for (const path of readIn(facts, graph)) triples.push([named, `${GUARD}readPath`, { iri: path }]);
+    if (rowsRestrictedIn(facts, graph)) triples.push([named, `${GUARD}rowsRestricted`, { boolean: true }]);
   });
   triples.push([service, `${GUARD}caller`, caller], [caller, `${GUARD}agent`, { iri: facts.agent }]);
   for (const group of facts.groups) triples.push([caller, `${GUARD}group`, { literal: group }]);
@@ -91,10 +96,13 @@ function jsonLdOf(facts: ServiceFacts): Record<string, unknown> {
       'sd:defaultGraph': { '@type': 'sd:Graph' },
       'sd:namedGraph': facts.graphs.map((graph) => {
         const hidden = hiddenIn(facts, graph);
+        const read = readIn(facts, graph);
         return {
           '@type': 'sd:NamedGraph',
           'sd:name': { '@id': graph },
           ...(hidden.length > 0 && { 'guard:hidePath': hidden.map((path) => ({ '@id': path })) }),
+          ...(read.length > 0 && { 'guard:readPath': read.map((path) => ({ '@id': path })) }),
+          ...(rowsRestrictedIn(facts, graph) && { 'guard:rowsRestricted': true }),
         };
       }),
     },
@@ -107,13 +115,32 @@ function jsonLdOf(facts: ServiceFacts): Record<string, unknown> {
 
 /** The predicates hidden from the caller in `graph`, sorted (the description is the same text for the same grant). */
 function hiddenIn(facts: ServiceFacts, graph: string): string[] {
+  const view = facts.views?.get(graph);
+  if (view !== undefined) {
+    const columns = viewColumns(view);
+    return columns.allow ? [] : [...columns.set].sort();
+  }
   const hidden = facts.hiddenByGraph?.get(graph);
   return hidden === undefined ? [] : [...hidden].sort();
+}
+
+/** The predicates the caller may read in `graph` when its policies list them (guard:readPath), sorted; empty otherwise. */
+function readIn(facts: ServiceFacts, graph: string): string[] {
+  const view = facts.views?.get(graph);
+  if (view === undefined) return [];
+  const columns = viewColumns(view);
+  return columns.allow ? [...columns.set].sort() : [];
+}
+
+/** True when a row rule decides which records of `graph` the caller reads. */
+function rowsRestrictedIn(facts: ServiceFacts, graph: string): boolean {
+  return (facts.views?.get(graph)?.rows.length ?? 0) > 0;
 }
 
 function termText(term: Term): string {
   if ('iri' in term) return `<${escapeIri(term.iri)}>`;
   if ('blank' in term) return `_:${term.blank}`;
+  if ('boolean' in term) return `"${term.boolean}"^^<http://www.w3.org/2001/XMLSchema#boolean>`;
   return `"${escapeString(term.literal)}"`;
 }
 

@@ -7,7 +7,7 @@ import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js
 import { errorKind, GuardError } from '../guard-error.js';
 import { headerValue } from '../header-value.js';
 import type { GuardMetrics } from '../metrics/create-metrics.js';
-import { sortedGraphs, type Grant } from '../policy/grant.js';
+import { sortedGraphs, summariseViews, type Grant } from '../policy/grant.js';
 import type { Plan } from '../sparql/plan.js';
 import type { QueryRequest } from '../sparql/query-request.js';
 import { UpstreamError, type AbortLike, type AbortListener, type Upstream, type UpstreamResponse } from '../upstream/create-upstream.js';
@@ -42,7 +42,7 @@ export interface QueryServices {
   /** Caller -> Grant under the policy set in force, or GuardError 401/403/503. */
   readonly grant: (caller: Caller) => Grant;
   /** (QueryRequest, Grant) -> Plan, or GuardError 400/403. */
-  readonly plan: (request: QueryRequest, grant: Grant) => Plan;
+  readonly plan: (request: QueryRequest, grant: Grant, caller: Caller) => Plan;
   readonly upstream: Upstream;
   /**
    * Undefined when queries may go to the store now; else a promise that resolves when they
@@ -136,7 +136,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
   };
   const planFor = (request: FastifyRequest, queryRequest: QueryRequest, caller: Caller): Planned => {
     const grant = grantFor(request, caller);
-    const plan = services.plan(queryRequest, grant);
+    const plan = services.plan(queryRequest, grant, caller);
     request.plan = plan;
     return { caller, grant, plan };
   };
@@ -173,7 +173,17 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     const endpoint = view === 'application/n-triples' ? absoluteEndpoint(request, options.path) : '';
     const graphs = sortedGraphs(grant);
     reply.header('content-type', `${view}; charset=utf-8`);
-    return describeService({ endpoint, agent: caller.agent, groups: caller.groups, graphs, hiddenByGraph: grant.hiddenByGraph }, view);
+    return describeService(
+      {
+        endpoint,
+        agent: caller.agent,
+        groups: caller.groups,
+        graphs,
+        hiddenByGraph: grant.hiddenByGraph,
+        ...(grant.views !== undefined && { views: grant.views }),
+      },
+      view,
+    );
   };
 
   const query = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -205,6 +215,8 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
       policies: grant.policies.map((iri) => `<${iri}>`),
       // The graphs the caller's identity filled in (guard:readGraphTemplate), when any.
       ...(grant.templateGraphs !== undefined && { templateGraphs: grant.templateGraphs.map((iri) => `<${iri}>`) }),
+      // The columns and row rules of each graph that has them, by policy (the query holds them too).
+      ...(grant.views !== undefined && grant.views.size > 0 && { views: summariseViews(grant.views) }),
       query: plan.query,
       form: plan.form,
     };

@@ -2,7 +2,33 @@
 
 import type { Caller } from '../auth/caller.js';
 import type { TemplateValues } from './compile-graph-template.js';
-import type { CompiledPolicy, PolicyLimits, PolicySet } from './policy-set.js';
+import type { CompiledPolicy, PolicyLimits, PolicySet, RowRule } from './policy-set.js';
+
+/** The predicates a graph shows: every one but `set` (`allow` false), or only those of `set` (`allow` true). */
+export interface Columns {
+  readonly allow: boolean;
+  readonly set: ReadonlySet<string>;
+}
+
+/** A policy with a row rule granting a graph: its rule and its own columns. */
+export interface RowGrant {
+  /** The policy IRI, bare. */
+  readonly policy: string;
+  readonly columns: Columns;
+  readonly rule: RowRule;
+}
+
+/**
+ * What the caller sees of one graph when a policy granting it lists columns or rows
+ * (docs/policies.md, "Rows and columns"): a triple (s p o) is visible when `open` shows p, or
+ * when some entry of `rows` shows p and its rule holds for s.
+ */
+export interface GraphView {
+  /** The columns the policies without a row rule show, merged; undefined when every policy granting the graph has one. */
+  readonly open: Columns | undefined;
+  /** The policies with a row rule whose columns `open` does not already show, in order of listing. */
+  readonly rows: readonly RowGrant[];
+}
 
 /**
  * The graphs the policies of one caller grant, computed per request by map
@@ -25,6 +51,11 @@ export interface Grant {
    * graph). Graphs with nothing hidden are absent.
    */
   readonly hiddenByGraph: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * Per granted graph whose policies list columns (`guard:readPath`) or rows (a row rule), what the
+   * caller sees of it; such a graph is absent from `hiddenByGraph`. Absent or empty when none does.
+   */
+  readonly views?: ReadonlyMap<string, GraphView>;
   /** The graphs this caller's graph templates gave (`guard:readGraphTemplate`), sorted, also in `graphs`; absent when none. */
   readonly templateGraphs?: readonly string[];
 }
@@ -69,6 +100,8 @@ export function composeGrant(policies: readonly CompiledPolicy[], values?: Templ
   const graphs = new Set<string>();
   const hidden = new Map<string, Set<string>>();
   const fromTemplates = new Set<string>();
+  /** Per graph, the policies granting it, when one of them lists columns or has a row rule. */
+  const restricting = new Map<string, CompiledPolicy[]>();
   for (const policy of policies) {
     let own = policy.graphs;
     if (values !== undefined && policy.graphTemplates.length > 0) {
@@ -77,6 +110,12 @@ export function composeGrant(policies: readonly CompiledPolicy[], values?: Templ
       own = [...own, ...expanded];
     }
     for (const graph of own) {
+      if (policy.readPaths !== undefined || policy.rowRule !== undefined || restricting.has(graph)) {
+        const list =
+          restricting.get(graph) ?? policies.filter((earlier) => earlier.order < policy.order && grantsGraph(earlier, graph, values));
+        list.push(policy);
+        restricting.set(graph, list);
+      }
       const sofar = hidden.get(graph);
       if (!graphs.has(graph)) {
         graphs.add(graph);
@@ -84,6 +123,16 @@ export function composeGrant(policies: readonly CompiledPolicy[], values?: Templ
       } else if (sofar !== undefined && sofar.size > 0) {
         for (const path of sofar) if (!policy.hidePaths.includes(path)) sofar.delete(path);
       }
+    }
+  }
+  const views = new Map<string, GraphView>();
+  for (const [graph, list] of restricting) {
+    hidden.delete(graph);
+    const view = viewOf(list);
+    if (view !== undefined) views.set(graph, view);
+    else {
+      const open = list.reduce<Columns | undefined>((sofar, policy) => mergeColumns(sofar, columnsOf(policy)), undefined);
+      if (open !== undefined && open.set.size > 0) hidden.set(graph, new Set(open.set));
     }
   }
   for (const [graph, paths] of hidden) if (paths.size === 0) hidden.delete(graph);
@@ -98,8 +147,98 @@ export function composeGrant(policies: readonly CompiledPolicy[], values?: Templ
     policies: Object.freeze(policies.map((policy) => policy.iri)),
     graphs,
     hiddenByGraph: hidden,
+    ...(views.size > 0 && { views }),
     ...(fromTemplates.size > 0 && { templateGraphs: Object.freeze([...fromTemplates].sort()) }),
   });
+}
+
+/** True when `policy` grants `graph` to the caller of `values` (its own graphs or its templates' expansion). */
+function grantsGraph(policy: CompiledPolicy, graph: string, values: TemplateValues | undefined): boolean {
+  if (policy.graphs.includes(graph)) return true;
+  return values !== undefined && policy.graphTemplates.some((template) => template.expand(values).includes(graph));
+}
+
+/** The columns one policy shows: its readPath list less its hidden paths, else every predicate but its hidden ones. */
+export function columnsOf(policy: CompiledPolicy): Columns {
+  if (policy.readPaths === undefined) return { allow: false, set: new Set(policy.hidePaths) };
+  return { allow: true, set: new Set(policy.readPaths.filter((path) => !policy.hidePaths.includes(path))) };
+}
+
+/** The columns either shows (a policy that shows a predicate lifts it, as hidePath does). */
+function mergeColumns(a: Columns | undefined, b: Columns): Columns {
+  if (a === undefined) return b;
+  if (!a.allow && !b.allow) return { allow: false, set: new Set([...a.set].filter((path) => b.set.has(path))) };
+  if (a.allow && b.allow) return { allow: true, set: new Set([...a.set, ...b.set]) };
+  const [hide, allow] = a.allow ? [b, a] : [a, b];
+  return { allow: false, set: new Set([...hide.set].filter((path) => !allow.set.has(path))) };
+}
+
+/** True when every predicate `inner` shows, `outer` shows too. */
+function covers(outer: Columns, inner: Columns): boolean {
+  if (!outer.allow)
+    return inner.allow ? [...inner.set].every((path) => !outer.set.has(path)) : [...outer.set].every((path) => inner.set.has(path));
+  return inner.allow && [...inner.set].every((path) => outer.set.has(path));
+}
+
+/** The view of a graph granted by `list` (in order of listing), or undefined when it is one of hidden paths only. */
+function viewOf(list: readonly CompiledPolicy[]): GraphView | undefined {
+  let open: Columns | undefined;
+  for (const policy of list) if (policy.rowRule === undefined) open = mergeColumns(open, columnsOf(policy));
+  const rows: RowGrant[] = [];
+  for (const policy of list) {
+    if (policy.rowRule === undefined) continue;
+    const columns = columnsOf(policy);
+    if (open === undefined || !covers(open, columns)) rows.push({ policy: policy.iri, columns, rule: policy.rowRule });
+  }
+  if (rows.length === 0 && (open === undefined || !open.allow)) return undefined;
+  return Object.freeze({ open, rows: Object.freeze(rows) });
+}
+
+/**
+ * The columns a caller may read of a graph with a view, over all its policies: the predicates shown
+ * (`allow`) when every policy lists its columns, else the predicates no policy shows. For the service
+ * description and `check`.
+ */
+export function viewColumns(view: GraphView): Columns {
+  const all = [...(view.open === undefined ? [] : [view.open]), ...view.rows.map(({ columns }) => columns)];
+  return all.reduce<Columns | undefined>((sofar, columns) => mergeColumns(sofar, columns), undefined) ?? { allow: true, set: new Set() };
+}
+
+/** Columns as explain and check print them: the predicates shown, or the predicates hidden. */
+export type ColumnsSummary = { readonly readPath: readonly string[] } | { readonly hidePath: readonly string[] };
+
+/** One graph's view as explain and check print it, IRIs in angle brackets. */
+export interface ViewSummary {
+  readonly graph: string;
+  /** The columns of the policies without a row rule; null when every policy granting the graph has one. */
+  readonly open: ColumnsSummary | null;
+  /** Per policy with a row rule: its rule as written, the graphs it reads and its columns. */
+  readonly rows: readonly {
+    readonly policy: string;
+    readonly rule: string;
+    readonly data: readonly string[];
+    readonly columns: ColumnsSummary;
+  }[];
+}
+
+/** The views of a grant, graphs sorted (docs/policies.md, "Rows and columns"). */
+export function summariseViews(views: ReadonlyMap<string, GraphView>): ViewSummary[] {
+  const columns = (value: Columns): ColumnsSummary => {
+    const list = [...value.set].sort().map((iri) => `<${iri}>`);
+    return value.allow ? { readPath: list } : { hidePath: list };
+  };
+  return [...views]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([graph, view]) => ({
+      graph: `<${graph}>`,
+      open: view.open === undefined ? null : columns(view.open),
+      rows: view.rows.map(({ policy, rule, columns: own }) => ({
+        policy: `<${policy}>`,
+        rule: rule.source,
+        data: rule.data.length === 0 ? [`<${graph}>`] : rule.data.map((iri) => `<${iri}>`),
+        columns: columns(own),
+      })),
+    }));
 }
 
 /** Merges lists that are each in order of listing into one, in order and without duplicates. */

@@ -26,6 +26,40 @@ export interface PolicyLimits {
   readonly maxConcurrent?: number;
 }
 
+/** A term of a row rule's pattern, as RDF/JS names its parts (no blank nodes: the loader refuses them). */
+export type RuleTerm =
+  | { readonly termType: 'NamedNode'; readonly value: string }
+  | { readonly termType: 'Variable'; readonly value: string }
+  | { readonly termType: 'Literal'; readonly value: string; readonly language: string; readonly datatype: string };
+
+/** One triple pattern of a row rule. */
+export interface RuleTriple {
+  readonly subject: RuleTerm;
+  readonly predicate: RuleTerm;
+  readonly object: RuleTerm;
+}
+
+/** One VALUES block of a row rule: its variables and rows (undefined: UNDEF). */
+export interface RuleValues {
+  readonly variables: readonly string[];
+  readonly rows: readonly (readonly (RuleTerm | undefined)[])[];
+}
+
+/**
+ * A row rule (docs/policies.md, "Rows and columns"): a basic graph pattern over `?this`, read in the
+ * unrestricted `data` graphs (empty: the granted graph itself), with the caller's identity bound to
+ * `?agent`, `?group` and `?claim_NAME` by the rewriter. A triple (s p o) of a granted graph is in the
+ * policy's rows when the pattern has a solution with `?this` = s.
+ */
+export interface RowRule {
+  readonly triples: readonly RuleTriple[];
+  readonly values: readonly RuleValues[];
+  /** `guard:rowData` graphs, sorted; empty: the graph the triple is read in. */
+  readonly data: readonly string[];
+  /** The rule as the policy states it, for explain and check: the pattern text, or `?this a <C>`. */
+  readonly source: string;
+}
+
 /** One policy after reasoning and validation. */
 export interface CompiledPolicy {
   /** Policy IRI, bare (without angle brackets). */
@@ -43,6 +77,13 @@ export interface CompiledPolicy {
   readonly graphPrefixes: readonly string[];
   /** Predicate IRIs the policy hides in the graphs it grants (`guard:hidePath`). */
   readonly hidePaths: readonly string[];
+  /**
+   * Predicate IRIs the policy lets its callers read (`guard:readPath`, an allow-list of columns), sorted;
+   * undefined when it lists none (every predicate but its hidden ones is visible).
+   */
+  readonly readPaths?: readonly string[];
+  /** The policy's row rule (`guard:rowPattern`, `guard:rowClass`, `guard:rowData`); undefined: every row is visible. */
+  readonly rowRule?: RowRule;
   /** Graphs granted per caller (`guard:readGraphTemplate`), expanded by grantFor; hidePath applies to them too. */
   readonly graphTemplates: readonly GraphTemplate[];
   readonly limits: PolicyLimits;

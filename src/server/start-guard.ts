@@ -173,7 +173,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       identifyCaller,
       credentialHeaders: credentialHeaderNames(config.auth),
       grant: (caller) => policies.grant(caller),
-      plan: (request, grant) => planner.plan(request, grant),
+      plan: (request, grant, caller) => planner.plan(request, grant, caller),
       upstream,
       admitQuery: (signal) => datasetGate.admit(signal),
       upstreamProblem: () => datasetGate.problem(),

@@ -2,12 +2,13 @@
 
 import { GuardError } from '../guard-error.js';
 import { NOT_IN_IRI } from '../iri.js';
-import { sortedGraphs, type Grant } from '../policy/grant.js';
+import { sortedGraphs, type Columns, type Grant, type GraphView } from '../policy/grant.js';
 import { EMPTY_GRAPH } from '../vocabulary.js';
 import { encodeFormPiece, joinQueryForm } from '../url-encoded-form.js';
 import type { Plan, PlanDataset } from './plan.js';
 import { IN_ANY_NAMED_GRAPH, IN_DEFAULT_GRAPH, IN_WHOLE_DATASET } from './mark-hidden-paths.js';
-import type { GraphVariableSlot, HiddenFilterSlot, PreparedQuery, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
+import type { GraphVariableSlot, HiddenFilterSlot, PreparedQuery, RowFilterSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
+import { writeRowFilter, type MergedGraph, type RowContext, type RowValues } from './write-row-filter.js';
 
 /** The caller's hidden predicates, written the three ways the slots need them. */
 export interface HiddenText {
@@ -25,13 +26,32 @@ export interface HiddenText {
   readonly graphs?: readonly HiddenInGraph[];
   /** With `graphs`: the default graphs that hide something, each with its own list. */
   readonly hiding?: readonly HiddenInGraph[];
+  /** True when `list` holds the predicates the graph shows (`guard:readPath`): filters keep `IN (list)`. */
+  readonly allow?: boolean;
+  /** With `graphs`: every default graph is listed there, and `list` is no union to test first (some graph lists columns). */
+  readonly noUnion?: boolean;
+  /**
+   * The row rules of the active graph: hidden-filter slots then write nothing and row-filter slots the
+   * whole condition; the lists above are the columns of the policies without a row rule, for paths.
+   */
+  readonly rows?: RowContext;
 }
 
 /** A default graph that hides less than the union of the default graphs, and its own hidden list. */
 export interface HiddenInGraph {
   readonly iri: string;
   readonly list: string;
+  /** True when `list` holds the predicates the graph shows. */
+  readonly allow?: boolean;
 }
+
+/** What a graph whose every policy has a row rule shows to a path (which cannot check rows): nothing. */
+const NOTHING_SHOWN: Columns = Object.freeze({ allow: true, set: new Set<string>() });
+
+export const PATH_OVER_ROWS =
+  'a property path cannot be held to row rules (guard:rowPattern): every policy granting the graph it reads restricts rows; write each step as a triple pattern';
+export const VARIABLE_PATH_OVER_ROWS =
+  'a path of variable length (*, +, ?) cannot be held to row rules (guard:rowPattern): every policy granting the graph it reads restricts rows; write a fixed number of steps as triple patterns';
 
 const NO_CONSTANTS: readonly string[] = [];
 
@@ -62,7 +82,7 @@ function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): st
  * hidden set of the graph they are read in (docs/design/sparql.md, "Hidden sets are
  * per graph"). A predicate named where it is hidden is refused (403).
  */
-export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: readonly string[] = NO_CONSTANTS): Plan {
+export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: readonly string[] = NO_CONSTANTS, values?: RowValues): Plan {
   const granted = grant.graphs;
   const all = prepared.requestedDefault === null || prepared.requestedNamed === null ? sortedGraphs(grant) : undefined;
   const defaults = prepared.requestedDefault ?? all ?? [];
@@ -71,23 +91,37 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
   let hiddenIn: Filling['hiddenIn'] = NOTHING_HIDDEN;
   /** Default graphs the per-graph checks read with GRAPH that are no effective named graph. */
   let added: readonly string[] = [];
-  if (grant.hiddenByGraph.size > 0) {
-    const sets = hiddenSets(prepared, grant, defaults, named);
-    if (sets !== undefined) {
-      refuseNamedHidden(prepared, grant, sets);
+  const views = grant.views !== undefined && grant.views.size > 0 ? grant.views : undefined;
+  if (grant.hiddenByGraph.size > 0 || views !== undefined) {
+    const sets = grant.hiddenByGraph.size > 0 ? hiddenSets(prepared, grant, defaults, named) : undefined;
+    if (sets !== undefined) refuseNamedHidden(prepared, grant, sets);
+    const viewed = views === undefined ? false : refuseNamedUnseen(prepared, grant, views, defaults, named);
+    if (sets !== undefined || viewed) {
       if (prepared.blankZeroLength) throw new GuardError(403, 'forbidden', BLANK_ZERO_LENGTH);
-      if (prepared.hasHiddenSlots) {
+      if (prepared.hasHiddenSlots || prepared.hasRowSlots) {
+        /** Graphs the checks read with GRAPH: per-graph checks of the default graph, row rules' data. */
+        const reads = new Set<string>();
         // A query that reads no default graph has no slot outside GRAPH to fill for it.
-        if (sets.inDefault.size > 0 && prepared.reach.readsDefault) {
+        const effective = prepared.reach.readsDefault ? [...new Set(defaults)].filter((iri) => grant.graphs.has(iri)) : [];
+        if (views !== undefined && effective.some((iri) => views.has(iri))) {
+          hidden = defaultViewText(grant, views, effective, reads);
+        } else if (sets !== undefined && sets.inDefault.size > 0 && prepared.reach.readsDefault) {
           hidden = hiddenTextOf(sets.inDefault);
           const { graphs, hiding } = perGraphLists(grant, defaults, sets.inDefault);
           if (graphs.length > 0) {
             hidden = { ...hidden, graphs, hiding };
-            // FROM NAMED lists the effective named graphs only for a query that reads them.
-            const listed = prepared.reach.readsNamed ? named : [];
-            added = [...new Set([...graphs, ...hiding].map(({ iri }) => iri))].filter((iri) => !listed.includes(iri));
+            for (const { iri } of [...graphs, ...hiding]) reads.add(iri);
           }
         }
+        if (views !== undefined && prepared.hasRowSlots && prepared.reach.readsNamed) {
+          for (const iri of named) {
+            const view = grant.graphs.has(iri) ? views.get(iri) : undefined;
+            if (view !== undefined) addRuleData(view, iri, reads);
+          }
+        }
+        // FROM NAMED lists the effective named graphs only for a query that reads them.
+        const listed = prepared.reach.readsNamed ? named : [];
+        added = [...reads].filter((iri) => !listed.includes(iri));
         hiddenIn = hiddenInOf(grant);
       }
     }
@@ -102,6 +136,7 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
     hiddenIn,
     constants,
     added: added.length > 0,
+    ...(values !== undefined && { values }),
   };
   // The text and, beside it, the form body: the template's strings were encoded once
   // (encodedTemplateOf), so only what this request fills in is encoded now.
@@ -255,6 +290,8 @@ export interface Filling {
   readonly constants: readonly string[];
   /** True when FROM NAMED also lists default graphs for the per-graph checks: `GRAPH ?var` is then written per graph. */
   readonly added?: boolean;
+  /** The caller's values for row rules (`?agent`, `?group`, `?claim_NAME`); absent: a rule reading one matches nothing. */
+  readonly values?: RowValues;
 }
 
 const NOTHING_HIDDEN = (): undefined => undefined;
@@ -282,20 +319,31 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
   }
   if (part.kind === 'graph-variable') return fillGraphVariable(part, filling, hidden);
   if (hidden === undefined) return part.kind === 'negated-set' ? part.plain : '';
+  if (part.kind === 'row-filter') return hidden.rows === undefined ? '' : fillRowFilter(part, filling, hidden, hidden.rows);
   if (part.kind === 'hidden-filter') {
+    // Under row rules the row filter holds every triple pattern to the view, columns included.
+    if (hidden.rows !== undefined) return '';
     if (hidden.graphs !== undefined) return perGraphFilters(part, hidden, hidden.graphs, filling);
     let out = '';
-    for (const variable of part.variables) out += ` FILTER(${variable} NOT IN (${hidden.list}))`;
+    for (const variable of part.variables) out += ` FILTER(${variable} ${hidden.allow === true ? 'IN' : 'NOT IN'} (${hidden.list}))`;
     return out;
   }
   if (part.kind === 'zero-length') {
     let out = '';
     for (const end of part.ends) {
       out +=
-        hidden.graphs === undefined ? zeroLengthFilter(part, end, hidden.list) : zeroLengthPerGraph(part, end, hidden.list, hidden.graphs);
+        hidden.graphs === undefined
+          ? zeroLengthFilter(part, end, hidden.list, hidden.allow)
+          : zeroLengthPerGraph(part, end, hidden.noUnion === true ? undefined : hidden.list, hidden.graphs);
     }
     return out;
   }
+  if (hidden.allow === true)
+    throw new GuardError(
+      403,
+      'forbidden',
+      'a negated property set cannot be held to a list of columns (guard:readPath) or to row rules; name the predicates it may step over',
+    );
   // A negated set steps over triples of the merge; which graph a step came from cannot be asked inside a path.
   if (hidden.graphs !== undefined)
     throw new GuardError(
@@ -320,14 +368,15 @@ function fillGraphVariable(part: GraphVariableSlot, filling: Filling, hidden: Hi
     return part.perGraph || added ? part.removed : 'GRAPH ' + part.variable + ' ' + fillTemplate(part.body, filling, hidden);
   }
   const shared = hiddenIn(first);
-  const mixed = part.hiddenSlots && graphs.some((graph) => hiddenIn(graph)?.list !== shared?.list);
+  const sharedKey = keyOf(shared, first);
+  const mixed = part.hiddenSlots && graphs.some((graph) => keyOf(hiddenIn(graph), graph) !== sharedKey);
   if (!part.perGraph && !mixed && !added) return 'GRAPH ' + part.variable + ' ' + fillTemplate(part.body, filling, shared);
   // The body depends on the graph only through its hidden set: written once per set.
   const bodies = new Map<string, string>();
   let branches = '';
   for (const graph of graphs) {
     const text = hiddenIn(graph);
-    const key = text?.list ?? '';
+    const key = keyOf(text, graph);
     let body = bodies.get(key);
     if (body === undefined) bodies.set(key, (body = fillTemplate(part.body, filling, text)));
     branches +=
@@ -336,10 +385,49 @@ function fillGraphVariable(part: GraphVariableSlot, filling: Filling, hidden: Hi
   return branches;
 }
 
+/** What decides a body's text in the active graph: its hidden or shown list, or the graph itself under row rules. */
+function keyOf(text: HiddenText | undefined, graph: string): string {
+  if (text === undefined) return '';
+  if (text.rows !== undefined) return 'rows ' + graph;
+  return (text.allow === true ? '+' : '-') + text.list;
+}
+
 /** The filter a ZeroLengthSlot writes for one end: it must be a node of a visible triple of the active graph. */
-export function zeroLengthFilter(slot: ZeroLengthSlot, end: string, list: string): string {
+export function zeroLengthFilter(slot: ZeroLengthSlot, end: string, list: string, allow = false): string {
   const { subject, predicate, object } = slot;
-  return ` FILTER EXISTS { { ${end} ${predicate} ${object} } UNION { ${subject} ${predicate} ${end} } FILTER(${predicate} NOT IN (${list})) }`;
+  return ` FILTER EXISTS { { ${end} ${predicate} ${object} } UNION { ${subject} ${predicate} ${end} } FILTER(${predicate} ${allow ? 'IN' : 'NOT IN'} (${list})) }`;
+}
+
+/**
+ * A RowFilterSlot under row rules: its paths checked (refused where every policy restricts rows; their
+ * IRIs must be columns of a policy without a row rule), then writeRowFilter for its triple patterns.
+ */
+function fillRowFilter(part: RowFilterSlot, filling: Filling, hidden: HiddenText, rows: RowContext): string {
+  if (part.paths.length > 0) {
+    const opens =
+      rows.kind === 'one'
+        ? [rows.view.open]
+        : rows.graphs.map(({ view, hidden: paths }) =>
+            view === undefined ? { allow: false, set: paths ?? new Set<string>() } : view.open,
+          );
+    for (const path of part.paths) {
+      if (opens.some((open) => open === undefined))
+        throw new GuardError(403, 'forbidden', path.variable ? VARIABLE_PATH_OVER_ROWS : PATH_OVER_ROWS);
+      for (const open of opens as Columns[]) {
+        if (path.members.some((iri) => open.allow !== open.set.has(iri)))
+          throw new GuardError(403, 'hidden_path', 'the query uses a hidden path');
+      }
+    }
+  }
+  void hidden;
+  if (part.triples.length === 0) return '';
+  const triples = part.triples.map(({ subject, predicate, iri, object }) => ({
+    subject: subject === null ? null : fillTemplate(subject, filling, undefined),
+    predicate,
+    iri,
+    object: object === null ? null : fillTemplate(object, filling, undefined),
+  }));
+  return writeRowFilter(triples, rows, filling.values, part.prefix);
 }
 
 /**
@@ -362,25 +450,32 @@ function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: rea
     const pattern = fillTemplate(triple.pattern, filling, undefined);
     if (written.has(pattern)) continue;
     written.add(pattern);
-    const visible = graphs.map(({ iri, list: own }) => {
-      const filter = own === '' ? '' : ` FILTER(${predicate} NOT IN (${own}))`;
+    const visible = graphs.map(({ iri, list: own, allow = false }) => {
+      const filter = own === '' && !allow ? '' : ` FILTER(${predicate} ${allow ? 'IN' : 'NOT IN'} (${own}))`;
       return `{ GRAPH <${iri}> { ${pattern} }${filter} }`;
     });
-    const withheld = hiding.map(({ iri, list: own }) => `{ GRAPH <${iri}> { ${pattern} } FILTER(${predicate} IN (${own})) }`);
-    out += ` FILTER(${predicate} NOT IN (${list}) || (EXISTS { ${visible.join(' UNION ')} } && NOT EXISTS { ${withheld.join(' UNION ')} }))`;
+    const withheld = hiding.map(
+      ({ iri, list: own, allow = false }) => `{ GRAPH <${iri}> { ${pattern} } FILTER(${predicate} ${allow ? 'NOT IN' : 'IN'} (${own})) }`,
+    );
+    const checks = `EXISTS { ${visible.join(' UNION ')} } && NOT EXISTS { ${withheld.join(' UNION ')} }`;
+    out += hidden.noUnion === true ? ` FILTER(${checks})` : ` FILTER(${predicate} NOT IN (${list}) || (${checks}))`;
   }
   return out;
 }
 
-/** A ZeroLengthSlot end in a default graph whose graphs hide different sets: a node of a triple visible in one of them. */
-function zeroLengthPerGraph(slot: ZeroLengthSlot, end: string, list: string, graphs: readonly HiddenInGraph[]): string {
+/**
+ * A ZeroLengthSlot end in a default graph whose graphs hide different sets: a node of a triple visible in one
+ * of them (`list`, their union, first: visible everywhere; undefined when every graph is listed in `graphs`).
+ */
+function zeroLengthPerGraph(slot: ZeroLengthSlot, end: string, list: string | undefined, graphs: readonly HiddenInGraph[]): string {
   const { subject, predicate, object } = slot;
   const node = `{ ${end} ${predicate} ${object} } UNION { ${subject} ${predicate} ${end} }`;
-  let branches = `{ ${node} FILTER(${predicate} NOT IN (${list})) }`;
-  for (const { iri, list: own } of graphs) {
-    branches += ` UNION { GRAPH <${iri}> { ${node} }${own === '' ? '' : ` FILTER(${predicate} NOT IN (${own}))`} }`;
+  const branches = list === undefined ? [] : [`{ ${node} FILTER(${predicate} NOT IN (${list})) }`];
+  for (const { iri, list: own, allow = false } of graphs) {
+    const filter = own === '' && !allow ? '' : ` FILTER(${predicate} ${allow ? 'IN' : 'NOT IN'} (${own}))`;
+    branches.push(`{ GRAPH <${iri}> { ${node} }${filter} }`);
   }
-  return ` FILTER EXISTS { ${branches} }`;
+  return ` FILTER EXISTS { ${branches.join(' UNION ')} }`;
 }
 
 /**
@@ -474,9 +569,128 @@ function refuseNamedHidden(prepared: PreparedQuery, grant: Grant, sets: HiddenSe
 /** A named graph's hidden text as the active graph, per grant. */
 function hiddenInOf(grant: Grant): (graph: string) => HiddenText | undefined {
   return (graph) => {
-    const paths = grant.graphs.has(graph) ? grant.hiddenByGraph.get(graph) : undefined;
+    if (!grant.graphs.has(graph)) return undefined;
+    const view = grant.views?.get(graph);
+    if (view !== undefined) return viewText(view, graph);
+    const paths = grant.hiddenByGraph.get(graph);
     return paths === undefined || paths.size === 0 ? undefined : hiddenTextOf(paths);
   };
+}
+
+/** A graph's text under its view: the columns of its policies without a row rule (nothing for paths when none), and its rows. */
+function viewText(view: GraphView, graph: string): HiddenText | undefined {
+  const text = columnsText(view.open ?? NOTHING_SHOWN);
+  if (view.rows.length === 0) return text;
+  return { ...(text ?? hiddenText([])), rows: { kind: 'one', graph, view } };
+}
+
+const textByColumns = new WeakMap<Columns, HiddenText | undefined>();
+
+/** The text of some columns: hidden paths as before, a list of shown predicates with `allow`; undefined when all are shown. */
+function columnsText(columns: Columns): HiddenText | undefined {
+  if (textByColumns.has(columns)) return textByColumns.get(columns);
+  const text =
+    !columns.allow && columns.set.size === 0
+      ? undefined
+      : { ...hiddenText([...columns.set].sort()), ...(columns.allow && { allow: true }) };
+  textByColumns.set(columns, text);
+  return text;
+}
+
+/** The columns of a graph for paths and per-graph column checks: its view's open columns, else its hidden paths. */
+function columnsIn(grant: Grant, graph: string): Columns {
+  const view = grant.views?.get(graph);
+  if (view !== undefined) return view.open ?? NOTHING_SHOWN;
+  return { allow: false, set: grant.hiddenByGraph.get(graph) ?? new Set<string>() };
+}
+
+/** The row rules' data graphs of a view read in `graph` (the graph itself for a rule without guard:rowData). */
+function addRuleData(view: GraphView, graph: string, reads: Set<string>): void {
+  for (const { rule } of view.rows) for (const iri of rule.data.length > 0 ? rule.data : [graph]) reads.add(iri);
+}
+
+/**
+ * The default graph's text when one of its graphs has a view: that graph's own text when it is the only one;
+ * for several, one shared text when they show the same columns and none has rows, else per-graph checks
+ * (docs/design/sparql.md, "Rows and columns"). Adds to `reads` the graphs the checks name.
+ */
+function defaultViewText(
+  grant: Grant,
+  views: ReadonlyMap<string, GraphView>,
+  effective: readonly string[],
+  reads: Set<string>,
+): HiddenText | undefined {
+  const [only] = effective;
+  if (effective.length === 1 && only !== undefined) {
+    const view = views.get(only);
+    const text = view === undefined ? hiddenInOf(grant)(only) : viewText(view, only);
+    if (text?.rows !== undefined && view !== undefined) {
+      addRuleData(view, only, reads);
+    }
+    return text;
+  }
+  const columns = effective.map((iri) => columnsIn(grant, iri));
+  const rowed = effective.some((iri) => (views.get(iri)?.rows.length ?? 0) > 0);
+  const [first] = columns;
+  if (!rowed && first !== undefined && columns.every((other) => sameColumns(other, first))) return columnsText(first);
+  const graphs: HiddenInGraph[] = effective.map((iri, index) => {
+    const own = columns[index] ?? NOTHING_SHOWN;
+    return { iri, list: hiddenText([...own.set].sort()).list, ...(own.allow && { allow: true }) };
+  });
+  for (const iri of effective) reads.add(iri);
+  const hiding = graphs.filter(({ list, allow }) => allow === true || list !== '');
+  const text: HiddenText = { ...hiddenText([]), graphs, hiding, noUnion: true };
+  if (!rowed) return text;
+  const merged: MergedGraph[] = effective.map((iri) => {
+    const view = views.get(iri);
+    if (view !== undefined) addRuleData(view, iri, reads);
+    return { iri, view, hidden: grant.hiddenByGraph.get(iri) };
+  });
+  return { ...text, rows: { kind: 'merge', graphs: merged } };
+}
+
+function sameColumns(a: Columns, b: Columns): boolean {
+  return a.allow === b.allow && a.set.size === b.set.size && [...a.set].every((iri) => b.set.has(iri));
+}
+
+/**
+ * Refuses (403) a query naming a predicate that no policy granting a graph it is read in shows there, as
+ * refuseNamedHidden does for hidden paths (docs/policies.md, "Rows and columns"). True when some
+ * effective graph has a view (the query must then be filled for it).
+ */
+function refuseNamedUnseen(
+  prepared: PreparedQuery,
+  grant: Grant,
+  views: ReadonlyMap<string, GraphView>,
+  defaults: readonly string[],
+  named: readonly string[],
+): boolean {
+  const effectiveDefault = defaults.filter((iri) => views.has(iri) && grant.graphs.has(iri));
+  const effectiveNamed = named.filter((iri) => views.has(iri) && grant.graphs.has(iri));
+  if (effectiveDefault.length === 0 && effectiveNamed.length === 0) return false;
+  for (const [where, iris] of prepared.namedIn) {
+    let graphs: readonly string[];
+    if (where === IN_DEFAULT_GRAPH) graphs = effectiveDefault;
+    else if (where === IN_ANY_NAMED_GRAPH) graphs = effectiveNamed;
+    else if (
+      where !== IN_WHOLE_DATASET &&
+      (prepared.requestedNamed === null || prepared.requestedNamed.includes(where)) &&
+      grant.graphs.has(where)
+    ) {
+      graphs = views.has(where) ? [where] : [];
+    } else graphs = [...effectiveDefault, ...effectiveNamed]; // the whole dataset, or a removed GRAPH (named anywhere)
+    for (const graph of graphs) {
+      const view = views.get(graph);
+      if (view === undefined) continue;
+      for (const iri of iris) {
+        const shown =
+          (view.open !== undefined && view.open.allow === view.open.set.has(iri)) ||
+          view.rows.some(({ columns }) => columns.allow === columns.set.has(iri));
+        if (!shown) throw new GuardError(403, 'hidden_path', 'the query uses a hidden path');
+      }
+    }
+  }
+  return true;
 }
 
 /** The written hidden list, remembered per hidden set (the cached unions above come back as the same object). */

@@ -5,13 +5,22 @@ import { GuardError } from '../guard-error.js';
 import { fillTemplate, hiddenText, zeroLengthFilter, type Filling, type HiddenText } from './apply-grant.js';
 import { EMPTY_GRAPH, reservedIri } from '../vocabulary.js';
 import { findTransitiveGraphs } from './find-transitive-graphs.js';
-import { freshVariableNamer } from './fresh-variable-namer.js';
+import { freshVariableNamer, freshVariablePrefix } from './fresh-variable-namer.js';
 import { inScopeVariables } from './in-scope-variables.js';
 import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';
 import { parseQuery } from './parse-query.js';
 import { generateWithHooks } from './sparqljs-internals.js';
-import type { GraphSlot, GraphVariableSlot, HiddenFilterSlot, NegatedSetSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
-import type { PathNode } from './tree-shapes.js';
+import type {
+  GraphSlot,
+  GraphVariableSlot,
+  HiddenFilterSlot,
+  NegatedSetSlot,
+  RowFilterSlot,
+  TemplatePart,
+  ZeroLengthSlot,
+} from './prepared-query.js';
+import type { PathNode, Term } from './tree-shapes.js';
+import type { RowContext } from './write-row-filter.js';
 
 /** A query's template, and the hidden-path marks of the tree it was written from. */
 export interface Template {
@@ -19,6 +28,8 @@ export interface Template {
   readonly marks: HiddenPathMarks;
   /** True when parts hold a slot for hidden predicates. */
   readonly hasHiddenSlots: boolean;
+  /** True when parts hold a row filter slot. */
+  readonly hasRowSlots: boolean;
 }
 
 /** The root query object, with the fields the template step rewrites. */
@@ -39,11 +50,34 @@ const HIDDEN_SAMPLE = reservedIri('hidden-check');
 /** Stand in for named graphs while GRAPH ?var expansions are checked (two, so the UNION form is checked); never sent anywhere. */
 const NAMED_SAMPLES = [reservedIri('graph-check-1'), reservedIri('graph-check-2')];
 
+/** Row rules that stand in for a caller's while the template is checked: one graph, and a default graph merging two. */
+const ROW_SAMPLES: readonly RowContext[] = (() => {
+  const sample = { termType: 'NamedNode', value: HIDDEN_SAMPLE } as const;
+  const rule = {
+    triples: [{ subject: { termType: 'Variable', value: 'this' }, predicate: sample, object: sample }] as const,
+    values: [],
+    data: [],
+    source: '',
+  };
+  const view = { open: undefined, rows: [{ policy: HIDDEN_SAMPLE, columns: { allow: false, set: new Set<string>() }, rule }] };
+  const [first = '', second = ''] = NAMED_SAMPLES;
+  return [
+    { kind: 'one', graph: first, view },
+    {
+      kind: 'merge',
+      graphs: [
+        { iri: first, view, hidden: undefined },
+        { iri: second, view: undefined, hidden: new Set([HIDDEN_SAMPLE]) },
+      ],
+    },
+  ];
+})();
+
 /** Term types a per-graph check can write as they are. */
 const NAMEABLE: ReadonlySet<string> = new Set(['Variable', 'NamedNode', 'Literal']);
 
 /** A slot written right after a BGP, inside its group. */
-type AfterSlot = HiddenFilterSlot | ZeroLengthSlot;
+type AfterSlot = HiddenFilterSlot | ZeroLengthSlot | RowFilterSlot;
 
 type LeafSlot = AfterSlot | NegatedSetSlot;
 
@@ -69,6 +103,8 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   // The zero-length filters' own variables: names no variable of the query has.
   const visible = { subject: '?' + fresh('visible_s'), predicate: '?' + fresh('visible_p'), object: '?' + fresh('visible_o') };
   const transitive = findTransitiveGraphs(root);
+  // The row rules' own variables: written after a prefix no variable of the query starts with.
+  const rowPrefix = freshVariablePrefix(root, 'row');
 
   const graphSlots: PendingGraph[] = [];
   const leafSlots: LeafSlot[] = [];
@@ -113,6 +149,22 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
       }
       const ends = marks.zeroLength.get(pattern);
       if (ends !== undefined) after.push({ kind: 'zero-length', ends: ends.map((end) => write.plainEntity(end)), ...visible });
+      const all = marks.triples.get(pattern);
+      const paths = marks.paths.get(pattern);
+      if (all !== undefined || paths !== undefined) {
+        const named = (term: Term): readonly TemplatePart[] | null => (NAMEABLE.has(term.termType) ? [write.plainEntity(term)] : null);
+        after.push({
+          kind: 'row-filter',
+          prefix: rowPrefix,
+          triples: (all ?? []).map(({ subject, predicate, object }) => ({
+            subject: named(subject),
+            predicate: write.plainEntity(predicate),
+            iri: predicate.termType === 'NamedNode' ? predicate.value : undefined,
+            object: named(object),
+          })),
+          paths: paths ?? [],
+        });
+      }
       if (after.length > 0) slotsAfter.set(pattern, after);
       for (const slot of after) out += `${marker}L${leafSlots.push(slot) - 1}${marker}`;
       return out;
@@ -132,8 +184,10 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
     },
   });
   const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots);
-  verifyTemplate(parts, root, graphSlots.length > 0, leafSlots.length > 0 ? slotsAfter : undefined, transitive);
-  return { parts, marks, hasHiddenSlots: leafSlots.length > 0 };
+  const hasHiddenSlots = leafSlots.some((slot) => slot.kind !== 'row-filter');
+  const hasRowSlots = leafSlots.some((slot) => slot.kind === 'row-filter');
+  verifyTemplate(parts, root, graphSlots.length > 0, hasHiddenSlots ? slotsAfter : undefined, transitive, hasRowSlots);
+  return { parts, marks, hasHiddenSlots, hasRowSlots };
 }
 
 /**
@@ -161,9 +215,12 @@ function unsafe(): GuardError {
   return new GuardError(400, 'unsafe_rewrite', 'query cannot be rewritten safely');
 }
 
-/** True for a hidden-path slot (filled with the active graph's hidden set). */
+/** True for a hidden-path or row slot (filled with the active graph's hidden set and rules). */
 function isLeafSlot(part: TemplatePart): boolean {
-  return typeof part !== 'string' && (part.kind === 'hidden-filter' || part.kind === 'negated-set' || part.kind === 'zero-length');
+  return (
+    typeof part !== 'string' &&
+    (part.kind === 'hidden-filter' || part.kind === 'negated-set' || part.kind === 'zero-length' || part.kind === 'row-filter')
+  );
 }
 
 /** Rebuilds the slot tree from the marked text; any unexpected marker layout is a refusal. */
@@ -228,6 +285,7 @@ function verifyTemplate(
   hasGraphSlots: boolean,
   slotsAfter: ReadonlyMap<object, readonly AfterSlot[]> | undefined,
   transitive: ReadonlySet<object>,
+  hasRowSlots: boolean,
 ): void {
   const dataset = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
   const sample: HiddenText | undefined = slotsAfter === undefined ? undefined : hiddenText([HIDDEN_SAMPLE]);
@@ -258,6 +316,17 @@ function verifyTemplate(
         if (!(error instanceof GuardError && error.status === 403)) throw error;
       }
     }
+    // Row filters: one graph under a rule, and a default graph merging it with one that shows everything.
+    if (hasRowSlots) {
+      for (const rows of ROW_SAMPLES) {
+        const text = { list: '', forward: '', inverse: '', rows };
+        try {
+          fill(true, () => text, text, true);
+        } catch (error) {
+          if (!(error instanceof GuardError && error.status === 403)) throw error;
+        }
+      }
+    }
   } catch (error) {
     if (error instanceof RangeError) throw error;
     throw unsafe();
@@ -281,16 +350,20 @@ function expectedTree(root: LooseQuery, transitive: ReadonlySet<object>, slotsAf
   if (transitive.size === 0 && slotsAfter === undefined) return root;
   const sample = { termType: 'NamedNode', value: HIDDEN_SAMPLE };
   const list = hiddenText([HIDDEN_SAMPLE]).list;
-  const filtersAfter = (item: object): unknown[] | undefined =>
-    slotsAfter?.get(item)?.flatMap((slot) => {
+  const filtersAfter = (item: object): unknown[] | undefined => {
+    const filters = slotsAfter?.get(item)?.flatMap((slot) => {
       // The EXISTS pattern as the parser reads the text the slot writes.
       const exists = (text: string) => (parseQuery(`ASK { ${text} }`) as { where?: unknown[] }).where?.[0];
+      if (slot.kind === 'row-filter') return []; // the sample hides a path; it restricts no rows
       if (slot.kind === 'zero-length') return slot.ends.map((end) => exists(zeroLengthFilter(slot, end, list)));
       return slot.variables.map((variable) => ({
         type: 'filter',
         expression: { type: 'operation', operator: 'notin', args: [{ termType: 'Variable', value: variable.slice(1) }, [sample]] },
       }));
     });
+    // A BGP whose only slot is a row filter gets nothing from the sample: it stays as it is.
+    return filters === undefined || filters.length === 0 ? undefined : filters;
+  };
   const copy = (node: unknown, bareIsGroup: boolean): unknown => {
     if (typeof node !== 'object' || node === null) return node;
     if (Array.isArray(node)) {

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { GuardError } from '../guard-error.js';
 import type { QueryRequest } from './query-request.js';
 import type { Grant } from '../policy/grant.js';
+import type { RowValues } from './write-row-filter.js';
 import { applyGrant } from './apply-grant.js';
 import { compileFunctionAllowList } from './check-function-calls.js';
 import type { Plan } from './plan.js';
@@ -30,7 +31,7 @@ export interface Planner {
    * Throws GuardError 400 (unparseable, cannot rewrite safely, bad protocol IRI, too deep or too complex),
    * 403 (update, SERVICE, a hidden path named) or 500 (a hidden path that is no valid IRI).
    */
-  plan(request: QueryRequest, grant: Grant): Plan;
+  plan(request: QueryRequest, grant: Grant, values?: RowValues): Plan;
   /** Plans served without parsing (hits) and with a parse (misses), and what the cache holds now. */
   cacheStats(): { hits: number; misses: number; entries: number; bytes: number };
 }
@@ -108,10 +109,10 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
 
   if (planCache.maxEntries === 0) {
     return {
-      plan(request: QueryRequest, grant: Grant): Plan {
+      plan(request: QueryRequest, grant: Grant, values?: RowValues): Plan {
         const entry = prepareOrRefuse(request);
         if (entry instanceof GuardError) throw entry;
-        return applyGrant(entry, grant);
+        return applyGrant(entry, grant, undefined, values);
       },
       cacheStats: () => ({ hits: 0, misses: 0, entries: 0, bytes: 0 }),
     };
@@ -128,7 +129,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     },
   });
 
-  const planExact = (request: QueryRequest, grant: Grant): Plan => {
+  const planExact = (request: QueryRequest, grant: Grant, values: RowValues | undefined): Plan => {
     const key = 'E' + datasetKey(request) + request.query;
     const cached = cache.get(key);
     let entry: ExactEntry;
@@ -138,7 +139,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
       cache.set(key, { kind: 'exact', entry }); // too large for maxBytes: lru-cache leaves it out
     }
     if (entry instanceof GuardError) throw entry;
-    return applyGrant(entry, grant);
+    return applyGrant(entry, grant, undefined, values);
   };
 
   /** Prepares the shape's text with `kept` constants as written and the others as sentinels, and cuts it. */
@@ -173,27 +174,27 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   let hits = 0;
   let misses = 0;
   let shapes = 0;
-  const planCached = (request: QueryRequest, grant: Grant): Plan => {
+  const planCached = (request: QueryRequest, grant: Grant, values: RowValues | undefined): Plan => {
     const lexed = lex(request);
-    if (lexed === undefined) return planExact(request, grant);
-    const plan = planShaped(request, grant, lexed);
+    if (lexed === undefined) return planExact(request, grant, values);
+    const plan = planShaped(request, grant, lexed, values);
     plan.shape = lexed.shape.key;
     return plan;
   };
-  const planShaped = (request: QueryRequest, grant: Grant, lexed: Lexed): Plan => {
+  const planShaped = (request: QueryRequest, grant: Grant, lexed: Lexed, values: RowValues | undefined): Plan => {
     const { shape, shapeKey } = lexed;
     const fromTemplate = (prepared: PreparedQuery | 'exact'): Plan =>
-      prepared === 'exact' ? planExact(request, grant) : applyGrant(prepared, grant, shape.fill);
+      prepared === 'exact' ? planExact(request, grant, values) : applyGrant(prepared, grant, shape.fill, values);
     const found = cache.get(shapeKey);
     // A shape without sensitive constants is one entry: its template.
     if (found?.kind === 'variant') return fromTemplate(found.prepared);
     let info = found?.kind === 'shape' ? found : undefined;
     if (info === undefined) {
       const learned = learnShape(request, shape, shapeKey);
-      if (learned.prepared !== undefined) return applyGrant(learned.prepared, grant, shape.fill);
+      if (learned.prepared !== undefined) return applyGrant(learned.prepared, grant, shape.fill, values);
       info = learned.info;
     }
-    if (info.mode === 'exact') return planExact(request, grant);
+    if (info.mode === 'exact') return planExact(request, grant, values);
     if (lexed.variant?.shape !== info) lexed.variant = { shape: info, key: variantKeyOf(info, shape) };
     const variantKey = lexed.variant.key;
     const cached = cache.get(variantKey);
@@ -209,11 +210,11 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   };
 
   return {
-    plan(request: QueryRequest, grant: Grant): Plan {
+    plan(request: QueryRequest, grant: Grant, values?: RowValues): Plan {
       // A hit is a plan that parsed nothing; a refusal thrown from the cache is a hit too.
       const before = prepares;
       try {
-        return planCached(request, grant);
+        return planCached(request, grant, values);
       } finally {
         if (prepares === before) hits++;
         else misses++;

@@ -129,6 +129,17 @@ export function cutConstantSlots(
         // The triples the per-graph check repeats hold the query's constants like the BGP they come from.
         scanOutside({ ...part, triples: [] });
         out.push({ ...part, triples: part.triples.map(({ predicate, pattern }) => ({ predicate, pattern: cut(pattern) })) });
+      } else if (part.kind === 'row-filter') {
+        // The triples a row filter names hold the query's constants like the BGP they come from; its predicates stay sensitive.
+        scanOutside({ ...part, triples: part.triples.map(({ predicate, iri }) => ({ predicate, iri })) });
+        out.push({
+          ...part,
+          triples: part.triples.map((triple) => ({
+            ...triple,
+            subject: triple.subject === null ? null : cut(triple.subject),
+            object: triple.object === null ? null : cut(triple.object),
+          })),
+        });
       } else {
         scanOutside(part);
         out.push(part);

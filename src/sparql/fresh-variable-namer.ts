@@ -9,6 +9,28 @@ import { walkQuery } from './walk-query.js';
  * captures one of the query's.
  */
 export function freshVariableNamer(tree: unknown): (base: string) => string {
+  const taken = takenNames(tree);
+  return (base) => {
+    let name = base;
+    for (let i = 1; taken.has(name); i++) name = `${base}${i}`;
+    taken.add(name);
+    return name;
+  };
+}
+
+/**
+ * A prefix no variable name of `tree` starts with (`base_`, else `base1_`, …): names written
+ * after it never capture one of the query's, whatever follows it.
+ */
+export function freshVariablePrefix(tree: unknown, base: string): string {
+  const taken = [...takenNames(tree)];
+  let prefix = base + '_';
+  for (let i = 1; taken.some((name) => name.startsWith(prefix)); i++) prefix = `${base}${i}_`;
+  return prefix;
+}
+
+/** Every variable name the query uses anywhere, VALUES rows included. */
+function takenNames(tree: unknown): Set<string> {
   const taken = new Set<string>();
   walkQuery(tree, {
     enter(node) {
@@ -19,10 +41,5 @@ export function freshVariableNamer(tree: unknown): (base: string) => string {
       return undefined;
     },
   });
-  return (base) => {
-    let name = base;
-    for (let i = 1; taken.has(name); i++) name = `${base}${i}`;
-    taken.add(name);
-    return name;
-  };
+  return taken;
 }

@@ -26,10 +26,20 @@ export interface HiddenPathMarks {
   readonly zeroLength: ReadonlyMap<object, readonly Term[]>;
   /** True when some path that can match zero steps has only blank nodes at its ends (refused while something is hidden). */
   readonly zeroLengthBlank: boolean;
+  /** Per BGP (by identity), every triple pattern whose predicate is an IRI or a variable: the row filter's (RowFilterSlot). */
+  readonly triples: ReadonlyMap<object, readonly VariableTriple[]>;
+  /** Per BGP (by identity), its property paths other than one IRI: the row filter refuses them where every policy restricts rows. */
+  readonly paths: ReadonlyMap<object, readonly PathMark[]>;
 }
 
-/** A triple pattern with a variable predicate. */
-interface VariableTriple {
+/** A property path of a BGP: whether it has a step of variable length (`*`, `+`, `?`), and the IRIs it names. */
+export interface PathMark {
+  readonly variable: boolean;
+  readonly members: readonly string[];
+}
+
+/** A triple pattern with a variable predicate (or, in `triples`, an IRI). */
+export interface VariableTriple {
   readonly subject: Term;
   readonly predicate: Term;
   readonly object: Term;
@@ -83,6 +93,8 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
   const filters = new Map<object, VariableTriple[]>();
   const zeroLength = new Map<object, Term[]>();
   let zeroLengthBlank = false;
+  const allTriples = new Map<object, VariableTriple[]>();
+  const paths = new Map<object, PathMark[]>();
 
   const collectPath = (predicate: Term | PathNode): void => {
     if ('termType' in predicate) {
@@ -110,8 +122,12 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
       /** The triples filtered after this BGP: those of the variables it is the first to use. */
       const filtered: VariableTriple[] = [];
       const ends: Term[] = [];
+      const plain: VariableTriple[] = [];
+      const pathMarks: PathMark[] = [];
       for (const triple of record['triples'] as readonly Triple[]) {
         const predicate = triple.predicate;
+        if ('termType' in predicate) plain.push({ subject: triple.subject as Term, predicate, object: triple.object as Term });
+        else pathMarks.push({ variable: hasVariableLength(predicate), members: pathMembers(predicate) });
         if ('termType' in predicate && predicate.termType === 'Variable') {
           let triples = seen.get(predicate.value);
           if (triples === undefined) seen.set(predicate.value, (triples = filtered));
@@ -128,6 +144,8 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
       }
       if (filtered.length > 0) filters.set(record, filtered);
       if (ends.length > 0) zeroLength.set(record, ends);
+      if (plain.length > 0) allTriples.set(record, plain);
+      if (pathMarks.length > 0) paths.set(record, pathMarks);
     }
   };
 
@@ -175,5 +193,17 @@ export function markHiddenPaths(root: Record<string, unknown>): HiddenPathMarks 
   };
 
   visitQuery(root);
-  return { named, namedIn, filters, zeroLength, zeroLengthBlank };
+  return { named, namedIn, filters, zeroLength, zeroLengthBlank, triples: allTriples, paths };
+}
+
+/** True when a path has a step of variable length (`*`, `+`, `?`, SPARQL 1.1 §9.1). */
+function hasVariableLength(path: Term | PathNode): boolean {
+  if ('termType' in path) return false;
+  return path.pathType === '*' || path.pathType === '+' || path.pathType === '?' || path.items.some(hasVariableLength);
+}
+
+/** The IRIs a path names, negated sets' members included. */
+function pathMembers(path: Term | PathNode): string[] {
+  if ('termType' in path) return path.termType === 'NamedNode' ? [path.value] : [];
+  return path.items.flatMap(pathMembers);
 }

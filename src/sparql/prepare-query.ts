@@ -79,7 +79,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     const root = (form === 'describe' ? rewriteDescribe(tree as sparqljs.DescribeQuery) : tree) as unknown as LooseQuery;
     const limit = takeOuterLimit(root, form);
     const reach = findDatasetReach(root);
-    const { parts, marks, hasHiddenSlots } = buildTemplate(root, text, requestedNamed);
+    const { parts, marks, hasHiddenSlots, hasRowSlots } = buildTemplate(root, text, requestedNamed);
     const named = withNormalisedForms([...marks.named, ...(describeNames ?? [])]);
     const places = new Map<string, readonly string[]>([...marks.namedIn].map(([where, iris]) => [where, [...iris]]));
     // What a DESCRIBE's WHERE names is checked against the whole dataset, as CONSTRUCT templates are.
@@ -100,6 +100,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       namedPredicates: named,
       namedIn: namedInPlaces,
       hasHiddenSlots,
+      hasRowSlots,
       blankZeroLength: marks.zeroLengthBlank,
       limit,
       // Two bytes a character of everything it holds, written as JSON, and some for the objects.

@@ -5,7 +5,7 @@ import type { QueryForm, Plan } from './plan.js';
 
 /** One piece of a prepared query's text: a string as it is, or a slot filled per request (docs/design/sparql.md#rewriting). */
 export type TemplatePart =
-  string | DatasetSlot | GraphSlot | GraphVariableSlot | HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot | ConstantSlot;
+  string | DatasetSlot | GraphSlot | GraphVariableSlot | HiddenFilterSlot | NegatedSetSlot | ZeroLengthSlot | RowFilterSlot | ConstantSlot;
 
 /** A constant the planner neither checks nor rewrites, filled with the request's own (docs/design/sparql.md#plan-cache). */
 export interface ConstantSlot {
@@ -85,6 +85,26 @@ export interface ZeroLengthSlot {
   readonly object: string;
 }
 
+/**
+ * After every BGP: per request, where the active graph has row rules (or lists columns while a default
+ * graph merges graphs with different views), one filter per triple pattern holding it to the caller's
+ * view (writeRowFilter); nothing elsewhere (docs/design/sparql.md, "Rows and columns").
+ */
+export interface RowFilterSlot {
+  readonly kind: 'row-filter';
+  /** A prefix no variable of the query starts with: the rules' own variables are written after it. */
+  readonly prefix: string;
+  /** The BGP's triple patterns whose predicate is an IRI or a variable; a part null is a blank node. */
+  readonly triples: readonly {
+    readonly subject: readonly TemplatePart[] | null;
+    readonly predicate: string;
+    readonly iri: string | undefined;
+    readonly object: readonly TemplatePart[] | null;
+  }[];
+  /** The BGP's other property paths: refused where every policy granting the active graph restricts rows. */
+  readonly paths: readonly { readonly variable: boolean; readonly members: readonly string[] }[];
+}
+
 /** A parsed, checked and serialised query, valid for every caller. */
 export interface PreparedQuery {
   readonly form: QueryForm;
@@ -102,6 +122,8 @@ export interface PreparedQuery {
   readonly namedIn: readonly (readonly [where: string, iris: readonly string[]])[];
   /** True when parts hold a HiddenFilterSlot, NegatedSetSlot or ZeroLengthSlot. */
   readonly hasHiddenSlots: boolean;
+  /** True when parts hold a RowFilterSlot (the query has a BGP). */
+  readonly hasRowSlots: boolean;
   /** A zero-length path between blank nodes (`[] p* []`): refused (403) while anything is hidden. */
   readonly blankZeroLength: boolean;
   /** The outer LIMIT, written per request (a result cap may lower it): `none` for ASK, `fixed` after a trailing VALUES. */

@@ -58,3 +58,16 @@ test('no shell example of the README or docs/ holds a placeholder that would not
   }
   assert.ok(blocks >= 3, `only ${blocks} shell examples found`);
 });
+
+test('every repository path the README, docs/ and bench/ name in a code span exists', () => {
+  let named = 0;
+  for (const page of pages()) {
+    for (const [, path] of readFileSync(page, 'utf8').matchAll(/`((?:test|src|bench|scripts|deploy|policies|rules|docs|ui)\/[^`\s]+)`/g)) {
+      // A pattern or a placeholder names no one file.
+      if (/[<>*{}…]/.test(path!)) continue;
+      assert.ok(existsSync(path!.replace(/#.*$/, '').replace(/[/:]$/, '')), `${page} names ${path}, which does not exist`);
+      named++;
+    }
+  }
+  assert.ok(named > 50, `only ${named} paths found`);
+});

@@ -38,8 +38,8 @@ describe('docs/policies.md, run as written', () => {
         }
       }
       assert.ok(url !== undefined, 'the guard printed no listening line');
-      // Facts are read at start: wait until the guard is ready, as a load balancer would.
-      for (let attempt = 0; attempt < 100 && (await fetch(`${url}/readyz`)).status !== 200; attempt++)
+      // Facts are read at start: wait until the guard is ready (up to 60 s on a loaded machine), as a load balancer would.
+      for (let attempt = 0; attempt < 600 && (await fetch(`${url}/readyz`)).status !== 200; attempt++)
         await new Promise((resolve) => setTimeout(resolve, 100));
       const script = client.join('\n').replaceAll('http://127.0.0.1:8080', url).replaceAll('curl -s ', 'curl -sS --fail-with-body ');
       const run = await runScript(script);

@@ -1,94 +1,14 @@
 // Integration: hidden paths (guard:hidePath) and DESCRIBE end to end, on the embedded Oxigraph store and on every rig store that is up.
 
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SECURITY_DATA } from '../helpers/rig-stores.js';
-import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+import { HIDDEN_SALARY_API_KEYS, HIDDEN_SALARY_KEYS, hiddenSalaryStores } from '../helpers/hidden-salary-stores.js';
+import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
-const FIXTURES = 'test/fixtures/sparql/hidden-paths';
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
-
-const KEYS = {
-  staff: 'test-key-hidden-staff-0123456789abcdef',
-  hr: 'test-key-hidden-hr-0123456789abcdef',
-  auditor: 'test-key-hidden-auditor-0123456789abcdef',
-} as const;
-
-const API_KEYS = [
-  { agent: 'http://example.org/agents/sam', groups: ['staff'], sha256: sha256(KEYS.staff) },
-  { agent: 'http://example.org/agents/hana', groups: ['hr'], sha256: sha256(KEYS.hr) },
-  { agent: 'http://example.org/agents/auditor', groups: ['staff'], sha256: sha256(KEYS.auditor) },
-];
-
-/** One store with data in which a salary predicate is hidden from staff. */
-interface Scenario {
-  readonly name: string;
-  /** Why the scenario is skipped (a lab store that is not up), or false. */
-  readonly skip?: string | false;
-  /** Config merged over the test defaults: where the data is, which policies. */
-  readonly config: Record<string, unknown>;
-  readonly salary: string;
-  /** A person with a salary, and the class of persons. */
-  readonly person: string;
-  readonly personClass: string;
-  /** Any salary value written in an answer. */
-  readonly salaryValue: RegExp;
-  /** How many salary triples HR sees. */
-  readonly salaryTriples: number;
-  /** A label-like predicate of persons, for paths and negated sets. */
-  readonly label: string;
-  /** The rig dataset: DESCRIBE must stay within the dataset (probes d02-d05). */
-  readonly rig: boolean;
-}
-
-const HR_EX = 'http://example.org/ns#';
-const embedded: Scenario = {
-  name: 'embedded store, HR fixture',
-  config: { policies: [resolve(FIXTURES, 'policies.ttl')], embedded: { data: [resolve(FIXTURES, 'data.trig')] } },
-  salary: `${HR_EX}salary`,
-  person: `${HR_EX}ann`,
-  personClass: `${HR_EX}Person`,
-  salaryValue: /71234|65432/,
-  salaryTriples: 3,
-  label: `${HR_EX}name`,
-  rig: false,
-};
-
-const rigScenario = (name: string, config: Record<string, unknown>): Scenario => ({
-  name,
-  config: { policies: [resolve(FIXTURES, 'rig-policies.ttl')], ...config },
-  salary: 'http://example.org/salary',
-  person: 'http://example.org/res/person1',
-  personClass: 'http://example.org/Person',
-  // res:person1..20 earn 51000..70000; no other number of that shape is in the granted graphs.
-  salaryValue: /\b(?:5[1-9]|6\d|70)000\b/,
-  salaryTriples: 20,
-  label: 'http://www.w3.org/2000/01/rdf-schema#label',
-  rig: true,
-});
-
-const RIG_STORES: readonly (readonly [string, string])[] = [
-  ['oxigraph', 'RIG_OXIGRAPH_QUERY'],
-  ['jena', 'RIG_JENA_QUERY'],
-  ['virtuoso', 'RIG_VIRTUOSO_QUERY'],
-  ['jena-arq', 'RIG_JENA_ARQ_QUERY'],
-  ['jena-mem', 'RIG_JENA_MEM_QUERY'],
-];
-
-const scenarios: Scenario[] = [
-  embedded,
-  rigScenario('embedded store, rig dataset', { embedded: { data: [SECURITY_DATA] } }),
-  ...RIG_STORES.flatMap(([name, variable]) => {
-    const url = process.env[variable];
-    return [
-      {
-        ...rigScenario(`rig ${name}`, { upstream: url }),
-        skip: url ? (false as const) : `${variable} is not set (the store lab is not up)`,
-      },
-    ];
-  }),
-];
+const KEYS = HIDDEN_SALARY_KEYS;
+const API_KEYS = HIDDEN_SALARY_API_KEYS;
+const scenarios = hiddenSalaryStores();
 
 interface Answer {
   readonly status: number;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startWritableStore, type WritableStore } from '../helpers/start-writable-store.js';
-import { listeningUrl, makeFolder, spawnGuard, type SpawnedGuard } from '../reload/spawn-guard.js';
+import { listeningUrl, makeFolder, spawnGuard, type SpawnedGuard } from '../helpers/spawn-guard.js';
 
 const PROJECTS = resolve('policies/examples/project-membership.json');
 const ABAC = resolve('policies/examples/attribute-access-live.json');

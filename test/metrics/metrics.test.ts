@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { INTEGRATION_POLICIES, KEYS, sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
-import { makeFolder, spawnGuard } from '../reload/spawn-guard.js';
+import { makeFolder, spawnGuard } from '../helpers/spawn-guard.js';
 
 const SELECT = 'SELECT * WHERE { ?s ?p ?o } LIMIT 1';
 

@@ -10,7 +10,7 @@ import { checkVocabulary } from '../../src/policy/check-vocabulary.js';
 import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
 import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 import { GUARD, VOCABULARY_TERMS, type TermKind } from '../../src/vocabulary.js';
-import { BIN, explainAnonymous, listeningUrl, makeFolder, spawnGuard, type SpawnedGuard } from '../reload/spawn-guard.js';
+import { BIN, explainAnonymous, listeningUrl, makeFolder, spawnGuard, type SpawnedGuard } from '../helpers/spawn-guard.js';
 import { spawnSync } from 'node:child_process';
 
 const PREFIXES = '@prefix guard: <https://w3id.org/sparql-guard#>. @prefix ex: <https://example.org/>.\n';

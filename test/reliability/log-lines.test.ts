@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { INTEGRATION_POLICIES } from '../helpers/start-test-guard.js';
-import { listeningUrl, makeFolder, spawnGuard, type SpawnedGuard } from '../reload/spawn-guard.js';
+import { listeningUrl, makeFolder, spawnGuard, type SpawnedGuard } from '../helpers/spawn-guard.js';
 import { rawRequest } from './raw-request.js';
 import { startFaultyStore, type FaultyStore } from './start-faulty-store.js';
 

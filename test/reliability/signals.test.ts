@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { INTEGRATION_POLICIES } from '../helpers/start-test-guard.js';
-import { listeningUrl, makeFolder, spawnGuard } from '../reload/spawn-guard.js';
+import { listeningUrl, makeFolder, spawnGuard } from '../helpers/spawn-guard.js';
 import { startFaultyStore, type FaultyStore } from './start-faulty-store.js';
 
 const QUERY = encodeURIComponent('SELECT * WHERE { ?s ?p ?o }');

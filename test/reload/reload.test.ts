@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { explainAnonymous, listeningUrl, makeFolder, spawnGuard, type SpawnedGuard } from './spawn-guard.js';
+import { explainAnonymous, listeningUrl, makeFolder, spawnGuard, type SpawnedGuard } from '../helpers/spawn-guard.js';
 
 const FIXTURES = resolve('test/fixtures/reload');
 const fixture = (name: string) => join(FIXTURES, name);

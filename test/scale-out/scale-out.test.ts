@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startWritableStore, type WritableStore } from '../helpers/start-writable-store.js';
-import { makeFolder, spawnGuard, type SpawnedGuard } from '../reload/spawn-guard.js';
+import { makeFolder, spawnGuard, type SpawnedGuard } from '../helpers/spawn-guard.js';
 
 const REPLICAS = 3;
 /** How long a replica keeps serving after SIGTERM with /readyz at 503: several HAProxy check intervals (fall 2). */

@@ -1,87 +1,14 @@
 // Attacks: property paths that can match zero steps must not list the nodes only hidden triples hold, on the embedded store and every rig store that is up.
 
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BLANK_ZERO_LENGTH } from '../../src/sparql/apply-grant.js';
-import { SECURITY_DATA } from '../helpers/rig-stores.js';
-import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+import { HIDDEN_SALARY_API_KEYS, HIDDEN_SALARY_KEYS, hiddenSalaryStores } from '../helpers/hidden-salary-stores.js';
+import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
-const FIXTURES = 'test/fixtures/sparql/hidden-paths';
-
-const KEYS = {
-  staff: 'test-key-zero-staff-0123456789abcdef',
-  hr: 'test-key-zero-hr-0123456789abcdef',
-} as const;
-
-const API_KEYS = [
-  { agent: 'http://example.org/agents/sam', groups: ['staff'], sha256: sha256(KEYS.staff) },
-  { agent: 'http://example.org/agents/hana', groups: ['hr'], sha256: sha256(KEYS.hr) },
-];
-
-/** A store whose data holds a salary predicate hidden from staff and visible to HR, over the same graphs. */
-interface Scenario {
-  readonly name: string;
-  /** Why the scenario is skipped (a lab store that is not up), or false. */
-  readonly skip?: string | false;
-  readonly config: Record<string, unknown>;
-  readonly salary: string;
-  /** Every salary value as written in an answer (they occur in no visible triple). */
-  readonly salaryValue: RegExp;
-  /** One salary value, a node of hidden triples only. */
-  readonly hiddenNode: string;
-  /** A person: a node of visible triples. */
-  readonly person: string;
-  /** The graphs both callers ask for (as default and named graphs), so both answers come from the same dataset. */
-  readonly graphs: readonly string[];
-  /**
-   * Virtuoso 7.2 finds nothing for the visible-node filter inside `GRAPH <g>` and answers a
-   * zero-length path to a constant with one empty solution: there staff's answer must hold no
-   * more than the redacted one (no leak), not exactly as much.
-   */
-  readonly deviating?: boolean;
-}
-
-const rig = (name: string, config: Record<string, unknown>): Scenario => ({
-  name,
-  config: { policies: [resolve(FIXTURES, 'rig-policies.ttl')], ...config },
-  salary: 'http://example.org/salary',
-  salaryValue: /\b(?:5[1-9]|6\d|70)000\b/,
-  hiddenNode: '51000',
-  person: 'http://example.org/res/person1',
-  graphs: ['http://example.org/g/teamA', 'http://example.org/g/secret'],
-});
-
-const RIG_STORES: readonly (readonly [string, string])[] = [
-  ['oxigraph', 'RIG_OXIGRAPH_QUERY'],
-  ['jena', 'RIG_JENA_QUERY'],
-  ['virtuoso', 'RIG_VIRTUOSO_QUERY'],
-  ['jena-arq', 'RIG_JENA_ARQ_QUERY'],
-  ['jena-mem', 'RIG_JENA_MEM_QUERY'],
-];
-
-const scenarios: Scenario[] = [
-  {
-    name: 'embedded store, HR fixture',
-    config: { policies: [resolve(FIXTURES, 'policies.ttl')], embedded: { data: [resolve(FIXTURES, 'data.trig')] } },
-    salary: 'http://example.org/ns#salary',
-    salaryValue: /71234|65432/,
-    hiddenNode: '71234',
-    person: 'http://example.org/ns#ann',
-    graphs: ['http://example.org/graphs/people'],
-  },
-  rig('embedded store, rig dataset', { embedded: { data: [SECURITY_DATA] } }),
-  ...RIG_STORES.flatMap(([name, variable]) => {
-    const url = process.env[variable];
-    return [
-      {
-        ...rig(`rig ${name}`, { upstream: url }),
-        deviating: name === 'virtuoso',
-        skip: url ? (false as const) : `${variable} is not set (the store lab is not up)`,
-      },
-    ];
-  }),
-];
+const KEYS = HIDDEN_SALARY_KEYS;
+const API_KEYS = HIDDEN_SALARY_API_KEYS;
+const scenarios = hiddenSalaryStores();
 
 interface Answer {
   readonly status: number;

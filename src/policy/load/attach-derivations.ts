@@ -7,6 +7,7 @@ import { policyLoadError } from '../policy-load-error.js';
 import type { PolicyLimits, Principal } from '../policy-set.js';
 import { indexPrincipals, type PrincipalIndex } from '../principal-index.js';
 import { describe, type PolicyDocument } from './read-policy-files.js';
+import type { PolicyRestriction } from './read-row-rule.js';
 import type { ClosureTerm } from '../rules/forward-chain.js';
 
 /**
@@ -98,6 +99,7 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
   const orders = new Int32Array(policies.length);
   const hidesNothing: readonly string[] = [];
   const limitsNothing: PolicyLimits = {};
+  const restrictsNothing: PolicyRestriction = {};
   policies.forEach(({ file, order }, at) => {
     let index = fileIndex.get(file);
     if (index === undefined) fileIndex.set(file, (index = files.push(file) - 1));
@@ -119,6 +121,9 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
     graphTemplates: policies.map((policy) => (policy.graphTemplates.length === 0 ? hidesNothing : policy.graphTemplates)),
     graphPrefixes: policies.map((policy) => (policy.graphPrefixes.length === 0 ? hidesNothing : policy.graphPrefixes)),
     limits: policies.map((policy) => (Object.keys(policy.limits).length === 0 ? limitsNothing : policy.limits)),
+    restrictions: policies.map((policy) =>
+      policy.restriction.readPaths === undefined && policy.restriction.rowRule === undefined ? restrictsNothing : policy.restriction,
+    ),
     principals: indexPrincipals(principalKinds, principalNames, principalRanges.starts, principalRanges.indexes),
     graphs: graphs.values,
     principalStarts: principalRanges.starts,
@@ -154,6 +159,8 @@ export interface AttachedPolicies {
   readonly graphPrefixes: readonly (readonly string[])[];
   /** Per policy, its limits (the policies setting none share one empty object). */
   readonly limits: readonly PolicyLimits[];
+  /** Per policy, its columns and row rule (the policies stating neither share one empty object). */
+  readonly restrictions: readonly PolicyRestriction[];
   /** Each distinct principal once (its kind an index into `PRINCIPAL_KINDS`), with the policies naming it. */
   readonly principals: PrincipalIndex;
   readonly graphs: readonly string[];

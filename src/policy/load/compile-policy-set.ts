@@ -2,6 +2,7 @@
 
 import { createPacer } from '../../create-pacer.js';
 import { principalKey, PRINCIPAL_KINDS, type AttachedPolicies } from './attach-derivations.js';
+import type { PolicyRestriction } from './read-row-rule.js';
 import { findPrincipal, principalName, type PrincipalIndex } from '../principal-index.js';
 import { compileGraphTemplate, type GraphTemplate } from '../compile-graph-template.js';
 import { composeGrant, mergeInOrder } from '../grant.js';
@@ -87,6 +88,7 @@ export async function compilePolicySet(
         graphTemplates: compileTemplates(attached.graphTemplates[at] ?? []),
         graphPrefixes: Object.freeze(graphPrefixes),
         limits: Object.freeze(attached.limits[at] as PolicyLimits),
+        ...restrictionOf(attached.restrictions[at]),
         graphs: Object.freeze(graphs),
         get principals(): readonly Principal[] {
           if (principals === undefined) {
@@ -266,4 +268,14 @@ function entriesOf(listing: PrincipalListing): readonly PrincipalEntry[] {
       return Object.freeze({ principal, label, policies, graphs: Object.freeze(graphs) });
     }),
   );
+}
+
+/** A policy's columns and row rule, frozen, as CompiledPolicy holds them (absent members when it states none). */
+function restrictionOf(restriction: PolicyRestriction | undefined): Pick<CompiledPolicy, 'readPaths' | 'rowRule'> {
+  if (restriction === undefined) return {};
+  const { readPaths, rowRule } = restriction;
+  return {
+    ...(readPaths !== undefined && { readPaths: Object.freeze([...readPaths]) }),
+    ...(rowRule !== undefined && { rowRule: Object.freeze({ ...rowRule }) }),
+  };
 }

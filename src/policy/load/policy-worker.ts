@@ -169,6 +169,7 @@ function digestOf(policies: AttachedPolicies): string {
   for (const paths of policies.hidePaths) texts(paths);
   for (const prefixes of policies.graphPrefixes) texts(prefixes);
   for (const limits of policies.limits) text(JSON.stringify(Object.entries(limits).sort()));
+  for (const restriction of policies.restrictions) text(JSON.stringify(restriction));
   // Every array but the principals' hash slots, whose seed is drawn per load.
   const { slots } = policies.principals;
   for (const array of tableArrays(policies)) {

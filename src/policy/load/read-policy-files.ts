@@ -12,6 +12,7 @@ import type { PolicyLimits } from '../policy-set.js';
 import { MAX_TIMER_MS } from '../../max-timer-ms.js';
 import { factOrigin } from '../store-reads/fetch-fact-source.js';
 import { parseFactSource, type FactInput } from './parse-fact-source.js';
+import { readRowRule, type PolicyRestriction } from './read-row-rule.js';
 
 /** One declared policy as written in the Turtle, before the rules run. */
 export interface PolicySource {
@@ -25,6 +26,8 @@ export interface PolicySource {
   /** `guard:readGraphPrefix` values, as stated, without repeats: the load lists the store's graphs under each. */
   readonly graphPrefixes: readonly string[];
   readonly limits: PolicyLimits;
+  /** Its columns and row rule (`guard:readPath`, `guard:rowPattern`, `guard:rowClass`, `guard:rowData`). */
+  readonly restriction: PolicyRestriction;
 }
 
 /** Everything the policy files and fact sources say: the policies in order of listing and all their triples. */
@@ -52,6 +55,10 @@ const POLICY_PREDICATES: readonly string[] = [
   guard.readGraphTemplate,
   guard.readGraphPrefix,
   guard.hidePath,
+  guard.readPath,
+  guard.rowPattern,
+  guard.rowClass,
+  guard.rowData,
   guard.timeoutMs,
   guard.resultLimit,
   guard.maxConcurrent,
@@ -79,6 +86,8 @@ export async function readPolicyFiles(files: readonly string[], facts: readonly 
   const origins: QuadOrigin[] = [];
   /** Subject id -> [file, position of its first triple]: this is the order of listing. */
   const firstSeen = new Map<string, { file: string; fileIndex: number; position: number }>();
+  /** Per policy file, its prefixes (a row pattern reads them). */
+  const prefixesOf = new Map<string, Record<string, string>>();
   const add = (file: string, fileIndex: number, added: readonly Quad[]) => {
     checkVocabulary(added, file);
     origins.push({ origin: file, first: quads.length, count: added.length });
@@ -87,7 +96,11 @@ export async function readPolicyFiles(files: readonly string[], facts: readonly 
       quads.push(quad);
     }
   };
-  for (const [fileIndex, file] of files.entries()) add(file, fileIndex, parseTurtle(await readText(file), file));
+  for (const [fileIndex, file] of files.entries()) {
+    const prefixes: Record<string, string> = {};
+    prefixesOf.set(file, prefixes);
+    add(file, fileIndex, parseTurtle(await readText(file), file, prefixes));
+  }
   for (const [index, input] of facts.entries()) add(factOrigin(input.name), files.length + index, parseFactSource(input, index));
 
   const bySubject = new Map<string, Quad[]>();
@@ -124,7 +137,7 @@ export async function readPolicyFiles(files: readonly string[], facts: readonly 
     if (subject === undefined || subject.termType !== 'NamedNode') {
       throw policyLoadError('a guard:Policy must be named by an IRI, not a blank node', file);
     }
-    return { iri: subject.value, file, order, ...validatePolicy(subject.value, file, own) };
+    return { iri: subject.value, file, order, ...validatePolicy(subject.value, file, own, prefixesOf.get(file) ?? {}) };
   });
   return { policies, quads, origins };
 }
@@ -167,7 +180,8 @@ function validatePolicy(
   iri: string,
   file: string,
   own: readonly Quad[],
-): { hidePaths: string[]; graphTemplates: string[]; graphPrefixes: string[]; limits: PolicyLimits } {
+  prefixes: Readonly<Record<string, string>>,
+): { hidePaths: string[]; graphTemplates: string[]; graphPrefixes: string[]; limits: PolicyLimits; restriction: PolicyRestriction } {
   const fail = (reason: string): never => {
     throw policyLoadError(reason, file, iri);
   };
@@ -225,7 +239,8 @@ function validatePolicy(
     }
   }
   if (!targeted) fail('has neither guard:agent nor guard:group');
-  return { hidePaths, graphTemplates, graphPrefixes, limits: readLimits(own, fail) };
+  const restriction = readRowRule(own, prefixes, file.startsWith('facts:') ? 'urn:x-sparql-guard:facts' : pathToFileURL(file).href, fail);
+  return { hidePaths, graphTemplates, graphPrefixes, limits: readLimits(own, fail), restriction };
 }
 
 /** The policy's limits: each a positive xsd:integer, given at most once. */
@@ -255,11 +270,13 @@ async function readText(file: string): Promise<string> {
   }
 }
 
-function parseTurtle(text: string, file: string): Quad[] {
+function parseTurtle(text: string, file: string, prefixes: Record<string, string>): Quad[] {
   // Relative IRIs resolve against the file itself, as any Turtle tool would.
   const parser = new Parser({ format: 'text/turtle', baseIRI: pathToFileURL(file).href });
   try {
-    return parser.parse(text);
+    return parser.parse(text, null, (prefix: string, iri: { value: string }) => {
+      prefixes[prefix] = iri.value;
+    });
   } catch (error) {
     const { message } = error as Error;
     throw policyLoadError(`Turtle syntax error: ${message.replace(/\.$/, '')}`, file);

@@ -1,0 +1,203 @@
+// Reads a policy's columns and row rule (guard:readPath, guard:rowPattern, guard:rowClass, guard:rowData) and checks them at load.
+
+import { Parser, type Quad, type Term } from 'n3';
+import { guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../../vocabulary.js';
+import { hasScheme, iriSpliceProblem } from '../../iri.js';
+import type { RowRule, RuleTerm, RuleTriple, RuleValues } from '../policy-set.js';
+
+/** A policy's columns and rows as the loader reads them; both absent when it states neither. */
+export interface PolicyRestriction {
+  /** `guard:readPath` values, sorted, each once. */
+  readonly readPaths?: readonly string[];
+  readonly rowRule?: RowRule;
+}
+
+/** SPARQL's VARNAME kept to what every store reads alike: letters, digits and `_`. */
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Strings, IRIs: masked while VALUES blocks are found, so a keyword inside them is not one. */
+const OPAQUE = /"(?:[^"\\\n\r]|\\.)*"|'(?:[^'\\\n\r]|\\.)*'|<[^<>"{}|^`\\\s]*>/g;
+const VALUES_BLOCK = /\bVALUES\s*(\?[A-Za-z_]\w*|\(\s*(?:\?[A-Za-z_]\w*\s*)*\))\s*\{([^{}]*)\}/gi;
+/** The terms a VALUES block of a row rule may hold. */
+const VALUES_TOKEN = /\s*(<[^<>"{}|^`\\\s]*>|"[^"\\\n\r]*"|[A-Za-z][\w-]*(?:\.[\w-]+)*:[\w-]*(?:\.[\w-]+)*|:[\w-]*|UNDEF\b|\(|\))/gy;
+
+/**
+ * The restriction one policy states, or throws through `fail` with one line naming what is wrong:
+ * `prefixes` are its file's (a row pattern reads them as the policy does), `base` resolves relative IRIs.
+ */
+export function readRowRule(
+  own: readonly Quad[],
+  prefixes: Readonly<Record<string, string>>,
+  base: string,
+  fail: (reason: string) => never,
+): PolicyRestriction {
+  const values = (predicate: string) => own.filter((quad) => quad.predicate.value === predicate).map((quad) => quad.object);
+  const iris = (predicate: string, name: string): string[] =>
+    values(predicate).map((object) => {
+      if (object.termType !== 'NamedNode')
+        fail(`${name} must be an IRI, found ${object.termType === 'Literal' ? JSON.stringify(object.value) : 'a blank node'}`);
+      const problem = iriSpliceProblem(object.value);
+      if (problem !== undefined) fail(`${name} ${JSON.stringify(object.value)} ${problem}`);
+      return object.value;
+    });
+  const readPaths = [...new Set(iris(guard.readPath, 'guard:readPath'))].sort();
+  const data = [...new Set(iris(guard.rowData, 'guard:rowData'))].sort();
+  for (const graph of data) if (isReservedIri(graph)) fail(`guard:rowData <${graph}> is reserved by the rewriter (urn:x-sparql-guard:)`);
+  const classes = iris(guard.rowClass, 'guard:rowClass');
+  const patterns = values(guard.rowPattern);
+  if (classes.length + patterns.length > 1) fail('gives more than one row rule (one guard:rowPattern or one guard:rowClass per policy)');
+  if (data.length > 0 && classes.length + patterns.length === 0)
+    fail('has guard:rowData without a row rule (guard:rowPattern or guard:rowClass)');
+  let rowRule: RowRule | undefined;
+  const [rowClass] = classes;
+  const [pattern] = patterns;
+  if (rowClass !== undefined) {
+    rowRule = {
+      triples: [
+        {
+          subject: { termType: 'Variable', value: 'this' },
+          predicate: { termType: 'NamedNode', value: RDF_TYPE },
+          object: { termType: 'NamedNode', value: rowClass },
+        },
+      ],
+      values: [],
+      data,
+      source: `?this a <${rowClass}>`,
+    };
+  } else if (pattern !== undefined) {
+    if (pattern.termType !== 'Literal' || pattern.datatype.value !== XSD_STRING || pattern.language !== '') {
+      fail('guard:rowPattern must be a plain string literal holding triple patterns over ?this');
+    }
+    rowRule = { ...parseRowPattern(pattern.value, prefixes, base, fail), data, source: pattern.value.trim() };
+  }
+  return { ...(readPaths.length > 0 && { readPaths }), ...(rowRule !== undefined && { rowRule: Object.freeze(rowRule) }) };
+}
+
+/** Triple patterns and VALUES blocks over `?this`, as RuleTriples (n3 reads the triples, with the file's prefixes). */
+function parseRowPattern(
+  text: string,
+  prefixes: Readonly<Record<string, string>>,
+  base: string,
+  fail: (reason: string) => never,
+): { triples: RuleTriple[]; values: RuleValues[] } {
+  const problem = (reason: string): never => fail(`guard:rowPattern ${reason}`);
+  const masked = text.replace(OPAQUE, (match) => ' '.repeat(match.length));
+  const blocks: RuleValues[] = [];
+  let rest = '';
+  let last = 0;
+  for (const match of masked.matchAll(VALUES_BLOCK)) {
+    rest += text.slice(last, match.index) + ' ';
+    last = match.index + match[0].length;
+    const head = text.slice(match.index, match.index + match[0].length);
+    const [, variablePart = '', body = ''] = /^VALUES\s*(\?\w+|\([^)]*\))\s*\{([\s\S]*)\}$/i.exec(head) ?? [];
+    blocks.push(readValues(variablePart, body, prefixes, problem));
+  }
+  rest += text.slice(last);
+  if (/\bVALUES\b/i.test(rest.replace(OPAQUE, '')))
+    problem('has a VALUES block it cannot read (VALUES ?v { … } or VALUES (?a ?b) { (…) … })');
+  const declarations = Object.entries(prefixes)
+    .map(([name, iri]) => `@prefix ${name}: <${iri}> .\n`)
+    .join('');
+  let quads: Quad[];
+  try {
+    // N3 reads `?name` as a variable; what it reads beyond Turtle (formulas, paths, rules) is refused below.
+    quads = new Parser({ format: 'text/n3', baseIRI: base }).parse(`${declarations}${rest}\n.`);
+  } catch (error) {
+    const message = (error as Error).message.replace(/\.$/, '').replace(/ on line \d+/, '');
+    return problem(`is not a basic graph pattern: ${message}`);
+  }
+  if (quads.length === 0) problem('holds no triple pattern');
+  const term = (value: Term): RuleTerm => {
+    switch (value.termType) {
+      case 'NamedNode': {
+        const spliced = iriSpliceProblem(value.value);
+        if (spliced !== undefined) problem(`names ${JSON.stringify(value.value)}, which ${spliced}`);
+        return { termType: 'NamedNode', value: value.value };
+      }
+      case 'Variable':
+        return variable(value.value, problem);
+      case 'Literal':
+        if (value.value.includes('\\')) problem('holds a literal with a backslash (write the character itself)');
+        return { termType: 'Literal', value: value.value, language: value.language, datatype: value.datatype.value };
+      default:
+        return problem('holds a blank node, a list or a path (write a variable for each node, one triple pattern per step)');
+    }
+  };
+  const triples = quads.map((quad): RuleTriple => {
+    if (quad.graph.termType !== 'DefaultGraph') problem('holds a formula (only triple patterns and VALUES)');
+    if ((quad.predicate as Term).termType === 'Literal') problem('has a literal as a predicate');
+    return { subject: term(quad.subject), predicate: term(quad.predicate), object: term(quad.object) };
+  });
+  const mentioned = JSON.stringify(triples);
+  if (!mentioned.includes('"termType":"Variable","value":"this"')) problem('does not mention ?this (the record whose rows it decides)');
+  for (const block of blocks) {
+    if (block.variables.includes('this')) problem('binds ?this in VALUES (name the records with a triple pattern)');
+  }
+  return { triples, values: blocks };
+}
+
+function variable(name: string, problem: (reason: string) => never): RuleTerm {
+  if (!VARIABLE_NAME.test(name)) problem(`has the variable ?${name}: write variable names from letters, digits and _`);
+  if (name.startsWith('claim_') && name.length === 'claim_'.length) problem('has ?claim_ without a claim name (?claim_NAME)');
+  return { termType: 'Variable', value: name };
+}
+
+/** One VALUES block: its variables, and its rows of IRIs, prefixed names, plain strings or UNDEF. */
+function readValues(
+  variablePart: string,
+  body: string,
+  prefixes: Readonly<Record<string, string>>,
+  problem: (reason: string) => never,
+): RuleValues {
+  const variables = [...variablePart.matchAll(/\?(\w+)/g)].map((match) => (variable(match[1] ?? '', problem) as { value: string }).value);
+  const single = !variablePart.trim().startsWith('(');
+  const tokens: string[] = [];
+  VALUES_TOKEN.lastIndex = 0;
+  let at = 0;
+  while (at < body.length && body.slice(at).trim() !== '') {
+    VALUES_TOKEN.lastIndex = at;
+    const match = VALUES_TOKEN.exec(body);
+    if (match === null) problem('has a VALUES block holding something other than IRIs, prefixed names, plain strings and UNDEF');
+    tokens.push(match?.[1] ?? '');
+    at = VALUES_TOKEN.lastIndex;
+  }
+  const term = (token: string): RuleTerm | undefined => {
+    if (token === 'UNDEF') return undefined;
+    if (token.startsWith('"')) return { termType: 'Literal', value: token.slice(1, -1), language: '', datatype: XSD_STRING };
+    let iri: string;
+    if (token.startsWith('<')) {
+      iri = token.slice(1, -1);
+      if (!hasScheme(iri)) problem(`has the relative IRI <${iri}> in VALUES (write it in full)`);
+    } else {
+      const colon = token.indexOf(':');
+      const namespace = prefixes[token.slice(0, colon)];
+      if (namespace === undefined) return problem(`uses the undeclared prefix ${token.slice(0, colon)}: in VALUES`);
+      iri = namespace + token.slice(colon + 1);
+    }
+    const spliced = iriSpliceProblem(iri);
+    if (spliced !== undefined) problem(`names ${JSON.stringify(iri)}, which ${spliced}`);
+    return { termType: 'NamedNode', value: iri };
+  };
+  const rows: (RuleTerm | undefined)[][] = [];
+  if (single) {
+    if (variables.length !== 1) problem('has a VALUES block without a variable');
+    for (const token of tokens) {
+      if (token === '(' || token === ')') problem('has parentheses in a VALUES block of one variable');
+      rows.push([term(token)]);
+    }
+  } else {
+    let row: (RuleTerm | undefined)[] | undefined;
+    for (const token of tokens) {
+      if (token === '(') {
+        if (row !== undefined) problem('has a VALUES row inside another');
+        row = [];
+      } else if (token === ')') {
+        if (row === undefined || row.length !== variables.length) problem(`has a VALUES row without ${variables.length} values`);
+        rows.push(row ?? []);
+        row = undefined;
+      } else if (row === undefined) problem('has a VALUES value outside parentheses');
+      else row.push(term(token));
+    }
+    if (row !== undefined) problem('has a VALUES row that is not closed');
+  }
+  return { variables, rows };
+}

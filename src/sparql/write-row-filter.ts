@@ -1,0 +1,238 @@
+// Writes, per request, the filter that holds a triple pattern to the caller's view of the graph it is read in: columns and row rules.
+
+import type { Caller } from '../auth/caller.js';
+import { GuardError } from '../guard-error.js';
+import { NOT_IN_IRI } from '../iri.js';
+import type { Columns, GraphView } from '../policy/grant.js';
+import type { RowRule, RuleTerm } from '../policy/policy-set.js';
+import { XSD_STRING } from '../vocabulary.js';
+
+/** The row rules of the active graph (SPARQL 1.1 §18.6): one graph, or a default graph merging several. */
+export type RowContext =
+  | { readonly kind: 'one'; readonly graph: string; readonly view: GraphView }
+  | { readonly kind: 'merge'; readonly graphs: readonly MergedGraph[] };
+
+/** One graph of a default graph that merges graphs with different views: its view, or its hidden paths. */
+export interface MergedGraph {
+  readonly iri: string;
+  readonly view: GraphView | undefined;
+  readonly hidden: ReadonlySet<string> | undefined;
+}
+
+/** A triple pattern of a BGP as the row filter writes it: a part null is a blank node (it cannot be named in a filter). */
+export interface RowTriple {
+  readonly subject: string | null;
+  /** `?p` or `<iri>`. */
+  readonly predicate: string;
+  /** The predicate's IRI, when it is one. */
+  readonly iri: string | undefined;
+  readonly object: string | null;
+}
+
+/** What the caller brings to a row rule: the values bound to `?agent`, `?group` and `?claim_NAME`. */
+export type RowValues = Pick<Caller, 'agent' | 'groups' | 'authenticated' | 'claims'>;
+
+/** A condition that always holds: no filter is needed. */
+const TRUE = '';
+/** A condition that never holds. */
+const FALSE = null;
+type Condition = string | null;
+
+export const ROW_BLANK_NODE = 'a blank node cannot be checked against row rules (guard:rowPattern): write a variable in its place';
+
+/**
+ * The filter after a BGP read in `context` (empty when every triple is visible as it is): per triple
+ * pattern (s p o), s and p must be in the caller's view (docs/policies.md, "Rows and columns").
+ */
+export function writeRowFilter(triples: readonly RowTriple[], context: RowContext, values: RowValues | undefined, prefix: string): string {
+  let out = '';
+  const written = new Set<string>();
+  for (const triple of triples) {
+    const key = `${triple.subject ?? '[]'} ${triple.predicate} ${triple.object ?? '[]'}`;
+    if (written.has(key)) continue;
+    written.add(key);
+    const condition =
+      context.kind === 'one'
+        ? viewCondition(context.view, context.graph, triple, values, prefix)
+        : mergedCondition(context.graphs, triple, values, prefix);
+    if (condition === TRUE) continue;
+    out += ` FILTER(${condition ?? '1 = 0'})`;
+  }
+  return out;
+}
+
+/** Whether a triple is visible in a default graph merging several: some graph holds it visibly, none holds it hidden. */
+function mergedCondition(graphs: readonly MergedGraph[], triple: RowTriple, values: RowValues | undefined, prefix: string): Condition {
+  const conditions = graphs.map(({ iri, view, hidden }) =>
+    view !== undefined
+      ? viewCondition(view, iri, triple, values, prefix)
+      : columnsCondition({ allow: false, set: hidden ?? new Set() }, triple),
+  );
+  if (conditions.every((condition) => condition === TRUE)) return TRUE;
+  if (triple.subject === null || triple.object === null) throw new GuardError(403, 'forbidden', ROW_BLANK_NODE);
+  const pattern = `${triple.subject} ${triple.predicate} ${triple.object}`;
+  const visible: string[] = [];
+  const withheld: string[] = [];
+  graphs.forEach(({ iri }, index) => {
+    const condition = conditions[index] as Condition;
+    if (condition === TRUE) visible.push(`{ GRAPH <${iri}> { ${pattern} } }`);
+    else {
+      if (condition !== FALSE) visible.push(`{ GRAPH <${iri}> { ${pattern} } FILTER(${condition}) }`);
+      // A triple also held by a graph where it is hidden is withheld (docs/design/sparql.md, multiplicity).
+      withheld.push(`{ GRAPH <${iri}> { ${pattern} }${condition === FALSE ? '' : ` FILTER(!(${condition}))`} }`);
+    }
+  });
+  if (visible.length === 0) return FALSE;
+  return `EXISTS { ${visible.join(' UNION ')} } && NOT EXISTS { ${withheld.join(' UNION ')} }`;
+}
+
+/** Whether (s p o) of `graph` is in the view: the open columns show p, or some row policy shows p and its rule holds for s. */
+function viewCondition(view: GraphView, graph: string, triple: RowTriple, values: RowValues | undefined, prefix: string): Condition {
+  const disjuncts: string[] = [];
+  if (view.open !== undefined) {
+    const open = columnsCondition(view.open, triple);
+    if (open === TRUE) return TRUE;
+    if (open !== FALSE) disjuncts.push(open);
+  }
+  for (const { columns, rule } of view.rows) {
+    const shown = columnsCondition(columns, triple);
+    if (shown === FALSE) continue;
+    if (triple.subject === null) throw new GuardError(403, 'forbidden', ROW_BLANK_NODE);
+    const holds = ruleExists(rule, graph, triple.subject, values, prefix);
+    if (holds === FALSE) continue;
+    disjuncts.push(shown === TRUE ? holds : `(${shown} && ${holds})`);
+  }
+  return disjuncts.length === 0 ? FALSE : disjuncts.join(' || ');
+}
+
+/** Whether `columns` show the triple's predicate: decided now for an IRI, a test of the variable otherwise. */
+function columnsCondition(columns: Columns, triple: RowTriple): Condition {
+  if (triple.iri !== undefined) return columns.allow === columns.set.has(triple.iri) ? TRUE : FALSE;
+  if (!columns.allow && columns.set.size === 0) return TRUE;
+  if (columns.allow && columns.set.size === 0) return FALSE;
+  return `${triple.predicate} ${columns.allow ? 'IN' : 'NOT IN'} (${iriList(columns.set)})`;
+}
+
+/** The predicates of `set`, sorted, written for IN / NOT IN. */
+export function iriList(set: ReadonlySet<string>): string {
+  return [...set]
+    .sort()
+    .map((iri) => iriText(iri))
+    .join(', ');
+}
+
+function iriText(iri: string): string {
+  // Policies are trusted, but a query must never carry text the guard cannot vouch for.
+  if (NOT_IN_IRI.test(iri)) throw new GuardError(500, 'internal_error', 'an IRI of the policies is not a valid IRI');
+  return `<${iri}>`;
+}
+
+/** A rule written with one fresh prefix: text pieces between the places `?this` stands, and the caller values it reads. */
+interface WrittenRule {
+  /** Per triple pattern, its text split at `?this`. */
+  readonly triples: readonly (readonly string[])[];
+  /** The rule's own VALUES blocks, written. */
+  readonly values: string;
+  readonly agent: boolean;
+  readonly group: boolean;
+  /** The claim names the rule reads (`?claim_NAME`). */
+  readonly claims: readonly string[];
+}
+
+const writtenRules = new WeakMap<RowRule, Map<string, WrittenRule>>();
+
+function writtenRule(rule: RowRule, prefix: string): WrittenRule {
+  let byPrefix = writtenRules.get(rule);
+  if (byPrefix === undefined) writtenRules.set(rule, (byPrefix = new Map()));
+  let written = byPrefix.get(prefix);
+  if (written === undefined) {
+    const variables = new Set<string>();
+    const term = (value: RuleTerm | undefined): string => {
+      if (value === undefined) return 'UNDEF';
+      if (value.termType === 'Variable') {
+        variables.add(value.value);
+        return `?${prefix}${value.value}`;
+      }
+      if (value.termType === 'NamedNode') return iriText(value.value);
+      return literalText(value.value, value.language, value.datatype) ?? internalLiteral();
+    };
+    const triples = rule.triples.map(({ subject, predicate, object }) => {
+      const pieces: string[] = [''];
+      for (const [index, part] of [subject, predicate, object].entries()) {
+        const space = index === 0 ? '' : ' ';
+        if (part.termType === 'Variable' && part.value === 'this') {
+          pieces[pieces.length - 1] += space;
+          pieces.push('');
+        } else pieces[pieces.length - 1] += space + term(part);
+      }
+      return pieces;
+    });
+    let values = '';
+    for (const block of rule.values) {
+      const names = block.variables.map((name) => term({ termType: 'Variable', value: name }));
+      const rows = block.rows.map((row) => `(${row.map(term).join(' ')})`);
+      values += ` VALUES (${names.join(' ')}) { ${rows.join(' ')} }`;
+    }
+    written = {
+      triples,
+      values,
+      agent: variables.has('agent'),
+      group: variables.has('group'),
+      claims: [...variables].filter((name) => name.startsWith('claim_')).map((name) => name.slice('claim_'.length)),
+    };
+    byPrefix.set(prefix, written);
+  }
+  return written;
+}
+
+function internalLiteral(): never {
+  throw new GuardError(500, 'internal_error', 'a literal of a row rule cannot be written');
+}
+
+/**
+ * `EXISTS { … }` over the rule's data graphs with `?this` = `subject` and the caller's values bound by
+ * VALUES, or FALSE when the rule reads a value the caller does not have (it then matches nothing).
+ */
+function ruleExists(rule: RowRule, graph: string, subject: string, values: RowValues | undefined, prefix: string): Condition {
+  const written = writtenRule(rule, prefix);
+  let bound = '';
+  if (written.agent) {
+    const agent = values?.authenticated === true && !NOT_IN_IRI.test(values.agent) ? values.agent : undefined;
+    if (agent === undefined) return FALSE;
+    bound += ` VALUES ?${prefix}agent { <${agent}> }`;
+  }
+  if (written.group) {
+    const groups = (values?.groups ?? []).map((group) => literalText(group, '', XSD_STRING)).filter((text) => text !== undefined);
+    if (groups.length === 0) return FALSE;
+    bound += ` VALUES ?${prefix}group { ${groups.join(' ')} }`;
+  }
+  for (const name of written.claims) {
+    const claim = values?.claims?.get(name);
+    const text = typeof claim === 'string' ? literalText(claim, '', XSD_STRING) : undefined;
+    if (text === undefined) return FALSE;
+    bound += ` VALUES ?${prefix}claim_${name} { ${text} }`;
+  }
+  const data = rule.data.length > 0 ? rule.data : [graph];
+  const triples = written.triples.map((pieces) => pieces.join(subject));
+  let body: string;
+  if (data.length === 1) body = `GRAPH ${iriText(data[0] ?? '')} { ${triples.join(' . ')} }`;
+  else {
+    // Several data graphs are read as one merged graph: each triple pattern may match in any of them.
+    body = triples.map((triple) => `{ ${data.map((iri) => `{ GRAPH ${iriText(iri)} { ${triple} } }`).join(' UNION ')} }`).join(' ');
+  }
+  return `EXISTS { ${body}${written.values}${bound} }`;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * A literal as SPARQL text, or undefined for a value the guard will not write: one holding a backslash
+ * (a store decoding codepoint escapes, SPARQL 1.1 §19.2, could read `\u0022` in it as a quote) or a lone
+ * surrogate (it would reach the store as another character).
+ */
+export function literalText(value: string, language: string, datatype: string): string | undefined {
+  if (value.includes('\\') || LONE_SURROGATE.test(value)) return undefined;
+  const quoted = '"' + value.replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\r/g, '\\r') + '"';
+  if (language !== '') return /^[a-zA-Z]+(-[a-zA-Z0-9]+)*$/.test(language) ? `${quoted}@${language}` : undefined;
+  return datatype === XSD_STRING || datatype === '' ? quoted : `${quoted}^^${iriText(datatype)}`;
+}

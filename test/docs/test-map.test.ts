@@ -1,0 +1,37 @@
+// test/README.md, the map of the tests, names every folder of test/ and only test files that exist.
+
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+
+const MAP = readFileSync('test/README.md', 'utf8');
+/** Folders that hold no tests of their own kind: data, installed packages, scratch. */
+const NOT_KINDS = new Set(['fixtures', 'helpers', 'node_modules', '.tmp']);
+
+describe('test/README.md', () => {
+  it('names every folder of test/ as `test/<folder>/`', () => {
+    const folders = readdirSync('test', { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !NOT_KINDS.has(entry.name))
+      .map((entry) => entry.name);
+    assert.ok(folders.length > 10, folders.join(', '));
+    const missing = folders.filter((folder) => !MAP.includes(`\`test/${folder}/\``));
+    assert.deepEqual(missing, [], `folders of test/ the map does not name: ${missing.join(', ')}`);
+  });
+
+  it('every test file and helper it names exists', () => {
+    // Paths from the repository root (`test/...`, `src/...`), from test/ (`integration/access.test.ts`), or helpers by name.
+    const named = [...MAP.matchAll(/`([a-z/-]+\.(?:test\.)?ts)`/g)].map((match) => match[1] ?? '');
+    assert.ok(named.length > 10, named.join(', '));
+    const absent = named.filter(
+      (path) => ![path, join('test', path), join('test', 'helpers', path)].some((candidate) => existsSync(candidate)),
+    );
+    assert.deepEqual(absent, [], `the map names files that are not there: ${absent.join(', ')}`);
+  });
+
+  it('names each shared helper of test/helpers/', () => {
+    const helpers = readdirSync('test/helpers').filter((name) => name.endsWith('.ts'));
+    const unnamed = helpers.filter((name) => !MAP.includes(`\`${name}\``));
+    assert.deepEqual(unnamed, [], `helpers the map does not name: ${unnamed.join(', ')}`);
+  });
+});

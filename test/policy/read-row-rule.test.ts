@@ -1,0 +1,108 @@
+// Columns and row rules at load: what a policy file may state (guard:readPath, guard:rowPattern, guard:rowClass, guard:rowData) and the one-line refusals.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { grantFor } from '../../src/policy/grant.js';
+import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
+import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
+
+const PREFIXES =
+  '@prefix guard: <https://w3id.org/sparql-guard#>. @prefix ex: <https://example.org/>. @prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>.\n';
+const folder = mkdtempSync(join(tmpdir(), 'row-rules-'));
+after(() => rmSync(folder, { recursive: true, force: true }));
+
+let files = 0;
+async function load(policy: string) {
+  const file = join(folder, `p${files++}.ttl`);
+  writeFileSync(file, `${PREFIXES}ex:p a guard:Policy; guard:agent guard:Everyone; guard:readGraph ex:g; ${policy}.`);
+  return { file, set: await loadPolicySet({ policyFiles: [file], ruleFiles: shippedRuleFiles() }) };
+}
+
+describe('row rules and columns at load', () => {
+  it('reads readPath, a row pattern with the file prefixes and VALUES, rowClass and rowData', async () => {
+    const { set } = await load(
+      'guard:readPath ex:name, rdf:type, ex:name; guard:rowPattern "?this ex:project ?p . ?p ex:member ?agent VALUES ?s { ex:Open \\"on\\" UNDEF }"; guard:rowData ex:m, ex:n',
+    );
+    const [policy] = set.policies;
+    assert.deepEqual(policy?.readPaths, ['http://www.w3.org/1999/02/22-rdf-syntax-ns#type', 'https://example.org/name']);
+    assert.deepEqual(policy?.rowRule?.data, ['https://example.org/m', 'https://example.org/n']);
+    assert.deepEqual(
+      policy?.rowRule?.triples.map(({ subject, predicate, object }) => [subject.value, predicate.value, object.value]),
+      [
+        ['this', 'https://example.org/project', 'p'],
+        ['p', 'https://example.org/member', 'agent'],
+      ],
+    );
+    assert.deepEqual(policy?.rowRule?.values, [
+      {
+        variables: ['s'],
+        rows: [
+          [{ termType: 'NamedNode', value: 'https://example.org/Open' }],
+          [{ termType: 'Literal', value: 'on', language: '', datatype: 'http://www.w3.org/2001/XMLSchema#string' }],
+          [undefined],
+        ],
+      },
+    ]);
+    const grant = grantFor(set, { agent: 'https://example.org/a', groups: [], authenticated: true });
+    assert.equal(grant?.views?.get('https://example.org/g')?.rows.length, 1);
+    assert.equal(grant?.hiddenByGraph.size, 0);
+  });
+
+  it('rowClass is the pattern ?this a <C>', async () => {
+    const { set } = await load('guard:rowClass ex:Public');
+    assert.equal(set.policies[0]?.rowRule?.source, '?this a <https://example.org/Public>');
+    assert.equal(set.policies[0]?.rowRule?.triples[0]?.predicate.value, 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type');
+  });
+
+  it('a policy without a restriction lifts it: the graph is then read as before', async () => {
+    const file = join(folder, 'lift.ttl');
+    writeFileSync(
+      file,
+      `${PREFIXES}ex:p a guard:Policy; guard:agent guard:Everyone; guard:readGraph ex:g; guard:rowClass ex:Public; guard:readPath ex:name.
+       ex:q a guard:Policy; guard:agent guard:Everyone; guard:readGraph ex:g; guard:hidePath ex:salary.`,
+    );
+    const set = await loadPolicySet({ policyFiles: [file], ruleFiles: shippedRuleFiles() });
+    const grant = grantFor(set, { agent: 'https://example.org/a', groups: [], authenticated: true });
+    // ex:q shows every column of every row but salary: the row rule adds nothing, salary stays hidden.
+    assert.equal(grant?.views?.get('https://example.org/g'), undefined);
+    assert.deepEqual([...(grant?.hiddenByGraph.get('https://example.org/g') ?? [])], ['https://example.org/salary']);
+  });
+
+  it('refuses, in one line naming file and policy, what the rewriter could not hold to the rule', async () => {
+    const wrong: [string, RegExp][] = [
+      ['guard:readPath "name"', /guard:readPath must be an IRI/],
+      ['guard:rowClass "C"', /guard:rowClass must be an IRI/],
+      ['guard:rowPattern ex:x', /guard:rowPattern must be a plain string literal/],
+      ['guard:rowPattern "?this ex:member ?agent"@en', /guard:rowPattern must be a plain string literal/],
+      ['guard:rowPattern "?s ex:member ?agent"', /does not mention \?this/],
+      ['guard:rowPattern "?this ex:member [ ex:name ?n ]"', /blank node/],
+      ['guard:rowPattern "?this ex:a/ex:b ?x"', /blank node, a list or a path|not a basic graph pattern/],
+      ['guard:rowPattern "?this ex:p ( 1 2 )"', /blank node, a list or a path/],
+      ['guard:rowPattern "{ ?this ex:p ?o } => { ?this ex:q ?o }"', /formula|blank node/],
+      ['guard:rowPattern "?this nope:p ?o"', /not a basic graph pattern/],
+      ['guard:rowPattern "?this ex:p \\"a\\\\\\\\u0022b\\""', /backslash/],
+      ['guard:rowPattern "?this ex:p ?o } UNION { ?x ?y ?z"', /not a basic graph pattern/],
+      ['guard:rowPattern "?this ex:p ?o FILTER(true)"', /not a basic graph pattern/],
+      ['guard:rowPattern "VALUES ?this { ex:a } ?this ex:p ?o"', /binds \?this in VALUES/],
+      ['guard:rowPattern "?this ex:p ?o VALUES ?o { ex:a \\"b\\"@en }"', /VALUES block holding/],
+      ['guard:rowPattern "?this ex:p ?a-b"', /not a basic graph pattern|variable/],
+      ['guard:rowPattern "?this ex:p ?o"; guard:rowClass ex:C', /more than one row rule/],
+      ['guard:rowData ex:m', /guard:rowData without a row rule/],
+      ['guard:rowClass ex:C; guard:rowData <urn:x-sparql-guard:empty>', /reserved/],
+      ['guard:rowclass ex:C', /did you mean guard:rowClass/],
+      ['guard:readpath ex:C', /did you mean guard:readPath/],
+    ];
+    for (const [policy, pattern] of wrong) {
+      await assert.rejects(load(policy), (error: Error) => {
+        assert.match(error.message, pattern, policy);
+        assert.ok(error.message.includes('.ttl'), error.message);
+        if (!/did you mean/.test(error.message)) assert.match(error.message, /policy <https:\/\/example\.org\/p>/, error.message);
+        assert.doesNotMatch(error.message, /\n/);
+        return true;
+      });
+    }
+  });
+});
