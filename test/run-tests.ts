@@ -1,25 +1,47 @@
 // Runs every compiled test file with node's test runner and its spec reporter (same on Node 20, 22, 24).
+// --stores runs the store suite only; --skip=<folder> (repeatable) leaves a top folder of test/ out, and says so; --list prints the files instead.
 
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const testRoot = fileURLToPath(new URL('.', import.meta.url));
+const { values } = parseArgs({
+  options: {
+    stores: { type: 'boolean', default: false },
+    list: { type: 'boolean', default: false },
+    skip: { type: 'string', multiple: true, default: [] },
+  },
+});
+const skipped = values.skip ?? [];
+for (const folder of skipped) {
+  if (!existsSync(join(testRoot, folder))) {
+    process.stderr.write(`run-tests: --skip=${folder} names no folder of test/\n`);
+    process.exit(2);
+  }
+}
 /** Folders run by their own scripts (`npm run test:stores`, `npm run test:scale-out`), not by `npm test`. */
-const excluded = new Set(process.argv.slice(2).includes('--stores') ? [] : ['stores', 'scale-out']);
-const only = process.argv.slice(2).includes('--stores') ? 'stores' : undefined;
+const excluded = new Set(values.stores ? [] : ['stores', 'scale-out']);
+const only = values.stores ? 'stores' : undefined;
 
 function testFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true })
     .flatMap((entry) => {
       const path = join(folder, entry.name);
-      if (entry.isDirectory()) return excluded.has(entry.name) ? [] : testFiles(path);
+      if (entry.isDirectory())
+        return excluded.has(entry.name) || (folder === testRoot && skipped.includes(entry.name)) ? [] : testFiles(path);
       return entry.name.endsWith('.test.js') ? [path] : [];
     })
     .sort();
 }
 
+if (skipped.length > 0) process.stdout.write(`# run-tests: not run here (--skip): test/${skipped.join('/, test/')}/\n`);
 const files = testFiles(only ? join(testRoot, only) : testRoot).map((file) => relative(process.cwd(), file));
+if (values.list) {
+  process.stdout.write(files.map((file) => `${file}\n`).join(''));
+  process.exit(0);
+}
 const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

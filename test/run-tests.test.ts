@@ -1,0 +1,39 @@
+// `npm test` runs every test file but the store and scale-out suites; .ci/run's --skip leaves named folders out and says so.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+
+const run = (...args: string[]) => spawnSync(process.execPath, ['dist/test/run-tests.js', '--list', ...args], { encoding: 'utf8' });
+
+describe('test/run-tests.ts', () => {
+  it('lists every test file but test/stores/ and test/scale-out/, this one included', () => {
+    const files = run().stdout.trim().split('\n');
+    assert.ok(files.includes('dist/test/run-tests.test.js'), files.join('\n'));
+    assert.ok(files.some((file) => file.startsWith('dist/test/w3c/')));
+    assert.ok(!files.some((file) => /^dist\/test\/(stores|scale-out)\//.test(file)));
+  });
+
+  it('--stores lists the store suite only', () => {
+    const files = run('--stores').stdout.trim().split('\n');
+    assert.ok(files.length > 0 && files.every((file) => file.startsWith('dist/test/stores/')), files.join('\n'));
+  });
+
+  it('--skip leaves the named top folders out and says so', () => {
+    const all = run().stdout.trim().split('\n');
+    const result = run('--skip=w3c', '--skip=fuzz');
+    assert.match(result.stdout, /^# run-tests: not run here \(--skip\): test\/w3c\/, test\/fuzz\/$/m);
+    const files = result.stdout.split('\n').filter((line) => line.startsWith('dist/'));
+    assert.deepEqual(
+      files,
+      all.filter((file) => !/^dist\/test\/(w3c|fuzz)\//.test(file)),
+    );
+    assert.ok(files.length < all.length);
+  });
+
+  it('refuses a --skip that names no folder, so a typo in .ci/run cannot silently run everything', () => {
+    const result = run('--skip=w3cc');
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /--skip=w3cc names no folder of test\//);
+  });
+});
