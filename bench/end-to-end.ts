@@ -10,7 +10,7 @@ import { runScenario, scenarioArguments } from './_util/fresh-process.js';
 const CONNECTIONS = 32;
 const WARM_UP_S = 2;
 const MEASURE_S = 8;
-/** Issue 4, target 3. */
+/** The added-latency target of bench/README.md. */
 const ADDED_P50_TARGET_MS = 1;
 const PROXY_RATIO_TARGET = 0.8;
 

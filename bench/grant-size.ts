@@ -7,7 +7,7 @@ import { runScenario, scenarioArguments } from './_util/fresh-process.js';
 import { tableHeader, tableRow } from './_util/markdown-table.js';
 import { percentile } from './_util/percentile.js';
 import { startBenchGuard, startBenchServer, type BenchServer } from './_util/start-bench-server.js';
-import type { Grant } from '../src/policy/grant.js';
+import type { Grant } from '../src/policy/policy-set.js';
 import { createPlanner } from '../src/sparql/create-planner.js';
 
 /** Grant sizes (graphs of the one caller); BENCH_GRANT_SIZES=1,10,100 for a short run. */

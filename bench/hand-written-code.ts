@@ -1,6 +1,8 @@
-// Benchmark: the hand-written form parser, form encoder, log writer and forward chainer beside the library each replaces (URLSearchParams, fast-querystring, encodeURIComponent, pino, N3.Reasoner).
+// Benchmark: the hand-written form parser, form encoder, log writer, connection-gone signal and forward chainer beside the library each replaces (URLSearchParams, fast-querystring, encodeURIComponent, pino, AbortController, N3.Reasoner), and what each saves of the guard's CPU per request.
 
+import { EventEmitter } from 'node:events';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fastQuerystring from 'fast-querystring';
@@ -9,10 +11,13 @@ import { Parser, type Quad } from 'n3';
 import { classifyRules, premisePredicates, type HornRule } from '../src/policy/rules/classify-rules.js';
 import { forwardChain } from '../src/policy/rules/forward-chain.js';
 import { shippedRuleFiles } from '../src/policy/rules/shipped-rule-files.js';
+import { ClientGone } from '../src/http/client-gone.js';
 import { createLogWriter } from '../src/server/create-log-writer.js';
+import type { AbortLike } from '../src/upstream/create-upstream.js';
 import { guard } from '../src/vocabulary.js';
 import { generatePolicySet, organisationShape } from '../test/helpers/generate-policy-set.js';
 import { runN3Reasoner } from './_util/run-n3-reasoner.js';
+import { BSBM_SHAPES, seededRandom } from './bsbm-mix.js';
 import { encodeQueryForm, parseForm } from '../src/url-encoded-form.js';
 import { describeLoad, describeMachine } from './_util/describe-machine.js';
 import { runScenario, scenarioArguments } from './_util/fresh-process.js';
@@ -46,7 +51,10 @@ function formBody(query: string): Buffer {
   return Buffer.from(form.toString());
 }
 
-const INPUTS = { small: SMALL_QUERY, medium: MEDIUM_QUERY } as const;
+/** The templated workload's repeated query (bench/templated-workload.ts), the body the guard's CPU per request below is measured on. */
+const WORKLOAD_QUERY = BSBM_SHAPES[0]!(seededRandom(1));
+
+const INPUTS = { small: SMALL_QUERY, medium: MEDIUM_QUERY, workload: WORKLOAD_QUERY } as const;
 type Input = keyof typeof INPUTS;
 
 type Params = Map<string, string[]>;
@@ -132,6 +140,47 @@ const LOG_WRITERS = {
   },
 } as const;
 
+/** What upstream's send does with the signal of one query: listens for an abort while the answer streams, then stops. */
+const SEND_LISTENER = { handleEvent: () => undefined };
+
+/**
+ * The connection-gone signal of one query, each made from the response as the query route makes
+ * it, read and listened to as the route and upstream's send do, then the response closes after
+ * the answer (the stand-in response is an EventEmitter with the members the signal reads).
+ */
+const SIGNALS = {
+  ClientGone: (response: ServerResponse): AbortLike => new ClientGone(response),
+  'AbortController (the platform signal)': (response: ServerResponse): AbortLike => {
+    const controller = new AbortController();
+    if (response.closed || response.socket?.destroyed === true) controller.abort();
+    else
+      response.once('close', () => {
+        if (!response.writableFinished) controller.abort();
+      });
+    return controller.signal;
+  },
+} as const;
+
+/** One query's life of the signal: made, read twice, listened to and left, and the response closed. */
+function signalLife(make: (response: ServerResponse) => AbortLike, response: ServerResponse): boolean {
+  const signal = make(response);
+  if (signal.aborted) return false;
+  signal.addEventListener('abort', SEND_LISTENER, { once: true });
+  signal.removeEventListener('abort', SEND_LISTENER);
+  const aborted = signal.aborted;
+  response.emit('close');
+  return aborted;
+}
+
+/** A response as the signal sees one: open, answered to the end when it closes. */
+function standInResponse(finished: boolean): ServerResponse {
+  return Object.assign(new EventEmitter(), {
+    closed: false,
+    socket: { destroyed: false },
+    writableFinished: finished,
+  }) as unknown as ServerResponse;
+}
+
 /**
  * The rule engines of the Horn fragment, each from the loader's input (the policy triples the
  * rules read, and the rules and facts of the shipped and example rule files) to the closure.
@@ -170,7 +219,7 @@ function closureIds(quads: Iterable<Quad>): string[] {
   return [...quads].map(({ subject, predicate, object }) => `${subject.id} ${predicate.id} ${object.id}`).sort();
 }
 
-type Comparison = 'parse' | 'encode' | 'log' | 'rules';
+type Comparison = 'parse' | 'encode' | 'log' | 'signal' | 'rules' | 'guard';
 interface Result {
   readonly comparison: Comparison;
   readonly input: string;
@@ -241,6 +290,35 @@ function scenario(comparison: Comparison, input: string, alternative: string): R
       calls: runs,
     };
   }
+  if (comparison === 'guard') {
+    // The guard's CPU per request on the templated workload, its own bench in a fresh process.
+    const row = runScenario<{ cpuUsPerRequest?: number; requestsPerS: number }>(
+      new URL('./templated-workload.js', import.meta.url).href,
+      input,
+    );
+    return {
+      comparison,
+      input,
+      alternative,
+      p50Ns: Number.NaN,
+      p99Ns: Number.NaN,
+      cpuNs: (row.cpuUsPerRequest ?? Number.NaN) * 1000,
+      calls: 0,
+    };
+  }
+  if (comparison === 'signal') {
+    const make = SIGNALS[alternative as keyof typeof SIGNALS];
+    // Checked first: a response closed before its end aborts the signal and calls the listener; one answered to the end does not.
+    const cut = standInResponse(false);
+    const signal = make(cut);
+    let heard = 0;
+    signal.addEventListener('abort', () => (heard += 1), { once: true });
+    cut.emit('close');
+    if (!signal.aborted || heard !== 1) throw new Error(`${alternative} missed the client going away`);
+    const answered = standInResponse(true);
+    if (signalLife(make, answered)) throw new Error(`${alternative} aborted an answered query`);
+    return { comparison, input, alternative, ...measure(() => signalLife(make, answered), BATCH) };
+  }
   if (comparison === 'parse') {
     const body = formBody(INPUTS[input as Input]);
     const parse = PARSERS[alternative as keyof typeof PARSERS];
@@ -298,31 +376,43 @@ async function main(): Promise<void> {
   const plan: [Comparison, string, readonly string[]][] = [
     ['parse', 'small', Object.keys(PARSERS)],
     ['parse', 'medium', Object.keys(PARSERS)],
+    ['parse', 'workload', Object.keys(PARSERS)],
     ['encode', 'small', Object.keys(ENCODERS)],
     ['encode', 'medium', Object.keys(ENCODERS)],
     ['log', 'request line', Object.keys(LOG_WRITERS)],
+    ['signal', 'one query', Object.keys(SIGNALS)],
     ['rules', '1000', Object.keys(RULE_ENGINES)],
     ['rules', '10000', Object.keys(RULE_ENGINES)],
   ];
   const titles: Record<Comparison, string> = {
     parse: 'form body -> every value of each name (query + 2 default-graph-uri)',
     encode: 'query text -> `query=` form bytes for the store',
+    signal:
+      'the connection-gone signal of one query: made from the response, read, listened to and left by the send, the response closed after the answer',
+    guard: "the guard's CPU per request (front CPU, bench/templated-workload.ts, one run each)",
     log: 'one request log line with its time, to a file, synchronously (the destinations get the line formatted as ours formats it; the pino logger formats its own)',
     rules:
       'Horn rules to their closure: the organisation (500 groups per 10,000 policies, 9 levels, a quarter members, a third collections) with the shipped and the three example rule files, the triples the loader hands the engine; one warm-up run, then 10 runs (3 at 10,000); per run, in ms',
   };
+  // The guard's CPU per request, the scale of every saving below: the repeated query's (the
+  // smaller figure, so the larger share: the one most in favour of the hand-written code).
+  const guardRows = (['guard-repeated', 'guard-templated'] as const).map((workload) =>
+    runScenario<Result>(import.meta.url, 'guard', workload, 'sparql-guard serve'),
+  );
+  console.log(`${titles.guard}\n`);
+  console.log(tableHeader(['workload', 'guard CPU us/request'], 'lr'));
+  for (const row of guardRows) console.log(tableRow([row.input, (row.cpuNs / 1000).toFixed(0)]));
+  console.log('');
+  const guardNs = guardRows[0]!.cpuNs;
   let last: Comparison | undefined;
   for (const [comparison, input, alternatives] of plan) {
     if (comparison !== last) {
       if (last !== undefined) console.log('');
       console.log(`${titles[comparison]}\n`);
       const unit = comparison === 'rules' ? 'ms/run' : 'ns/call';
-      console.log(
-        tableHeader(
-          ['input', 'alternative', `p50 ${unit}`, `p99 ${unit}`, `CPU ${unit}`, 'CPU vs ours', comparison === 'rules' ? 'runs' : 'calls'],
-          'llrrrrr',
-        ),
-      );
+      const headers = ['input', 'alternative', `p50 ${unit}`, `p99 ${unit}`, `CPU ${unit}`, 'CPU vs ours'];
+      if (comparison !== 'rules') headers.push("ours saves, of the guard's CPU per request");
+      console.log(tableHeader([...headers, comparison === 'rules' ? 'runs' : 'calls'], comparison === 'rules' ? 'llrrrrr' : 'llrrrrrr'));
       last = comparison;
     }
     const bytes =
@@ -337,17 +427,17 @@ async function main(): Promise<void> {
       const r = runScenario<Result>(import.meta.url, comparison, input, alternative);
       ours ??= r;
       const label = bytes === undefined ? (comparison === 'rules' ? r.input : input) : `${input} (${bytes} bytes)`;
-      console.log(
-        tableRow([
-          label,
-          alternative,
-          (r.p50Ns / scale).toFixed(0),
-          (r.p99Ns / scale).toFixed(0),
-          (r.cpuNs / scale).toFixed(0),
-          `${(r.cpuNs / ours.cpuNs).toFixed(2)} x`,
-          r.calls,
-        ]),
-      );
+      const cells = [
+        label,
+        alternative,
+        (r.p50Ns / scale).toFixed(0),
+        (r.p99Ns / scale).toFixed(0),
+        (r.cpuNs / scale).toFixed(0),
+        `${(r.cpuNs / ours.cpuNs).toFixed(2)} x`,
+      ];
+      // One call per request: a form read, a form written, a log line, a signal.
+      if (comparison !== 'rules') cells.push(r === ours ? '' : `${(((r.cpuNs - ours.cpuNs) / guardNs) * 100).toFixed(2)} %`);
+      console.log(tableRow([...cells, r.calls]));
     }
   }
   console.log(`\nload: ${describeLoad()} at the end\n`);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedStore } from '../src/embedded/start-embedded-store.js';
 import type { QueryRequest } from '../src/sparql/query-request.js';
-import type { Grant } from '../src/policy/grant.js';
+import type { Grant } from '../src/policy/policy-set.js';
 import { createPlanner } from '../src/sparql/create-planner.js';
 import { describeLoad, describeMachine } from './_util/describe-machine.js';
 import { percentile } from './_util/percentile.js';

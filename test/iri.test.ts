@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { findAgentIriProblem, hasScheme, iriSpliceProblem, isAbsoluteIri, NOT_IN_IRI } from '../src/iri.js';
 import { GuardError } from '../src/guard-error.js';
-import type { Grant } from '../src/policy/grant.js';
+import type { Grant } from '../src/policy/policy-set.js';
 import { createPlanner } from '../src/sparql/create-planner.js';
 import { readProtocolGraphs } from '../src/sparql/read-protocol-dataset.js';
 import { readConfig } from '../src/config/read-config.js';

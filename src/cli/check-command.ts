@@ -6,8 +6,9 @@ import type { Caller } from '../auth/caller.js';
 import { createCallerIdentifier } from '../auth/identify-caller.js';
 import { findAgentIriProblem } from '../iri.js';
 import { fetchPolicyInputs, type PolicyInputs } from '../policy/store-reads/fetch-policy-inputs.js';
-import { loadPolicySetWithStats, type PolicySetSources } from '../policy/load/load-policy-set.js';
-import type { LoadStats } from '../policy/load/compile-policy-set.js';
+import { loadPolicySetWithStats } from '../policy/load/load-policy-set.js';
+import type { PolicySetSources } from '../policy/load/policy-set-sources.js';
+import type { LoadStats } from '../policy/load/worker-messages.js';
 import { grantFor, summariseViews, type ColumnsSummary, type ViewSummary } from '../policy/grant.js';
 import type { PolicySet } from '../policy/policy-set.js';
 import { readPolicyFiles } from '../policy/load/read-policy-files.js';
@@ -130,6 +131,7 @@ async function factGroups(sources: PolicySetSources, inputs: PolicyInputs) {
       name: fetched.name,
       contentType: fetched.contentType,
       body: fetched.body,
+      fetchMs: fetched.fetchMs,
       maxTriples: configs.get(fetched.name)?.maxTriples ?? 0,
       policies: configs.get(fetched.name)?.policies ?? false,
     })),

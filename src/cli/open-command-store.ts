@@ -2,7 +2,7 @@
 
 import type { GuardConfig } from '../config/read-config.js';
 import type { EmbeddedStore } from '../embedded/start-embedded-store.js';
-import type { PolicySetSources } from '../policy/load/load-policy-set.js';
+import type { PolicySetSources } from '../policy/load/policy-set-sources.js';
 import { loadSources, startConfiguredEmbeddedStore } from '../server/start-guard.js';
 import { createUpstream, nameOf, type Upstream } from '../upstream/create-upstream.js';
 

@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { ConfigError, readConfig, type GuardConfig } from '../config/read-config.js';
 import { packageRoot } from '../package-root.js';
+import { checkFactQueries } from '../server/check-fact-queries.js';
 
 /**
  * The configuration named by `configFile` (a `--config` flag), else by GUARD_CONFIG;
@@ -10,6 +11,12 @@ import { packageRoot } from '../package-root.js';
  * as `serve`, so `check` and `explain` judge exactly what `serve` would run.
  */
 export function readCommandConfig(env: NodeJS.ProcessEnv, configFile: string | undefined): GuardConfig {
+  const config = readNamedConfig(env, configFile);
+  checkFactQueries(config);
+  return config;
+}
+
+function readNamedConfig(env: NodeJS.ProcessEnv, configFile: string | undefined): GuardConfig {
   if (configFile !== undefined) return readConfig({ ...env, GUARD_CONFIG: configFile });
   if (env.GUARD_CONFIG !== undefined && env.GUARD_CONFIG !== '') return readConfig(env);
   if (env.GUARD_UPSTREAM !== undefined) {

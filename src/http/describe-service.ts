@@ -1,6 +1,7 @@
 // The SPARQL 1.1 Service Description of the endpoint, as one caller sees it (W3C SPARQL 1.1 Service Description).
 
-import { viewColumns, type GraphView } from '../policy/grant.js';
+import { viewColumns } from '../policy/grant.js';
+import type { GraphView } from '../policy/policy-set.js';
 import { GUARD } from '../vocabulary.js';
 import type { EndpointView } from './choose-endpoint-view.js';
 

@@ -1,16 +1,17 @@
 // The query and explain routes: read -> identify -> grant -> plan, then the plan forwarded to the store and its answer streamed back, or explained.
 
-import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/caller.js';
 import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js';
 import { errorKind, GuardError } from '../guard-error.js';
 import { headerValue } from '../header-value.js';
 import type { GuardMetrics } from '../metrics/create-metrics.js';
-import { sortedGraphs, summariseViews, type Grant } from '../policy/grant.js';
+import { sortedGraphs, summariseViews } from '../policy/grant.js';
+import type { Grant } from '../policy/policy-set.js';
 import type { Plan } from '../sparql/plan.js';
 import type { QueryRequest } from '../sparql/query-request.js';
-import { UpstreamError, type AbortLike, type AbortListener, type Upstream, type UpstreamResponse } from '../upstream/create-upstream.js';
+import { UpstreamError, type AbortLike, type Upstream, type UpstreamResponse } from '../upstream/create-upstream.js';
+import { ClientGone } from './client-gone.js';
 import { composeCacheControl } from './cache-control.js';
 import { chooseAccept } from './choose-accept.js';
 import { chooseEndpointView, type EndpointView } from './choose-endpoint-view.js';
@@ -339,47 +340,6 @@ async function readStoreText(answer: UpstreamResponse): Promise<string> {
 /** A client gone before its query was forwarded: the query is not sent (the answer reaches nobody). */
 function clientGoneError(): UpstreamError {
   return new UpstreamError('aborted', 'the client went away before its query was forwarded');
-}
-
-/**
- * The abort signal of a query: it fires when the client's response closes before it
- * finished, and is already fired when it closed before this was made. One small object per request in place of an AbortController, whose signal is
- * an EventTarget (its construction alone was about 2.5 % of the guard's CPU under load).
- */
-class ClientGone implements AbortLike {
-  aborted = false;
-  private listeners: AbortListener[] | undefined;
-
-  constructor(response: ServerResponse) {
-    // A connection that closed before the handler ran has no 'close' to come.
-    if (response.closed || response.socket?.destroyed === true) {
-      this.aborted = true;
-      return;
-    }
-    response.once('close', () => {
-      if (!response.writableFinished) this.abort();
-    });
-  }
-
-  addEventListener(_type: 'abort', listener: AbortListener): void {
-    (this.listeners ??= []).push(listener);
-  }
-
-  removeEventListener(_type: 'abort', listener: AbortListener): void {
-    const index = this.listeners?.indexOf(listener) ?? -1;
-    if (index >= 0) this.listeners!.splice(index, 1);
-  }
-
-  private abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    const listeners = this.listeners ?? [];
-    this.listeners = undefined;
-    for (const listener of listeners) {
-      if (typeof listener === 'function') listener();
-      else listener.handleEvent();
-    }
-  }
 }
 
 /**

@@ -2,7 +2,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import type { Caller } from '../auth/caller.js';
-import type { Grant } from '../policy/grant.js';
+import type { Grant } from '../policy/policy-set.js';
 import type { PolicySet } from '../policy/policy-set.js';
 import type { Plan } from '../sparql/plan.js';
 import type { ErrorCode } from '../guard-error.js';

@@ -1,64 +1,8 @@
-// What a caller may read: the Grant type, and how it is composed from the compiled policies that apply to the caller (on the serving thread, per request).
+// What a caller may read: how a Grant is composed from the compiled policies that apply to the caller (on the serving thread, per request).
 
 import type { Caller } from '../auth/caller.js';
 import type { TemplateValues } from './compile-graph-template.js';
-import type { CompiledPolicy, PolicyLimits, PolicySet, RowRule } from './policy-set.js';
-
-/** The predicates a graph shows: every one but `set` (`allow` false), or only those of `set` (`allow` true). */
-export interface Columns {
-  readonly allow: boolean;
-  readonly set: ReadonlySet<string>;
-}
-
-/** A policy with a row rule granting a graph: its rule and its own columns. */
-export interface RowGrant {
-  /** The policy IRI, bare. */
-  readonly policy: string;
-  readonly columns: Columns;
-  readonly rule: RowRule;
-}
-
-/**
- * What the caller sees of one graph when a policy granting it lists columns or rows
- * (docs/policies.md, "Rows and columns"): a triple (s p o) is visible when `open` shows p, or
- * when some entry of `rows` shows p and its rule holds for s.
- */
-export interface GraphView {
-  /** The columns the policies without a row rule show, merged; undefined when every policy granting the graph has one. */
-  readonly open: Columns | undefined;
-  /** The policies with a row rule whose columns `open` does not already show, in order of listing. */
-  readonly rows: readonly RowGrant[];
-}
-
-/**
- * The graphs the policies of one caller grant, computed per request by map
- * look-ups in the compiled policy set.
- */
-export interface Grant {
-  /**
-   * The caller's limits: per kind, the largest value among its policies that set one
-   * (the most generous policy wins, as graphs are a union); a kind absent, or no limits at
-   * all, = no policy sets it.
-   */
-  readonly limits?: PolicyLimits;
-  /** Policy IRIs (bare, without angle brackets), in order of listing. */
-  readonly policies: readonly string[];
-  /** Every graph IRI granted for reading by at least one of those policies. */
-  readonly graphs: ReadonlySet<string>;
-  /**
-   * Per granted graph, the predicates that stay hidden in it (docs/design/policy.md#vocabulary:
-   * intersection of the hidePath sets of the caller's policies granting that
-   * graph). Graphs with nothing hidden are absent.
-   */
-  readonly hiddenByGraph: ReadonlyMap<string, ReadonlySet<string>>;
-  /**
-   * Per granted graph whose policies list columns (`guard:readPath`) or rows (a row rule), what the
-   * caller sees of it; such a graph is absent from `hiddenByGraph`. Absent or empty when none does.
-   */
-  readonly views?: ReadonlyMap<string, GraphView>;
-  /** The graphs this caller's graph templates gave (`guard:readGraphTemplate`), sorted, also in `graphs`; absent when none. */
-  readonly templateGraphs?: readonly string[];
-}
+import type { Columns, CompiledPolicy, GraphView, Grant, PolicyLimits, PolicySet, RowGrant } from './policy-set.js';
 
 /**
  * The grant of `caller`: the policies for Everyone, for AuthenticatedAgent

@@ -1,6 +1,24 @@
 // The principals of a policy set as typed arrays: built on the policy worker, moved to the serving thread without a copy, and searched there by name.
 
 import { randomBytes } from 'node:crypto';
+import type { Principal } from './policy-set.js';
+
+/** The kinds of principal, in the order `AttachedPolicies.principalKinds` numbers them. */
+export const PRINCIPAL_KINDS = ['everyone', 'authenticated', 'agent', 'group'] as const;
+
+/** A key unique per principal, readable in an operator's listing. */
+export function principalKey(principal: Principal): string {
+  switch (principal.kind) {
+    case 'everyone':
+      return 'Everyone';
+    case 'authenticated':
+      return 'AuthenticatedAgent';
+    case 'agent':
+      return `<${principal.agent}>`;
+    case 'group':
+      return `group ${JSON.stringify(principal.group)}`;
+  }
+}
 
 /**
  * Every distinct principal of a load, in columns: principal i has kind `kinds[i]` (an index

@@ -7,7 +7,7 @@ import type { GuardConfig } from '../config/read-config.js';
 import type { RequestOutcome } from '../http/request-state.js';
 import type { Caller } from '../auth/caller.js';
 import type { GraphTemplate, TemplateValues } from '../policy/compile-graph-template.js';
-import type { Grant } from '../policy/grant.js';
+import type { Grant } from '../policy/policy-set.js';
 import type { CompiledPolicy, PolicySet } from '../policy/policy-set.js';
 import type { PlanDataset } from '../sparql/plan.js';
 import { createLogWriter, DEFAULT_LOG_WRITER_OPTIONS, type LogLine, type LogWriter } from './create-log-writer.js';

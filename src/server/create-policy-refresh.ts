@@ -5,7 +5,9 @@ import type { FactsInForce, GuardMetrics } from '../metrics/create-metrics.js';
 import { factOrigin } from '../policy/store-reads/fetch-fact-source.js';
 import { fetchPolicyInputs, type PolicyInputs } from '../policy/store-reads/fetch-policy-inputs.js';
 import { isPrefixListingFailure } from '../policy/store-reads/list-prefix-graphs.js';
-import { reloadPolicySet, type PolicySetSources } from '../policy/load/load-policy-set.js';
+import type { PolicyWorker } from '../policy/load/create-policy-worker.js';
+import { reloadPolicySet } from '../policy/load/load-policy-set.js';
+import type { PolicySetSources } from '../policy/load/policy-set-sources.js';
 import { PolicyLoadError } from '../policy/policy-load-error.js';
 import type { Upstream } from '../upstream/create-upstream.js';
 import type { LogLine } from './create-log-writer.js';
@@ -40,6 +42,8 @@ export interface PolicyRefresh {
 export interface PolicyRefreshOptions {
   readonly sources: PolicySetSources;
   readonly upstream: Upstream;
+  /** The guard's policy worker, which runs every load of this refresh (the guard closes it). */
+  readonly worker: PolicyWorker;
   readonly policies: PolicyHolder;
   readonly log: LogLine;
   readonly metrics?: GuardMetrics;
@@ -62,7 +66,7 @@ const RETRY_MS = 5000;
  * the grant they computed; the swap is one assignment.
  */
 export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefresh {
-  const { sources, upstream, policies, log, metrics } = options;
+  const { sources, upstream, worker, policies, log, metrics } = options;
   const facts = sources.facts ?? [];
   const configByName = new Map(facts.map((source) => [source.name, source]));
   let inForce: PolicyInputs | undefined;
@@ -107,7 +111,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
     const reads = wanted === 'all' || inForce === undefined ? facts.map((source) => source.name) : [...wanted];
     try {
       const inputs = await fetchPolicyInputs(upstream, sources, inForce, wanted === 'all' ? undefined : new Set(reads));
-      const loaded = await reloadPolicySet(sources, inputs, digest);
+      const loaded = await reloadPolicySet(sources, inputs, digest, worker);
       const until = freshUntil(inputs);
       if (loaded.set === undefined) {
         policies.extend(until);

@@ -5,7 +5,8 @@ import { LRUCache } from 'lru-cache';
 import type { Caller } from '../auth/caller.js';
 import { GuardError } from '../guard-error.js';
 import { TemplateValueError } from '../policy/compile-graph-template.js';
-import { grantFor, type Grant } from '../policy/grant.js';
+import { grantFor } from '../policy/grant.js';
+import type { Grant } from '../policy/policy-set.js';
 import type { PolicySet } from '../policy/policy-set.js';
 
 /**

@@ -8,12 +8,14 @@ import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedde
 import { createMetrics } from '../metrics/create-metrics.js';
 import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
 import { OWN_VERSION } from '../own-version.js';
-import type { PolicySetSources } from '../policy/load/load-policy-set.js';
+import { createPolicyWorker } from '../policy/load/create-policy-worker.js';
+import type { PolicySetSources } from '../policy/load/policy-set-sources.js';
 import { policySetSources } from '../policy/load/policy-set-sources.js';
 import { createPlanner } from '../sparql/create-planner.js';
 import { createDatasetGate } from '../upstream/check-dataset-support.js';
 import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
 import { readStoreAnswer } from '../upstream/read-store-answer.js';
+import { checkFactQueries } from './check-fact-queries.js';
 import { createApp } from './create-app.js';
 import { createAuditLog } from './create-audit-log.js';
 import { createLogWriter, type LogLine } from './create-log-writer.js';
@@ -120,6 +122,7 @@ export interface StartOptions {
  * error, after closing everything.
  */
 export async function startGuard(config: GuardConfig, log: LogLine = logToStdout, start: StartOptions = {}): Promise<RunningGuard> {
+  checkFactQueries(config);
   // Opened first: a file that cannot be opened stops the start before anything else runs.
   const audit = config.audit === undefined ? undefined : createAuditLog(config.audit, { ...auditToStdout, log });
   const embedded = await startConfiguredEmbeddedStore(config, log);
@@ -135,7 +138,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       onRetry: (reason) => metrics.upstreamRetried(reason),
     }),
   });
-  // Issue 5: a store that ignores FROM / FROM NAMED must never get a query.
+  // A store that ignores FROM / FROM NAMED must never get a query.
   const datasetGate = createDatasetGate(upstream, {
     checkTimeoutMs: Math.min(config.timeoutMs, DATASET_CHECK_TIMEOUT_MS),
     recheckMs: DATASET_RECHECK_MS,
@@ -151,10 +154,13 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const readiness = createReadiness();
   const identifyCaller = createCallerIdentifier(config.auth);
   const sources = loadSources(config, upstream);
+  // This guard's own policy worker: another guard in the process has its own, and closing one leaves the other's.
+  const policyWorker = createPolicyWorker();
   // A new policy set also starts a new memory of matched API keys (docs/design/auth.md#identity).
   const refresh: PolicyRefresh = createPolicyRefresh({
     sources,
     upstream,
+    worker: policyWorker,
     policies,
     log,
     ...(metrics !== undefined && { metrics }),
@@ -221,6 +227,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       clearTimeout(cut);
     }
     await metricsListener?.close();
+    await policyWorker.close();
     await upstream.close();
     await embedded?.stop();
     audit?.close();

@@ -2,7 +2,8 @@
 
 import { GuardError } from '../guard-error.js';
 import { NOT_IN_IRI } from '../iri.js';
-import { sortedGraphs, type Columns, type Grant, type GraphView } from '../policy/grant.js';
+import { sortedGraphs } from '../policy/grant.js';
+import type { Columns, Grant, GraphView } from '../policy/policy-set.js';
 import { EMPTY_GRAPH } from '../vocabulary.js';
 import { encodeFormPiece, joinQueryForm } from '../url-encoded-form.js';
 import type { Plan, PlanDataset } from './plan.js';

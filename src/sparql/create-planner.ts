@@ -1,17 +1,15 @@
-// The planner: (QueryRequest, Grant) -> Plan, with prepared queries kept in a bounded LRU cache.
+// The planner: (QueryRequest, Grant) -> Plan, from the plan cache by the query's shape, else by its exact text.
 
-import { LRUCache } from 'lru-cache';
 import { GuardError } from '../guard-error.js';
-import type { QueryRequest } from './query-request.js';
-import type { Grant } from '../policy/grant.js';
-import type { RowValues } from './write-row-filter.js';
+import type { Grant } from '../policy/policy-set.js';
 import { applyGrant } from './apply-grant.js';
 import { compileFunctionAllowList } from './check-function-calls.js';
+import { createShapeCache, type ExactEntry } from './create-shape-cache.js';
 import type { Plan } from './plan.js';
 import { prepareQuery, type PrepareSettings } from './prepare-query.js';
 import type { PreparedQuery } from './prepared-query.js';
-import { cutConstantSlots, writeSentinelText, type CutResult } from './cut-constant-slots.js';
-import { lexQueryShape, type QueryShape } from './lex-query-shape.js';
+import type { QueryRequest } from './query-request.js';
+import type { RowValues } from './write-row-filter.js';
 
 /** The config keys baseIri, maxQueryDepth, planCache and allowedFunctions, as checked there (docs/design/config.md). */
 export interface PlannerOptions {
@@ -39,54 +37,11 @@ export interface Planner {
 /** How a request becomes a PreparedQuery; replaceable only so tests can count cache misses. */
 export type Prepare = (request: QueryRequest, settings: PrepareSettings) => PreparedQuery;
 
-/** A refusal, or a plan for one exact text (the fallback path), cached as today. */
-type ExactEntry = PreparedQuery | GuardError;
-
-/** What the cache knows of one query shape (the key of lexQueryShape plus the protocol dataset). */
-interface ShapeInfo {
-  readonly kind: 'shape';
-  /** Unique in the planner: its variants are keyed by it, not by the long shape key (a shape learned anew gets a new one). */
-  readonly id: number;
-  /** 'exact': every query of this shape is planned by its exact text (its sentinel text was refused or could not be cut). */
-  readonly mode: 'slots' | 'exact';
-  /** Constants whose values stay in the key (second level): the planner checks or rewrites them. */
-  readonly sensitive: readonly number[];
-  /** Variants of this shape held in the cache, for the per-shape bound. */
-  variants: number;
-}
-
-/** One filled-in variant of a shape: its template with constant slots, or 'exact' (plan by exact text). */
-interface ShapeVariant {
-  readonly kind: 'variant';
-  readonly shape: ShapeInfo;
-  readonly prepared: PreparedQuery | 'exact';
-}
-
-type CacheEntry = { readonly kind: 'exact'; readonly entry: ExactEntry } | ShapeInfo | ShapeVariant;
-
-/** One text's lex and its cache keys, kept for the last texts: their strings keep the hashes V8 computed. */
-interface Lexed {
-  readonly dataset: string;
-  readonly shape: QueryShape;
-  readonly shapeKey: string;
-  /** The variant key, for the shape as last learned. */
-  variant?: { readonly shape: ShapeInfo; readonly key: string };
-}
-
-/** How many texts, of up to what length, the planner keeps the lexes of (docs/design/sparql.md#plan-cache). */
-const RECENT_TEXTS = 32;
-const RECENT_TEXT_LENGTH = 16_384;
-
-const NO_CONSTANT: ReadonlySet<number> = new Set();
-
 /**
- * Creates a planner. Parse, checks and serialisation run once per query shape
- * (lexQueryShape, plus the protocol dataset) and per value of its sensitive
- * constants; a hit lexes the text (unless it is one of the last texts, whose
- * lexes are kept), fills the template with its constants and never parses
- * (docs/design/sparql.md#plan-cache). Text the lexer cannot classify,
- * and shapes whose sentinel text is refused, are planned by exact text, and so
- * are refusals cached. No key holds anything of the caller.
+ * Creates a planner. Each query is planned from the template of its shape (createShapeCache:
+ * parse, checks and serialisation once per shape and per value of its sensitive constants),
+ * else from the preparation of its exact text, cached too; refusals are cached as well. With
+ * `planCache.maxEntries` 0 every query is prepared anew: the reference the cached plans must equal.
  */
 export function createPlanner(options: PlannerOptions, prepare: Prepare = prepareQuery): Planner {
   const { baseIri, maxQueryDepth, planCache } = options;
@@ -106,182 +61,34 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
       throw error;
     }
   };
-
-  if (planCache.maxEntries === 0) {
-    return {
-      plan(request: QueryRequest, grant: Grant, values?: RowValues): Plan {
-        const entry = prepareOrRefuse(request);
-        if (entry instanceof GuardError) throw entry;
-        return applyGrant(entry, grant, undefined, values);
-      },
-      cacheStats: () => ({ hits: 0, misses: 0, entries: 0, bytes: 0 }),
-    };
-  }
-
-  /** One shape may hold at most this many variants, so it cannot push every other plan out. */
-  const variantsPerShape = Math.max(1, Math.ceil(planCache.maxEntries / 10));
-  const cache = new LRUCache<string, CacheEntry>({
-    max: planCache.maxEntries,
-    maxSize: planCache.maxBytes,
-    sizeCalculation: (entry, key) => 2 * key.length + entrySize(entry),
-    dispose: (entry) => {
-      if (entry.kind === 'variant') entry.shape.variants--;
-    },
-  });
-
-  const planExact = (request: QueryRequest, grant: Grant, values: RowValues | undefined): Plan => {
-    const key = 'E' + datasetKey(request) + request.query;
-    const cached = cache.get(key);
-    let entry: ExactEntry;
-    if (cached?.kind === 'exact') entry = cached.entry;
-    else {
-      entry = prepareOrRefuse(request);
-      cache.set(key, { kind: 'exact', entry }); // too large for maxBytes: lru-cache leaves it out
-    }
+  const fromEntry = (entry: ExactEntry, grant: Grant, values: RowValues | undefined): Plan => {
     if (entry instanceof GuardError) throw entry;
     return applyGrant(entry, grant, undefined, values);
   };
 
-  /** Prepares the shape's text with `kept` constants as written and the others as sentinels, and cuts it. */
-  const prepareSlots = (request: QueryRequest, shape: QueryShape, kept: ReadonlySet<number>): CutResult | undefined => {
-    const sentinels = writeSentinelText(shape, kept);
-    if (sentinels === undefined) return undefined;
-    const prepared = prepareOrRefuse({ ...request, query: sentinels.text });
-    if (prepared instanceof GuardError) return undefined;
-    return cutConstantSlots(prepared, shape, kept, sentinels);
-  };
+  if (planCache.maxEntries === 0) {
+    return {
+      plan: (request, grant, values) => fromEntry(prepareOrRefuse(request), grant, values),
+      cacheStats: () => ({ hits: 0, misses: 0, entries: 0, bytes: 0 }),
+    };
+  }
 
-  // The lexes of the last texts, in a ring searched by equality: a text sent again is not lexed again.
-  const recentTexts: string[] = new Array<string>(RECENT_TEXTS).fill('');
-  const recentLexes: (Lexed | undefined)[] = new Array<Lexed | undefined>(RECENT_TEXTS).fill(undefined);
-  let nextRecent = 0;
-  const lex = (request: QueryRequest): Lexed | undefined => {
-    const dataset = datasetKey(request);
-    for (let i = 0; i < RECENT_TEXTS; i++) {
-      if (recentTexts[i] === request.query && recentLexes[i]?.dataset === dataset) return recentLexes[i];
-    }
-    const shape = lexQueryShape(request.query, baseIri);
-    if (shape === undefined) return undefined;
-    const lexed: Lexed = { dataset, shape, shapeKey: 'K' + dataset + shape.key };
-    if (request.query.length <= RECENT_TEXT_LENGTH) {
-      recentTexts[nextRecent] = request.query;
-      recentLexes[nextRecent] = lexed;
-      nextRecent = (nextRecent + 1) % RECENT_TEXTS;
-    }
-    return lexed;
-  };
-
+  const cache = createShapeCache(planCache, baseIri, prepareOrRefuse);
+  const byText = (request: QueryRequest, grant: Grant, values: RowValues | undefined): Plan =>
+    fromEntry(cache.exact(request), grant, values);
   let hits = 0;
   let misses = 0;
-  let shapes = 0;
-  const planCached = (request: QueryRequest, grant: Grant, values: RowValues | undefined): Plan => {
-    const lexed = lex(request);
-    if (lexed === undefined) return planExact(request, grant, values);
-    const plan = planShaped(request, grant, lexed, values);
-    plan.shape = lexed.shape.key;
-    return plan;
-  };
-  const planShaped = (request: QueryRequest, grant: Grant, lexed: Lexed, values: RowValues | undefined): Plan => {
-    const { shape, shapeKey } = lexed;
-    const fromTemplate = (prepared: PreparedQuery | 'exact'): Plan =>
-      prepared === 'exact' ? planExact(request, grant, values) : applyGrant(prepared, grant, shape.fill, values);
-    const found = cache.get(shapeKey);
-    // A shape without sensitive constants is one entry: its template.
-    if (found?.kind === 'variant') return fromTemplate(found.prepared);
-    let info = found?.kind === 'shape' ? found : undefined;
-    if (info === undefined) {
-      const learned = learnShape(request, shape, shapeKey);
-      if (learned.prepared !== undefined) return applyGrant(learned.prepared, grant, shape.fill, values);
-      info = learned.info;
-    }
-    if (info.mode === 'exact') return planExact(request, grant, values);
-    if (lexed.variant?.shape !== info) lexed.variant = { shape: info, key: variantKeyOf(info, shape) };
-    const variantKey = lexed.variant.key;
-    const cached = cache.get(variantKey);
-    if (cached?.kind === 'variant') return fromTemplate(cached.prepared);
-    const cut = prepareSlots(request, shape, new Set(info.sensitive));
-    // A variant whose sentinels land elsewhere than the shape's first one did is planned by its exact text.
-    const prepared = cut !== undefined && 'prepared' in cut ? cut.prepared : 'exact';
-    if (info.variants < variantsPerShape) {
-      info.variants++;
-      cache.set(variantKey, { kind: 'variant', shape: info, prepared });
-    }
-    return fromTemplate(prepared);
-  };
-
   return {
     plan(request: QueryRequest, grant: Grant, values?: RowValues): Plan {
       // A hit is a plan that parsed nothing; a refusal thrown from the cache is a hit too.
       const before = prepares;
       try {
-        return planCached(request, grant, values);
+        return cache.plan(request, grant, values, byText);
       } finally {
         if (prepares === before) hits++;
         else misses++;
       }
     },
-    cacheStats: () => ({ hits, misses, entries: cache.size, bytes: cache.calculatedSize }),
+    cacheStats: () => ({ hits, misses, ...cache.size() }),
   };
-
-  /**
-   * First sight of a shape: finds its sensitive constants and caches them. The verb-position
-   * constants are guessed first (kept as written, the others sentinels: one prepare settles it
-   * when each is a named predicate and no sentinel landed in a checked place); else every
-   * constant is a sentinel and the caller prepares the variant. Returns the template if settled.
-   */
-  function learnShape(request: QueryRequest, shape: QueryShape, shapeKey: string): { info: ShapeInfo; prepared?: PreparedQuery } {
-    const learn = (mode: ShapeInfo['mode'], sensitive: readonly number[], prepared?: PreparedQuery) => {
-      const info: ShapeInfo = { kind: 'shape', id: shapes++, mode, sensitive, variants: prepared === undefined ? 0 : 1 };
-      // A shape without sensitive constants is one entry, its template; else the shape, and a variant if prepared.
-      if (prepared === undefined || sensitive.length > 0) cache.set(shapeKey, info);
-      if (prepared !== undefined) {
-        cache.set(sensitive.length > 0 ? variantKeyOf(info, shape) : shapeKey, { kind: 'variant', shape: info, prepared });
-      }
-      return { info, prepared };
-    };
-    if (shape.verbs.length > 0) {
-      const guessed = new Set(shape.verbs);
-      const cut = prepareSlots(request, shape, guessed);
-      if (cut !== undefined && 'prepared' in cut) {
-        const { prepared } = cut;
-        if ([...guessed].every((k) => prepared.namedPredicates.includes((shape.fill[k] ?? '').slice(1, -1)))) {
-          return learn(
-            'slots',
-            [...guessed].sort((a, b) => a - b),
-            prepared,
-          );
-        }
-      }
-    }
-    const first = prepareSlots(request, shape, NO_CONSTANT);
-    if (first === undefined) return learn('exact', []);
-    return 'prepared' in first ? learn('slots', [], first.prepared) : learn('slots', first.sensitive);
-  }
-}
-
-/** The key of one variant of a shape: the shape's number and its sensitive constants, each length-prefixed. */
-function variantKeyOf(info: ShapeInfo, shape: QueryShape): string {
-  let key = 'S' + info.id;
-  for (const k of info.sensitive) {
-    const raw = shape.raw[k] ?? '';
-    key += '\u0002' + raw.length + ':' + raw;
-  }
-  return key;
-}
-
-function entrySize(entry: CacheEntry): number {
-  switch (entry.kind) {
-    case 'exact':
-      return entry.entry instanceof GuardError ? 256 : entry.entry.sizeBytes;
-    case 'shape':
-      return 64 + 8 * entry.sensitive.length;
-    default:
-      return 64 + (entry.prepared === 'exact' ? 0 : entry.prepared.sizeBytes);
-  }
-}
-
-/** The protocol graph lists as JSON (self-delimiting), before the text or shape in every key. */
-function datasetKey(request: QueryRequest): string {
-  if (request.defaultGraphs.length === 0 && request.namedGraphs.length === 0) return '[[],[]]';
-  return JSON.stringify([request.defaultGraphs, request.namedGraphs]);
 }

@@ -3,7 +3,7 @@
 import type { Caller } from '../auth/caller.js';
 import { GuardError } from '../guard-error.js';
 import { NOT_IN_IRI } from '../iri.js';
-import type { Columns, GraphView } from '../policy/grant.js';
+import type { Columns, GraphView } from '../policy/policy-set.js';
 import type { RowRule, RuleTerm } from '../policy/policy-set.js';
 import { XSD_STRING } from '../vocabulary.js';
 

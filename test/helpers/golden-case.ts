@@ -1,6 +1,6 @@
 // Reads a golden rewrite case (test/fixtures/sparql/golden): its grant, protocol graphs, allowed functions, query and what it expects.
 
-import type { Grant } from '../../src/policy/grant.js';
+import type { Grant } from '../../src/policy/policy-set.js';
 
 /**
  * A case file: `# comment` lines, `grant: iri iri ...`, any number of

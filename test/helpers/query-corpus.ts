@@ -2,7 +2,7 @@
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Grant } from '../../src/policy/grant.js';
+import type { Grant } from '../../src/policy/policy-set.js';
 import { lexQueryShape } from '../../src/sparql/lex-query-shape.js';
 import { W3C_SUITE, readW3cTests } from '../w3c/w3c-evaluation.js';
 import { readGoldenCase } from './golden-case.js';

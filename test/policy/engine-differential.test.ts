@@ -5,7 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { principalKey } from '../../src/policy/load/attach-derivations.js';
+import { principalKey } from '../../src/policy/principal-index.js';
+import { createPolicyWorker } from '../../src/policy/load/create-policy-worker.js';
 import { loadPolicySetWithStats, type LoadedPolicySet } from '../../src/policy/load/load-policy-set.js';
 import type { Engine } from '../../src/policy/rules/reason-over-policies.js';
 import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
@@ -27,11 +28,15 @@ function table({ set }: LoadedPolicySet) {
   }));
 }
 
+/** One worker for every load of this file, as a guard keeps one: EYE stays warm between loads. */
+const worker = createPolicyWorker();
+after(() => worker.close());
+
 type Outcome = { ok: true; table: ReturnType<typeof table>; engines: Engine[] } | { ok: false; message: string };
 
 async function outcome(policyFiles: string[], ruleFiles: string[], engine: 'auto' | 'eye'): Promise<Outcome> {
   try {
-    const loaded = await loadPolicySetWithStats({ policyFiles, ruleFiles: [...shippedRuleFiles(), ...ruleFiles] }, { engine });
+    const loaded = await loadPolicySetWithStats({ policyFiles, ruleFiles: [...shippedRuleFiles(), ...ruleFiles] }, { engine, worker });
     return { ok: true, table: table(loaded), engines: loaded.stats.stages.map((stage) => stage.engine) };
   } catch (error) {
     return { ok: false, message: (error as Error).message };

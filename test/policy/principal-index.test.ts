@@ -1,7 +1,7 @@
 // The principal index the policy worker builds and the serving thread searches: every name found under its own kind only, nothing else found.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { PRINCIPAL_KINDS } from '../../src/policy/load/attach-derivations.js';
+import { PRINCIPAL_KINDS } from '../../src/policy/principal-index.js';
 import { findPrincipal, indexPrincipals, principalName } from '../../src/policy/principal-index.js';
 
 const AGENT = PRINCIPAL_KINDS.indexOf('agent');

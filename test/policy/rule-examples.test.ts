@@ -2,14 +2,18 @@
 
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import type { Caller } from '../../src/auth/caller.js';
 import { grantFor } from '../../src/policy/grant.js';
+import { createPolicyWorker } from '../../src/policy/load/create-policy-worker.js';
 import { loadPolicySetWithStats } from '../../src/policy/load/load-policy-set.js';
 import type { PolicySet } from '../../src/policy/policy-set.js';
 import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 
 const EX = 'https://example.org/';
+/** One worker for every load of this file, as a guard keeps one: EYE stays warm between loads. */
+const worker = createPolicyWorker();
+after(() => worker.close());
 const user = (agent: string, ...groups: string[]): Caller => ({ agent, groups, authenticated: true });
 const example = (name: string) => resolve('policies/examples', name);
 const rule = (name: string) => resolve('rules/examples', name);
@@ -17,8 +21,8 @@ const view = (set: PolicySet) => set.policies.map((policy) => [policy.iri, polic
 /** Loads with the engines the loader picks and with every file in EYE; both tables must be equal. */
 async function load(policyFiles: string[], ruleFiles: string[]): Promise<PolicySet> {
   const sources = { policyFiles, ruleFiles: [...shippedRuleFiles(), ...ruleFiles] };
-  const chosen = await loadPolicySetWithStats(sources);
-  const eye = await loadPolicySetWithStats(sources, { engine: 'eye' });
+  const chosen = await loadPolicySetWithStats(sources, { worker });
+  const eye = await loadPolicySetWithStats(sources, { engine: 'eye', worker });
   assert.deepEqual(view(chosen.set), view(eye.set));
   return chosen.set;
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 import { startStubStore, type StubStore } from '../helpers/start-stub-store.js';
-import type { Grant } from '../../src/policy/grant.js';
+import type { Grant } from '../../src/policy/policy-set.js';
 import { createPlanner } from '../../src/sparql/create-planner.js';
 import { encodeQueryForm } from '../../src/url-encoded-form.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sparqljs from 'sparqljs';
 import { GuardError } from '../../src/guard-error.js';
-import type { Grant } from '../../src/policy/grant.js';
+import type { Grant } from '../../src/policy/policy-set.js';
 import { algebraDepth } from '../../src/sparql/check-algebra-depth.js';
 import { createPlanner } from '../../src/sparql/create-planner.js';
 import { prepareQuery } from '../../src/sparql/prepare-query.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
 import sparqljs from 'sparqljs';
 import { GuardError } from '../../src/guard-error.js';
-import type { Grant } from '../../src/policy/grant.js';
+import type { Grant } from '../../src/policy/policy-set.js';
 import { checkVariableScope } from '../../src/sparql/check-variable-scope.js';
 import { createPlanner } from '../../src/sparql/create-planner.js';
 import { prepareQuery } from '../../src/sparql/prepare-query.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import sparqljs from 'sparqljs';
 import { GUARD_CODES, GuardError, type GuardCode } from '../../src/guard-error.js';
-import type { Grant } from '../../src/policy/grant.js';
+import type { Grant } from '../../src/policy/policy-set.js';
 import { createPlanner, type PlannerOptions } from '../../src/sparql/create-planner.js';
 import { EMPTY_GRAPH } from '../../src/vocabulary.js';
 import { prepareQuery } from '../../src/sparql/prepare-query.js';

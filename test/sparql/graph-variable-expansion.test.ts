@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it, test } from 'node:test';
 import { startEmbeddedStore, type EmbeddedStore } from '../../src/embedded/start-embedded-store.js';
-import type { Grant } from '../../src/policy/grant.js';
+import type { Grant } from '../../src/policy/policy-set.js';
 import { createPlanner } from '../../src/sparql/create-planner.js';
 import { EMPTY_GRAPH } from '../../src/vocabulary.js';
 import { findTransitiveGraphs } from '../../src/sparql/find-transitive-graphs.js';

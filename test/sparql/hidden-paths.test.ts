@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import sparqljs from 'sparqljs';
 import { GuardError } from '../../src/guard-error.js';
-import type { Grant } from '../../src/policy/grant.js';
+import type { Grant } from '../../src/policy/policy-set.js';
 import { createPlanner, type PlannerOptions } from '../../src/sparql/create-planner.js';
 import { prepareQuery } from '../../src/sparql/prepare-query.js';
 import { W3C_SKIP, W3C_SUITE } from '../w3c/w3c-evaluation.js';

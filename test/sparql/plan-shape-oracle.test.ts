@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GuardError } from '../../src/guard-error.js';
-import type { Grant } from '../../src/policy/grant.js';
+import type { Grant } from '../../src/policy/policy-set.js';
 import { createPlanner, type Planner } from '../../src/sparql/create-planner.js';
 import { prepareQuery as prepareQueryForTest } from '../../src/sparql/prepare-query.js';
 import { applyGrant } from '../../src/sparql/apply-grant.js';

@@ -6,7 +6,7 @@ import oxigraph from 'oxigraph';
 import sparqljs from 'sparqljs';
 import type { Caller } from '../../src/auth/caller.js';
 import { GuardError } from '../../src/guard-error.js';
-import type { Columns, Grant, GraphView, RowGrant } from '../../src/policy/grant.js';
+import type { Columns, Grant, GraphView, RowGrant } from '../../src/policy/policy-set.js';
 import type { RowRule, RuleTerm } from '../../src/policy/policy-set.js';
 import { createPlanner } from '../../src/sparql/create-planner.js';
 

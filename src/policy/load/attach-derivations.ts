@@ -5,10 +5,13 @@ import { GUARD, guard, isReservedIri, isSkolemIri, XSD_STRING } from '../../voca
 import { findAgentIriProblem, iriSpliceProblem } from '../../iri.js';
 import { policyLoadError } from '../policy-load-error.js';
 import type { PolicyLimits, Principal } from '../policy-set.js';
-import { indexPrincipals, type PrincipalIndex } from '../principal-index.js';
-import { describe, type PolicyDocument } from './read-policy-files.js';
+import { indexPrincipals, principalKey, PRINCIPAL_KINDS } from '../principal-index.js';
+import type { PolicyDocument } from './read-policy-files.js';
+import type { AttachedPolicies } from './worker-messages.js';
+import { describeTerm } from './describe-term.js';
 import type { PolicyRestriction } from './read-row-rule.js';
 import type { ClosureTerm } from '../rules/forward-chain.js';
+import type { DerivedTriples } from '../rules/derived-triples.js';
 
 /**
  * Turns the derived `guard:appliesTo` / `guard:grantsGraph` triples into one
@@ -61,7 +64,7 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
       if (index < 0) {
         const subject = unskolemize(terms[s] as ClosureTerm);
         fail(subject, predicate, unskolemize(terms[o] as ClosureTerm), () =>
-          policyLoadError(`the rules derived ${name} for ${describe(subject)}, which is not a declared guard:Policy`),
+          policyLoadError(`the rules derived ${name} for ${describeTerm(subject)}, which is not a declared guard:Policy`),
         );
         continue;
       }
@@ -71,7 +74,7 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
         const subject = unskolemize(terms[s] as ClosureTerm);
         const object = unskolemize(terms[o] as ClosureTerm);
         fail(subject, predicate, object, () =>
-          policyLoadError(`the rules derived ${name} ${describe(object)}: ${judgements.refusal(o)}`, target.file, subject.value),
+          policyLoadError(`the rules derived ${name} ${describeTerm(object)}: ${judgements.refusal(o)}`, target.file, subject.value),
         );
       } else if (grants) target.graphs.push(judged);
       else target.principals.push(judged);
@@ -133,43 +136,6 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
   };
 }
 
-/** The kinds of principal, in the order `AttachedPolicies.principalKinds` numbers them. */
-export const PRINCIPAL_KINDS = ['everyone', 'authenticated', 'agent', 'group'] as const;
-
-/**
- * The policies with what the rules derived for them, as the worker sends them: in columns (a
- * policy is its index), each distinct principal and graph once, and per policy a range of
- * numbers into those tables (policy i's principals are `principals[principalIndexes[k]]` for k
- * from `principalStarts[i]` to `principalStarts[i + 1]`). The message is mostly typed arrays and
- * strings: the main thread unpacks no object per policy or principal.
- */
-export interface AttachedPolicies {
-  /** Policy IRIs, in order of listing. */
-  readonly iris: readonly string[];
-  /** Per policy, its position in order of listing (`CompiledPolicy.order`). */
-  readonly orders: Int32Array;
-  /** Each policy file once; policy i's is `files[fileIndexes[i]]`. */
-  readonly files: readonly string[];
-  readonly fileIndexes: Int32Array;
-  /** Per policy, the predicates it hides (the policies hiding none share one empty array). */
-  readonly hidePaths: readonly (readonly string[])[];
-  /** Per policy, its `guard:readGraphTemplate` texts, validated (the policies with none share one empty array). */
-  readonly graphTemplates: readonly (readonly string[])[];
-  /** Per policy, its `guard:readGraphPrefix` values (the policies with none share one empty array). */
-  readonly graphPrefixes: readonly (readonly string[])[];
-  /** Per policy, its limits (the policies setting none share one empty object). */
-  readonly limits: readonly PolicyLimits[];
-  /** Per policy, its columns and row rule (the policies stating neither share one empty object). */
-  readonly restrictions: readonly PolicyRestriction[];
-  /** Each distinct principal once (its kind an index into `PRINCIPAL_KINDS`), with the policies naming it. */
-  readonly principals: PrincipalIndex;
-  readonly graphs: readonly string[];
-  readonly principalStarts: Int32Array;
-  readonly principalIndexes: Int32Array;
-  readonly graphStarts: Int32Array;
-  readonly graphIndexes: Int32Array;
-}
-
 /** Per policy, a list of ranks written into one Int32Array. */
 class IndexLists {
   private readonly starts: Int32Array;
@@ -223,38 +189,6 @@ interface Target {
   readonly file: string;
   readonly principals: number[];
   readonly graphs: number[];
-}
-
-/**
- * The derived `guard:appliesTo` and `guard:grantsGraph` triples, as term numbers: each a flat
- * list of (subject, object) pairs, numbers indexing `terms` (duplicates allowed).
- */
-export interface DerivedTriples {
-  readonly terms: readonly ClosureTerm[];
-  readonly appliesTo: readonly number[];
-  readonly grantsGraph: readonly number[];
-}
-
-/** The targeting triples among `quads` (an engine's output), numbered: each distinct term once, by its N3.js id. */
-export function derivedTriples(quads: Iterable<Quad>): DerivedTriples {
-  const terms: ClosureTerm[] = [];
-  const numbers = new Map<string, number>();
-  const number = (term: ClosureTerm) => {
-    let found = numbers.get(term.id);
-    if (found === undefined) {
-      found = terms.length;
-      numbers.set(term.id, found);
-      terms.push(term);
-    }
-    return found;
-  };
-  const appliesTo: number[] = [];
-  const grantsGraph: number[] = [];
-  for (const { subject, predicate, object } of quads) {
-    const pairs = predicate.value === guard.appliesTo ? appliesTo : predicate.value === guard.grantsGraph ? grantsGraph : undefined;
-    pairs?.push(number(subject as ClosureTerm), number(object as ClosureTerm));
-  }
-  return { terms, appliesTo, grantsGraph };
 }
 
 /** A derived graph or principal that validation accepted, with its key (`<iri>` or principalKey) and its number among the accepted. */
@@ -386,18 +320,4 @@ function readPrincipal(object: Quad['object'] | BlankNode): Principal | string {
     return { kind: 'group', group: object.value };
   }
   return 'a principal must be an agent IRI or a non-empty plain string (group name)';
-}
-
-/** A key unique per principal, readable in an operator's listing. */
-export function principalKey(principal: Principal): string {
-  switch (principal.kind) {
-    case 'everyone':
-      return 'Everyone';
-    case 'authenticated':
-      return 'AuthenticatedAgent';
-    case 'agent':
-      return `<${principal.agent}>`;
-    case 'group':
-      return `group ${JSON.stringify(principal.group)}`;
-  }
 }

@@ -1,12 +1,11 @@
 // Compiles the worker's validated policies into the frozen look-up table that grantFor reads (on the serving thread).
 
 import { createPacer } from '../../create-pacer.js';
-import { principalKey, PRINCIPAL_KINDS, type AttachedPolicies } from './attach-derivations.js';
+import { findPrincipal, principalKey, principalName, PRINCIPAL_KINDS, type PrincipalIndex } from '../principal-index.js';
+import type { AttachedPolicies } from './worker-messages.js';
 import type { PolicyRestriction } from './read-row-rule.js';
-import { findPrincipal, principalName, type PrincipalIndex } from '../principal-index.js';
 import { compileGraphTemplate, type GraphTemplate } from '../compile-graph-template.js';
 import { composeGrant, mergeInOrder } from '../grant.js';
-import type { EngineRun, RuleFileRun } from '../rules/reason-over-policies.js';
 import type {
   CompiledPolicy,
   PoliciesByName,
@@ -17,33 +16,6 @@ import type {
   PrincipalEntry,
   PrincipalListing,
 } from '../policy-set.js';
-
-/** What a load cost, for logs and the benchmark. */
-export interface LoadStats {
-  readonly policyCount: number;
-  /** Triples handed to EYE. */
-  readonly eyeInputTriples: number;
-  /** Reading, parsing and validating the Turtle, milliseconds. */
-  readonly readMs: number;
-  /** Inside EYE, milliseconds. */
-  readonly eyeMs: number;
-  /** Everything else in the worker (N3P, output parsing, checks of derived triples), milliseconds. */
-  readonly otherMs: number;
-  /** Building the table on the calling thread, milliseconds. */
-  readonly compileMs: number;
-  /** Per rule file, the engine that ran it (and why EYE, when EYE). */
-  readonly ruleRuns: readonly RuleFileRun[];
-  /** Per engine that ran: its files, time and input. */
-  readonly stages: readonly EngineRun[];
-  /** Lines about rules that cannot fire, derive what is ignored or refused, or cost the square of the policies. */
-  readonly warnings: readonly string[];
-  /** Size of the worker thread's V8 heap when the load finished, bytes. */
-  readonly workerHeapBytes: number;
-  /** Per fact source, in the order of config `facts`: triples read, bytes of the answer, time of the read. */
-  readonly facts: readonly { readonly name: string; readonly triples: number; readonly bytes: number; readonly fetchMs: number }[];
-  /** The listing of the store's graphs under the `guard:readGraphPrefix` values; absent when no policy has one. */
-  readonly prefixListing?: { readonly prefixes: number; readonly graphs: number; readonly ms: number };
-}
 
 /**
  * Builds the policies from the worker's tables (each principal and graph once, ranges of numbers

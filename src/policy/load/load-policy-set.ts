@@ -1,33 +1,15 @@
 // Loads the policy files and rules into a frozen PolicySet (on the serving thread, which hands the heavy work to the policy worker).
 
 import { createHash } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
-import type { FactSourceConfig } from '../../config/read-config.js';
-import { compilePolicySet, type LoadStats } from './compile-policy-set.js';
+import { compilePolicySet } from './compile-policy-set.js';
+import { createPolicyWorker, type PolicyWorker } from './create-policy-worker.js';
 import { NO_POLICY_INPUTS, type PolicyInputs } from '../store-reads/fetch-policy-inputs.js';
-import { DEFAULT_MAX_PREFIX_GRAPHS, listPrefixGraphs, type PrefixListing, type StoreQuery } from '../store-reads/list-prefix-graphs.js';
+import { DEFAULT_MAX_PREFIX_GRAPHS, listPrefixGraphs, type PrefixListing } from '../store-reads/list-prefix-graphs.js';
 import { PolicyLoadError } from '../policy-load-error.js';
 import type { PolicySet } from '../policy-set.js';
-import type { WorkerJob, WorkerReply } from './policy-worker.js';
+import type { PolicySetSources } from './policy-set-sources.js';
+import type { LoadStats, WorkerJob } from './worker-messages.js';
 import type { EngineChoice } from '../rules/reason-over-policies.js';
-
-/** Absolute paths of the files one load reads. */
-export interface PolicySetSources {
-  readonly policyFiles: readonly string[];
-  /** Shipped `rules/*.n3` first (`shippedRuleFiles()`), then the operator's config `rules`. */
-  readonly ruleFiles: readonly string[];
-  /** Config `facts`: the sources whose answers (PolicyInputs) join the policy files; none when absent. */
-  readonly facts?: readonly FactSourceConfig[];
-  /**
-   * The store, for the load's own queries (the graphs under each `guard:readGraphPrefix`).
-   * Without it a policy set holding a prefix fails to load.
-   */
-  readonly storeQuery?: StoreQuery;
-  /** The most graphs one `guard:readGraphPrefix` may grant (config `maxPrefixGraphs`); more fails the load. */
-  readonly maxPrefixGraphs?: number;
-  /** How often a set holding a `guard:readGraphPrefix` is loaded again to list the graphs anew (config `prefixRefreshMs`). */
-  readonly prefixRefreshMs?: number;
-}
 
 /** A loaded set and what loading it cost. */
 export interface LoadedPolicySet {
@@ -53,10 +35,9 @@ export interface LoadOptions {
   readonly engine?: EngineChoice;
   /** The fact sources' answers (fetchPolicyInputs); none when absent. */
   readonly inputs?: PolicyInputs;
+  /** The guard's policy worker; absent: a worker of this load's own, closed when it ends. */
+  readonly worker?: PolicyWorker;
 }
-
-/** A load that takes longer (an operator rule that never ends) is abandoned: the previous set stays. */
-const LOAD_TIMEOUT_MS = 60_000;
 
 /**
  * Reads and validates the policy files, runs the rules (the forward chainer or EYE,
@@ -85,8 +66,9 @@ export function reloadPolicySet(
   sources: PolicySetSources,
   inputs: PolicyInputs,
   digestInForce: string | undefined,
+  worker: PolicyWorker,
 ): Promise<LoadedPolicySet | UnchangedPolicySet> {
-  return loadUnlessSame(sources, { inputs }, digestInForce);
+  return loadUnlessSame(sources, { inputs, worker }, digestInForce);
 }
 
 async function loadUnlessSame(
@@ -103,12 +85,12 @@ async function loadUnlessSame(
       name: fetched.name,
       contentType: fetched.contentType,
       body: fetched.body,
+      fetchMs: fetched.fetchMs,
       maxTriples: config.maxTriples,
       policies: config.policies,
     };
   });
-  const reply = await inWorker({
-    id: 0,
+  const job: Omit<WorkerJob, 'id'> = {
     policyFiles: [...sources.policyFiles],
     ruleFiles: [...sources.ruleFiles],
     engine: options.engine ?? 'auto',
@@ -116,7 +98,9 @@ async function loadUnlessSame(
     // A set in force built with a prefix listing (its digest has a `+` part) needs the table back
     // whatever the worker finds: its prefixes are listed again, and the listing may have changed.
     ...(digestInForce !== undefined && !digestInForce.includes('+') && { digestInForce }),
-  });
+  };
+  const worker = options.worker ?? createPolicyWorker();
+  const reply = await worker.run(job).finally(() => (worker === options.worker ? undefined : worker.close()));
   if (!reply.ok) throw new PolicyLoadError(reply.message, reply.file, reply.policy);
   // The prefixes are known once the policy files are read: the store's graphs are listed now, in this load.
   // No table back means the table in force, which (its digest has no `+` part) holds no prefix.
@@ -134,23 +118,12 @@ async function loadUnlessSame(
   const set =
     reply.policies === undefined || digest === digestInForce ? undefined : await compilePolicySet(reply.policies, listing?.graphs);
   const stats: LoadStats = {
-    policyCount: reply.policyCount,
-    eyeInputTriples: reply.eyeInputTriples,
-    readMs: reply.readMs,
-    eyeMs: reply.eyeMs,
-    otherMs: reply.otherMs,
+    ...reply.stats,
     compileMs: performance.now() - started,
-    ruleRuns: reply.ruleRuns,
-    stages: reply.stages,
-    warnings: listing === undefined ? reply.warnings : [...reply.warnings, ...listing.skipped],
-    ...(listing !== undefined && { prefixListing: { prefixes: prefixes.size, graphs: listing.graphCount, ms: listing.ms } }),
-    workerHeapBytes: reply.workerHeapBytes,
-    facts: inputs.facts.map((fetched, at) => ({
-      name: fetched.name,
-      triples: reply.factTriples[at] ?? 0,
-      bytes: fetched.body.byteLength,
-      fetchMs: fetched.fetchMs,
-    })),
+    ...(listing !== undefined && {
+      warnings: [...reply.stats.warnings, ...listing.skipped],
+      prefixListing: { prefixes: prefixes.size, graphs: listing.graphCount, ms: listing.ms },
+    }),
   };
   return { set, stats: Object.freeze(stats), digest };
 }
@@ -163,58 +136,4 @@ function digestOfListing(listing: PrefixListing): string {
     for (const graph of listing.graphs.get(prefix) ?? []) hash.update(`\u0001${graph}`);
   }
   return hash.digest('hex');
-}
-
-let worker: Worker | undefined;
-let queue: Promise<unknown> = Promise.resolve();
-let nextId = 1;
-
-/** One job at a time on one long-lived worker, which keeps an EYE module warm between loads. */
-function inWorker(job: WorkerJob): Promise<WorkerReply> {
-  const result = queue.then(() => runJob({ ...job, id: nextId++ }));
-  queue = result.catch(() => undefined);
-  return result;
-}
-
-function runJob(job: WorkerJob): Promise<WorkerReply> {
-  const thread = (worker ??= startWorker());
-  return new Promise<WorkerReply>((resolve, reject) => {
-    const settle = () => {
-      clearTimeout(timer);
-      thread.off('message', onMessage);
-      thread.off('error', onError);
-      thread.off('exit', onExit);
-      thread.unref();
-    };
-    const abandon = (error: Error) => {
-      settle();
-      if (worker === thread) worker = undefined;
-      void thread.terminate();
-      reject(error);
-    };
-    const onMessage = (reply: WorkerReply) => {
-      if (reply.id !== job.id) return;
-      settle();
-      resolve(reply);
-    };
-    const onError = (error: Error) =>
-      abandon(new PolicyLoadError(`policy load failed in the worker: ${error.message.split('\n')[0] ?? ''}`));
-    const onExit = (code: number) => abandon(new PolicyLoadError(`policy worker exited with code ${code}`));
-    const timer = setTimeout(
-      () => abandon(new PolicyLoadError(`policy load took longer than ${LOAD_TIMEOUT_MS} ms (a rule that never ends?)`)),
-      LOAD_TIMEOUT_MS,
-    );
-    thread.on('message', onMessage);
-    thread.on('error', onError);
-    thread.on('exit', onExit);
-    // Keep the process alive while a load runs, not between loads.
-    thread.ref();
-    thread.postMessage(job);
-  });
-}
-
-function startWorker(): Worker {
-  const thread = new Worker(new URL('./policy-worker.js', import.meta.url));
-  thread.unref();
-  return thread;
 }

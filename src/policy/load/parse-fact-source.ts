@@ -5,17 +5,8 @@ import { isAbsoluteIri } from '../../iri.js';
 import { guard, isReservedIri, RDF_TYPE } from '../../vocabulary.js';
 import { factOrigin } from '../store-reads/fetch-fact-source.js';
 import { policyLoadError } from '../policy-load-error.js';
-import { describe } from './read-policy-files.js';
-
-/** One source's answer and its bounds, as the policy worker gets it. */
-export interface FactInput {
-  readonly name: string;
-  readonly contentType: string;
-  readonly body: Uint8Array;
-  readonly maxTriples: number;
-  /** Config `policies`: whether the source may state policies. */
-  readonly policies: boolean;
-}
+import { describeTerm } from './describe-term.js';
+import type { FactInput } from './worker-messages.js';
 
 /**
  * The predicates of policies, stated or derived: a source without `policies: true` may not
@@ -78,10 +69,10 @@ export function parseFactSource(input: FactInput, index: number): Quad[] {
     for (const term of [quad.subject, quad.predicate, quad.object]) checkTerm(term, fail);
     if (input.policies) continue;
     if (POLICY_TERMS.has(quad.predicate.value)) {
-      fail(`states ${describe(quad.predicate)} about ${describe(quad.subject)}, a policy term (allow it with "policies": true)`);
+      fail(`states ${describeTerm(quad.predicate)} about ${describeTerm(quad.subject)}, a policy term (allow it with "policies": true)`);
     }
     if (quad.predicate.value === RDF_TYPE && quad.object.termType === 'NamedNode' && quad.object.value === guard.Policy) {
-      fail(`declares ${describe(quad.subject)} a guard:Policy (allow it with "policies": true)`);
+      fail(`declares ${describeTerm(quad.subject)} a guard:Policy (allow it with "policies": true)`);
     }
   }
   return quads;
@@ -89,6 +80,6 @@ export function parseFactSource(input: FactInput, index: number): Quad[] {
 
 function checkTerm(term: Term, fail: (reason: string) => never): void {
   if (term.termType !== 'NamedNode') return;
-  if (!isAbsoluteIri(term.value)) fail(`${describe(term)} is not an absolute IRI`);
-  if (isReservedIri(term.value)) fail(`${describe(term)} is reserved by the rewriter (urn:x-sparql-guard:)`);
+  if (!isAbsoluteIri(term.value)) fail(`${describeTerm(term)} is not an absolute IRI`);
+  if (isReservedIri(term.value)) fail(`${describeTerm(term)} is reserved by the rewriter (urn:x-sparql-guard:)`);
 }

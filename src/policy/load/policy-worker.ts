@@ -5,48 +5,13 @@ import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
-import { attachDerivations, type AttachedPolicies } from './attach-derivations.js';
-import type { FactInput } from './parse-fact-source.js';
+import { attachDerivations } from './attach-derivations.js';
 import { PolicyLoadError } from '../policy-load-error.js';
 import { readPolicyFiles } from './read-policy-files.js';
 import { shippedRuleFiles } from '../rules/shipped-rule-files.js';
 import { warnAboutRules } from '../rules/warn-about-rules.js';
-import { reasonOverPolicies, warmEye, type EngineChoice, type EngineRun, type RuleFileRun } from '../rules/reason-over-policies.js';
-
-/** A load request from `loadPolicySet`. */
-export interface WorkerJob {
-  readonly id: number;
-  readonly policyFiles: readonly string[];
-  readonly ruleFiles: readonly string[];
-  readonly engine: EngineChoice;
-  /** The fact sources' answers, in the order of config `facts`. */
-  readonly facts: readonly FactInput[];
-  /** The digest of the set in force: a load that derives it again sends no table back. */
-  readonly digestInForce?: string;
-}
-
-/** The answer: the policies with their derived principals and graphs, or the one-line failure. */
-export type WorkerReply =
-  | {
-      readonly id: number;
-      readonly ok: true;
-      /** Undefined when the table's digest is the job's `digestInForce` (nothing to compile). */
-      readonly policies: AttachedPolicies | undefined;
-      readonly policyCount: number;
-      readonly eyeInputTriples: number;
-      readonly readMs: number;
-      readonly eyeMs: number;
-      readonly otherMs: number;
-      readonly ruleRuns: readonly RuleFileRun[];
-      readonly stages: readonly EngineRun[];
-      readonly warnings: readonly string[];
-      readonly workerHeapBytes: number;
-      /** Triples read from each fact source, in the order of the job's `facts`. */
-      readonly factTriples: readonly number[];
-      /** sha256 of the attached table (digestOf): equal digests, equal sets. */
-      readonly digest: string;
-    }
-  | { readonly id: number; readonly ok: false; readonly message: string; readonly file?: string; readonly policy?: string };
+import { reasonOverPolicies, warmEye } from '../rules/reason-over-policies.js';
+import type { AttachedPolicies, WorkerJob, WorkerReply } from './worker-messages.js';
 
 /** The worker's nice value: a load is background work, and serving requests comes first. */
 const WORKER_NICE = 10;
@@ -80,7 +45,7 @@ if (port !== null) {
       );
       // Ready the module of the next load while the proxy has nothing for this thread to do;
       // only when this load needed EYE (operator rules): copy rules alone never do.
-      if (reply.ok && reply.eyeInputTriples > 0) warmEye();
+      if (reply.ok && reply.stats.eyeInputTriples > 0) warmEye();
     });
   });
 }
@@ -115,22 +80,30 @@ async function run(job: WorkerJob): Promise<WorkerReply> {
     const digest = digestOf(attached);
     // The same table as in force: not sent, so the main thread neither receives nor compiles it.
     const policies = digest === job.digestInForce ? undefined : attached;
+    const counts = document.origins.slice(job.policyFiles.length).map((origin) => origin.count);
     return {
       id: job.id,
       ok: true,
       policies,
-      eyeInputTriples: reasoning.inputTriples,
-      readMs,
-      eyeMs: reasoning.eyeMs,
-      otherMs: reasoning.otherMs + performance.now() - attachStarted,
-      ruleRuns: reasoning.files,
-      stages: reasoning.stages,
-      warnings: warnAboutRules(document.quads, reasoning.readings, job.ruleFiles, new Set(shippedRuleFiles())),
-      // The worker's heap as the load leaves it (the reasoner's store is still there to collect).
-      workerHeapBytes: getHeapStatistics().total_heap_size,
-      factTriples: document.origins.slice(job.policyFiles.length).map((origin) => origin.count),
       digest,
-      policyCount: attached.iris.length,
+      stats: {
+        policyCount: attached.iris.length,
+        eyeInputTriples: reasoning.inputTriples,
+        readMs,
+        eyeMs: reasoning.eyeMs,
+        otherMs: reasoning.otherMs + performance.now() - attachStarted,
+        ruleRuns: reasoning.files,
+        stages: reasoning.stages,
+        warnings: warnAboutRules(document.quads, reasoning.readings, job.ruleFiles, new Set(shippedRuleFiles())),
+        // The worker's heap as the load leaves it (the reasoner's store is still there to collect).
+        workerHeapBytes: getHeapStatistics().total_heap_size,
+        facts: job.facts.map((fact, at) => ({
+          name: fact.name,
+          triples: counts[at] ?? 0,
+          bytes: fact.body.byteLength,
+          fetchMs: fact.fetchMs,
+        })),
+      },
     };
   } catch (error) {
     if (error instanceof PolicyLoadError) {

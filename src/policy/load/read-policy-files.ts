@@ -2,7 +2,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { Parser, type Quad, type Term } from 'n3';
+import { Parser, type Quad } from 'n3';
 import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../../vocabulary.js';
 import { graphPrefixProblem, iriSpliceProblem } from '../../iri.js';
 import { compileGraphTemplate } from '../compile-graph-template.js';
@@ -11,7 +11,9 @@ import { checkVocabulary } from '../check-vocabulary.js';
 import type { PolicyLimits } from '../policy-set.js';
 import { MAX_TIMER_MS } from '../../max-timer-ms.js';
 import { factOrigin } from '../store-reads/fetch-fact-source.js';
-import { parseFactSource, type FactInput } from './parse-fact-source.js';
+import { parseFactSource } from './parse-fact-source.js';
+import type { FactInput } from './worker-messages.js';
+import { describeTerm } from './describe-term.js';
 import { readRowRule, type PolicyRestriction } from './read-row-rule.js';
 
 /** One declared policy as written in the Turtle, before the rules run. */
@@ -161,7 +163,7 @@ function checkFactsAboutPolicies(
       const { subject, predicate } = quads[at]!;
       if (policyIds.has(subject.id)) {
         throw policyLoadError(
-          `states ${short(predicate.value)} about the policy ${describe(subject)} (allow it with "policies": true)`,
+          `states ${short(predicate.value)} about the policy ${describeTerm(subject)} (allow it with "policies": true)`,
           origin,
         );
       }
@@ -192,37 +194,37 @@ function validatePolicy(
   for (const { predicate, object } of own) {
     switch (predicate.value) {
       case guard.agent:
-        if (object.termType !== 'NamedNode') fail(`guard:agent must be an IRI, found ${describe(object)}`);
+        if (object.termType !== 'NamedNode') fail(`guard:agent must be an IRI, found ${describeTerm(object)}`);
         targeted = true;
         break;
       case guard.group:
-        if (object.termType !== 'Literal') fail(`guard:group must be a string literal, found ${describe(object)}`);
+        if (object.termType !== 'Literal') fail(`guard:group must be a string literal, found ${describeTerm(object)}`);
         if (object.termType === 'Literal' && (object.datatype.value !== XSD_STRING || object.language !== '')) {
-          fail(`guard:group must be a plain string literal, found ${describe(object)}`);
+          fail(`guard:group must be a plain string literal, found ${describeTerm(object)}`);
         }
         if (object.value === '') fail('guard:group must not be the empty string');
         targeted = true;
         break;
       case guard.readGraph:
-        if (object.termType !== 'NamedNode') fail(`guard:readGraph must be an IRI, found ${describe(object)}`);
+        if (object.termType !== 'NamedNode') fail(`guard:readGraph must be an IRI, found ${describeTerm(object)}`);
         if (isReservedIri(object.value)) fail(`guard:readGraph <${object.value}> is reserved by the rewriter (urn:x-sparql-guard:)`);
         checkSpliceable('guard:readGraph', object.value, fail);
         break;
       case guard.readGraphTemplate:
         if (object.termType !== 'Literal' || object.datatype.value !== XSD_STRING || object.language !== '') {
-          fail(`guard:readGraphTemplate must be a plain string literal, found ${describe(object)}`);
+          fail(`guard:readGraphTemplate must be a plain string literal, found ${describeTerm(object)}`);
         }
         try {
           compileGraphTemplate(object.value);
         } catch (error) {
-          fail(`guard:readGraphTemplate ${describe(object)} ${(error as Error).message}`);
+          fail(`guard:readGraphTemplate ${describeTerm(object)} ${(error as Error).message}`);
         }
         if (!graphTemplates.includes(object.value)) graphTemplates.push(object.value);
         break;
       case guard.readGraphPrefix: {
         // Text, not an IRI: a prefix names no resource, and Turtle would resolve a relative <acme/> against the file.
         if (object.termType !== 'Literal' || object.datatype.value !== XSD_STRING || object.language !== '') {
-          fail(`guard:readGraphPrefix must be a plain string literal holding an absolute IRI, found ${describe(object)}`);
+          fail(`guard:readGraphPrefix must be a plain string literal holding an absolute IRI, found ${describeTerm(object)}`);
         }
         const problem = graphPrefixProblem(object.value);
         if (problem !== undefined) fail(`guard:readGraphPrefix ${JSON.stringify(object.value)} ${problem}`);
@@ -230,7 +232,7 @@ function validatePolicy(
         break;
       }
       case guard.hidePath:
-        if (object.termType !== 'NamedNode') fail(`guard:hidePath must be an IRI, found ${describe(object)}`);
+        if (object.termType !== 'NamedNode') fail(`guard:hidePath must be an IRI, found ${describeTerm(object)}`);
         checkSpliceable('guard:hidePath', object.value, fail);
         if (!hidePaths.includes(object.value)) hidePaths.push(object.value);
         break;
@@ -255,7 +257,7 @@ function readLimits(own: readonly Quad[], fail: (reason: string) => never): Poli
       object.termType === 'Literal' && object.datatype.value === XSD_INTEGER && /^\+?\d{1,10}$/.test(object.value)
         ? Number(object.value)
         : Number.NaN;
-    if (!(number >= 1 && number <= MAX_LIMIT)) fail(`${name} must be a whole number from 1 to ${MAX_LIMIT}, found ${describe(object)}`);
+    if (!(number >= 1 && number <= MAX_LIMIT)) fail(`${name} must be a whole number from 1 to ${MAX_LIMIT}, found ${describeTerm(object)}`);
     limits[member] = number;
   }
   return Object.freeze(limits);
@@ -280,22 +282,6 @@ function parseTurtle(text: string, file: string, prefixes: Record<string, string
   } catch (error) {
     const { message } = error as Error;
     throw policyLoadError(`Turtle syntax error: ${message.replace(/\.$/, '')}`, file);
-  }
-}
-
-/** A term as the operator would write it, for messages (never long: literals are cut). */
-export function describe(term: Term): string {
-  switch (term.termType) {
-    case 'NamedNode':
-      return `<${term.value}>`;
-    case 'BlankNode':
-      return 'a blank node';
-    case 'Literal': {
-      const text = term.value.length > 40 ? `${term.value.slice(0, 40)}...` : term.value;
-      return `literal ${JSON.stringify(text)}${term.language ? `@${term.language}` : term.datatype.value === XSD_STRING ? '' : `^^<${term.datatype.value}>`}`;
-    }
-    default:
-      return term.termType;
   }
 }
 

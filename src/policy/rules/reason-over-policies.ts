@@ -7,7 +7,7 @@ import { classifyRules, derivedPredicates, premisePredicates, type HornRule, typ
 import { GUARD, guard } from '../../vocabulary.js';
 import { policyLoadError } from '../policy-load-error.js';
 import { forwardChain, type Closure } from './forward-chain.js';
-import { derivedTriples, type DerivedTriples } from '../load/attach-derivations.js';
+import { derivedTriples, type DerivedTriples } from './derived-triples.js';
 import { writeN3p } from './write-n3p.js';
 import { checkVocabulary } from '../check-vocabulary.js';
 

@@ -1,9 +1,31 @@
 // Runs one fact source's CONSTRUCT against the store and keeps its answer, unparsed, for the policy worker (on the serving thread).
 
-import type { FactSourceConfig } from '../../config/read-config.js';
 import type { Upstream } from '../../upstream/create-upstream.js';
 import { readStoreAnswer } from '../../upstream/read-store-answer.js';
 import { PolicyLoadError } from '../policy-load-error.js';
+
+/**
+ * One fact source as the load reads it: a CONSTRUCT the guard sends to its store, how often and
+ * within which bounds. Configuration `facts` entries have this shape (the checks are the
+ * configuration's, the type is the policy's: policy/ knows nothing of config/).
+ */
+export interface FactSource {
+  /** Names the source in logs, metrics and the origin `facts:<name>`. */
+  readonly name: string;
+  /** One SPARQL 1.1 CONSTRUCT, checked before the guard starts. */
+  readonly query: string;
+  /** Milliseconds between two reads of the source. */
+  readonly refreshMs: number;
+  /** The whole answer must arrive within it, milliseconds. */
+  readonly timeoutMs: number;
+  readonly maxTriples: number;
+  /** Bytes of one answer. */
+  readonly maxBytes: number;
+  /** How old the facts may grow before every query is refused, milliseconds. */
+  readonly maxStaleMs: number;
+  /** Whether the source may state policies (guard:Policy and the policy terms); false: facts only. */
+  readonly policies: boolean;
+}
 
 /** One source's answer as the store sent it; parsed and checked on the policy worker (parseFactSource). */
 export interface FetchedFacts {
@@ -33,7 +55,7 @@ export function factOrigin(name: string): string {
  * through the caller rewrite) and reads the whole answer within the source's `timeoutMs` and
  * `maxBytes`. Throws PolicyLoadError naming the source (`facts:<name>: ...`), one line.
  */
-export async function fetchFactSource(upstream: Upstream, source: FactSourceConfig): Promise<FetchedFacts> {
+export async function fetchFactSource(upstream: Upstream, source: FactSource): Promise<FetchedFacts> {
   const fetchedAt = Date.now();
   const started = performance.now();
   try {

@@ -1,8 +1,7 @@
 // What a policy load reads from the store, besides the files: every fact source's answer (on the serving thread).
 
 import type { Upstream } from '../../upstream/create-upstream.js';
-import { fetchFactSource, type FetchedFacts } from './fetch-fact-source.js';
-import type { PolicySetSources } from '../load/load-policy-set.js';
+import { fetchFactSource, type FactSource, type FetchedFacts } from './fetch-fact-source.js';
 
 /** The store's part of one load's input, in the order of config `facts`. */
 export interface PolicyInputs {
@@ -21,7 +20,7 @@ export const NO_POLICY_INPUTS: PolicyInputs = Object.freeze({ facts: Object.free
  */
 export async function fetchPolicyInputs(
   upstream: Upstream,
-  sources: PolicySetSources,
+  sources: { readonly facts?: readonly FactSource[] },
   previous?: PolicyInputs,
   only?: ReadonlySet<string>,
 ): Promise<PolicyInputs> {

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { DataFactory, type Quad, type Term } from 'n3';
 import type { Caller } from '../../auth/caller.js';
 import { GUARD, guard, isSkolemIri, skolemIri, XSD_STRING } from '../../vocabulary.js';
-import { principalKey } from '../load/attach-derivations.js';
+import { principalKey } from '../principal-index.js';
 import { classifyRules, type HornRule } from '../rules/classify-rules.js';
 import { forwardChain, type Closure } from '../rules/forward-chain.js';
 import { grantFor } from '../grant.js';
