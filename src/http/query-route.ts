@@ -19,7 +19,7 @@ import type { createCorsHeaders } from './cors.js';
 import { describeService } from './describe-service.js';
 import { readQueryRequest } from './read-query-request.js';
 import { translateStoreError } from './translate-store-error.js';
-import { secondsSince, type PoliciesInForce } from './request-state.js';
+import { secondsSince, upstreamFailureOf, type PoliciesInForce } from './request-state.js';
 
 /** What the pipeline up to the plan gives: the caller, its grant and the plan. */
 interface Planned {
@@ -306,6 +306,7 @@ async function forward(
     const kind = error instanceof UpstreamError ? error.kind : 'failed';
     request.outcome = kind === 'timeout' ? 'timeout' : kind === 'aborted' ? 'client-closed' : 'upstream-cut';
     request.failure = errorKind(error);
+    request.upstreamFailure = upstreamFailureOf(error, services.upstream.store);
   });
   // The store's length passes on, so a fixed-size answer is not re-framed as chunks; the body
   // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing).

@@ -8,6 +8,7 @@ import type { Plan } from '../sparql/plan.js';
 import type { ErrorCode } from '../guard-error.js';
 import type { QueryOutcome } from '../metrics/create-metrics.js';
 import { headerValue } from '../header-value.js';
+import { UpstreamError, type UpstreamCause } from '../upstream/create-upstream.js';
 import { readTraceContext, type TraceContext } from './read-trace-context.js';
 
 /** The response header that carries the request id (and, from a trusted front proxy, the request header). */
@@ -22,6 +23,19 @@ const REQUEST_ID = /^[A-Za-z0-9._~:@/+=-]{1,128}$/;
  */
 export type RequestOutcome = 'completed' | 'client-closed' | 'upstream-cut' | 'timeout' | 'shutdown-cut';
 
+/** A failed exchange with the store, as the request log names it. */
+export interface UpstreamFailure {
+  /** The store's URL without userinfo or query string. */
+  readonly store: string;
+  readonly cause: UpstreamCause;
+}
+
+/** The log's record of an upstream failure, or undefined for any other error (and for the caller's own abort). */
+export function upstreamFailureOf(error: unknown, store: string): UpstreamFailure | undefined {
+  if (!(error instanceof UpstreamError) || error.kind === 'aborted') return undefined;
+  return { store, cause: error.failureCause };
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** Agent IRI once identified, for the request log. */
@@ -32,6 +46,8 @@ declare module 'fastify' {
     failure: string | undefined;
     /** The code of the error the guard answered, for the request log. */
     errorCode: ErrorCode | undefined;
+    /** Which store failed and how (refused, dns, tls, reset, timeout, ...), for the request log; undefined when none did. */
+    upstreamFailure: UpstreamFailure | undefined;
     /** How a request on the query path ended, for the metrics. */
     queryOutcome: QueryOutcome | undefined;
     /** performance.now() when the request arrived: the one start of its log line, metrics and audit record. */
@@ -75,6 +91,7 @@ export function decorateRequestState(app: FastifyInstance, trustRequestId = fals
   app.decorateRequest('outcome', undefined);
   app.decorateRequest('failure', undefined);
   app.decorateRequest('errorCode', undefined);
+  app.decorateRequest('upstreamFailure', undefined);
   app.decorateRequest('queryOutcome', undefined);
   app.decorateRequest('startedAt', 0);
   app.decorateRequest('trace', undefined as unknown as TraceContext);

@@ -8,7 +8,7 @@ import { createCorsHeaders } from '../http/cors.js';
 import { headerValue } from '../header-value.js';
 import { pathOf } from '../http/path-of.js';
 import { ALLOW_QUERY, createQueryRoute, type QueryServices } from '../http/query-route.js';
-import { decorateRequestState, secondsSince } from '../http/request-state.js';
+import { decorateRequestState, secondsSince, upstreamFailureOf } from '../http/request-state.js';
 import { serveQueryPage } from '../http/serve-query-page.js';
 import { renderError } from '../http/render-error.js';
 import { translateHttpError } from '../http/translate-http-error.js';
@@ -190,6 +190,8 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
       return renderError(reply, new GuardError(500, 'internal_error', 'internal error'));
     }
     if (guardError.status >= 500) request.failure = guardError.message;
+    // Which store failed and how, for the operator; the caller's line names only the kind.
+    request.upstreamFailure = upstreamFailureOf(guardError, services.upstream.store);
     return renderError(reply, guardError);
   });
 

@@ -135,6 +135,7 @@ export function createConnectionTracker(
           bytes,
           ...(code !== undefined && { code }),
           ...(failure !== undefined && { error: failure }),
+          ...(request.upstreamFailure !== undefined && request.upstreamFailure),
         });
         // The next request on this keep-alive connection starts with the idle bound again.
         setIdleBound(socket, limits.idleTimeoutMs);

@@ -116,30 +116,63 @@ export interface Upstream {
 }
 
 /** What went wrong, in the words the guard uses; the caller's status (502) is decided here. */
-type Failure = 'unreachable' | 'headers-timeout' | 'body-timeout' | 'reset' | 'cut' | 'aborted' | 'failed';
+type Failure =
+  | 'refused'
+  | 'dns'
+  | 'tls'
+  | 'unreachable'
+  | 'connect-timeout'
+  | 'headers-timeout'
+  | 'body-timeout'
+  | 'reset'
+  | 'closed'
+  | 'protocol'
+  | 'cut'
+  | 'cut-reset'
+  | 'cut-protocol'
+  | 'aborted'
+  | 'failed';
 
 /**
- * The kind of an upstream failure, for logs and counters: the store refused or could not be
+ * The kind of an upstream failure, for the metrics: the store refused or could not be
  * reached, sent nothing in time, reset the connection before answering, cut an answer under
  * way; `aborted` when the guard's caller went away, `failed` for anything else.
  */
 export type UpstreamFailureKind = 'refused' | 'timeout' | 'reset' | 'cut' | 'aborted' | 'failed';
 
-const KIND_OF_FAILURE: Readonly<Record<Failure, UpstreamFailureKind>> = {
-  unreachable: 'refused',
-  'headers-timeout': 'timeout',
-  'body-timeout': 'timeout',
-  reset: 'reset',
-  cut: 'cut',
-  aborted: 'aborted',
-  failed: 'failed',
+/**
+ * The cause of an upstream failure, for the log: the connection was refused, the host name did
+ * not resolve, TLS failed, no route, a time-out, the store reset or closed the connection, or its
+ * answer was not HTTP; `aborted` when the guard's caller went away, `failed` for anything else.
+ */
+export type UpstreamCause = 'refused' | 'dns' | 'tls' | 'unreachable' | 'timeout' | 'reset' | 'closed' | 'protocol' | 'aborted' | 'failed';
+
+/** Each failure's kind (metrics) and cause (log). */
+const FAILURES: Readonly<Record<Failure, readonly [UpstreamFailureKind, UpstreamCause]>> = {
+  refused: ['refused', 'refused'],
+  dns: ['refused', 'dns'],
+  tls: ['refused', 'tls'],
+  unreachable: ['refused', 'unreachable'],
+  'connect-timeout': ['refused', 'timeout'],
+  'headers-timeout': ['timeout', 'timeout'],
+  'body-timeout': ['timeout', 'timeout'],
+  reset: ['reset', 'reset'],
+  closed: ['reset', 'closed'],
+  protocol: ['failed', 'protocol'],
+  cut: ['cut', 'closed'],
+  'cut-reset': ['cut', 'reset'],
+  'cut-protocol': ['cut', 'protocol'],
+  aborted: ['aborted', 'aborted'],
+  failed: ['failed', 'failed'],
 };
 
-/** A failure of the store (always 502): a GuardError whose `kind` says what happened. */
+/** A failure of the store (always 502): a GuardError whose `kind` and `failureCause` say what happened. */
 export class UpstreamError extends GuardError {
   constructor(
     readonly kind: UpstreamFailureKind,
     message: string,
+    /** What happened on the wire, for the log (the caller's line names it in words). */
+    readonly failureCause: UpstreamCause = kind === 'timeout' ? 'timeout' : kind === 'aborted' ? 'aborted' : 'failed',
   ) {
     super(502, 'upstream_failed', message);
   }
@@ -160,25 +193,40 @@ function lengthOf(parts: readonly Buffer[]): number {
  * Anything unlisted is a plain `failed`, so an unknown error can never leak its text.
  */
 const FAILURE_BY_CODE: Readonly<Record<string, Failure>> = {
-  ECONNREFUSED: 'unreachable',
-  ECONNRESET: 'cut',
-  EPIPE: 'cut',
-  ENOTFOUND: 'unreachable',
-  EAI_AGAIN: 'unreachable',
+  ECONNREFUSED: 'refused',
+  ECONNRESET: 'cut-reset',
+  EPIPE: 'cut-reset',
+  ENOTFOUND: 'dns',
+  EAI_AGAIN: 'dns',
+  EAI_FAIL: 'dns',
+  EAI_NONAME: 'dns',
   EHOSTUNREACH: 'unreachable',
   ENETUNREACH: 'unreachable',
+  EHOSTDOWN: 'unreachable',
+  ENETDOWN: 'unreachable',
   EADDRNOTAVAIL: 'unreachable',
-  ETIMEDOUT: 'unreachable',
-  UND_ERR_CONNECT_TIMEOUT: 'unreachable',
+  ETIMEDOUT: 'connect-timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'connect-timeout',
   UND_ERR_SOCKET: 'cut',
   UND_ERR_CLOSED: 'cut',
   UND_ERR_DESTROYED: 'cut',
   UND_ERR_HEADERS_TIMEOUT: 'headers-timeout',
   UND_ERR_BODY_TIMEOUT: 'body-timeout',
-  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'cut',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'cut-protocol',
+  UND_ERR_HEADERS_OVERFLOW: 'cut-protocol',
+  UND_ERR_RESPONSE_EXCEEDED_MAX_SIZE: 'cut-protocol',
+  UND_ERR_INFO: 'cut-protocol',
   UND_ERR_ABORTED: 'aborted',
   ABORT_ERR: 'aborted',
 };
+
+/** Codes of a failed TLS handshake or certificate check (node's and OpenSSL's). */
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$|HOSTNAME_MISMATCH|ERR_OSSL_)/;
+/** llhttp's codes: the store's answer is not HTTP/1.1. */
+const PROTOCOL_CODE = /^HPE_/;
+
+/** Before any byte of an answer, a cut is a reset or close of a request that was never answered. */
+const BEFORE_ANSWER: Partial<Readonly<Record<Failure, Failure>>> = { cut: 'closed', 'cut-reset': 'reset', 'cut-protocol': 'protocol' };
 
 /** The User-Agent of every request to the store. */
 const USER_AGENT = `sparql-guard/${OWN_VERSION}`;
@@ -200,11 +248,19 @@ function createShared(timeoutMs: number, options: UpstreamOptions, sendAgain: Sh
     onRetry: options.onRetry,
     sendAgain,
     messages: {
-      unreachable: 'upstream unreachable',
+      refused: 'upstream unreachable (connection refused)',
+      dns: 'upstream unreachable (host name not found)',
+      tls: 'upstream unreachable (TLS handshake failed)',
+      unreachable: 'upstream unreachable (no route to the host)',
+      'connect-timeout': `upstream unreachable (no connection within ${timeoutMs} ms)`,
       'headers-timeout': `upstream did not answer within ${timeoutMs} ms`,
       'body-timeout': `upstream went silent for more than ${timeoutMs} ms`,
       reset: 'upstream reset the connection before answering',
+      closed: 'upstream closed the connection before answering',
+      protocol: 'upstream answered with malformed HTTP',
       cut: 'upstream closed the connection',
+      'cut-reset': 'upstream reset the connection mid-answer',
+      'cut-protocol': 'upstream sent a malformed answer',
       aborted: 'upstream request aborted by the client',
       failed: 'upstream request failed',
     },
@@ -409,7 +465,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     const error =
       failure === 'aborted'
         ? abortError(this.shared, this.signal)
-        : new UpstreamError(KIND_OF_FAILURE[failure], this.shared.messages[failure]);
+        : new UpstreamError(FAILURES[failure][0], this.shared.messages[failure], FAILURES[failure][1]);
     // The caller going away is no failure of the store; a bounded check's own deadline is.
     if (error.kind !== 'aborted') this.shared.onFailure?.(error.kind);
     if (this.stream !== undefined) return void this.stream.destroy(error);
@@ -584,11 +640,17 @@ function retryReason(error: unknown): RetryReason | undefined {
 }
 
 /**
- * A foreign error as a Failure. Before any byte of an answer, a refused connection is
- * `unreachable`, and a connection the store closed or reset is `reset`.
+ * A foreign error as a Failure. Before any byte of an answer, a connection the store closed or
+ * reset is `closed` or `reset`, and a malformed answer `protocol`.
  */
 function translate(error: unknown, beforeHeaders: boolean): Failure {
-  const code = (error as { code?: unknown } | null)?.code;
-  const failure: Failure = (typeof code === 'string' && FAILURE_BY_CODE[code]) || 'failed';
-  return beforeHeaders && failure === 'cut' ? 'reset' : failure;
+  const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+  const failure: Failure =
+    typeof code !== 'string'
+      ? // undici's parser error has no code when the answer does not even start like HTTP.
+        name === 'HTTPParserError'
+        ? 'cut-protocol'
+        : 'failed'
+      : (FAILURE_BY_CODE[code] ?? (TLS_CODE.test(code) ? 'tls' : PROTOCOL_CODE.test(code) ? 'cut-protocol' : 'failed'));
+  return (beforeHeaders && BEFORE_ANSWER[failure]) || failure;
 }

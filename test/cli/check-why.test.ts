@@ -83,7 +83,7 @@ describe('sparql-guard check with the store', () => {
     assert.equal(result.stdout, '');
     assert.match(
       result.stderr,
-      /^sparql-guard: the store could not list the graphs under guard:readGraphPrefix "https:\/\/data\.example\.org\/tenants\/acme\/": upstream unreachable\n$/,
+      /^sparql-guard: the store could not list the graphs under guard:readGraphPrefix "https:\/\/data\.example\.org\/tenants\/acme\/": upstream unreachable \(connection refused\)\n$/,
     );
   });
 });

@@ -40,9 +40,25 @@ describe('the cause in each 502 / 503', () => {
   };
   const loggedError = (t: TestGuard) => t.logs.filter((line) => line.outcome !== undefined).at(-1)?.error;
 
-  it('store unreachable: 502 upstream unreachable', async () => {
-    const t = await guardFor({ upstream: `http://127.0.0.1:${await freePort()}/sparql`, timeoutMs: 2000 });
-    assert.deepEqual(await answer(t), { status: 502, body: 'upstream unreachable\n' });
+  it('store unreachable: 502 naming the refusal; the log names the store (no credential) and the cause', async () => {
+    const port = await freePort();
+    const t = await guardFor({
+      upstream: `http://127.0.0.1:${port}/sparql?tenant=x`,
+      upstreamHeaders: { authorization: 'Basic c2VjcmV0LWNyZWRlbnRpYWw=' },
+      timeoutMs: 2000,
+    });
+    assert.deepEqual(await answer(t), { status: 502, body: 'upstream unreachable (connection refused)\n' });
+    const line = t.logs.findLast((each) => each.status === 502)!;
+    assert.equal(line.store, `http://127.0.0.1:${port}/sparql`);
+    assert.equal(line.cause, 'refused');
+    assert.ok(!JSON.stringify(t.logs).includes('c2VjcmV0'), 'upstreamHeaders never reach the log');
+  });
+
+  it('a host name that does not resolve: 502 naming the lookup, cause dns in the log', async () => {
+    const t = await guardFor({ upstream: 'http://no-such-store.invalid/sparql', timeoutMs: 2000 });
+    assert.deepEqual(await answer(t), { status: 502, body: 'upstream unreachable (host name not found)\n' });
+    const line = t.logs.findLast((each) => each.status === 502)!;
+    assert.deepEqual([line.store, line.cause], ['http://no-such-store.invalid/sparql', 'dns']);
   });
 
   it('no answer within timeoutMs: 502 naming the bound, not a client abort', async () => {
@@ -50,6 +66,7 @@ describe('the cause in each 502 / 503', () => {
     const t = await guardFor({ upstream: store.url, timeoutMs: 500 });
     assert.deepEqual(await answer(t), { status: 502, body: 'upstream did not answer within 500 ms\n' });
     assert.equal(loggedError(t), 'upstream did not answer within 500 ms');
+    assert.equal(t.logs.findLast((each) => each.status === 502)?.cause, 'timeout');
   });
 
   it('a store that takes the connection and never answers the dataset check: 502 naming the check, not a client abort', async () => {
@@ -69,7 +86,8 @@ describe('the cause in each 502 / 503', () => {
       sample(await (await fetch(`${t.guard.metricsUrl!}/metrics`)).text(), 'sparql_guard_upstream_retries_total', 'reason="closed"');
     assert.equal(await retries(), 0);
     const before = store.received;
-    assert.deepEqual(await answer(t), { status: 502, body: 'upstream reset the connection before answering\n' });
+    assert.deepEqual(await answer(t), { status: 502, body: 'upstream closed the connection before answering\n' });
+    assert.equal(t.logs.findLast((each) => each.status === 502)?.cause, 'closed');
     assert.equal(store.received - before, 2, 'the query went twice, never more');
     assert.equal(await retries(), 1);
   });
@@ -82,6 +100,7 @@ describe('the cause in each 502 / 503', () => {
     await assert.rejects(response.text());
     await waitUntil(() => t.logs.some((line) => line.outcome === 'upstream-cut'));
     assert.equal(t.logs.find((line) => line.outcome === 'upstream-cut')?.error, 'upstream closed the connection');
+    assert.equal(t.logs.find((line) => line.outcome === 'upstream-cut')?.cause, 'closed');
   });
 
   it('readiness follows a store that comes back within seconds, with only probes arriving', { timeout: 20_000 }, async () => {
@@ -89,7 +108,7 @@ describe('the cause in each 502 / 503', () => {
     const t = await guardFor({ upstream: `http://127.0.0.1:${port}/sparql`, timeoutMs: 1000 });
     const before = await fetch(`${t.guard.url}/readyz`);
     assert.equal(before.status, 503);
-    assert.match(await before.text(), /^upstream not verified: upstream unreachable\n$/);
+    assert.match(await before.text(), /^upstream not verified: upstream unreachable \(connection refused\)\n$/);
     const store = await startFaultyStore(port);
     open.push(store);
     const cameBack = performance.now();

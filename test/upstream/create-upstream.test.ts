@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
@@ -192,7 +193,7 @@ describe('createUpstream: faults', () => {
     assert.equal(await readAll(res.body), '01234');
   });
 
-  test('connection refused gives 502 upstream unreachable', async () => {
+  test('connection refused gives 502 upstream unreachable, naming the refusal', async () => {
     const probe = createServer();
     probe.listen(0, '127.0.0.1');
     await once(probe, 'listening');
@@ -207,25 +208,60 @@ describe('createUpstream: faults', () => {
       (e: unknown) => {
         assert.ok(e instanceof GuardError);
         assert.equal(e.status, 502);
-        assert.equal(e.message, 'upstream unreachable');
-        assert.ok(e instanceof UpstreamError && e.kind === 'refused');
+        assert.equal(e.message, 'upstream unreachable (connection refused)');
+        assert.ok(e instanceof UpstreamError && e.kind === 'refused' && e.failureCause === 'refused');
+        // The caller's line never names the store's address, let alone its credential.
+        assert.doesNotMatch(e.message, /127\.0\.0\.1|user|pw/);
         return true;
       },
     );
   });
 
-  test('an unknown host gives 502 upstream unreachable', async () => {
+  test('an unknown host gives 502 upstream unreachable, naming the name lookup', async () => {
     await assert.rejects(
       upstream('http://no-such-host.invalid/sparql').send(
         { query: 'ASK {}' },
         { accept: 'text/csv', signal: new AbortController().signal },
       ),
-      (e: unknown) => e instanceof GuardError && e.status === 502 && e.message === 'upstream unreachable',
+      (e: unknown) =>
+        e instanceof UpstreamError &&
+        e.status === 502 &&
+        e.message === 'upstream unreachable (host name not found)' &&
+        e.failureCause === 'dns',
     );
   });
 
+  test('a failed TLS handshake (https to a plain HTTP port) gives 502 naming TLS', async () => {
+    const base = await serve((_req, res) => res.end('ok'));
+    await assert.rejects(
+      upstream(base.replace('http:', 'https:')).send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal }),
+      (e: unknown) => e instanceof UpstreamError && e.message === 'upstream unreachable (TLS handshake failed)' && e.failureCause === 'tls',
+    );
+  });
+
+  test('an answer that is not HTTP gives 502 naming a protocol error, not retried', async () => {
+    let connections = 0;
+    const server = createNetServer((socket) => {
+      connections += 1;
+      socket.once('data', () => socket.end('HELLO STORE\r\n\r\n'));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    try {
+      await assert.rejects(
+        upstream(`http://127.0.0.1:${port}/sparql`).send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal }),
+        (e: unknown) =>
+          e instanceof UpstreamError && e.message === 'upstream answered with malformed HTTP' && e.failureCause === 'protocol',
+      );
+      assert.equal(connections, 1);
+    } finally {
+      server.close();
+    }
+  });
+
   test('a connection reset before the headers gives 502 naming the reset, not an unreachable store', async () => {
-    const base = await serve((req) => req.socket.destroy());
+    const base = await serve((req) => req.socket.resetAndDestroy());
     await assert.rejects(
       upstream(base).send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal }),
       (e: unknown) =>
@@ -566,7 +602,11 @@ describe('createUpstream: a connection the store dropped unanswered is tried onc
     const { u, retries, failures } = counted(base);
     await assert.rejects(
       u.send({ query: 'ASK {}' }, { accept: 'text/csv', signal: new AbortController().signal }),
-      (e: unknown) => e instanceof UpstreamError && e.kind === 'reset' && e.message === 'upstream reset the connection before answering',
+      (e: unknown) =>
+        e instanceof UpstreamError &&
+        e.kind === 'reset' &&
+        e.failureCause === 'closed' &&
+        e.message === 'upstream closed the connection before answering',
     );
     assert.equal(queries, 2);
     assert.equal(retries.length, 1);
