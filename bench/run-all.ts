@@ -11,6 +11,7 @@ const SCRIPTS = [
   'rewrite-latency',
   'end-to-end',
   'templated-workload',
+  'audit-cost',
   'metrics-cost',
   'streaming',
   'compile-policies',

@@ -108,9 +108,10 @@ async function serve(): Promise<number> {
     return 0;
   }
   guard = first;
-  log({ event: 'listening', url: guard.url, path: config.path });
+  // `address` is what the socket is bound to (0.0.0.0: every interface); `url` reaches it from this host.
+  log({ event: 'listening', address: guard.address, url: guard.url, path: config.path });
   if (reloadAfterStart) void guard.reload();
-  reportReady(guard.url);
+  reportReady(guard.url, guard.address);
 
   const signal = await stopRequested;
   log({ event: 'shutdown', signal });

@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 export interface BenchServer {
   readonly url: string;
   readonly pid: number;
+  /** A guard's audit file (when started with `audit`). */
+  readonly auditFile?: string;
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,8 @@ export async function startBenchGuard(
     apiKeys?: readonly { agent: string; groups: readonly string[]; sha256: string }[];
     /** Serve `{path}/explain`. */
     explain?: boolean;
+    /** Config `audit`, its `file` relative to the bench folder (`audit.jsonl`), read back with `auditFile`. */
+    audit?: Record<string, unknown>;
   } = {},
 ): Promise<BenchServer> {
   const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-bench-'));
@@ -78,6 +82,7 @@ export async function startBenchGuard(
         ],
       },
       ...(options.explain === true && { explain: true }),
+      ...(options.audit !== undefined && { audit: { file: 'audit.jsonl', ...options.audit } }),
       host: '127.0.0.1',
       port,
       workers,
@@ -108,6 +113,7 @@ export async function startBenchGuard(
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid!,
+    auditFile: join(folder, 'audit.jsonl'),
     async stop() {
       await stopChild(child);
       rmSync(folder, { recursive: true, force: true });

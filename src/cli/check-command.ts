@@ -9,15 +9,17 @@ import { fetchPolicyInputs, type PolicyInputs } from '../policy/store-reads/fetc
 import { loadPolicySetWithStats } from '../policy/load/load-policy-set.js';
 import type { PolicySetSources } from '../policy/load/policy-set-sources.js';
 import type { LoadStats } from '../policy/load/worker-messages.js';
-import { grantFor, summariseViews, type ColumnsSummary, type ViewSummary } from '../policy/grant.js';
+import { grantFor, summariseViews, type ColumnsSummary, type GraphRestriction, type ViewSummary } from '../policy/grant.js';
 import type { PolicySet } from '../policy/policy-set.js';
 import { readPolicyFiles } from '../policy/load/read-policy-files.js';
 import { traceGrant, type GrantTrace, type TraceStep } from '../policy/trace/trace-grant.js';
 import { ANONYMOUS_AGENT } from '../vocabulary.js';
-import { openCommandStore } from './open-command-store.js';
+import { openCommandStore, type CommandStore } from './open-command-store.js';
+import type { GuardConfig } from '../config/read-config.js';
+import { checkDatasetSupport } from '../upstream/check-dataset-support.js';
 import { readCommandConfig } from './read-command-config.js';
 
-export const CHECK_USAGE = `usage: sparql-guard check [--config FILE] [--json] [--why AGENT [--group NAME]...]
+export const CHECK_USAGE = `usage: sparql-guard check [--config FILE] [--json] [--offline] [--why AGENT [--group NAME]...]
   loads the configuration (--config, else GUARD_CONFIG, else the demo), the policies, the rules,
   the fact sources (run once) and the graphs under each guard:readGraphPrefix exactly as serve
   does, and prints per fact source the triples read and the time, which engine ran each rule
@@ -25,14 +27,15 @@ export const CHECK_USAGE = `usage: sparql-guard check [--config FILE] [--json] [
   and the graphs they grant; exits 1 with the error line when anything is wrong
   --why AGENT: instead of the listing, every graph that caller (an agent IRI, authenticated, with
   the groups of --group; or the word anonymous) gets, each with its policies and the chain of
-  facts (file or fact source) and rules that gave it`;
+  facts (file or fact source), rules, templates and prefixes that gave it, and the restrictions
+  that apply there`;
 
 /**
  * Runs the command; returns the exit code. A bad configuration, policy or rule
  * file throws (ConfigError, PolicyLoadError) and the dispatcher prints its line.
  */
 export async function checkCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  let values: { config?: string; json?: boolean; why?: string; group?: string[] };
+  let values: { config?: string; json?: boolean; why?: string; group?: string[]; offline?: boolean };
   try {
     ({ values } = parseArgs({
       args: [...args],
@@ -41,6 +44,7 @@ export async function checkCommand(args: readonly string[], env: NodeJS.ProcessE
         json: { type: 'boolean' },
         why: { type: 'string' },
         group: { type: 'string', multiple: true },
+        offline: { type: 'boolean' },
       },
     }));
   } catch (error) {
@@ -57,6 +61,11 @@ export async function checkCommand(args: readonly string[], env: NodeJS.ProcessE
     const { sources } = store;
     const inputs = await fetchPolicyInputs(store.upstream, sources);
     const { set, stats } = await loadPolicySetWithStats(sources, { inputs });
+    const storeCheck = values.offline === true ? { url: storeUrl(config.upstream), contacted: false } : await checkStore(config, store);
+    if (typeof storeCheck === 'string') {
+      process.stderr.write(`sparql-guard check: ${storeCheck}\n`);
+      return 1;
+    }
     if (caller !== undefined) {
       const trace = await traceGrant(set, caller, await factGroups(sources, inputs), sources.ruleFiles);
       // The columns and row rules the caller's policies set, per graph (docs/policies.md, "Rows and columns").
@@ -80,19 +89,70 @@ export async function checkCommand(args: readonly string[], env: NodeJS.ProcessE
       // JSON.stringify's own layout (two spaces), with the listing written in pieces: under rules it is a hundred megabytes.
       const restrictions = restrictionsOf(set);
       const head = JSON.stringify(
-        { ...summary, ...reads, engines, warnings: stats.warnings, ...(restrictions.length > 0 && { restrictions }), principals: [] },
+        {
+          ...summary,
+          ...reads,
+          store: storeCheck,
+          engines,
+          warnings: stats.warnings,
+          ...(restrictions.length > 0 && { restrictions }),
+          principals: [],
+        },
         null,
         2,
       );
       if (set.listing.entries.length === 0) await write([`${head}\n`]);
       else await write(jsonListing(head.slice(0, head.length - '[]\n}'.length), set));
     } else {
-      await write(text(summary, set, engines, stats.warnings, reads));
+      await write(text(summary, set, engines, stats.warnings, reads, storeCheck));
     }
     return 0;
   } finally {
     await store.close();
   }
+}
+
+/** What `check` found of the store: its URL (origin and path only), and whether it was asked. */
+interface StoreCheck {
+  /** Undefined for the embedded store. */
+  readonly url: string | undefined;
+  readonly contacted: boolean;
+  /** When contacted: it answered, and honours FROM / FROM NAMED. */
+  readonly datasetClauses?: 'honoured';
+}
+
+/** Longest the store check waits for the store, whatever timeoutMs says: an operator is waiting. */
+const STORE_CHECK_TIMEOUT_MS = 10_000;
+
+/**
+ * Asks the configured store the dataset check serve runs at start (checkDatasetSupport): the
+ * check, or the one-line problem that makes `check` fail. The embedded store (no upstream) is
+ * the guard's own and is not asked.
+ */
+async function checkStore(config: GuardConfig, store: CommandStore): Promise<StoreCheck | string> {
+  const url = storeUrl(config.upstream);
+  if (url === undefined) return { url, contacted: false };
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), Math.min(config.timeoutMs, STORE_CHECK_TIMEOUT_MS));
+  try {
+    const support = await checkDatasetSupport(store.upstream, controller.signal);
+    if (support.kind === 'honoured') return { url, contacted: true, datasetClauses: 'honoured' };
+    if (support.kind === 'ignored')
+      return `store ${url}: ${support.reason} (serve refuses such a store: make it honour dataset clauses, no union default graph)`;
+    const why = controller.signal.aborted
+      ? `no answer within ${Math.min(config.timeoutMs, STORE_CHECK_TIMEOUT_MS)} ms`
+      : support.error.message;
+    return `store ${url} does not answer the dataset check: ${why} (check the upstream URL and that the store runs; --offline skips this check)`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The store's URL as printed: origin and path, never a query string (which may carry a token). */
+function storeUrl(upstream: string | undefined): string | undefined {
+  if (upstream === undefined) return undefined;
+  const url = new URL(upstream);
+  return `${url.origin}${url.pathname}`;
 }
 
 function usageError(message: string): number {
@@ -149,8 +209,10 @@ function* traceText(trace: GrantTrace) {
   }
   yield `policies: ${trace.policies.map((policy) => `<${policy}>`).join(' ')}\n`;
   if (trace.graphs.length === 0) yield 'graphs: (none)\n';
-  for (const { graph, policies } of trace.graphs) {
+  for (const { graph, policies, restrictions } of trace.graphs) {
     const lines = [`graph <${graph}>`];
+    // What applies to this caller in the graph, before the policies behind it.
+    lines.push(`  restrictions: ${restrictions.length === 0 ? 'none' : restrictions.map(restrictionText).join('; ')}`);
     for (const policy of policies) {
       lines.push(`  policy <${policy.policy}> (${policy.file}), applies as ${policy.appliesAs}`);
       lines.push('    applies:');
@@ -159,6 +221,21 @@ function* traceText(trace: GrantTrace) {
       stepLines(policy.grants, '      ', lines);
     }
     yield `${lines.join('\n')}\n`;
+  }
+}
+
+/** One restriction of a graph as a line's part: its kind, then what it names. */
+function restrictionText(restriction: GraphRestriction): string {
+  const iris = (list: readonly string[]) => list.map((iri) => `<${iri}>`).join(' ');
+  const columns = (value: { readonly readPath: readonly string[] } | { readonly hidePath: readonly string[] }) =>
+    'readPath' in value ? `readPath ${iris(value.readPath)}` : `hidePath ${iris(value.hidePath)}`;
+  switch (restriction.kind) {
+    case 'hidePath':
+      return `hidePath ${iris(restriction.predicates)}`;
+    case 'columns':
+      return `columns ${columns(restriction)}`;
+    case 'rows':
+      return `rows of <${restriction.policy}> where ${restriction.rule}, ${columns(restriction.columns)}`;
   }
 }
 
@@ -244,11 +321,16 @@ function* listing(set: PolicySet, format: (iri: string) => string) {
     const listedGraphs = new Array<string>(entry.graphs.length);
     for (let at = 0; at < listedGraphs.length; at += 1) listedGraphs[at] = graphTexts[entry.graphs[at] as number] as string;
     const prefixes = [...new Set(entry.policies.flatMap((policy) => policy.graphPrefixes))].map((prefix) => JSON.stringify(prefix));
+    // Graphs named per caller (guard:readGraphTemplate): no graph until a caller fills them in.
+    const templates = [...new Set(entry.policies.flatMap((policy) => policy.graphTemplates.map((template) => template.text)))].map(
+      (template) => JSON.stringify(template),
+    );
     yield {
       label: entry.label,
       policies: entry.policies.map((policy) => policyTexts[policy.order] as string),
       graphs: listedGraphs,
       prefixes,
+      templates,
     };
   }
 }
@@ -259,7 +341,11 @@ function* jsonListing(head: string, set: PolicySet) {
   yield `${head}[`;
   let separator = '\n';
   for (const entry of listing(set, (iri) => JSON.stringify(iri))) {
-    yield `${separator}    {\n      "principal": ${JSON.stringify(entry.label)},\n      "policies": ${array(entry.policies)},\n      "graphs": ${array(entry.graphs)}\n    }`;
+    // Prefixes and templates (as JSON strings already) only where a policy has them, so a listing without them keeps its layout.
+    const more =
+      (entry.prefixes.length === 0 ? '' : `,\n      "prefixes": ${array(entry.prefixes)}`) +
+      (entry.templates.length === 0 ? '' : `,\n      "templates": ${array(entry.templates)}`);
+    yield `${separator}    {\n      "principal": ${JSON.stringify(entry.label)},\n      "policies": ${array(entry.policies)},\n      "graphs": ${array(entry.graphs)}${more}\n    }`;
     separator = ',\n';
   }
   yield '\n  ]\n}\n';
@@ -271,9 +357,15 @@ function* text(
   engines: ReturnType<typeof engineRuns>,
   warnings: readonly string[],
   store: ReturnType<typeof storeReads>,
+  storeCheck: StoreCheck,
 ) {
   const lines = [
     `ok: ${summary.policies} policies from ${summary.policyFiles} policy file(s), ${summary.ruleFiles} rule file(s); config ${summary.config ?? '(defaults)'}`,
+    storeCheck.url === undefined
+      ? 'store: the embedded store (no upstream configured)'
+      : storeCheck.contacted
+        ? `store: ${storeCheck.url} answers and honours dataset clauses (FROM, FROM NAMED)`
+        : `store: ${storeCheck.url} not contacted (--offline)`,
   ];
   for (const { name, triples, bytes, ms } of store.facts) lines.push(`facts: ${name} read ${triples} triples (${bytes} bytes) in ${ms} ms`);
   if (store.prefixListing !== undefined) {
@@ -293,7 +385,9 @@ function* text(
   for (const entry of listing(set, (iri) => iri)) {
     // The graphs listed under a prefix are among the graphs; the prefixes say which were listed from the store.
     const prefixes = entry.prefixes.length === 0 ? '' : `  prefixes: ${entry.prefixes.join(' ')}\n`;
-    yield `${entry.label}\n  policies: ${entry.policies.join(' ')}\n  graphs:   ${entry.graphs.join(' ') || '(none)'}\n${prefixes}`;
+    const templates = entry.templates.length === 0 ? '' : `  templates: ${entry.templates.join(' ')}\n`;
+    const none = entry.templates.length === 0 ? '(none)' : '(none by name: per caller, from the templates)';
+    yield `${entry.label}\n  policies: ${entry.policies.join(' ')}\n  graphs:   ${entry.graphs.join(' ') || none}\n${prefixes}${templates}`;
   }
   // The listing is per principal; a caller's grant is a union of several of them (docs/design/policy.md#vocabulary).
   yield 'a caller gets the union of Everyone, AuthenticatedAgent (when authenticated), its agent IRI and its groups\n';

@@ -5,8 +5,10 @@ import type { AddressInfo } from 'node:net';
 
 /** A running metrics listener. */
 export interface MetricsListener {
-  /** Base URL, e.g. `http://127.0.0.1:9464`; the scrape is at `${url}/metrics`. */
+  /** Base URL to reach it from this host, e.g. `http://127.0.0.1:9464`; the scrape is at `${url}/metrics`. */
   readonly url: string;
+  /** The address and port really bound, e.g. `0.0.0.0:9464`: who else can reach it. */
+  readonly address: string;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function serveMetrics(options: ServeMetricsOptions): Promise<Metric
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host}:${address.port}`,
+    address: `${host}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -145,3 +145,12 @@ function grantProblem(iri: string): string | undefined {
   if (isReservedIri(iri)) return 'is reserved by the rewriter (urn:x-sparql-guard:)';
   return iriSpliceProblem(iri);
 }
+
+/** Whether `template` gives `graph` to the caller of `values`; a value that cannot fill it gives nothing (no throw). */
+export function templateGives(template: GraphTemplate, values: TemplateValues, graph: string): boolean {
+  try {
+    return template.expand(values).includes(graph);
+  } catch {
+    return false;
+  }
+}

@@ -205,3 +205,37 @@ export function sortedGraphs(grant: Grant): readonly string[] {
   }
   return sorted;
 }
+
+/**
+ * A restriction that applies to a caller in one granted graph, for operators (audit records,
+ * `check --why`), IRIs bare. `hidePath`: the predicates kept out of reach there. `columns`: the
+ * columns of the policies without a row rule (the predicates shown, or those hidden). `rows`: a
+ * policy's row rule, as written, and the columns it shows. An open list: a new kind of
+ * restriction adds its own `kind` with its own fields.
+ */
+export type GraphRestriction =
+  | { readonly kind: 'hidePath'; readonly predicates: readonly string[] }
+  | ({ readonly kind: 'columns' } & BareColumns)
+  | { readonly kind: 'rows'; readonly policy: string; readonly rule: string; readonly columns: BareColumns };
+
+/** Columns with bare IRIs: the predicates shown (`readPath`), or those hidden (`hidePath`). */
+type BareColumns = { readonly readPath: readonly string[] } | { readonly hidePath: readonly string[] };
+
+function bareColumns(value: Columns): BareColumns {
+  const list = [...value.set].sort();
+  return value.allow ? { readPath: list } : { hidePath: list };
+}
+
+/** The restrictions of `grant` in `graph`, in a fixed order of kinds; [] when none applies. */
+export function restrictionsIn(grant: Grant, graph: string): GraphRestriction[] {
+  const restrictions: GraphRestriction[] = [];
+  const hidden = grant.hiddenByGraph.get(graph);
+  if (hidden !== undefined) restrictions.push({ kind: 'hidePath', predicates: [...hidden].sort() });
+  const view = grant.views?.get(graph);
+  if (view !== undefined) {
+    if (view.open !== undefined) restrictions.push({ kind: 'columns', ...bareColumns(view.open) });
+    for (const row of view.rows)
+      restrictions.push({ kind: 'rows', policy: row.policy, rule: row.rule.source, columns: bareColumns(row.columns) });
+  }
+  return restrictions;
+}

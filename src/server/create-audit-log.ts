@@ -4,9 +4,10 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import type { GuardConfig } from '../config/read-config.js';
-import type { RequestOutcome } from '../http/request-state.js';
+import type { PoliciesInForce, RequestOutcome } from '../http/request-state.js';
 import type { Caller } from '../auth/caller.js';
-import type { GraphTemplate, TemplateValues } from '../policy/compile-graph-template.js';
+import { templateGives, type TemplateValues } from '../policy/compile-graph-template.js';
+import { restrictionsIn, type GraphRestriction } from '../policy/grant.js';
 import type { Grant } from '../policy/policy-set.js';
 import type { CompiledPolicy, PolicySet } from '../policy/policy-set.js';
 import type { PlanDataset } from '../sparql/plan.js';
@@ -47,13 +48,20 @@ export interface AuditOutput {
   readonly log: LogLine;
 }
 
+/**
+ * Batches for the file: up to 64 KiB per write. An append to a regular file is one write under
+ * the file's lock, so workers sharing the file never split each other's lines at any size (the
+ * 4096-byte bound of the log is for pipes); fewer, larger writes cost less system time.
+ */
+const FILE_BATCH = { ...DEFAULT_LOG_WRITER_OPTIONS, maxBatchBytes: 64 * 1024 };
+
 /** Shapes remembered with their digest: the query texts of a busy guard come in few shapes. */
 const MAX_SHAPES = 4096;
 
 /**
  * Opens the audit output (the file in append mode, created with mode 0640; the start fails
- * with one line when it cannot be opened) and returns the log. Records are batched as the
- * request log is (at most 20 ms, one write per batch); a file is written with synchronous
+ * with one line when it cannot be opened) and returns the log. Records are batched (at most
+ * 20 ms, FILE_BATCH bytes for a file, one write per batch); a file is written with synchronous
  * appends, so a line is never split between workers appending to the same file.
  */
 export function createAuditLog(settings: AuditSettings, output: AuditOutput): AuditLog {
@@ -74,7 +82,7 @@ export function createAuditLog(settings: AuditSettings, output: AuditOutput): Au
         if (!failing) output.log({ event: 'audit-write-failed', file, error: (error as NodeJS.ErrnoException).code ?? String(error) });
         failing = true;
       }
-    }, DEFAULT_LOG_WRITER_OPTIONS);
+    }, FILE_BATCH);
   }
   const describe = createRecordWriter(settings);
 
@@ -163,9 +171,38 @@ function createRecordWriter(settings: AuditSettings): (request: FastifyRequest, 
    * Per graph of the dataset: the policies that granted it (in order of listing) and the
    * restrictions that applied there, as `"graphs":{...}`; '' past maxListed graphs.
    */
-  const tableOf = (dataset: PlanDataset, grant: Grant, set: PolicySet, caller: Caller): string => {
+  /** `,"dataset":{...}` and the per-graph table, remembered per dataset object (each belongs to one grant). */
+  const datasetOf = (dataset: PlanDataset, grant: Grant, set: PolicySet, caller: Caller): string => {
     let text = tables.get(dataset);
-    if (text !== undefined) return text;
+    if (text === undefined) {
+      text = `,"dataset":{"default":${listOf(dataset.default)},"named":${listOf(dataset.named)}}${tableOf(dataset, grant, set, caller)}`;
+      tables.set(dataset, text);
+    }
+    return text;
+  };
+  const callers = new WeakMap<Caller, string>();
+  /** `,"agent":…,"via":…,"groups":…`, remembered per caller object (identification hands out shared ones). */
+  const callerOf = (caller: Caller): string => {
+    let text = callers.get(caller);
+    if (text === undefined) {
+      const via = caller.via ?? (caller.authenticated ? 'unknown' : 'anonymous');
+      text = `,"agent":${JSON.stringify(caller.agent)},"via":"${via}","groups":${JSON.stringify(caller.groups)}`;
+      callers.set(caller, text);
+    }
+    return text;
+  };
+  const versions = new WeakMap<PoliciesInForce, string>();
+  const versionOf = (inForce: PoliciesInForce): string => {
+    let text = versions.get(inForce);
+    if (text === undefined) {
+      text = `,"policyDigest":"${inForce.policyDigest}","factsGeneration":${inForce.factsGeneration}`;
+      versions.set(inForce, text);
+    }
+    return text;
+  };
+
+  const tableOf = (dataset: PlanDataset, grant: Grant, set: PolicySet, caller: Caller): string => {
+    let text: string;
     const graphs = new Set([...dataset.default, ...dataset.named]);
     if (graphs.size > maxListed) {
       text = '';
@@ -173,11 +210,10 @@ function createRecordWriter(settings: AuditSettings): (request: FastifyRequest, 
       const policies = grant.policies.map((iri) => policyOf(set, iri));
       const table: Record<string, { grantedBy: string[]; restrictions: GraphRestriction[] }> = {};
       for (const graph of graphs) {
-        table[graph] = { grantedBy: grantersOf(graph, grant, policies, caller), restrictions: restrictionsOf(graph, grant) };
+        table[graph] = { grantedBy: grantersOf(graph, grant, policies, caller), restrictions: restrictionsIn(grant, graph) };
       }
       text = `,"graphs":${JSON.stringify(table)}`;
     }
-    tables.set(dataset, text);
     return text;
   };
 
@@ -189,25 +225,15 @@ function createRecordWriter(settings: AuditSettings): (request: FastifyRequest, 
     // A request refused before its grant still names a caller whose credentials are valid (as its log line does).
     if (caller === undefined)
       text += `,"agent":${request.agent === undefined ? 'null' : JSON.stringify(request.agent)},"via":null,"groups":null`;
-    else {
-      const via = caller.via ?? (caller.authenticated ? 'unknown' : 'anonymous');
-      text += `,"agent":${JSON.stringify(caller.agent)},"via":"${via}","groups":${JSON.stringify(caller.groups)}`;
-    }
+    else text += callerOf(caller);
     text += `,"form":${plan === undefined ? 'null' : `"${plan.form}"`}`;
     // What the guard decided; how the answer then ended is `outcome`.
     const decision = end.status >= 500 ? 'failed' : end.status >= 400 ? 'refused' : 'allowed';
     text += `,"decision":"${decision}","code":${end.code === undefined ? 'null' : JSON.stringify(end.code)},"status":${end.status},"outcome":"${end.outcome}"`;
     text += `,"policies":${grant === undefined ? 'null' : listOf(grant.policies)}`;
-    if (plan === undefined || grant === undefined || inForce === undefined) text += ',"dataset":null';
-    else {
-      const { dataset } = plan;
-      text += `,"dataset":{"default":${listOf(dataset.default)},"named":${listOf(dataset.named)}}`;
-      if (caller !== undefined) text += tableOf(dataset, grant, inForce.set, caller);
-    }
-    text +=
-      inForce === undefined
-        ? ',"policyDigest":null,"factsGeneration":null'
-        : `,"policyDigest":"${inForce.policyDigest}","factsGeneration":${inForce.factsGeneration}`;
+    if (plan === undefined || grant === undefined || inForce === undefined || caller === undefined) text += ',"dataset":null';
+    else text += datasetOf(plan.dataset, grant, inForce.set, caller);
+    text += inForce === undefined ? ',"policyDigest":null,"factsGeneration":null' : versionOf(inForce);
     text += `,"shape":${shapeOf(plan?.shape)},"bytes":${end.bytes},"limitedTo":${plan?.limitedTo ?? 'null'}`;
     const totalMs = Math.round((performance.now() - request.startedAt) * 100) / 100;
     const storeMs = request.storeMs === undefined ? 'null' : String(Math.round(request.storeMs * 100) / 100);
@@ -215,18 +241,6 @@ function createRecordWriter(settings: AuditSettings): (request: FastifyRequest, 
     if (settings.queryText) text += `,"query":${JSON.stringify(queryTextOf(request))}`;
     return `${text}}`;
   };
-}
-
-/**
- * A restriction that applied in one graph. `hidePath`: the predicates hidden there. The list is
- * open: other kinds (columns, rows) add their own `kind` with their own fields.
- */
-export type GraphRestriction = { readonly kind: 'hidePath'; readonly predicates: readonly string[] };
-
-/** The restrictions of the caller's grant in `graph`. */
-function restrictionsOf(graph: string, grant: Grant): GraphRestriction[] {
-  const hidden = grant.hiddenByGraph.get(graph);
-  return hidden === undefined ? [] : [{ kind: 'hidePath', predicates: [...hidden].sort() }];
 }
 
 const graphSets = new WeakMap<CompiledPolicy, ReadonlySet<string>>();
@@ -245,19 +259,10 @@ function grantersOf(graph: string, grant: Grant, policies: readonly (CompiledPol
   const values: TemplateValues = { agent: caller.authenticated ? caller.agent : undefined, groups: caller.groups, claims: caller.claims };
   for (const policy of policies) {
     if (policy === undefined) continue;
-    const byTemplate = fromTemplate && policy.graphTemplates.some((template) => expandsTo(template, values, graph));
+    const byTemplate = fromTemplate && policy.graphTemplates.some((template) => templateGives(template, values, graph));
     if (byTemplate || graphSetOf(policy).has(graph)) granters.push(policy.iri);
   }
   return granters;
-}
-
-/** Whether `template` gives `graph` to the caller of `values` (a value that cannot fill it gives nothing). */
-function expandsTo(template: GraphTemplate, values: TemplateValues, graph: string): boolean {
-  try {
-    return template.expand(values).includes(graph);
-  } catch {
-    return false;
-  }
 }
 
 /** sha256 of the IRIs sorted (UTF-16 code units, which is byte order for ASCII IRIs), each followed by a line feed. */

@@ -11,6 +11,8 @@ export interface ClusterWorkerReport {
   readonly kind: 'ready';
   /** Base URL the worker listens on (the same for every worker). */
   readonly url: string;
+  /** The address and port really bound, e.g. `0.0.0.0:8080` (RunningGuard.address). */
+  readonly address: string;
 }
 
 /** How long the primary waits, after the workers' own grace period, before killing one that has not exited. */
@@ -19,8 +21,8 @@ const KILL_AFTER_GRACE_MS = 5_000;
 const RESTART_DELAY_MS = 1_000;
 
 /** In a worker: tells the primary this process listens with its policies loaded. */
-export function reportReady(url: string): void {
-  const report: ClusterWorkerReport = { kind: 'ready', url };
+export function reportReady(url: string, address: string): void {
+  const report: ClusterWorkerReport = { kind: 'ready', url, address };
   cluster.worker?.send(report);
 }
 
@@ -51,7 +53,7 @@ export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, 
   let metricsListener: MetricsListener | undefined;
   if (config.metrics !== undefined) {
     metricsListener = await serveMetrics({ ...config.metrics, ...createClusterScrape(), log });
-    log({ event: 'metrics-listening', url: `${metricsListener.url}/metrics` });
+    log({ event: 'metrics-listening', address: metricsListener.address, url: `${metricsListener.url}/metrics` });
   }
 
   let stopping = false;
@@ -59,6 +61,7 @@ export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, 
   let failedToStart: (() => void) | undefined;
   let allReady: (() => void) | undefined;
   let url = '';
+  let address = '';
 
   const fork = (): void => {
     const worker = cluster.fork(workerEnv);
@@ -66,6 +69,7 @@ export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, 
       if (report?.kind !== 'ready') return;
       ready.add(worker);
       url = report.url;
+      address = report.address;
       if (ready.size === config.workers) allReady?.();
     });
     worker.once('exit', (code, signal) => {
@@ -128,7 +132,7 @@ export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, 
   failedToStart = undefined;
   allReady = undefined;
   if (outcome === 'ready') {
-    log({ event: 'listening', url, path: config.path, workers: config.workers });
+    log({ event: 'listening', address, url, path: config.path, workers: config.workers });
     const signal = await stopRequested;
     log({ event: 'shutdown', signal, workers: ready.size });
   }

@@ -26,8 +26,13 @@ import { watchPolicies, type PolicyWatch } from './watch-policies.js';
 
 /** A running guard. */
 export interface RunningGuard {
-  /** Base URL the guard listens on, e.g. `http://127.0.0.1:8080`. */
+  /** Base URL to reach the guard from this host, e.g. `http://127.0.0.1:8080` (loopback when bound to every address). */
   readonly url: string;
+  /**
+   * The address and port really bound, e.g. `0.0.0.0:8080` (every IPv4 address), `[::]:8080`,
+   * `127.0.0.1:8080`: what the `listening` line names, so an operator sees the exposure.
+   */
+  readonly address: string;
   /** Closes the audit file and opens its path again (SIGHUP, after a rotation); nothing without one. */
   reopenAudit(): void;
   /** Base URL of the metrics listener (scrape at `${metricsUrl}/metrics`); undefined without one. */
@@ -238,7 +243,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     if (start.listenWhenLoaded !== true) await app.listen({ port: config.port, host: config.host });
     if (metrics !== undefined && config.metrics !== undefined && !cluster.isWorker) {
       metricsListener = await serveMetrics({ ...config.metrics, scrape: metrics.scrape, contentType: metrics.contentType, log });
-      log({ event: 'metrics-listening', url: `${metricsListener.url}/metrics` });
+      log({ event: 'metrics-listening', address: metricsListener.address, url: `${metricsListener.url}/metrics` });
     }
     // A fact source the store cannot answer yet leaves the guard without a set (503) while
     // the refresh tries again: it never serves a set built without its facts.
@@ -272,6 +277,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host}:${address.port}`,
+    address: `${host}:${address.port}`,
     metricsUrl: metricsListener?.url,
     upstreamUrl,
     policies,

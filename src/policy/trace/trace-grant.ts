@@ -7,7 +7,8 @@ import { GUARD, guard, isSkolemIri, skolemIri, XSD_STRING } from '../../vocabula
 import { principalKey } from '../principal-index.js';
 import { classifyRules, type HornRule } from '../rules/classify-rules.js';
 import { forwardChain, type Closure } from '../rules/forward-chain.js';
-import { grantFor } from '../grant.js';
+import { templateGives, type GraphTemplate, type TemplateValues } from '../compile-graph-template.js';
+import { grantFor, restrictionsIn, type GraphRestriction } from '../grant.js';
 import { policyLoadError } from '../policy-load-error.js';
 import type { CompiledPolicy, PolicySet, Principal } from '../policy-set.js';
 
@@ -22,6 +23,7 @@ export type TraceStep =
   | { readonly triple: string; readonly fact: string }
   | { readonly triple: string; readonly rule: TracedRule; readonly from: readonly TraceStep[] }
   | { readonly triple: string; readonly listedUnder: string; readonly from: readonly TraceStep[] }
+  | { readonly triple: string; readonly template: string; readonly from: readonly TraceStep[] }
   | { readonly triple: string; readonly eye: readonly string[] }
   | { readonly triple: string; readonly shownAbove: true };
 
@@ -49,8 +51,15 @@ export interface GrantTrace {
   readonly authenticated: boolean;
   /** The policies that apply, in order of listing. */
   readonly policies: readonly string[];
-  /** Every granted graph, sorted, with the policies that grant it. */
-  readonly graphs: readonly { readonly graph: string; readonly policies: readonly TracedPolicy[] }[];
+  /**
+   * Every granted graph, sorted, with the policies that grant it (by name, by prefix, or by a
+   * template this caller fills) and the restrictions that apply to the caller there.
+   */
+  readonly graphs: readonly {
+    readonly graph: string;
+    readonly policies: readonly TracedPolicy[];
+    readonly restrictions: readonly GraphRestriction[];
+  }[];
 }
 
 /**
@@ -104,10 +113,15 @@ export async function traceGrant(
   const explain = createExplainer(closure, origins, rules, eyeFiles);
 
   const policies = set.policies.filter((policy) => grant.policies.includes(policy.iri));
+  const values: TemplateValues = { agent: caller.authenticated ? caller.agent : undefined, groups: caller.groups, claims: caller.claims };
+  const templateOf = (policy: CompiledPolicy, graph: string) =>
+    grant.templateGraphs?.includes(graph) === true
+      ? policy.graphTemplates.find((template) => templateGives(template, values, graph))
+      : undefined;
   const graphs = [...grant.graphs].sort().map((graph) => ({
     graph,
     policies: policies
-      .filter((policy) => policy.graphs.includes(graph))
+      .filter((policy) => policy.graphs.includes(graph) || templateOf(policy, graph) !== undefined)
       .map((policy): TracedPolicy => {
         const principal = policy.principals.find((candidate) => matches(candidate, caller)) ?? { kind: 'everyone' };
         const policyTerm = DataFactory.namedNode(policy.iri);
@@ -116,18 +130,26 @@ export async function traceGrant(
           file: policy.file,
           appliesAs: principalKey(principal),
           applies: explain(policyTerm, DataFactory.namedNode(guard.appliesTo), principalTerm(principal)),
-          grants: explainGrant(explain, policy, graph),
+          grants: explainGrant(explain, policy, graph, templateOf(policy, graph)),
         };
       }),
+    restrictions: restrictionsIn(grant, graph),
   }));
   return { ...summary, policies: policies.map((policy) => policy.iri), graphs };
 }
 
 type Explain = (subject: Quad['subject'], predicate: Quad['predicate'], object: Quad['object']) => TraceStep;
 
-/** The explanation of `policy guard:grantsGraph graph`: derived, or else listed under one of the policy's prefixes. */
-function explainGrant(explain: Explain, policy: CompiledPolicy, graph: string): TraceStep {
+/** The explanation of `policy guard:grantsGraph graph`: derived, else listed under one of the policy's prefixes, else a template this caller filled. */
+function explainGrant(explain: Explain, policy: CompiledPolicy, graph: string, template: GraphTemplate | undefined): TraceStep {
   const subject = DataFactory.namedNode(policy.iri);
+  if (template !== undefined && !policy.graphs.includes(graph)) {
+    return {
+      triple: `<${graph}> from guard:readGraphTemplate ${JSON.stringify(template.text)}, filled in for this caller`,
+      template: template.text,
+      from: [explain(subject, DataFactory.namedNode(guard.readGraphTemplate), DataFactory.literal(template.text))],
+    };
+  }
   const derived = explain(subject, DataFactory.namedNode(guard.grantsGraph), DataFactory.namedNode(graph));
   const prefix = policy.graphPrefixes.find((candidate) => graph.startsWith(candidate));
   if (prefix === undefined || !('eye' in derived)) return derived;
