@@ -21,6 +21,7 @@ const SCRIPTS = [
   'hand-written-code',
   'upstream-client',
   'grant-size',
+  'dataset-clause-cost',
 ];
 
 /** The checked-out commit, marked when the working tree differs from it. */

@@ -121,7 +121,7 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
           }
         }
         // FROM NAMED lists the effective named graphs only for a query that reads them.
-        const listed = prepared.reach.readsNamed ? named : [];
+        const listed = prepared.reach.readsNamed ? reachableNamed(prepared, named) : [];
         added = [...reads].filter((iri) => !listed.includes(iri));
         hiddenIn = hiddenInOf(grant);
       }
@@ -250,16 +250,18 @@ function datasetOf(
   named: readonly string[],
   added: readonly string[],
 ): Dataset {
-  const { readsDefault, readsNamed } = prepared.reach;
+  const { readsDefault, readsNamed, namedIris } = prepared.reach;
   // With all granted graphs named nothing is added; without FROM NAMED, what is added varies per query.
-  const allGranted = prepared.requestedDefault === null && prepared.requestedNamed === null && added.length === 0;
+  // A query whose GRAPH elements all name IRIs lists only those: its dataset is its own.
+  const allGranted =
+    prepared.requestedDefault === null && prepared.requestedNamed === null && added.length === 0 && namedIris === undefined;
   const index = (readsDefault ? 1 : 0) + (readsNamed ? 2 : 0);
   let byReach = allGranted ? allGrantedDatasets.get(grant) : undefined;
   let dataset = byReach?.[index];
   if (dataset === undefined) {
     const fromDefault = readsDefault ? defaults.filter((graph) => grant.graphs.has(graph)) : NO_GRAPHS;
     // `added` holds granted graphs only.
-    const fromNamed = [...(readsNamed ? named.filter((graph) => grant.graphs.has(graph)) : NO_GRAPHS), ...added];
+    const fromNamed = [...(readsNamed ? reachableNamed(prepared, named).filter((graph) => grant.graphs.has(graph)) : NO_GRAPHS), ...added];
     const text = clauses('FROM <', fromDefault) + clauses('FROM NAMED <', fromNamed);
     dataset = {
       text,
@@ -274,6 +276,12 @@ function datasetOf(
     }
   }
   return dataset;
+}
+
+/** The effective named graphs the query's GRAPH elements can read: those they name, when all name IRIs (DatasetReach.namedIris). */
+function reachableNamed(prepared: PreparedQuery, named: readonly string[]): readonly string[] {
+  const iris = prepared.reach.namedIris;
+  return iris === undefined ? named : iris.filter((graph) => prepared.requestedNamed?.includes(graph) ?? true);
 }
 
 /** How a template is filled: for one request, or for one of the planner's checks. */

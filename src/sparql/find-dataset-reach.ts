@@ -8,6 +8,11 @@ export interface DatasetReach {
   readonly readsDefault: boolean;
   /** A GRAPH element stands somewhere (at any depth: OPTIONAL, UNION, MINUS, sub-selects, EXISTS). */
   readonly readsNamed: boolean;
+  /**
+   * When every GRAPH element names an IRI: those IRIs, sorted, the only named graphs the query can
+   * read (§18.6), so FROM NAMED need list no other. Undefined when one names a variable, or none stands.
+   */
+  readonly namedIris?: readonly string[];
 }
 
 /**
@@ -19,6 +24,8 @@ export function findDatasetReach(root: unknown): DatasetReach {
   let readsDefault = false;
   let readsNamed = false;
   let insideGraph = 0;
+  const iris = new Set<string>();
+  let graphVariable = false;
   // The CONSTRUCT template is the root's `template`: walk every other field.
   const fields = typeof root === 'object' && root !== null && !Array.isArray(root) ? { ...root, template: undefined } : root;
   walkQuery(fields, {
@@ -26,6 +33,9 @@ export function findDatasetReach(root: unknown): DatasetReach {
       if (node['type'] === 'graph') {
         readsNamed = true;
         insideGraph += 1;
+        const name = node['name'] as { termType?: unknown; value?: unknown } | undefined;
+        if (name?.termType === 'NamedNode' && typeof name.value === 'string') iris.add(name.value);
+        else graphVariable = true;
       } else if (insideGraph === 0 && 'subject' in node && 'predicate' in node && 'object' in node) {
         readsDefault = true;
       }
@@ -34,5 +44,5 @@ export function findDatasetReach(root: unknown): DatasetReach {
       if (node['type'] === 'graph') insideGraph -= 1;
     },
   });
-  return { readsDefault, readsNamed };
+  return readsNamed && !graphVariable ? { readsDefault, readsNamed, namedIris: [...iris].sort() } : { readsDefault, readsNamed };
 }

@@ -40,6 +40,8 @@ const PEOPLE_ONLY = ['60000', '71234', '88888', '99999'];
 
 const ATTACKS: readonly Attack[] = [
   { query: 'SELECT ?s ?p ?o WHERE { ?s ?p ?o }', has: ['50505', '77777', '"33"'], lacks: PEOPLE_ONLY },
+  // FROM NAMED lists only the graphs GRAPH names (hr), yet the checks of the default graph read people there too.
+  { query: `SELECT DISTINCT ?o WHERE { ?s ?p ?o GRAPH <${HR}> { ?a ?b ?c } }`, has: ['50505', '77777'], lacks: PEOPLE_ONLY },
   { query: 'SELECT (COUNT(*) AS ?n) WHERE { ?s ?p 60000 }', has: ['"0"'], lacks: [] },
   { query: 'SELECT ?x WHERE { ?x <urn:x:nothing>* ?x }', has: ['50505', '77777'], lacks: PEOPLE_ONLY },
   { query: 'SELECT ?x WHERE { ?x <urn:x:nothing>* 71234 }', has: [], lacks: ['71234'] },

@@ -1,0 +1,246 @@
+// Benchmark (j): what the dataset clause costs the store: per BSBM query and caller, the forwarded text against the caller's text over a materialised view, side by side.
+
+import { describeLoad, describeMachine } from './_util/describe-machine.js';
+import { runScenario, scenarioArguments } from './_util/fresh-process.js';
+import { tableHeader, tableRow } from './_util/markdown-table.js';
+import { percentile } from './_util/percentile.js';
+import { writeFileSync } from 'node:fs';
+import { CALLERS, COUNTRIES, generateBsbmData, viewGraph, writeNQuads, type BenchCaller } from './bsbm-data.js';
+import { BSBM_BI, BSBM_EXPLORE, seededRandom, type BsbmQuery } from './bsbm-mix.js';
+import { GuardError } from '../src/guard-error.js';
+import type { Grant } from '../src/policy/grant.js';
+import { createPlanner } from '../src/sparql/create-planner.js';
+
+/** Timed runs of each text per cell (after one warm-up of each), alternating forwarded and view. */
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+/** A cell whose slower text takes longer than this per run is timed with fewer runs (at least one). */
+const CELL_BUDGET_MS = Number(process.env.BENCH_CELL_MS ?? 4000);
+const TIMEOUT_MS = 120_000;
+/** The targets of the scenario, with six graphs granted: no query above MAX, the median at most MEDIAN. */
+const TARGET_MAX = 3;
+const TARGET_MEDIAN = 1.5;
+
+/** The lab stores this scenario measures, by the variable that names their query URL (a lab of BSBM data, bench/README.md). */
+const STORES: readonly (readonly [name: string, variable: string])[] = [
+  ['oxigraph', 'RIG_OXIGRAPH_QUERY'],
+  ['virtuoso', 'RIG_VIRTUOSO_QUERY'],
+  ['jena', 'RIG_JENA_QUERY'],
+];
+
+interface Cell {
+  query: string;
+  caller: string;
+  /** FROM clauses of the forwarded text. */
+  fromClauses: number;
+  /** 'ok', 'refused <code>' (the guard answers, the store is not asked), 'differs' (answers not equal), or the store's failure. */
+  outcome: string;
+  forwardedMs?: number;
+  viewMs?: number;
+}
+
+const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 } });
+
+function grantOf(caller: BenchCaller): Grant {
+  return {
+    policies: ['urn:x-bench:policy'],
+    graphs: new Set(caller.graphs),
+    hiddenByGraph: caller.hiddenByGraph as Grant['hiddenByGraph'],
+  };
+}
+
+/** The forwarded text for a caller, or the guard's refusal. */
+function forwardedText(query: string, caller: BenchCaller): string | GuardError {
+  try {
+    return planner.plan({ query, defaultGraphs: [], namedGraphs: [] }, grantOf(caller)).query;
+  } catch (error) {
+    if (error instanceof GuardError) return error;
+    throw error;
+  }
+}
+
+/** The caller's text over its view: the same generator's text with the view graph as the whole dataset. */
+function viewText(query: string, caller: BenchCaller): string {
+  const view: BenchCaller = { name: 'view', graphs: [viewGraph(caller)], hiddenByGraph: new Map() };
+  const text = forwardedText(query, view);
+  if (text instanceof GuardError) throw text;
+  return text;
+}
+
+async function ask(url: string, query: string): Promise<{ ms: number; status: number; body: string }> {
+  const started = performance.now();
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: /^\s*(?:BASE\s*<[^>]*>\s*)?(?:CONSTRUCT|DESCRIBE)/i.test(query) ? 'application/n-triples' : 'application/sparql-results+json',
+    },
+    body: new URLSearchParams({ query }),
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
+  const body = await response.text();
+  return { ms: performance.now() - started, status: response.status, body };
+}
+
+/** An answer in a canonical form: SPARQL JSON bindings or N-Triples lines, sorted. */
+function canonical(body: string): string {
+  try {
+    const json = JSON.parse(body) as { boolean?: boolean; results?: { bindings: unknown[] } };
+    if (json.results === undefined) return String(json.boolean);
+    // Averages of floats summed in another order differ in their last digits: compared to 4 significant digits.
+    const rounded = (term: { type?: string; value?: string; datatype?: string }) =>
+      /#(?:float|double|decimal)$/.test(term.datatype ?? '') ? { ...term, value: Number(term.value).toPrecision(4) } : term;
+    return json.results.bindings
+      .map((row) =>
+        JSON.stringify(
+          Object.entries(row as Record<string, { value?: string }>)
+            .map(([name, term]) => [name, rounded(term)] as const)
+            .sort(([x], [y]) => (x < y ? -1 : 1)),
+        ),
+      )
+      .sort()
+      .join('\n');
+  } catch {
+    return body
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '')
+      .sort()
+      .join('\n');
+  }
+}
+
+/** One store: every query of both mixes for every caller. Prints its table and returns its cells. */
+async function measureStore(store: string, url: string): Promise<Cell[]> {
+  const data = generateBsbmData();
+  const picks = { ...data, countries: COUNTRIES };
+  const random = seededRandom(33);
+  const queries: { name: string; text: string }[] = [...BSBM_EXPLORE, ...BSBM_BI].map((q: BsbmQuery) => ({
+    name: q.name,
+    text: q.text(picks, random),
+  }));
+  const cells: Cell[] = [];
+  for (const { name, text } of queries) {
+    for (const caller of CALLERS) {
+      const forwarded = forwardedText(text, caller);
+      if (forwarded instanceof GuardError) {
+        cells.push({ query: name, caller: caller.name, fromClauses: 0, outcome: `refused ${forwarded.code}` });
+        continue;
+      }
+      const fromClauses = (forwarded.match(/\bFROM </g) ?? []).length;
+      const view = viewText(text, caller);
+      const cell: Cell = { query: name, caller: caller.name, fromClauses, outcome: 'ok' };
+      cells.push(cell);
+      // Checked first: both answer, and answer the same (a LIMIT after ORDER BY with ties may pick other rows: 'differs').
+      const [a, b] = [await ask(url, forwarded), await ask(url, view)];
+      if (a.status !== 200 || b.status !== 200) {
+        cell.outcome = `store ${a.status}/${b.status}: ${(a.status !== 200 ? a.body : b.body).replace(/\s+/g, ' ').slice(0, 60)}`;
+        continue;
+      }
+      if (canonical(a.body) !== canonical(b.body)) cell.outcome = 'differs';
+      const runs = Math.max(1, Math.min(RUNS, Math.floor(CELL_BUDGET_MS / Math.max(a.ms, b.ms, 1))));
+      const forwardedMs: number[] = [];
+      const viewMs: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        // Alternate which text goes first, so neither always meets the other's warm caches.
+        if (i % 2 === 0) {
+          forwardedMs.push((await ask(url, forwarded)).ms);
+          viewMs.push((await ask(url, view)).ms);
+        } else {
+          viewMs.push((await ask(url, view)).ms);
+          forwardedMs.push((await ask(url, forwarded)).ms);
+        }
+      }
+      cell.forwardedMs = percentile(
+        forwardedMs.sort((x, y) => x - y),
+        50,
+      );
+      cell.viewMs = percentile(
+        viewMs.sort((x, y) => x - y),
+        50,
+      );
+    }
+  }
+  return cells;
+}
+
+function ratioOf(cell: Cell): number | undefined {
+  return cell.forwardedMs !== undefined && cell.viewMs !== undefined ? cell.forwardedMs / Math.max(cell.viewMs, 0.001) : undefined;
+}
+
+function report(store: string, cells: readonly Cell[]): string {
+  const lines = [`#### ${store}`, '', tableHeader(['query', 'caller', 'FROM', 'forwarded ms', 'view ms', 'ratio', 'outcome'], 'llrrrrl')];
+  for (const cell of cells) {
+    const ratio = ratioOf(cell);
+    lines.push(
+      tableRow([
+        cell.query,
+        cell.caller,
+        cell.fromClauses,
+        cell.forwardedMs?.toFixed(1) ?? '',
+        cell.viewMs?.toFixed(1) ?? '',
+        ratio === undefined ? '' : ratio.toFixed(2),
+        cell.outcome,
+      ]),
+    );
+  }
+  lines.push('', tableHeader(['caller', 'queries', 'median ratio', 'max ratio (query)', 'over 3x', 'target'], 'lrrrrl'));
+  for (const caller of CALLERS) {
+    const timed = cells.filter((c) => c.caller === caller.name && ratioOf(c) !== undefined);
+    const ratios = timed.map((c) => ratioOf(c) ?? 0).sort((x, y) => x - y);
+    if (ratios.length === 0) continue;
+    const worst = timed.reduce((w, c) => ((ratioOf(c) ?? 0) > (ratioOf(w) ?? 0) ? c : w));
+    const median = percentile(ratios, 50);
+    const max = ratios[ratios.length - 1] ?? 0;
+    const sixGraphs = caller.graphs.length === 6;
+    const met = max <= TARGET_MAX && median <= TARGET_MEDIAN;
+    lines.push(
+      tableRow([
+        caller.name,
+        ratios.length,
+        median.toFixed(2),
+        `${max.toFixed(2)} (${worst.query})`,
+        ratios.filter((r) => r > TARGET_MAX).length,
+        sixGraphs ? `max <= ${TARGET_MAX}, median <= ${TARGET_MEDIAN}: ${met ? 'met' : 'missed'}` : 'shown',
+      ]),
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+async function main(): Promise<void> {
+  const writeAt = process.argv.indexOf('--write-data');
+  if (writeAt !== -1) {
+    // The lab's data: `DATA=<this file> up.sh oxigraph virtuoso` loads it (bench/README.md).
+    const file = process.argv[writeAt + 1] ?? 'bsbm.nq';
+    writeFileSync(file, writeNQuads(generateBsbmData()));
+    process.stdout.write(`${file}: the BSBM data in six graphs and the views of ${CALLERS.length} callers\n`);
+    return;
+  }
+  const scenario = scenarioArguments();
+  if (scenario !== undefined) {
+    const [store, url] = scenario as [string, string];
+    process.stdout.write(JSON.stringify(await measureStore(store, url)));
+    return;
+  }
+  process.stdout.write(
+    `### (j) What the dataset clause costs the store (BSBM explore and BI mixes)\n\nmachine: ${describeMachine()}\nload: ${describeLoad()}\n\n`,
+  );
+  let measured = 0;
+  for (const [store, variable] of STORES) {
+    const url = process.env[variable];
+    if (url === undefined || url === '') {
+      process.stdout.write(`${store}: not measured (${variable} unset)\n\n`);
+      continue;
+    }
+    const probe = await ask(url, `ASK { GRAPH <${viewGraph(CALLERS[0] as BenchCaller)}> { ?s ?p ?o } }`).catch(() => undefined);
+    if (probe?.status !== 200 || !probe.body.includes('true')) {
+      process.stdout.write(`${store}: not measured (no BSBM data with its views at ${url}: see bench/README.md)\n\n`);
+      continue;
+    }
+    process.stdout.write(report(store, runScenario<Cell[]>(import.meta.url, store, url)) + '\n');
+    measured++;
+  }
+  if (measured === 0) process.stdout.write('no lab store with the BSBM data: nothing measured\n');
+}
+
+await main();
