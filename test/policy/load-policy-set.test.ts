@@ -110,6 +110,8 @@ describe('loadPolicySet: targeting derived by the shipped rules', () => {
         [`${EX}policies/staff`, [`${EX}graphs/people`], [`${EX}ns#salary`]],
         [`${EX}policies/hr`, [`${EX}graphs/people`, `${EX}graphs/hr`], []],
         [`${EX}policies/research`, [`${EX}graphs/research`], []],
+        [`${EX}policies/projects`, [`${EX}graphs/projects`], []],
+        [`${EX}policies/project-overview`, [`${EX}graphs/projects`], []],
       ],
     );
   });

@@ -155,7 +155,11 @@ describe('service description', () => {
       return found;
     };
     const carol = parse((await describeAs(demo, 'text/turtle', { authorization: `Bearer ${CAROL}` })).text, demo.endpoint, 'text/turtle');
-    assert.deepEqual(hiddenByGraph(carol), { [PEOPLE]: [SALARY], 'https://example.org/graphs/public': [] });
+    assert.deepEqual(hiddenByGraph(carol), {
+      [PEOPLE]: [SALARY],
+      'https://example.org/graphs/projects': [],
+      'https://example.org/graphs/public': [],
+    });
     const nt = await describeAs(demo, 'application/n-triples', { 'x-api-key': CAROL });
     assert.deepEqual(hiddenByGraph(parse(nt.text, 'http://unused.example/', 'application/n-triples'))[PEOPLE], [SALARY]);
     const jsonld = JSON.parse((await describeAs(demo, 'application/ld+json', { 'x-api-key': CAROL })).text) as {

@@ -1,0 +1,40 @@
+// Rows bypass class "DESCRIBE": describing a hidden record's IRI gives none of its triples; a visible one's description holds its visible columns only.
+
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { ROWS_EX, assertAsView, describeRowsOnEveryStore, identityOf } from '../../helpers/rows-stores.js';
+
+const P = `PREFIX ex: <${ROWS_EX}>\n`;
+
+describeRowsOnEveryStore('rows: DESCRIBE', (rows) => {
+  it("a hidden record's IRI described gives nothing", async () => {
+    const body = await assertAsView(rows(), 'alice', identityOf('alice'), `${P}DESCRIBE ex:p2 ex:p3 ex:bob`);
+    assert.doesNotMatch(body, /Borealis|Cygnus|bob@example|8000/);
+  });
+
+  it("a visible record's description holds its view only (not its triples of a graph with another rule)", async () => {
+    const body = await assertAsView(rows(), 'alice', identityOf('alice'), `${P}DESCRIBE ex:p1`);
+    assert.match(body, /Apollo/);
+    assert.doesNotMatch(body, /Apollo in second|101/);
+  });
+
+  it('columns: a public record described shows three columns', async () => {
+    const body = await assertAsView(rows(), 'pub', identityOf('pub'), `${P}DESCRIBE ex:r1 ex:r2`);
+    assert.doesNotMatch(body, /south|team-a|region|team/);
+    assert.match(body, /Open data/);
+  });
+
+  it('DESCRIBE over a pattern: hidden records neither match nor are described', async () => {
+    const body = await assertAsView(rows(), 'alice', identityOf('alice'), `${P}DESCRIBE ?s WHERE { ?s ex:budget ?b }`);
+    assert.doesNotMatch(body, /Borealis|Cygnus|Open data/);
+    await assertAsView(rows(), 'bob', identityOf('bob'), `${P}DESCRIBE ?o WHERE { ?s ex:lead ?o }`);
+    await assertAsView(rows(), 'cat', identityOf('cat'), `${P}DESCRIBE ex:alice ex:p3`);
+  });
+
+  it('a row rule of a JWT claim holds in DESCRIBE', async () => {
+    const token = await rows().token({ region: 'north' });
+    const identity = { agent: 'http://example.org/agents/jo', groups: ['regional'], claims: new Map([['region', 'north']]) };
+    const body = await assertAsView(rows(), { token }, identity, `${P}DESCRIBE ex:p1 ex:p2`);
+    assert.doesNotMatch(body, /Borealis|lead/);
+  });
+});
