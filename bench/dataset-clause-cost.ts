@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { CALLERS, COUNTRIES, generateBsbmData, viewGraph, writeNQuads, type BenchCaller } from './bsbm-data.js';
 import { BSBM_BI, BSBM_EXPLORE, seededRandom, type BsbmQuery } from './bsbm-mix.js';
 import { GuardError } from '../src/guard-error.js';
-import type { Grant } from '../src/policy/grant.js';
+import type { Grant } from '../src/policy/policy-set.js';
 import { createPlanner } from '../src/sparql/create-planner.js';
 
 /** Timed runs of each text per cell (after one warm-up of each), alternating forwarded and view. */

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Caller } from '../../src/auth/caller.js';
-import type { Grant } from '../../src/policy/grant.js';
+import type { Grant } from '../../src/policy/policy-set.js';
 import { createPlanner } from '../../src/sparql/create-planner.js';
 import { rigStores } from '../helpers/rig-stores.js';
-import { insertDataOf, updateLabStore } from '../helpers/rows-stores.js';
+import { insertOf, updateLabStore } from '../helpers/rows-stores.js';
 
 const EX = 'http://example.org/';
 const RUN = `${EX}row-blank-${randomUUID()}/`;
@@ -74,7 +74,7 @@ const EXPECTED: [string, string[]][] = [
 for (const store of rigStores()) {
   describe(`row rules over blank-node subjects on ${store.name}`, () => {
     // INSERT { … } WHERE {} rather than INSERT DATA: Virtuoso refuses blank nodes in a constant clause.
-    before(() => updateLabStore(store, `${insertDataOf(DATA).replace(/^INSERT DATA/, 'INSERT')} WHERE {}`));
+    before(() => updateLabStore(store, `${insertOf(DATA).replace(/^INSERT DATA/, 'INSERT')} WHERE {}`));
     after(async () => {
       // One update each: Virtuoso's isql ends a statement at `;`.
       for (const graph of [RECORDS, PLAIN]) await updateLabStore(store, `DROP SILENT GRAPH <${graph}>`);
