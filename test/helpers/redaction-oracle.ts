@@ -197,7 +197,9 @@ export function canonical(text: string, graph: boolean): string[] {
         .sort()
         .map((name) => {
           const term = row[name] ?? {};
-          return `${name}=${term['type'] === 'bnode' ? '_:' : JSON.stringify([term['type'], term['value'], term['xml:lang'], term['datatype']])}`;
+          // Virtuoso writes some typed literals as the 2007 JSON results format's "typed-literal": the same term.
+          const type = term['type'] === 'typed-literal' ? 'literal' : term['type'];
+          return `${name}=${type === 'bnode' ? '_:' : JSON.stringify([type, term['value'], term['xml:lang'], term['datatype']])}`;
         })
         .join(' '),
     )
