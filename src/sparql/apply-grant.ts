@@ -10,6 +10,7 @@ import type { Plan, PlanDataset } from './plan.js';
 import { IN_ANY_NAMED_GRAPH, IN_DEFAULT_GRAPH, IN_WHOLE_DATASET } from './mark-hidden-paths.js';
 import type { GraphVariableSlot, HiddenFilterSlot, PreparedQuery, RowFilterSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
 import { writeRowFilter, type MergedGraph, type RowContext, type RowValues } from './write-row-filter.js';
+import { writeZeroLengthRowFilter } from './write-zero-length-row-filter.js';
 
 /** The caller's hidden predicates, written the three ways the slots need them. */
 export interface HiddenText {
@@ -346,6 +347,11 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
   }
   if (part.kind === 'zero-length') {
     let out = '';
+    // Under row rules an end must be a node of the view, rows included, not only of the open columns.
+    if (hidden.rows !== undefined) {
+      for (const end of part.ends) out += writeZeroLengthRowFilter(part, end, hidden.rows, filling.values);
+      return out;
+    }
     for (const end of part.ends) {
       out +=
         hidden.graphs === undefined

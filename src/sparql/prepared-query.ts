@@ -84,6 +84,8 @@ export interface ZeroLengthSlot {
   readonly subject: string;
   readonly predicate: string;
   readonly object: string;
+  /** Under row rules, the prefix the rules' own variables are written after (as RowFilterSlot's). */
+  readonly prefix: string;
 }
 
 /**

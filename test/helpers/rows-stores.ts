@@ -293,6 +293,4 @@ export const ROWS_FINDINGS = {
     'documented refusal (docs/policies.md, Rows and columns): a blank node ([]) as the subject of a triple pattern over restricted rows is refused, not answered over the view',
   backslash:
     'documented (docs/policies.md, Rows and columns): a group holding a backslash makes the rule match nothing, less than the view',
-  zeroLength:
-    "documented (docs/policies.md, Rows and columns): a path where a policy without a row rule lifts the rows is answered over that policy's columns only, less than the view (its zero-length nodes leave out the visible rows of the row-restricted policy)",
 } as const;
