@@ -2,14 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import {
-  ROWS_EX,
-  askRows,
-  assertAsView,
-  describeRowsOnEveryStore,
-  identityOf,
-  valuesOf,
-} from '../../helpers/rows-stores.js';
+import { ROWS_EX, askRows, assertAsView, describeRowsOnEveryStore, identityOf, valuesOf } from '../../helpers/rows-stores.js';
 
 const P = `PREFIX ex: <${ROWS_EX}>\n`;
 
