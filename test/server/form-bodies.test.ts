@@ -1,21 +1,15 @@
 // Query forms as clients encode them, through a real guard over HTTP to the embedded store: the literal the store answers is the one the client wrote.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { KEYS, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+import { describe, it } from 'node:test';
+import { KEYS, useTestGuard } from '../helpers/start-test-guard.js';
 
 /** A literal with every kind of character a query holds, the form's delimiters among them. */
 const LITERAL = "ü & = + % é€😀 ~!*()' a?b=c&d#e %41 +";
 const queryOf = (literal: string): string => `SELECT ?x WHERE { BIND(${JSON.stringify(literal)} AS ?x) }`;
 
 describe('query forms through the guard', () => {
-  let t: TestGuard;
-  before(async () => {
-    t = await startTestGuard();
-  });
-  after(async () => {
-    await t?.close();
-  });
+  const guard = useTestGuard();
 
   /** The values of ?x the store answered, or the status when it is not 200. */
   const answer = async (response: Response): Promise<string[] | number> => {
@@ -25,14 +19,16 @@ describe('query forms through the guard', () => {
   };
   const post = async (body: string | Buffer, search = ''): Promise<string[] | number> =>
     answer(
-      await fetch(`${t.endpoint}${search}`, {
+      await fetch(`${guard().endpoint}${search}`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': KEYS.beta, accept: 'application/sparql-results+json' },
         body,
       }),
     );
   const get = async (search: string): Promise<string[] | number> =>
-    answer(await fetch(`${t.endpoint}?${search}`, { headers: { 'x-api-key': KEYS.beta, accept: 'application/sparql-results+json' } }));
+    answer(
+      await fetch(`${guard().endpoint}?${search}`, { headers: { 'x-api-key': KEYS.beta, accept: 'application/sparql-results+json' } }),
+    );
 
   it('reads a form as URLSearchParams writes it (spaces as +), with dataset parameters beside the query', async () => {
     const body = new URLSearchParams([
