@@ -183,11 +183,19 @@ export function redactedStore(data: string, hiddenIn: (graph: string) => Readonl
 /** A canonical answer: sorted solution lines (JSON) or sorted triples (N-Triples), blank node labels dropped. */
 export function canonical(text: string, graph: boolean): string[] {
   if (graph) {
-    return text
-      .split('\n')
-      .map((line) => line.trim().replace(/_:[^\s]+/g, '_:'))
-      .filter((line) => line !== '')
-      .sort();
+    return (
+      text
+        .split('\n')
+        .map((line) =>
+          line
+            .trim()
+            .replace(/\t/g, ' ')
+            .replace(/_:[^\s]+/g, '_:'),
+        )
+        // Terms apart by tabs (Virtuoso) read as apart by spaces: a tab inside a literal is written \t. A comment line is no triple (Virtuoso writes `# Empty NT` for an empty graph).
+        .filter((line) => line !== '' && !line.startsWith('#'))
+        .sort()
+    );
   }
   const json = JSON.parse(text) as { boolean?: boolean; results?: { bindings: Record<string, Record<string, string>>[] } };
   if (json.boolean !== undefined) return [String(json.boolean)];

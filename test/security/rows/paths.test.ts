@@ -16,7 +16,7 @@ describeRowsOnEveryStore('rows: property paths', (rows) => {
     if (keeper.status !== 200) {
       const dan = await askRows(rows().endpoint, query, 'dan');
       assert.notEqual(dan.status, 200, `${query}: the store failed it for the keeper`);
-      assert.doesNotMatch(dan.body, /7000|south|250|Borealis"/);
+      assert.doesNotMatch(dan.body, /"bindings"/, 'no solution');
       return undefined;
     }
     return assertAsView(rows(), 'dan', identityOf('dan'), query);
