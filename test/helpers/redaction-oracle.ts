@@ -185,8 +185,9 @@ export function canonical(text: string, graph: boolean): string[] {
   if (graph) {
     return text
       .split('\n')
-      .map((line) => line.trim().replace(/_:[^\s]+/g, '_:'))
-      .filter((line) => line !== '')
+      // Virtuoso 7.2 separates terms by tabs (a literal holds a tab only escaped) and writes `# Empty NT` for no triples.
+      .map((line) => line.trim().replaceAll('\t', ' ').replace(/_:[^\s]+/g, '_:'))
+      .filter((line) => line !== '' && !line.startsWith('#'))
       .sort();
   }
   const json = JSON.parse(text) as { boolean?: boolean; results?: { bindings: Record<string, Record<string, string>>[] } };
@@ -197,7 +198,9 @@ export function canonical(text: string, graph: boolean): string[] {
         .sort()
         .map((name) => {
           const term = row[name] ?? {};
-          return `${name}=${term['type'] === 'bnode' ? '_:' : JSON.stringify([term['type'], term['value'], term['xml:lang'], term['datatype']])}`;
+          // Virtuoso 7.2 writes a typed literal as `typed-literal`, the name of the 2008 results format (SPARQL 1.1 JSON results, §3.2.2).
+          const type = term['type'] === 'typed-literal' ? 'literal' : term['type'];
+          return `${name}=${type === 'bnode' ? '_:' : JSON.stringify([type, term['value'], term['xml:lang'], term['datatype']])}`;
         })
         .join(' '),
     )
