@@ -183,12 +183,19 @@ export function redactedStore(data: string, hiddenIn: (graph: string) => Readonl
 /** A canonical answer: sorted solution lines (JSON) or sorted triples (N-Triples), blank node labels dropped. */
 export function canonical(text: string, graph: boolean): string[] {
   if (graph) {
-    return text
-      .split('\n')
-      // Virtuoso 7.2 separates terms by tabs (a literal holds a tab only escaped) and writes `# Empty NT` for no triples.
-      .map((line) => line.trim().replaceAll('\t', ' ').replace(/_:[^\s]+/g, '_:'))
-      .filter((line) => line !== '' && !line.startsWith('#'))
-      .sort();
+    return (
+      text
+        .split('\n')
+        // Virtuoso 7.2 separates terms by tabs (a literal holds a tab only escaped) and writes `# Empty NT` for no triples.
+        .map((line) =>
+          line
+            .trim()
+            .replaceAll('\t', ' ')
+            .replace(/_:[^\s]+/g, '_:'),
+        )
+        .filter((line) => line !== '' && !line.startsWith('#'))
+        .sort()
+    );
   }
   const json = JSON.parse(text) as { boolean?: boolean; results?: { bindings: Record<string, Record<string, string>>[] } };
   if (json.boolean !== undefined) return [String(json.boolean)];
@@ -198,7 +205,7 @@ export function canonical(text: string, graph: boolean): string[] {
         .sort()
         .map((name) => {
           const term = row[name] ?? {};
-          // Virtuoso 7.2 writes a typed literal as `typed-literal`, the name of the 2008 results format (SPARQL 1.1 JSON results, §3.2.2).
+          // Virtuoso writes some typed literals as the 2007 JSON results format's "typed-literal": the same term.
           const type = term['type'] === 'typed-literal' ? 'literal' : term['type'];
           return `${name}=${type === 'bnode' ? '_:' : JSON.stringify([type, term['value'], term['xml:lang'], term['datatype']])}`;
         })

@@ -291,10 +291,6 @@ export function valuesOf(body: string, variable: string): string[] {
  * is a refusal or an answer with less than the view, never more.
  */
 export const ROWS_FINDINGS = {
-  fixedPaths:
-    'documented refusal the definition does not allow (docs/policies.md, Rows and columns): a fixed-length path (sequence, inverse, alternative) over a graph whose rows every granting policy restricts is refused, where the issue asks that it be expanded and answered',
   blankNodes:
     'documented refusal (docs/policies.md, Rows and columns): a blank node ([]) as the subject of a triple pattern over restricted rows is refused, not answered over the view',
-  zeroLength:
-    "documented (docs/policies.md, Rows and columns): a path where a policy without a row rule lifts the rows is answered over that policy's columns only, less than the view (its zero-length nodes leave out the visible rows of the row-restricted policy)",
 } as const;
