@@ -2,9 +2,9 @@
 
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { KEYS, select, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+import { KEYS, select, useTestGuard } from '../helpers/start-test-guard.js';
 
 const run = promisify(execFile);
 
@@ -65,25 +65,19 @@ print(json.dumps(out))
 `;
 
 describe('Python clients through the guard', { skip: why === undefined ? false : `the Python clients cannot run: ${why}` }, () => {
-  let t: TestGuard;
-  before(async () => {
-    t = await startTestGuard();
-  });
-  after(async () => {
-    await t?.close();
-  });
+  const guard = useTestGuard();
 
   it('SPARQLWrapper and rdflib send the key (Basic or Bearer) and see its grant; a refusal keeps the guard line', async () => {
-    const keyed = (await select(t.endpoint, COUNT, { key: KEYS.beta })).rows[0]?.n;
-    const anonymous = (await select(t.endpoint, COUNT)).rows[0]?.n;
+    const keyed = (await select(guard().endpoint, COUNT, { key: KEYS.beta })).rows[0]?.n;
+    const anonymous = (await select(guard().endpoint, COUNT)).rows[0]?.n;
     assert.notEqual(keyed, anonymous);
     const guardLine = await (
-      await fetch(`${t.endpoint}?query=${encodeURIComponent(REFUSED)}`, { headers: { 'x-api-key': KEYS.beta } })
+      await fetch(`${guard().endpoint}?query=${encodeURIComponent(REFUSED)}`, { headers: { 'x-api-key': KEYS.beta } })
     ).text();
     assert.match(guardLine, /^[^\n]*SERVICE[^\n]*\n$/);
 
-    const before = t.logs.length;
-    const { stdout } = await run(PYTHON, ['-c', SCRIPT, t.endpoint, KEYS.beta, COUNT, REFUSED], { timeout: 60_000 });
+    const before = guard().logs.length;
+    const { stdout } = await run(PYTHON, ['-c', SCRIPT, guard().endpoint, KEYS.beta, COUNT, REFUSED], { timeout: 60_000 });
     const out = JSON.parse(stdout) as Record<string, unknown>;
     for (const way of ['SPARQLWrapper setCredentials', 'SPARQLWrapper Bearer header', 'rdflib auth', 'rdflib Bearer header']) {
       assert.equal(out[way], keyed, way);
@@ -96,7 +90,11 @@ describe('Python clients through the guard', { skip: why === undefined ? false :
       403,
       guardLine,
     ]);
-    const agents = new Set(t.logs.slice(before).map((line) => line.agent));
+    const agents = new Set(
+      guard()
+        .logs.slice(before)
+        .map((line) => line.agent),
+    );
     assert.deepEqual([...agents], ['http://example.org/agents/beta-user'], 'every request ran as beta, none as anonymous');
   });
 });

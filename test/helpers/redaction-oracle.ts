@@ -183,11 +183,19 @@ export function redactedStore(data: string, hiddenIn: (graph: string) => Readonl
 /** A canonical answer: sorted solution lines (JSON) or sorted triples (N-Triples), blank node labels dropped. */
 export function canonical(text: string, graph: boolean): string[] {
   if (graph) {
-    return text
-      .split('\n')
-      .map((line) => line.trim().replace(/_:[^\s]+/g, '_:'))
-      .filter((line) => line !== '')
-      .sort();
+    return (
+      text
+        .split('\n')
+        // Virtuoso 7.2 separates terms by tabs (a literal holds a tab only escaped) and writes `# Empty NT` for no triples.
+        .map((line) =>
+          line
+            .trim()
+            .replaceAll('\t', ' ')
+            .replace(/_:[^\s]+/g, '_:'),
+        )
+        .filter((line) => line !== '' && !line.startsWith('#'))
+        .sort()
+    );
   }
   const json = JSON.parse(text) as { boolean?: boolean; results?: { bindings: Record<string, Record<string, string>>[] } };
   if (json.boolean !== undefined) return [String(json.boolean)];
@@ -197,7 +205,9 @@ export function canonical(text: string, graph: boolean): string[] {
         .sort()
         .map((name) => {
           const term = row[name] ?? {};
-          return `${name}=${term['type'] === 'bnode' ? '_:' : JSON.stringify([term['type'], term['value'], term['xml:lang'], term['datatype']])}`;
+          // Virtuoso writes some typed literals as the 2007 JSON results format's "typed-literal": the same term.
+          const type = term['type'] === 'typed-literal' ? 'literal' : term['type'];
+          return `${name}=${type === 'bnode' ? '_:' : JSON.stringify([type, term['value'], term['xml:lang'], term['datatype']])}`;
         })
         .join(' '),
     )

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
+import { after, before } from 'node:test';
 import { readConfig } from '../../src/config/read-config.js';
 import { startGuard, type RunningGuard } from '../../src/server/start-guard.js';
 
@@ -67,6 +68,24 @@ export async function startTestGuard(config: Record<string, unknown> = {}): Prom
       await guard.close();
       rmSync(folder, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Starts a test guard (startTestGuard with `config`) before the tests of the enclosing suite, or
+ * of the file at its top level, and closes it after them. Returns the guard, read inside a test.
+ */
+export function useTestGuard(config: Record<string, unknown> = {}): () => TestGuard {
+  let t: TestGuard | undefined;
+  before(async () => {
+    t = await startTestGuard(config);
+  });
+  after(async () => {
+    await t?.close();
+  });
+  return () => {
+    if (t === undefined) throw new Error('the test guard starts before the tests: read it inside a test');
+    return t;
   };
 }
 

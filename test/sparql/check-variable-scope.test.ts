@@ -3,14 +3,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it, test } from 'node:test';
+import { describe, it, test } from 'node:test';
 import sparqljs from 'sparqljs';
 import { GuardError } from '../../src/guard-error.js';
 import type { Grant } from '../../src/policy/policy-set.js';
 import { checkVariableScope } from '../../src/sparql/check-variable-scope.js';
 import { createPlanner } from '../../src/sparql/create-planner.js';
 import { prepareQuery } from '../../src/sparql/prepare-query.js';
-import { KEYS, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+import { KEYS, useTestGuard } from '../helpers/start-test-guard.js';
 import { W3C_SKIP, W3C_SUITE } from '../w3c/w3c-evaluation.js';
 
 const grant: Grant = { policies: ['urn:test:p'], graphs: new Set(['http://example.org/g/1']), hiddenByGraph: new Map() };
@@ -235,16 +235,10 @@ test('W3C syntax tests of scope and grouping: negatives refused, positives plann
 });
 
 describe('through the guard (embedded Oxigraph)', () => {
-  let t: TestGuard;
-  before(async () => {
-    t = await startTestGuard();
-  });
-  after(async () => {
-    await t.close();
-  });
+  const guard = useTestGuard();
 
   it('a violation is a 400 with the parse code and one line naming the rule; its valid neighbour is answered', async () => {
-    const ask = (query: string) => fetch(`${t.endpoint}?query=${encodeURIComponent(query)}`, { headers: { 'x-api-key': KEYS.beta } });
+    const ask = (query: string) => fetch(`${guard().endpoint}?query=${encodeURIComponent(query)}`, { headers: { 'x-api-key': KEYS.beta } });
     for (const [query, rule] of [
       ['SELECT (1 AS ?z) {} GROUP BY ?z', SELECT_AS],
       ['SELECT ?p (COUNT(*) AS ?n) { ?s ?p ?o }', UNGROUPED],
