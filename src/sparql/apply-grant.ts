@@ -10,6 +10,7 @@ import type { Plan, PlanDataset } from './plan.js';
 import { IN_ANY_NAMED_GRAPH, IN_DEFAULT_GRAPH, IN_WHOLE_DATASET } from './mark-hidden-paths.js';
 import type { GraphVariableSlot, HiddenFilterSlot, PreparedQuery, RowFilterSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
 import { writeRowFilter, type MergedGraph, type RowContext, type RowValues } from './write-row-filter.js';
+import { writeZeroLengthRowFilter } from './write-zero-length-row-filter.js';
 
 /** The caller's hidden predicates, written the three ways the slots need them. */
 export interface HiddenText {
@@ -83,7 +84,8 @@ function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): st
  * hidden set of the graph they are read in (docs/design/sparql.md, "Hidden sets are
  * per graph"). A predicate named where it is hidden is refused (403).
  */
-export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: readonly string[] = NO_CONSTANTS, values?: RowValues): Plan {
+export function applyGrant(cached: PreparedQuery, grant: Grant, constants: readonly string[] = NO_CONSTANTS, values?: RowValues): Plan {
+  let prepared = cached;
   const granted = grant.graphs;
   const all = prepared.requestedDefault === null || prepared.requestedNamed === null ? sortedGraphs(grant) : undefined;
   const defaults = prepared.requestedDefault ?? all ?? [];
@@ -97,6 +99,12 @@ export function applyGrant(prepared: PreparedQuery, grant: Grant, constants: rea
     const sets = grant.hiddenByGraph.size > 0 ? hiddenSets(prepared, grant, defaults, named) : undefined;
     if (sets !== undefined) refuseNamedHidden(prepared, grant, sets);
     const viewed = views === undefined ? false : refuseNamedUnseen(prepared, grant, views, defaults, named);
+    // Rows or columns restrict a graph the query reads: its fixed-length paths are filled as triple patterns,
+    // each step held to the view (expandFixedPaths). Decided per request, never by the cached template.
+    if (viewed && prepared.expanded !== undefined) {
+      if (prepared.expanded instanceof GuardError) throw prepared.expanded;
+      prepared = prepared.expanded;
+    }
     if (sets !== undefined || viewed) {
       if (prepared.blankZeroLength) throw new GuardError(403, 'forbidden', BLANK_ZERO_LENGTH);
       if (prepared.hasHiddenSlots || prepared.hasRowSlots) {
@@ -339,6 +347,11 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
   }
   if (part.kind === 'zero-length') {
     let out = '';
+    // Under row rules an end must be a node of the view, rows included, not only of the open columns.
+    if (hidden.rows !== undefined) {
+      for (const end of part.ends) out += writeZeroLengthRowFilter(part, end, hidden.rows, filling.values);
+      return out;
+    }
     for (const end of part.ends) {
       out +=
         hidden.graphs === undefined

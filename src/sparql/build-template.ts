@@ -148,7 +148,8 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
         });
       }
       const ends = marks.zeroLength.get(pattern);
-      if (ends !== undefined) after.push({ kind: 'zero-length', ends: ends.map((end) => write.plainEntity(end)), ...visible });
+      if (ends !== undefined)
+        after.push({ kind: 'zero-length', ends: ends.map((end) => write.plainEntity(end)), ...visible, prefix: rowPrefix });
       const all = marks.triples.get(pattern);
       const paths = marks.paths.get(pattern);
       if (all !== undefined || paths !== undefined) {

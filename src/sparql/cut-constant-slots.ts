@@ -148,11 +148,17 @@ export function cutConstantSlots(
     return out;
   };
   const parts = cut(prepared.parts);
+  // The expanded variant holds the same constants, cut the same way (its triple patterns repeat the path's ends).
+  const { expanded } = prepared;
+  const expandedParts = expanded === undefined || !('parts' in expanded) ? undefined : cut(expanded.parts);
   scanOutside([prepared.namedPredicates, prepared.namedIn, prepared.requestedDefault, prepared.requestedNamed]);
   if (broken) return undefined;
   for (let k = 0; k < shape.raw.length; k++) {
     if (!kept.has(k) && (count[k] ?? 0) < 1) sensitive.add(k);
   }
   if (sensitive.size > 0) return { sensitive: [...sensitive].sort((a, b) => a - b) };
+  if (expanded !== undefined && 'parts' in expanded && expandedParts !== undefined) {
+    return { prepared: { ...prepared, parts, expanded: { ...expanded, parts: expandedParts } } };
+  }
   return { prepared: { ...prepared, parts } };
 }

@@ -12,12 +12,13 @@ import { checkVariableScope } from './check-variable-scope.js';
 import { decodeCodepointEscapes } from './decode-codepoint-escapes.js';
 import { parseQuery } from './parse-query.js';
 import type { QueryForm } from './plan.js';
-import type { PreparedQuery } from './prepared-query.js';
+import type { PreparedQuery, TemplatePart } from './prepared-query.js';
 import { findDatasetReach } from './find-dataset-reach.js';
 import { readProtocolGraphs } from './read-protocol-dataset.js';
 import { hasScheme, NOT_IN_IRI } from '../iri.js';
 import { normaliseIri } from './resolve-iri.js';
 import { resolveQueryIris } from './resolve-query-iris.js';
+import { expandFixedPaths } from './expand-fixed-paths.js';
 import { IN_WHOLE_DATASET, markHiddenPaths } from './mark-hidden-paths.js';
 import { rewriteDescribe } from './rewrite-describe.js';
 import { splitQueryText, type TextRegion } from './split-query-text.js';
@@ -79,6 +80,8 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     const root = (form === 'describe' ? rewriteDescribe(tree as sparqljs.DescribeQuery) : tree) as unknown as LooseQuery;
     const limit = takeOuterLimit(root, form);
     const reach = findDatasetReach(root);
+    // Before buildTemplate, which changes the tree it writes: the copy for callers under rows or columns.
+    const expandedRoot = expandFixedPaths(root as unknown as Record<string, unknown>);
     const { parts, marks, hasHiddenSlots, hasRowSlots } = buildTemplate(root, text, requestedNamed);
     const named = withNormalisedForms([...marks.named, ...(describeNames ?? [])]);
     const places = new Map<string, readonly string[]>([...marks.namedIn].map(([where, iris]) => [where, [...iris]]));
@@ -88,9 +91,13 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([where, iris]) => [where, withNormalisedForms(iris)] as const);
     // IRI() and URI() resolve against the query's base (§17.4.2.8); every other IRI is absolute already.
-    if (typeof parts[0] === 'string') parts[0] = `BASE <${base}>\n` + parts[0];
-    else parts.unshift(`BASE <${base}>\n`);
-    return {
+    const withBase = (written: TemplatePart[]): TemplatePart[] => {
+      if (typeof written[0] === 'string') written[0] = `BASE <${base}>\n` + written[0];
+      else written.unshift(`BASE <${base}>\n`);
+      return written;
+    };
+    withBase(parts);
+    const prepared: PreparedQuery = {
       form,
       defaultAccept: form === 'select' || form === 'ask' ? 'application/sparql-results+json' : 'text/turtle',
       requestedDefault,
@@ -106,6 +113,20 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       // Two bytes a character of everything it holds, written as JSON, and some for the objects.
       sizeBytes: 256 + 2 * JSON.stringify([parts, requestedDefault, requestedNamed, named, namedInPlaces]).length,
     };
+    if (expandedRoot === undefined) return prepared;
+    if (expandedRoot instanceof GuardError) return { ...prepared, expanded: expandedRoot, sizeBytes: prepared.sizeBytes + 256 };
+    // The same query with its fixed-length paths written as triple patterns (expandFixedPaths); what it names is the query's.
+    const more = buildTemplate(expandedRoot as unknown as LooseQuery, text, requestedNamed);
+    const expandedParts = withBase(more.parts);
+    const expanded: PreparedQuery = {
+      ...prepared,
+      parts: expandedParts,
+      hasHiddenSlots: more.hasHiddenSlots,
+      hasRowSlots: more.hasRowSlots,
+      blankZeroLength: more.marks.zeroLengthBlank,
+      sizeBytes: 256 + 2 * JSON.stringify(expandedParts).length,
+    };
+    return { ...prepared, expanded, sizeBytes: prepared.sizeBytes + expanded.sizeBytes };
   } catch (error) {
     if (error instanceof RangeError) {
       // The recursive parser, walkers or generator ran out of stack: refuse, never crash.

@@ -1,5 +1,6 @@
 // The cached, caller-independent result of preparing one query: generated text segments and per-request slots.
 
+import type { GuardError } from '../guard-error.js';
 import type { DatasetReach } from './find-dataset-reach.js';
 import type { QueryForm, Plan } from './plan.js';
 
@@ -83,6 +84,8 @@ export interface ZeroLengthSlot {
   readonly subject: string;
   readonly predicate: string;
   readonly object: string;
+  /** Under row rules, the prefix the rules' own variables are written after (as RowFilterSlot's). */
+  readonly prefix: string;
 }
 
 /**
@@ -130,4 +133,10 @@ export interface PreparedQuery {
   readonly limit: { readonly kind: 'outer'; readonly limit: number | undefined } | { readonly kind: 'none' | 'fixed' };
   /** Approximate memory held, in bytes, for the plan cache's bound. */
   readonly sizeBytes: number;
+  /**
+   * The same query with its fixed-length paths expanded into triple patterns (expandFixedPaths), filled
+   * instead for a caller whose rows or columns restrict a graph the query reads; a GuardError when it
+   * cannot be written (403). Absent when the query has no such path.
+   */
+  readonly expanded?: PreparedQuery | GuardError;
 }

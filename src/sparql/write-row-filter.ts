@@ -41,24 +41,78 @@ type Condition = string | null;
 export const ROW_BLANK_NODE = 'a blank node cannot be checked against row rules (guard:rowPattern): write a variable in its place';
 
 /**
- * The filter after a BGP read in `context` (empty when every triple is visible as it is): per triple
- * pattern (s p o), s and p must be in the caller's view (docs/policies.md, "Rows and columns").
+ * The checks after a BGP read in `context` (empty when every triple is visible as it is): per triple
+ * pattern (s p o), s and p must be in the caller's view (docs/policies.md, "Rows and columns"). A
+ * variable subject whose rules the triple's predicate does not choose between is joined against a
+ * `SELECT DISTINCT` of the rows the rules allow; the other checks are filters (docs/design/sparql.md,
+ * "Rows and columns": Virtuoso drops a FILTER(EXISTS) inside an OPTIONAL).
  */
 export function writeRowFilter(triples: readonly RowTriple[], context: RowContext, values: RowValues | undefined, prefix: string): string {
   let out = '';
   const written = new Set<string>();
+  const add = (piece: string): void => {
+    if (written.has(piece)) return;
+    written.add(piece);
+    out += piece;
+  };
   for (const triple of triples) {
-    const key = `${triple.subject ?? '[]'} ${triple.predicate} ${triple.object ?? '[]'}`;
-    if (written.has(key)) continue;
-    written.add(key);
+    if (context.kind === 'one' && triple.subject !== null) {
+      const joined = rowJoin(context.view, context.graph, triple, triple.subject, values, prefix);
+      if (joined !== undefined) {
+        for (const piece of joined) add(piece);
+        continue;
+      }
+    }
     const condition =
       context.kind === 'one'
         ? viewCondition(context.view, context.graph, triple, values, prefix)
         : mergedCondition(context.graphs, triple, values, prefix);
     if (condition === TRUE) continue;
-    out += ` FILTER(${condition ?? '1 = 0'})`;
+    add(` FILTER(${condition ?? '1 = 0'})`);
   }
   return out;
+}
+
+/**
+ * The checks of (s p o) in `graph` as a filter on p and a join of ?s against the rows some rule allows
+ * (for a constant s, of the triple's own variables against the triple under the rules): possible when no policy without a row rule shows p by a test of the variable, and every policy whose
+ * rule may hold shows p alike (an IRI p always). Undefined otherwise (the condition is then a filter).
+ */
+function rowJoin(
+  view: GraphView,
+  graph: string,
+  triple: RowTriple,
+  subject: string,
+  values: RowValues | undefined,
+  prefix: string,
+): readonly string[] | undefined {
+  if (view.open !== undefined) {
+    const open = columnsCondition(view.open, triple);
+    if (open === TRUE) return [];
+    if (open !== FALSE) return undefined;
+  }
+  let shownAlike: Condition | undefined;
+  const bodies: string[] = [];
+  for (const { columns, rule } of view.rows) {
+    const shown = columnsCondition(columns, triple);
+    if (shown === FALSE) continue;
+    const body = ruleBody(rule, graph, subject, values, prefix);
+    if (body === FALSE) continue;
+    if (shownAlike !== undefined && shownAlike !== shown) return undefined;
+    shownAlike = shown;
+    if (!bodies.includes(body)) bodies.push(body);
+  }
+  if (shownAlike === undefined) return [' FILTER(1 = 0)'];
+  const where = bodies.length === 1 ? (bodies[0] ?? '') : bodies.map((body) => `{ ${body} }`).join(' UNION ');
+  let join: string;
+  if (subject.startsWith('?')) join = ` { SELECT DISTINCT ${subject} WHERE { ${where} } }`;
+  else {
+    // A constant subject: the triple itself with the rules, joined on its own variables (none new in scope).
+    const own = [...new Set([triple.predicate, triple.object ?? ''].filter((term) => term.startsWith('?')))];
+    if (own.length === 0 || triple.object === null) return undefined;
+    join = ` { SELECT DISTINCT ${own.join(' ')} WHERE { ${subject} ${triple.predicate} ${triple.object} . ${bodies.length === 1 ? `{ ${where} }` : where} } }`;
+  }
+  return shownAlike === TRUE ? [join] : [` FILTER(${shownAlike})`, join];
 }
 
 /** Whether a triple is visible in a default graph merging several: some graph holds it visibly, none holds it hidden. */
@@ -98,8 +152,9 @@ function viewCondition(view: GraphView, graph: string, triple: RowTriple, values
     const shown = columnsCondition(columns, triple);
     if (shown === FALSE) continue;
     if (triple.subject === null) throw new GuardError(403, 'forbidden', ROW_BLANK_NODE);
-    const holds = ruleExists(rule, graph, triple.subject, values, prefix);
-    if (holds === FALSE) continue;
+    const body = ruleBody(rule, graph, triple.subject, values, prefix);
+    if (body === FALSE) continue;
+    const holds = `EXISTS { ${body} }`;
     disjuncts.push(shown === TRUE ? holds : `(${shown} && ${holds})`);
   }
   return disjuncts.length === 0 ? FALSE : disjuncts.join(' || ');
@@ -190,10 +245,10 @@ function internalLiteral(): never {
 }
 
 /**
- * `EXISTS { … }` over the rule's data graphs with `?this` = `subject` and the caller's values bound by
+ * The rule's pattern over its data graphs with `?this` = `subject` and the caller's values bound by
  * VALUES, or FALSE when the rule reads a value the caller does not have (it then matches nothing).
  */
-function ruleExists(rule: RowRule, graph: string, subject: string, values: RowValues | undefined, prefix: string): Condition {
+function ruleBody(rule: RowRule, graph: string, subject: string, values: RowValues | undefined, prefix: string): Condition {
   const written = writtenRule(rule, prefix);
   let bound = '';
   if (written.agent) {
@@ -220,19 +275,23 @@ function ruleExists(rule: RowRule, graph: string, subject: string, values: RowVa
     // Several data graphs are read as one merged graph: each triple pattern may match in any of them.
     body = triples.map((triple) => `{ ${data.map((iri) => `{ GRAPH ${iriText(iri)} { ${triple} } }`).join(' UNION ')} }`).join(' ');
   }
-  return `EXISTS { ${body}${written.values}${bound} }`;
+  return `${body}${written.values}${bound}`;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** The escapes of a STRING_LITERAL2 (SPARQL 1.1 §19.8, [159]-[160]): the characters it cannot hold as they are. */
+const ECHAR: Readonly<Record<string, string>> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r' };
+
 /**
- * A literal as SPARQL text, or undefined for a value the guard will not write: one holding a backslash
- * (a store decoding codepoint escapes, SPARQL 1.1 §19.2, could read `\u0022` in it as a quote) or a lone
- * surrogate (it would reach the store as another character).
+ * A literal as SPARQL text, the value exactly (a backslash written `\\`, a quote `\"`, LF `\n`, CR `\r`),
+ * or undefined for a value holding a lone surrogate (it would reach the store as another character).
+ * A store that decodes codepoint escapes before parsing (SPARQL 1.1 §19.2) may read the value's
+ * `\\u0022` as `\"`: still an escaped quote inside the literal, so the pattern keeps its structure.
  */
 export function literalText(value: string, language: string, datatype: string): string | undefined {
-  if (value.includes('\\') || LONE_SURROGATE.test(value)) return undefined;
-  const quoted = '"' + value.replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\r/g, '\\r') + '"';
+  if (LONE_SURROGATE.test(value)) return undefined;
+  const quoted = '"' + value.replace(/[\\"\n\r]/g, (character) => ECHAR[character] ?? character) + '"';
   if (language !== '') return /^[a-zA-Z]+(-[a-zA-Z0-9]+)*$/.test(language) ? `${quoted}@${language}` : undefined;
   return datatype === XSD_STRING || datatype === '' ? quoted : `${quoted}^^${iriText(datatype)}`;
 }

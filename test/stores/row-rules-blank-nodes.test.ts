@@ -74,7 +74,7 @@ const EXPECTED: [string, string[]][] = [
 for (const store of rigStores()) {
   describe(`row rules over blank-node subjects on ${store.name}`, () => {
     // INSERT { … } WHERE {} rather than INSERT DATA: Virtuoso refuses blank nodes in a constant clause.
-    before(() => updateLabStore(store, `${insertOf(DATA).replace(/^INSERT DATA/, 'INSERT')} WHERE {}`));
+    before(() => updateLabStore(store, insertOf(DATA)));
     after(async () => {
       // One update each: Virtuoso's isql ends a statement at `;`.
       for (const graph of [RECORDS, PLAIN]) await updateLabStore(store, `DROP SILENT GRAPH <${graph}>`);
