@@ -1,11 +1,10 @@
-// Benchmark (j): the cost of row and column rules: the store's time for the rewritten query against the unrewritten one over the materialised view (BSBM-shaped data, each lab store that is up), and the guard's CPU per request on a plan-cache hit with and without the rules.
+// Benchmark (l): the cost of row and column rules: the store's time for the rewritten query against the unrewritten one over the materialised view (BSBM-shaped data, each lab store that is up), and the guard's CPU per request on a plan-cache hit with and without the rules.
 
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import autocannon from 'autocannon';
 import oxigraph from 'oxigraph';
+import { updateLabStore } from '../test/helpers/lab-update.js';
 import { buildView, readRowPolicies } from '../test/helpers/row-view.js';
 import { canonical } from '../test/helpers/redaction-oracle.js';
 import { BSBM_SHAPES, seededRandom } from './bsbm-mix.js';
@@ -148,7 +147,7 @@ function onData(text: string): string {
     .replace(/ProductFeature(\d+)/g, (_m, n: string) => `ProductFeature${1 + (Number(n) % SIZES.features)}`);
 }
 
-/** A lab store: its query URL and how to write to it (HTTP update, or isql for Virtuoso). */
+/** A lab store: its query URL and how to write to it (test/helpers/lab-update.ts: HTTP update, or isql for Virtuoso). */
 interface LabStore {
   readonly name: string;
   readonly queryUrl: string;
@@ -159,31 +158,11 @@ function labStores(): LabStore[] {
   const stores: LabStore[] = [];
   for (const name of ['oxigraph', 'virtuoso', 'jena'] as const) {
     const queryUrl = process.env[`RIG_${name.toUpperCase()}_QUERY`];
-    const updateUrl = process.env[`RIG_${name.toUpperCase()}_UPDATE`];
-    if (!queryUrl) continue;
-    if (name === 'virtuoso') stores.push({ name, queryUrl, update: (text) => updateThroughIsql(queryUrl, text) });
-    else if (updateUrl) stores.push({ name, queryUrl, update: (text) => updateOverHttp(updateUrl, text) });
+    if (!queryUrl || (name !== 'virtuoso' && !process.env[`RIG_${name.toUpperCase()}_UPDATE`])) continue;
+    // The tests' writer: HTTP, or isql for Virtuoso with an update of several operations split into one statement each.
+    stores.push({ name, queryUrl, update: (text) => updateLabStore({ name, queryUrl }, text) });
   }
   return stores;
-}
-
-async function updateOverHttp(url: string, text: string): Promise<void> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/sparql-update' }, body: text });
-  if (response.status >= 300) throw new Error(`lab update: ${response.status} ${await response.text()}`);
-  await response.arrayBuffer();
-}
-
-/** Virtuoso takes no update over HTTP in the lab: its SQL port (the HTTP port + 10) runs it. */
-async function updateThroughIsql(queryUrl: string, text: string): Promise<void> {
-  const port = Number(new URL(queryUrl).port) + 10;
-  const isql = spawn('isql-vt', [`127.0.0.1:${port}`, 'dba', 'dba'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  isql.stdout.on('data', (chunk: Buffer) => (output += String(chunk)));
-  isql.stderr.on('data', (chunk: Buffer) => (output += String(chunk)));
-  isql.stdin.end(`SPARQL ${text.replaceAll('\n', ' ')};\n`);
-  const [code] = (await once(isql, 'exit')) as [number];
-  if (code !== 0 || /\*\*\* Error/.test(output))
-    throw new Error(`isql: ${output.split('\n').find((line) => line.includes('Error')) ?? code}`);
 }
 
 async function insert(store: LabStore, graph: string, lines: readonly string[]): Promise<void> {
@@ -365,7 +344,7 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify(await cpuScenario(args[0] as Variant)));
     return;
   }
-  console.log('### (j) Row and column rules\n');
+  console.log('### (l) Row and column rules\n');
   console.log(`machine: ${describeMachine()}`);
   console.log(`load: ${describeLoad()} at the start\n`);
   console.log(

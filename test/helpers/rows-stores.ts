@@ -1,8 +1,6 @@
 // The rows fixtures in front of every store under test: the data written under graph names of the run into each lab store, a guard over the rows policies, and its callers.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,10 +9,13 @@ import oxigraph from 'oxigraph';
 import sparqljs from 'sparqljs';
 import { rewriteDescribe } from '../../src/sparql/rewrite-describe.js';
 import { canonical } from './redaction-oracle.js';
+import { updateLabStore } from './lab-update.js';
 import { buildView, grantedGraphs, readRowPolicies, type RowCaller } from './row-view.js';
 import { storesUnderTest, type StoreUnderTest } from './rig-stores.js';
 import { sha256, startTestGuard, type TestGuard } from './start-test-guard.js';
 import { startTestIssuer, type TestIssuer } from './start-test-issuer.js';
+
+export { updateLabStore } from './lab-update.js';
 
 export const ROWS_FIXTURES = resolve('test/fixtures/security/rows');
 export const ROWS_EX = 'http://example.org/rows#';
@@ -58,57 +59,6 @@ export function rowsFixture(base = FIXTURE_BASE): RowsFixture {
     policies: read('policies.ttl'),
     graphs: { main: `${base}main`, second: `${base}second`, members: `${base}members`, orgs: `${base}orgs`, odd: `${base}odd` },
   };
-}
-
-/** The update endpoint of a lab store, by the variable up.sh writes; undefined for Virtuoso (its SQL port) and the embedded store. */
-function updateUrlOf(store: StoreUnderTest): string | undefined {
-  const variable = {
-    oxigraph: 'RIG_OXIGRAPH_UPDATE',
-    jena: 'RIG_JENA_UPDATE',
-    'jena-arq': 'RIG_JENA_ARQ_UPDATE',
-    'jena-mem': 'RIG_JENA_MEM_UPDATE',
-    'jena-union': 'RIG_JENA_UNION_UPDATE',
-  }[store.name];
-  return variable === undefined ? undefined : process.env[variable] || undefined;
-}
-
-/** Runs a SPARQL Update on a lab store: over HTTP, or through isql for Virtuoso (the lab takes no update on its /sparql). */
-export async function updateLabStore(store: StoreUnderTest, text: string): Promise<void> {
-  const url = updateUrlOf(store);
-  if (url !== undefined) {
-    const send = () => fetch(url, { method: 'POST', headers: { 'content-type': 'application/sparql-update' }, body: text });
-    const response = await send().catch(send);
-    assert.ok(response.status < 300, `update on ${store.name}: ${response.status} ${await response.text()}`);
-    return;
-  }
-  assert.equal(store.name, 'virtuoso', `no update endpoint for ${store.name}`);
-  const port = Number(new URL(store.queryUrl ?? '').port) + 10;
-  const isql = spawn('isql-vt', [`127.0.0.1:${port}`, 'dba', 'dba'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  isql.stdout.on('data', (chunk: Buffer) => (output += String(chunk)));
-  isql.stderr.on('data', (chunk: Buffer) => (output += String(chunk)));
-  isql.stdin.end(isqlStatementsOf(text));
-  const [code] = (await once(isql, 'exit')) as [number];
-  assert.ok(
-    code === 0 && !/\*\*\* Error|ERROR:|Type the rest/.test(output),
-    `update through isql: ${output.split('\n').find((line) => /error/i.test(line)) ?? code}`,
-  );
-}
-
-/**
- * An update request as isql statements, one `SPARQL` line per operation, each with the request's
- * prologue: isql ends a statement at a `;` outside braces, so `op1 ; op2` would reach Virtuoso as
- * SPARQL then SQL (SQ074). A single operation goes as written; several are split by sparqljs.
- */
-function isqlStatementsOf(text: string): string {
-  const request = new sparqljs.Parser().parse(text);
-  const operations =
-    request.type === 'update' && request.updates.length > 1
-      ? request.updates.map((operation) =>
-          new sparqljs.Generator().stringify({ type: 'update', base: request.base, prefixes: request.prefixes, updates: [operation] }),
-        )
-      : [text];
-  return operations.map((operation) => `SPARQL ${operation.replaceAll('\n', ' ')};\n`).join('');
 }
 
 /** An update writing a TriG text, graph by graph: INSERT with an empty WHERE, so blank nodes are allowed (Virtuoso refuses them in INSERT DATA) and one label stays one node across graphs, as in the file. */
