@@ -4,7 +4,8 @@ import { describeLoad, describeMachine } from './_util/describe-machine.js';
 import { runScenario, scenarioArguments } from './_util/fresh-process.js';
 import { tableHeader, tableRow } from './_util/markdown-table.js';
 import { percentile } from './_util/percentile.js';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CALLERS, COUNTRIES, generateBsbmData, viewGraph, writeNQuads, type BenchCaller } from './bsbm-data.js';
 import { BSBM_BI, BSBM_EXPLORE, seededRandom, type BsbmQuery } from './bsbm-mix.js';
 import { GuardError } from '../src/guard-error.js';
@@ -109,15 +110,34 @@ function canonical(body: string): string {
   }
 }
 
-/** One store: every query of both mixes for every caller. Prints its table and returns its cells. */
-async function measureStore(store: string, url: string): Promise<Cell[]> {
+/** The queries of both mixes, with the constants every run draws (seed 33). */
+function benchQueries(): { name: string; text: string }[] {
   const data = generateBsbmData();
   const picks = { ...data, countries: COUNTRIES };
   const random = seededRandom(33);
-  const queries: { name: string; text: string }[] = [...BSBM_EXPLORE, ...BSBM_BI].map((q: BsbmQuery) => ({
-    name: q.name,
-    text: q.text(picks, random),
-  }));
+  return [...BSBM_EXPLORE, ...BSBM_BI].map((q: BsbmQuery) => ({ name: q.name, text: q.text(picks, random) }));
+}
+
+/** Writes each cell's forwarded text and view text into `dir`, to be timed or explained by hand (bench/README.md). */
+function writeTexts(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const slug = (name: string) => name.replace(/\W+/g, '-').replace(/^-|-$/g, '');
+  let written = 0;
+  for (const { name, text } of benchQueries()) {
+    for (const caller of CALLERS) {
+      const forwarded = forwardedText(text, caller);
+      if (forwarded instanceof GuardError) continue;
+      writeFileSync(join(dir, `${slug(name)}.${slug(caller.name)}.forwarded.rq`), forwarded);
+      writeFileSync(join(dir, `${slug(name)}.${slug(caller.name)}.view.rq`), viewText(text, caller));
+      written++;
+    }
+  }
+  process.stdout.write(`${dir}: the forwarded and view texts of ${written} cells\n`);
+}
+
+/** One store: every query of both mixes for every caller. Prints its table and returns its cells. */
+async function measureStore(store: string, url: string): Promise<Cell[]> {
+  const queries = benchQueries();
   const cells: Cell[] = [];
   for (const { name, text } of queries) {
     for (const caller of CALLERS) {
@@ -213,7 +233,14 @@ async function main(): Promise<void> {
     // The lab's data: `DATA=<this file> up.sh oxigraph virtuoso` loads it (bench/README.md).
     const file = process.argv[writeAt + 1] ?? 'bsbm.nq';
     writeFileSync(file, writeNQuads(generateBsbmData()));
-    process.stdout.write(`${file}: the BSBM data in six graphs and the views of ${CALLERS.length} callers\n`);
+    process.stdout.write(
+      `${file}: the BSBM data in six graphs and the views of ${CALLERS.filter((c) => c.viewOf === undefined).length} callers\n`,
+    );
+    return;
+  }
+  const textsAt = process.argv.indexOf('--write-texts');
+  if (textsAt !== -1) {
+    writeTexts(process.argv[textsAt + 1] ?? 'bsbm-texts');
     return;
   }
   const scenario = scenarioArguments();

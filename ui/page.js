@@ -106,6 +106,15 @@
     return Array.isArray(value) ? value : [value];
   }
 
+  // A small note under a granted graph's name: what the caller does not see there.
+  function addNote(item, className, text) {
+    var note = document.createElement('small');
+    note.className = className;
+    note.textContent = text;
+    item.appendChild(document.createElement('br'));
+    item.appendChild(note);
+  }
+
   // The service description, in the caller's name: the facts of the caller's own grant.
   function showAccess() {
     var status = document.getElementById('access-status');
@@ -135,13 +144,11 @@
           item.textContent = graph['sd:name']['@id'];
           // The predicates the guard withholds from this caller in this graph.
           var hidden = asArray(graph['guard:hidePath']).map(function (path) { return path['@id']; });
-          if (hidden.length > 0) {
-            var note = document.createElement('small');
-            note.className = 'hidden-paths';
-            note.textContent = 'hidden from you: ' + hidden.join(', ');
-            item.appendChild(document.createElement('br'));
-            item.appendChild(note);
-          }
+          if (hidden.length > 0) addNote(item, 'hidden-paths', 'hidden from you: ' + hidden.join(', '));
+          // The only predicates this caller reads here (guard:readPath), and whether a row rule picks the records.
+          var columns = asArray(graph['guard:readPath']).map(function (path) { return path['@id']; });
+          if (columns.length > 0) addNote(item, 'read-paths', 'only these predicates: ' + columns.join(', '));
+          if (graph['guard:rowsRestricted'] === true) addNote(item, 'rows-restricted', 'a row rule decides which records you read');
           return item;
         }));
         status.textContent = graphs.length === 0 ? 'No graph is granted to you.' : graphs.length + ' graph(s) granted to you.';

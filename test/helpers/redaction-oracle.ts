@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import oxigraph from 'oxigraph';
 import sparqljs from 'sparqljs';
+import { Agent, fetch } from 'undici';
 import { rewriteDescribe } from '../../src/sparql/rewrite-describe.js';
 import { W3C_SUITE, mulberry32, readW3cTests } from '../w3c/w3c-evaluation.js';
 
@@ -360,8 +361,16 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
 }
 
 /** One POST of `query` to the guard at `endpoint` as the caller of API key `key`, asking for results or N-Triples. */
+/**
+ * A connection per query: the oracle evaluates each expected answer in this process, synchronously, and a heavy one
+ * holds the event loop past the guard's idle time (10 s); a pooled connection would then be written to as the
+ * guard's overdue keep-alive timer closes it (ECONNRESET, a race of the test's own making).
+ */
+const ONE_CONNECTION_PER_QUERY = new Agent({ pipelining: 0 });
+
 export async function askGuard(endpoint: string, query: string, key: string): Promise<{ readonly status: number; readonly body: string }> {
   const response = await fetch(endpoint, {
+    dispatcher: ONE_CONNECTION_PER_QUERY,
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',

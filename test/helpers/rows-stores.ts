@@ -87,12 +87,28 @@ export async function updateLabStore(store: StoreUnderTest, text: string): Promi
   let output = '';
   isql.stdout.on('data', (chunk: Buffer) => (output += String(chunk)));
   isql.stderr.on('data', (chunk: Buffer) => (output += String(chunk)));
-  isql.stdin.end(`SPARQL ${text.replaceAll('\n', ' ')};\n`);
+  isql.stdin.end(isqlStatementsOf(text));
   const [code] = (await once(isql, 'exit')) as [number];
   assert.ok(
     code === 0 && !/\*\*\* Error|ERROR:|Type the rest/.test(output),
     `update through isql: ${output.split('\n').find((line) => /error/i.test(line)) ?? code}`,
   );
+}
+
+/**
+ * An update request as isql statements, one `SPARQL` line per operation, each with the request's
+ * prologue: isql ends a statement at a `;` outside braces, so `op1 ; op2` would reach Virtuoso as
+ * SPARQL then SQL (SQ074). A single operation goes as written; several are split by sparqljs.
+ */
+function isqlStatementsOf(text: string): string {
+  const request = new sparqljs.Parser().parse(text);
+  const operations =
+    request.type === 'update' && request.updates.length > 1
+      ? request.updates.map((operation) =>
+          new sparqljs.Generator().stringify({ type: 'update', base: request.base, prefixes: request.prefixes, updates: [operation] }),
+        )
+      : [text];
+  return operations.map((operation) => `SPARQL ${operation.replaceAll('\n', ' ')};\n`).join('');
 }
 
 /** An update writing a TriG text, graph by graph: INSERT with an empty WHERE, so blank nodes are allowed (Virtuoso refuses them in INSERT DATA) and one label stays one node across graphs, as in the file. */

@@ -137,6 +137,7 @@ describe('query page in Chromium', { skip: CLIENT_PACKAGE_SKIP }, () => {
     assert.deepEqual(await page.$$eval('#graphs li', (items) => items.map((item) => item.textContent)), [
       'https://example.org/graphs/hr',
       'https://example.org/graphs/people',
+      'https://example.org/graphs/projectsa row rule decides which records you read',
       'https://example.org/graphs/public',
     ]);
     assert.equal(await page.evaluate(() => sessionStorage.getItem('sparql-guard-key')), ALICE_KEY);
@@ -261,6 +262,7 @@ describe('query page in Chromium', { skip: CLIENT_PACKAGE_SKIP }, () => {
     await page.waitForFunction(() => document.querySelector('#agent')?.textContent === 'https://example.org/agents/carol');
     assert.deepEqual(await page.$$eval('#graphs li', (items) => items.map((item) => item.textContent)), [
       'https://example.org/graphs/peoplehidden from you: https://example.org/ns#salary',
+      'https://example.org/graphs/projectsa row rule decides which records you read',
       'https://example.org/graphs/public',
     ]);
     await page.screenshot({ path: join(SCREENSHOTS, 'query-page-hidden-paths.png'), fullPage: true });
@@ -269,6 +271,14 @@ describe('query page in Chromium', { skip: CLIENT_PACKAGE_SKIP }, () => {
     await page.click('#credentials button[type=submit]');
     await page.waitForFunction((agent) => document.querySelector('#agent')?.textContent === agent, ALICE);
     assert.equal(await page.$$eval('#graphs .hidden-paths', (items) => items.length), 0);
+    // bob (research): a row rule (his projects, every column) and a column list (every project's label and status).
+    await page.fill('#key', 'sg_demo_bob_research_2a94d0e6b8f5c317');
+    await page.click('#credentials button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#agent')?.textContent === 'https://example.org/agents/bob');
+    const projects = await page.$$eval('#graphs li', (items) =>
+      items.map((item) => item.textContent ?? '').filter((text) => text.includes('graphs/projects')),
+    );
+    assert.deepEqual(projects, ['https://example.org/graphs/projectsa row rule decides which records you read']);
     await page.close();
   });
 

@@ -7,6 +7,21 @@ import { ROWS_EX, askRows, assertAsView, describeRowsOnEveryStore, identityOf, v
 const P = `PREFIX ex: <${ROWS_EX}>\n`;
 
 describeRowsOnEveryStore('rows: property paths', (rows) => {
+  /**
+   * dan's answer to `query` is his view's; a store that cannot evaluate the query at all (it fails for the
+   * unrestricted keeper too: Virtuoso wants a transitive path's start bound, and no literal there) may fail it for dan.
+   */
+  async function danAsView(query: string): Promise<string | undefined> {
+    const keeper = await askRows(rows().endpoint, query, 'keeperMain');
+    if (keeper.status !== 200) {
+      const dan = await askRows(rows().endpoint, query, 'dan');
+      assert.notEqual(dan.status, 200, `${query}: the store failed it for the keeper`);
+      assert.doesNotMatch(dan.body, /"bindings"/, 'no solution');
+      return undefined;
+    }
+    return assertAsView(rows(), 'dan', identityOf('dan'), query);
+  }
+
   const fixed: readonly { caller: 'alice' | 'bob' | 'pub'; query: string; variable: string; expected: string[] }[] = [
     { caller: 'alice', query: `${P}SELECT ?s ?n WHERE { ?s ex:lead/ex:name ?n }`, variable: 's', expected: ['ex:p1'] },
     { caller: 'bob', query: `${P}SELECT ?s ?n WHERE { ?s ex:lead/ex:name ?n }`, variable: 'n', expected: ['Bob'] },
@@ -56,8 +71,7 @@ describeRowsOnEveryStore('rows: property paths', (rows) => {
       `${P}SELECT ?x WHERE { ?x ex:name* ?x }`,
       `${P}SELECT (COUNT(*) AS ?n) WHERE { ?x ex:name+ ?y }`,
     ]) {
-      const body = await assertAsView(rows(), 'dan', identityOf('dan'), query);
-      assert.doesNotMatch(body, /7000|south|250/);
+      assert.doesNotMatch((await danAsView(query)) ?? '', /7000|south|250/);
     }
   });
 
@@ -68,8 +82,12 @@ describeRowsOnEveryStore('rows: property paths', (rows) => {
       [`${P}SELECT ?o WHERE { "team-c" ex:name? ?o }`, ['"team-c"']],
       [`${P}SELECT ?o WHERE { 250 ex:name* ?o }`, []],
       [`${P}SELECT ?o WHERE { "south" ex:name? ?o }`, []],
+      // As IRIs (Virtuoso takes no literal at the start of a transitive path): ex:Project is a node of p3, his row.
+      [`${P}SELECT ?o WHERE { ex:Project ex:name? ?o }`, ['"ex:Project"']],
+      [`${P}SELECT ?o WHERE { ex:PublicRecord ex:name* ?o }`, []],
     ] as const) {
-      const body = await assertAsView(rows(), 'dan', identityOf('dan'), query);
+      const body = await danAsView(query);
+      if (body === undefined) continue;
       assert.deepEqual(
         valuesOf(body, 'o').map((value) => `"${value}"`),
         expected,
@@ -149,9 +167,13 @@ describeRowsOnEveryStore('rows: property paths', (rows) => {
       `${P}CONSTRUCT { ?p ex:seen ?n } WHERE { ?p ex:lead/ex:name|ex:name ?n }`,
       `${P}DESCRIBE ?x WHERE { ex:p1 ex:lead/^ex:lead ?x }`,
       `${P}SELECT (COUNT(*) AS ?n) WHERE { ?s (ex:name|ex:budget)/^ex:name ?x }`,
+      `${P}SELECT ?s ?t WHERE { ?s (ex:note|ex:lead) _:k . _:k ex:team ?t }`,
     ]) {
-      const body = await assertAsView(rows(), 'alice', identityOf('alice'), query);
-      assert.doesNotMatch(body, /Borealis|Cygnus|Second draft/, query);
+      for (const caller of ['alice', 'bob'] as const) {
+        const body = await assertAsView(rows(), caller, identityOf(caller), query);
+        assert.doesNotMatch(body, /Cygnus|Second draft/, query);
+        if (caller === 'alice') assert.doesNotMatch(body, /Borealis/, query);
+      }
     }
   });
 
