@@ -93,27 +93,8 @@ function countsDistinctStar(value: unknown): boolean {
 /** A BGP with its paths expanded: the BGP alone, or a marker holding the BGP and the unions to join with it. */
 function expandBgp(triples: readonly TriplePattern[], fresh: () => Term): Tree {
   const pieces = triples.flatMap((triple) => expandTriple(triple.subject, triple.predicate, triple.object, fresh));
-  // A blank node is scoped to its BGP (SPARQL 1.1 §4.1.4); one that a union branch would hold becomes a
-  // fresh variable throughout the BGP, so its joins hold across the branches (it is never projected).
-  const blanks = new Map<string, Term>();
-  for (const piece of pieces) if ('union' in piece) collectBlanks(piece.union.flat(), blanks, fresh);
-  return groupMembers(blanks.size === 0 ? pieces : pieces.map((piece) => renamed(piece, blanks)));
-}
-
-function collectBlanks(pieces: readonly Piece[], blanks: Map<string, Term>, fresh: () => Term): void {
-  for (const piece of pieces) {
-    if ('union' in piece) collectBlanks(piece.union.flat(), blanks, fresh);
-    else
-      for (const term of [piece.triple.subject, piece.triple.object])
-        if (term.termType === 'BlankNode' && !blanks.has(term.value)) blanks.set(term.value, fresh());
-  }
-}
-
-function renamed(piece: Piece, blanks: ReadonlyMap<string, Term>): Piece {
-  if ('union' in piece) return { union: piece.union.map((branch) => branch.map((inner) => renamed(inner, blanks))) };
-  const term = (value: Term): Term => (value.termType === 'BlankNode' ? (blanks.get(value.value) ?? value) : value);
-  const { subject, predicate, object } = piece.triple;
-  return { triple: { subject: term(subject), predicate, object: term(object) } };
+  // Blank nodes are variables by now (namedBlankNodes): a union branch holding one joins with the rest of its BGP.
+  return groupMembers(pieces);
 }
 
 /** The patterns of pieces: one BGP of their triples, then one union per union piece (a join, §18.2.2.5). */
