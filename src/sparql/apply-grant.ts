@@ -99,7 +99,7 @@ export function applyGrant(cached: PreparedQuery, grant: Grant, constants: reado
     const sets = grant.hiddenByGraph.size > 0 ? hiddenSets(prepared, grant, defaults, named) : undefined;
     if (sets !== undefined) refuseNamedHidden(prepared, grant, sets);
     const viewed = views === undefined ? false : refuseNamedUnseen(prepared, grant, views, defaults, named);
-    // Rows or columns restrict a graph the query reads: its fixed-length paths are filled as triple patterns,
+    // Rows or columns restrict a graph the query reads: its fixed-length paths are filled as triple patterns and its blank nodes as variables,
     // each step held to the view (expandFixedPaths). Decided per request, never by the cached template.
     if (viewed && prepared.expanded !== undefined) {
       if (prepared.expanded instanceof GuardError) throw prepared.expanded;

@@ -1,4 +1,4 @@
-// Expands fixed-length property paths (sequences, inverses, alternatives) into triple patterns and unions as SPARQL 1.1 §18.4 and §18.5 translate them, so row and column rules can test each step.
+// Expands fixed-length property paths (sequences, inverses, alternatives) into triple patterns and unions as SPARQL 1.1 §18.4 and §18.5 translate them, and names a BGP's blank nodes with fresh variables, so row and column rules can test each step and each subject.
 
 import { GuardError } from '../guard-error.js';
 import { freshVariableNamer } from './fresh-variable-namer.js';
@@ -6,7 +6,9 @@ import { inScopeVariables } from './in-scope-variables.js';
 import type { PathNode, Term } from './tree-shapes.js';
 
 export const STAR_WITHOUT_VARIABLES =
-  'SELECT * over a property path with no variable cannot be held to row or column rules (the path is expanded into triple patterns); name a variable or write the steps as triple patterns';
+  'SELECT * with no variable over a property path or a blank node cannot be held to row or column rules (they become variables of their own); name a variable';
+export const COUNT_DISTINCT_STAR =
+  'COUNT(DISTINCT *) over a property path or a blank node cannot be held to row or column rules (they become variables of their own); count DISTINCT the variables you mean';
 
 /** A triple pattern of a BGP as sparqljs gives it: a path or a term in predicate position. */
 interface TriplePattern {
@@ -25,15 +27,16 @@ type Tree = Record<string, unknown>;
  * "Fixed-length paths under rows and columns"): `X p/q Y` as `X p ?v . ?v q Y` with a fresh `?v`, `X ^p Y`
  * as `Y p X`, `X p|q Y` as `{ X p Y } UNION { X q Y }` (a union of solutions, duplicates kept, §18.5).
  * Paths of variable length and negated property sets stay as they are, at the ends the expansion gives them.
+ * Each blank node of a BGP becomes a fresh variable (namedBlankNodes), so a row rule can name it.
  * A `SELECT *` above an expansion projects the variables in scope before it, so no fresh variable is
- * projected. Undefined when the query has no such path; a GuardError (403) for a `SELECT *` with no
- * variable to project. `root` is not changed; terms are shared, never changed.
+ * projected. Undefined when the query has no such path or blank node; a GuardError (403) for a
+ * `SELECT *` with no variable to project, or a `COUNT(DISTINCT *)` over fresh variables. `root` is not changed; terms are shared, never changed.
  */
 export function expandFixedPaths(root: Tree): Tree | GuardError | undefined {
   if (!holdsExpandable(root)) return undefined;
   const name = freshVariableNamer(root);
   const fresh = (): Term => ({ termType: 'Variable', value: name('path') });
-  let refused = false;
+  let refused: string | undefined;
   const copy = (value: unknown): unknown => {
     if (Array.isArray(value)) return spliced(value.map(copy));
     if (typeof value !== 'object' || value === null || 'termType' in value) return value;
@@ -44,42 +47,54 @@ export function expandFixedPaths(root: Tree): Tree | GuardError | undefined {
     for (const [key, field] of Object.entries(node)) {
       out[key] = key === wrapped && Array.isArray(field) ? field.map((item) => asOne(copy(item))) : copy(field);
     }
-    if (node['type'] === 'query' && isStar(node['variables']) && holdsExpandable(node['where'])) {
-      const names = inScopeVariables([...((node['where'] as unknown[] | undefined) ?? []), ...trailingValues(node)]);
-      if (names.length === 0) refused = true;
-      out['variables'] = names.map((variable) => ({ termType: 'Variable', value: variable.slice(1) }));
+    if (node['type'] === 'query' && holdsExpandable(node['where'])) {
+      if (isStar(node['variables'])) {
+        const names = inScopeVariables([...((node['where'] as unknown[] | undefined) ?? []), ...trailingValues(node)]);
+        if (names.length === 0) refused = STAR_WITHOUT_VARIABLES;
+        out['variables'] = names.map((variable) => ({ termType: 'Variable', value: variable.slice(1) }));
+      }
+      // DISTINCT * over the fresh variables would count solutions the query's own variables do not tell apart.
+      if (countsDistinctStar(node['variables']) || countsDistinctStar(node['having']) || countsDistinctStar(node['order']))
+        refused = COUNT_DISTINCT_STAR;
     }
-    if (node['type'] === 'bgp') return expandBgp(out['triples'] as TriplePattern[], fresh);
+    if (node['type'] === 'bgp') return expandBgp(namedBlankNodes(out['triples'] as TriplePattern[], name), fresh);
     return out;
   };
   const expanded = copy(root) as Tree;
-  return refused ? new GuardError(403, 'forbidden', STAR_WITHOUT_VARIABLES) : expanded;
+  return refused !== undefined ? new GuardError(403, 'forbidden', refused) : expanded;
+}
+
+/**
+ * The triple patterns of one BGP with each blank node written as a fresh variable, one per label: a
+ * label is scoped to its BGP (SPARQL 1.1 §4.1.4), and a blank node of a pattern is a variable that is
+ * not projected (§18.3: each instance mapping a solution, so the multiplicities stay).
+ */
+function namedBlankNodes(triples: readonly TriplePattern[], name: (base: string) => string): TriplePattern[] {
+  const names = new Map<string, Term>();
+  const named = (term: Term): Term => {
+    if (term.termType !== 'BlankNode') return term;
+    let variable = names.get(term.value);
+    if (variable === undefined) names.set(term.value, (variable = { termType: 'Variable', value: name('blank') }));
+    return variable;
+  };
+  return triples.map(({ subject, predicate, object }) => ({ subject: named(subject), predicate, object: named(object) }));
+}
+
+/** True when `COUNT(DISTINCT *)` occurs under `value`. */
+function countsDistinctStar(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(countsDistinctStar);
+  if (typeof value !== 'object' || value === null || 'termType' in value) return false;
+  const node = value as Tree;
+  if (node['type'] === 'aggregate' && node['distinct'] === true && (node['expression'] as Partial<Term>)?.termType === 'Wildcard')
+    return true;
+  return Object.values(node).some(countsDistinctStar);
 }
 
 /** A BGP with its paths expanded: the BGP alone, or a marker holding the BGP and the unions to join with it. */
 function expandBgp(triples: readonly TriplePattern[], fresh: () => Term): Tree {
   const pieces = triples.flatMap((triple) => expandTriple(triple.subject, triple.predicate, triple.object, fresh));
-  // A blank node is scoped to its BGP (SPARQL 1.1 §4.1.4); one that a union branch would hold becomes a
-  // fresh variable throughout the BGP, so its joins hold across the branches (it is never projected).
-  const blanks = new Map<string, Term>();
-  for (const piece of pieces) if ('union' in piece) collectBlanks(piece.union.flat(), blanks, fresh);
-  return groupMembers(blanks.size === 0 ? pieces : pieces.map((piece) => renamed(piece, blanks)));
-}
-
-function collectBlanks(pieces: readonly Piece[], blanks: Map<string, Term>, fresh: () => Term): void {
-  for (const piece of pieces) {
-    if ('union' in piece) collectBlanks(piece.union.flat(), blanks, fresh);
-    else
-      for (const term of [piece.triple.subject, piece.triple.object])
-        if (term.termType === 'BlankNode' && !blanks.has(term.value)) blanks.set(term.value, fresh());
-  }
-}
-
-function renamed(piece: Piece, blanks: ReadonlyMap<string, Term>): Piece {
-  if ('union' in piece) return { union: piece.union.map((branch) => branch.map((inner) => renamed(inner, blanks))) };
-  const term = (value: Term): Term => (value.termType === 'BlankNode' ? (blanks.get(value.value) ?? value) : value);
-  const { subject, predicate, object } = piece.triple;
-  return { triple: { subject: term(subject), predicate, object: term(object) } };
+  // Blank nodes are variables by now (namedBlankNodes): a union branch holding one joins with the rest of its BGP.
+  return groupMembers(pieces);
 }
 
 /** The patterns of pieces: one BGP of their triples, then one union per union piece (a join, §18.2.2.5). */
@@ -146,13 +161,16 @@ function isExpandable(path: PathNode): boolean {
   return inner !== undefined && ('termType' in inner || isExpandable(inner));
 }
 
-/** True when a triple pattern somewhere under `value` has an expandable path as its predicate. */
+/** True when a triple pattern somewhere under `value` has an expandable path as its predicate, or a blank node. */
 function holdsExpandable(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsExpandable);
   if (typeof value !== 'object' || value === null || 'termType' in value) return false;
   const node = value as Tree;
   if (node['type'] === 'bgp') {
-    return (node['triples'] as TriplePattern[]).some(({ predicate }) => !('termType' in predicate) && isExpandable(predicate));
+    return (node['triples'] as TriplePattern[]).some(
+      ({ subject, predicate, object }) =>
+        subject.termType === 'BlankNode' || object.termType === 'BlankNode' || (!('termType' in predicate) && isExpandable(predicate)),
+    );
   }
   return Object.values(node).some(holdsExpandable);
 }

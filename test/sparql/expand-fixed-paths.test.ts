@@ -72,9 +72,19 @@ describe('expandFixedPaths', () => {
     assertExpands('SELECT ?s { { SELECT ?s { ?s x:a/x:b ?o } } }', 'SELECT ?s { { SELECT ?s { ?s x:a ?path . ?path x:b ?o } } }');
   });
 
-  it('writes a blank node a union branch would hold as a fresh variable throughout its BGP, so its joins hold', () => {
-    assertExpands('SELECT ?s { ?s (x:a|x:b) _:k . _:k x:e ?z }', 'SELECT ?s { ?path x:e ?z { ?s x:a ?path } UNION { ?s x:b ?path } }');
-    assertExpands('SELECT ?s { ?s x:a/x:b _:b }', 'SELECT ?s { ?s x:a ?path . ?path x:b _:b }');
+  it('writes each blank node as a fresh variable throughout its BGP, so the joins of a union branch hold', () => {
+    assertExpands('SELECT ?s { ?s (x:a|x:b) _:k . _:k x:e ?z }', 'SELECT ?s { ?blank x:e ?z { ?s x:a ?blank } UNION { ?s x:b ?blank } }');
+    assertExpands('SELECT ?s { ?s x:a/x:b _:b }', 'SELECT ?s { ?s x:a ?path . ?path x:b ?blank }');
+  });
+
+  it('writes blank nodes without a path as fresh variables, one per label within its BGP, never projected', () => {
+    assertExpands('SELECT * { [] x:a ?o }', 'SELECT ?o { ?blank x:a ?o }');
+    assertExpands('SELECT ?o { _:b x:a ?o . _:b x:b [ x:c ?z ] }', 'SELECT ?o { ?blank x:a ?o . ?blank x:b ?blank1 . ?blank1 x:c ?z }');
+    // A label is scoped to its BGP: the same label in an EXISTS is another node.
+    assertExpands('SELECT ?o { _:b x:a ?o FILTER EXISTS { _:b x:b ?o } }', 'SELECT ?o { ?blank x:a ?o FILTER EXISTS { ?blank1 x:b ?o } }');
+    const counted = expandFixedPaths(parse('SELECT (COUNT(DISTINCT *) AS ?n) { [] x:a ?o }'));
+    assert.ok(counted instanceof GuardError && counted.status === 403, 'COUNT(DISTINCT *) refused');
+    assert.equal(expandFixedPaths(parse('CONSTRUCT { [] x:a ?o } WHERE { ?s x:a ?o }')), undefined, 'a template blank node stays');
   });
 
   it('names fresh variables no variable of the query has', () => {
