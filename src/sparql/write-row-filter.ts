@@ -55,10 +55,9 @@ export function writeRowFilter(triples: readonly RowTriple[], context: RowContex
     written.add(piece);
     out += piece;
   };
-  const anchors = context.kind === 'one' ? anchorsOf(triples) : new Map<string, RowTriple>();
   for (const triple of triples) {
     if (context.kind === 'one' && triple.subject !== null) {
-      const joined = rowJoin(context.view, context.graph, triple, triple.subject, anchors.get(triple.subject), values, prefix);
+      const joined = rowJoin(context.view, context.graph, triple, triple.subject, values, prefix);
       if (joined !== undefined) {
         for (const piece of joined) add(piece);
         continue;
@@ -75,39 +74,15 @@ export function writeRowFilter(triples: readonly RowTriple[], context: RowContex
 }
 
 /**
- * Per subject of the BGP, the triple pattern its row join is written with (its anchor): the one with
- * the most constants (an object, then a predicate), so the sub-select reads the rows the query can
- * reach rather than every row the rules allow; for a constant subject one with a variable of its own.
- * Every triple of a subject then writes the same join, written once (docs/design/sparql.md, "Rows
- * and columns").
- */
-function anchorsOf(triples: readonly RowTriple[]): Map<string, RowTriple> {
-  const anchors = new Map<string, RowTriple>();
-  const score = (triple: RowTriple): number =>
-    (triple.object !== null && !triple.object.startsWith('?') ? 2 : 0) + (triple.predicate.startsWith('?') ? 0 : 1);
-  for (const triple of triples) {
-    if (triple.subject === null || triple.object === null) continue;
-    if (!triple.subject.startsWith('?') && score(triple) === 3) continue;
-    const best = anchors.get(triple.subject);
-    if (best === undefined || score(triple) > score(best)) anchors.set(triple.subject, triple);
-  }
-  return anchors;
-}
-
-/**
- * The checks of (s p o) in `graph` as a filter on p and a join of s against the rows some rule allows,
- * read through the subject's anchor (anchorsOf: a triple pattern of the same BGP, so the join keeps
- * what the rule keeps): for a variable s, a `SELECT DISTINCT` of s; for a constant s, of the anchor's
- * own variables (none new in scope; the rule of a constant is one truth for the whole BGP). Possible
- * when no policy without a row rule shows p by a test of the variable, and every policy whose rule may
- * hold shows p alike (an IRI p always). Undefined otherwise (the condition is then a filter).
+ * The checks of (s p o) in `graph` as a filter on p and a join of ?s against the rows some rule allows
+ * (for a constant s, of the triple's own variables against the triple under the rules): possible when no policy without a row rule shows p by a test of the variable, and every policy whose
+ * rule may hold shows p alike (an IRI p always). Undefined otherwise (the condition is then a filter).
  */
 function rowJoin(
   view: GraphView,
   graph: string,
   triple: RowTriple,
   subject: string,
-  anchor: RowTriple | undefined,
   values: RowValues | undefined,
   prefix: string,
 ): readonly string[] | undefined {
@@ -129,18 +104,13 @@ function rowJoin(
   }
   if (shownAlike === undefined) return [' FILTER(1 = 0)'];
   const where = bodies.length === 1 ? (bodies[0] ?? '') : bodies.map((body) => `{ ${body} }`).join(' UNION ');
-  const rules = bodies.length === 1 ? `{ ${where} }` : where;
   let join: string;
-  if (subject.startsWith('?'))
-    join =
-      anchor === undefined
-        ? ` { SELECT DISTINCT ${subject} WHERE { ${where} } }`
-        : ` { SELECT DISTINCT ${subject} WHERE { ${subject} ${anchor.predicate} ${anchor.object ?? ''} . ${rules} } }`;
+  if (subject.startsWith('?')) join = ` { SELECT DISTINCT ${subject} WHERE { ${where} } }`;
   else {
-    // A constant subject: its anchor with the rules, joined on the anchor's own variables (none new in scope).
-    const own = [...new Set([anchor?.predicate ?? '', anchor?.object ?? ''].filter((term) => term.startsWith('?')))];
-    if (anchor === undefined || own.length === 0) return undefined;
-    join = ` { SELECT DISTINCT ${own.join(' ')} WHERE { ${subject} ${anchor.predicate} ${anchor.object ?? ''} . ${rules} } }`;
+    // A constant subject: the triple itself with the rules, joined on its own variables (none new in scope).
+    const own = [...new Set([triple.predicate, triple.object ?? ''].filter((term) => term.startsWith('?')))];
+    if (own.length === 0 || triple.object === null) return undefined;
+    join = ` { SELECT DISTINCT ${own.join(' ')} WHERE { ${subject} ${triple.predicate} ${triple.object} . ${bodies.length === 1 ? `{ ${where} }` : where} } }`;
   }
   return shownAlike === TRUE ? [join] : [` FILTER(${shownAlike})`, join];
 }

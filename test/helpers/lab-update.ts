@@ -38,11 +38,14 @@ export async function updateLabStore(store: LabStoreRef, text: string): Promise<
   let output = '';
   isql.stdout.on('data', (chunk: Buffer) => (output += String(chunk)));
   isql.stderr.on('data', (chunk: Buffer) => (output += String(chunk)));
-  isql.stdin.end(isqlStatementsOf(text));
+  const statements = isqlStatementsOf(text);
+  isql.stdin.end(statements);
   const [code] = (await once(isql, 'exit')) as [number];
+  // isql prompts "Type the rest" for each chunk of a long line too: each statement must report its time ("-- 25 msec.").
+  const finished = output.match(/-- \d+ msec\./g)?.length ?? 0;
   assert.ok(
-    code === 0 && !/\*\*\* Error|ERROR:|Type the rest/.test(output),
-    `update through isql: ${output.split('\n').find((line) => /error/i.test(line)) ?? code}`,
+    code === 0 && !/\*\*\* Error|ERROR:/.test(output) && finished === statements.split('\n').length - 1,
+    `update through isql: ${output.split('\n').find((line) => /error/i.test(line)) ?? `${finished} statements finished, code ${code}`}`,
   );
 }
 
