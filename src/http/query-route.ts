@@ -1,6 +1,5 @@
 // The query and explain routes: read -> identify -> grant -> plan, then the plan forwarded to the store and its answer streamed back, or explained.
 
-import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/caller.js';
 import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js';
@@ -11,7 +10,8 @@ import { sortedGraphs, summariseViews } from '../policy/grant.js';
 import type { Grant } from '../policy/policy-set.js';
 import type { Plan } from '../sparql/plan.js';
 import type { QueryRequest } from '../sparql/query-request.js';
-import { UpstreamError, type Upstream, type UpstreamResponse } from '../upstream/create-upstream.js';
+import { UpstreamError, type AbortLike, type Upstream, type UpstreamResponse } from '../upstream/create-upstream.js';
+import { ClientGone } from './client-gone.js';
 import { composeCacheControl } from './cache-control.js';
 import { chooseAccept } from './choose-accept.js';
 import { chooseEndpointView, type EndpointView } from './choose-endpoint-view.js';
@@ -50,7 +50,7 @@ export interface QueryServices {
    * may, or rejects with GuardError (a store that ignores FROM / FROM NAMED gets no query:
    * docs/design/upstream.md). Absent: every query may go.
    */
-  readonly admitQuery?: (signal: AbortSignal) => Promise<void> | undefined;
+  readonly admitQuery?: (signal: AbortLike) => Promise<void> | undefined;
   /** Records requests and queries for Prometheus; absent when metrics are off. */
   readonly metrics?: GuardMetrics;
   /** Writes one structured log line (a store's error text, for the operator). */
@@ -194,7 +194,7 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
     request.operation = 'query';
     // Watches the client from the start: one that leaves while its credentials are checked
     // (a JWT verified, the issuer's keys fetched) or its query waits is never forwarded.
-    const clientGone = clientGoneSignal(reply.raw);
+    const clientGone = new ClientGone(reply.raw);
     const planned = planRequest(request);
     const { grant, plan, caller } = planned instanceof Promise ? await planned : planned;
     if (clientGone.aborted) throw clientGoneError();
@@ -239,7 +239,7 @@ async function forward(
   plan: Plan,
   request: FastifyRequest,
   reply: FastifyReply,
-  clientGone: AbortSignal,
+  clientGone: ClientGone,
   leave: () => void,
   services: QueryServices,
   { sendIdleMs, explain }: QueryRouteOptions,
@@ -336,23 +336,6 @@ async function readStoreText(answer: UpstreamResponse): Promise<string> {
   }
   answer.body.destroy();
   return Buffer.concat(chunks, bytes).subarray(0, MAX_STORE_TEXT_BYTES).toString('utf8');
-}
-
-/**
- * The abort signal of a query: it fires when the client's response closes before it finished,
- * and has fired already when it closed before this was made. Not fastify's `request.signal`:
- * that follows the request's 'close', which node emits once the body has been read, before any
- * answer (docs/design/http.md, "Client gone").
- */
-function clientGoneSignal(response: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  // A connection that closed before the handler ran has no 'close' to come.
-  if (response.closed || response.socket?.destroyed === true) controller.abort();
-  else
-    response.once('close', () => {
-      if (!response.writableFinished) controller.abort();
-    });
-  return controller.signal;
 }
 
 /** A client gone before its query was forwarded: the query is not sent (the answer reaches nobody). */

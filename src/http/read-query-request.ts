@@ -2,6 +2,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { GuardError } from '../guard-error.js';
+import { parseForm, type FormParams } from '../url-encoded-form.js';
 import type { QueryRequest } from '../sparql/query-request.js';
 
 /** The parts of an HTTP request that the query operation is read from. */
@@ -29,8 +30,8 @@ const NONE: readonly string[] = [];
  * repeated `query`, or a body that is not UTF-8.
  */
 export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
-  // The query string's bytes (node gives the request line's bytes as latin1 characters), read as UTF-8.
-  const urlParams = raw.search === '' ? EMPTY : new URLSearchParams(Buffer.from(raw.search, 'latin1').toString('utf8'));
+  // The query string's bytes (node gives the request line's bytes as latin1 characters).
+  const urlParams = raw.search === '' ? EMPTY : parseForm(Buffer.from(raw.search, 'latin1'));
   refuseUpdate(urlParams);
   refuseParameterCredential(urlParams);
   if (raw.method === 'GET') return fromParams(urlParams, EMPTY);
@@ -43,9 +44,8 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
     throw new GuardError(415, 'unsupported_media_type', 'unsupported charset: request bodies must be UTF-8');
   }
   if (mediaType === FORM) {
-    // A body that is UTF-8 reads as the URL Standard's parser reads its bytes (5.1): URLSearchParams encodes the text back to them.
     if (raw.body !== undefined && !isUtf8(raw.body)) throw notUtf8();
-    const bodyParams = raw.body === undefined ? EMPTY : new URLSearchParams(raw.body.toString('utf8'));
+    const bodyParams = raw.body === undefined ? EMPTY : parseForm(raw.body);
     refuseUpdate(bodyParams);
     refuseParameterCredential(bodyParams);
     return fromParams(urlParams, bodyParams);
@@ -70,10 +70,9 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
   );
 }
 
-/** No parameters (never written to). */
-const EMPTY = new URLSearchParams();
+const EMPTY: FormParams = new Map();
 
-function refuseUpdate(params: URLSearchParams): void {
+function refuseUpdate(params: FormParams): void {
   if (params.has('update')) {
     throw new GuardError(403, 'update', 'updates are not allowed: this endpoint only answers read queries');
   }
@@ -84,7 +83,7 @@ function refuseUpdate(params: URLSearchParams): void {
  * a credential in a URL ends up in history, logs and Referer headers. Refused rather than
  * ignored, so the caller does not silently run as anonymous.
  */
-function refuseParameterCredential(params: URLSearchParams): void {
+function refuseParameterCredential(params: FormParams): void {
   if (params.has('access_token')) {
     throw new GuardError(
       400,
@@ -95,7 +94,7 @@ function refuseParameterCredential(params: URLSearchParams): void {
 }
 
 /** The operation from the URL's parameters and then the body's (SPARQL 1.1 Protocol 2.1.1, 2.1.2). */
-function fromParams(url: URLSearchParams, body: URLSearchParams): QueryRequest {
+function fromParams(url: FormParams, body: FormParams): QueryRequest {
   // A form POST with nothing in the URL, or a GET: one side only, no arrays joined.
   if (url === EMPTY || body === EMPTY) return fromOneSide(url === EMPTY ? body : url);
   const queries = [...valuesOf(url, 'query'), ...valuesOf(body, 'query')];
@@ -109,7 +108,7 @@ function fromParams(url: URLSearchParams, body: URLSearchParams): QueryRequest {
   };
 }
 
-function fromOneSide(params: URLSearchParams): QueryRequest {
+function fromOneSide(params: FormParams): QueryRequest {
   const queries = valuesOf(params, 'query');
   if (queries.length > 1) throw new GuardError(400, 'bad_request', 'the query parameter was given more than once');
   const query = queries[0];
@@ -117,8 +116,8 @@ function fromOneSide(params: URLSearchParams): QueryRequest {
   return { query, defaultGraphs: valuesOf(params, 'default-graph-uri'), namedGraphs: valuesOf(params, 'named-graph-uri') };
 }
 
-function valuesOf(params: URLSearchParams, name: string): readonly string[] {
-  return params === EMPTY ? NONE : params.getAll(name);
+function valuesOf(params: FormParams, name: string): readonly string[] {
+  return params.get(name) ?? NONE;
 }
 
 function decodeBody(body: Buffer | undefined): string {

@@ -1,7 +1,7 @@
 // Audit records: one JSON line per request on the query and explain paths, naming who asked, what ran over which graphs, and which policies decided (docs/audit.md).
 
 import { createHash } from 'node:crypto';
-import { openSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import type { FastifyRequest } from 'fastify';
 import type { GuardConfig } from '../config/read-config.js';
 import type { PoliciesInForce, RequestOutcome } from '../http/request-state.js';
@@ -11,13 +11,7 @@ import { restrictionsIn, type GraphRestriction } from '../policy/grant.js';
 import type { Grant } from '../policy/policy-set.js';
 import type { CompiledPolicy, PolicySet } from '../policy/policy-set.js';
 import type { PlanDataset } from '../sparql/plan.js';
-import {
-  createLogDestination,
-  STDOUT_BATCH,
-  type LogDestination,
-  type LogDestinationOptions,
-  type LogLine,
-} from './create-log-destination.js';
+import { createLogWriter, DEFAULT_LOG_WRITER_OPTIONS, type LogLine, type LogWriter } from './create-log-writer.js';
 
 /** The audit settings of the configuration (config `audit`). */
 export type AuditSettings = NonNullable<GuardConfig['audit']>;
@@ -59,7 +53,7 @@ export interface AuditOutput {
  * the file's lock, so workers sharing the file never split each other's lines at any size (the
  * 4096-byte bound of the log is for pipes); fewer, larger writes cost less system time.
  */
-const FILE_BATCH: LogDestinationOptions = { ...STDOUT_BATCH, maxBatchBytes: 64 * 1024 };
+const FILE_BATCH = { ...DEFAULT_LOG_WRITER_OPTIONS, maxBatchBytes: 64 * 1024 };
 
 /** Shapes remembered with their digest: the query texts of a busy guard come in few shapes. */
 const MAX_SHAPES = 4096;
@@ -72,19 +66,24 @@ const MAX_SHAPES = 4096;
  */
 export function createAuditLog(settings: AuditSettings, output: AuditOutput): AuditLog {
   const { file } = settings;
+  let fd: number | undefined;
+  let writer: Pick<LogWriter, 'logText' | 'flush'>;
   let failing = false;
-  const openFile = (fd: number): LogDestination =>
-    createLogDestination(fd, {
-      ...FILE_BATCH,
-      onWrite: () => (failing = false),
-      onError: (error) => {
+  if (file === '-') {
+    writer = { logText: output.stdout, flush: output.flushStdout };
+  } else {
+    fd = openAudit(file);
+    writer = createLogWriter((text) => {
+      try {
+        writeSync(fd!, text);
+        failing = false;
+      } catch (error) {
         // Logged once per run of failures (a full disk fails every batch); the guard keeps serving.
-        if (!failing) output.log({ event: 'audit-write-failed', file, error: error.code ?? String(error) });
+        if (!failing) output.log({ event: 'audit-write-failed', file, error: (error as NodeJS.ErrnoException).code ?? String(error) });
         failing = true;
-      },
-    });
-  let writer: Pick<LogDestination, 'logText' | 'flush'> & { close?: () => void } =
-    file === '-' ? { logText: output.stdout, flush: output.flushStdout } : openFile(openAudit(file));
+      }
+    }, FILE_BATCH);
+  }
   const describe = createRecordWriter(settings);
 
   return {
@@ -93,7 +92,8 @@ export function createAuditLog(settings: AuditSettings, output: AuditOutput): Au
       writer.logText(describe(request, end));
     },
     reopen() {
-      if (writer.close === undefined) return;
+      if (fd === undefined) return;
+      writer.flush();
       let next: number;
       try {
         next = openAudit(file);
@@ -101,15 +101,14 @@ export function createAuditLog(settings: AuditSettings, output: AuditOutput): Au
         output.log({ event: 'audit-reopen-failed', file, error: (error as Error).message });
         return;
       }
-      writer.close();
-      writer = openFile(next);
+      closeSync(fd);
+      fd = next;
       output.log({ event: 'audit-reopened', file });
     },
     close() {
-      if (writer.close === undefined) return writer.flush();
-      writer.close();
-      // Records of requests still ending are dropped; a reopen does nothing.
-      writer = { logText: () => undefined, flush: () => undefined };
+      writer.flush();
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
     },
   };
 }

@@ -10,7 +10,7 @@ import { reloadPolicySet } from '../policy/load/load-policy-set.js';
 import type { PolicySetSources } from '../policy/load/policy-set-sources.js';
 import { PolicyLoadError } from '../policy/policy-load-error.js';
 import type { Upstream } from '../upstream/create-upstream.js';
-import type { LogLine } from './create-log-destination.js';
+import type { LogLine } from './create-log-writer.js';
 import type { PolicyHolder } from './policy-holder.js';
 
 /** The reloads of one guard. */

@@ -18,7 +18,7 @@ import { readStoreAnswer } from '../upstream/read-store-answer.js';
 import { checkFactQueries } from './check-fact-queries.js';
 import { createApp } from './create-app.js';
 import { createAuditLog } from './create-audit-log.js';
-import { createLogDestination, STDOUT_BATCH, type LogDestination, type LogLine } from './create-log-destination.js';
+import { createLogWriter, type LogLine } from './create-log-writer.js';
 import { createPolicyRefresh, type PolicyRefresh } from './create-policy-refresh.js';
 import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
 import { createReadiness, type Readiness } from './readiness.js';
@@ -68,31 +68,32 @@ const DATASET_RECHECK_MS = 30_000;
 
 export type { LogLine };
 
-/** The process's one writer of standard output log lines, made on the first line (see createLogDestination). */
-let stdoutWriter: LogDestination | undefined;
+/** The process's one writer of standard output log lines, batched (see createLogWriter). */
+const stdoutWriter = createLogWriter((text) => process.stdout.write(text));
+let flushesOnExit = false;
 
 /**
- * The standard output writer. Whatever is still buffered is written when the process exits
- * (process.exit, or an uncaught error), where writes are synchronous. Failed writes (a closed
- * pipe) have nowhere to be told.
+ * One JSON line per event on standard output (docs/design/server.md, "Logging"). Request lines go
+ * out in batches; whatever is still buffered is written when the process exits (process.exit,
+ * or an uncaught error), where writes to files and pipes are synchronous.
  */
-function stdout(): LogDestination {
-  if (stdoutWriter === undefined) {
-    const writer = createLogDestination(1, STDOUT_BATCH);
-    process.once('exit', writer.flush);
-    stdoutWriter = writer;
-  }
-  return stdoutWriter;
-}
-
-/** One JSON line per event on standard output (docs/design/server.md, "Logging"). Request lines go out in batches. */
-export const logToStdout: LogLine = (entry) => stdout().log(entry);
+export const logToStdout: LogLine = (entry) => {
+  flushOnExit();
+  stdoutWriter.log(entry);
+};
 
 /** The writer of audit records for `audit.file` "-": the same batches as the log lines, so neither splits the other. */
 const auditToStdout = {
-  stdout: (fields: string) => stdout().logText(fields),
-  flushStdout: () => stdout().flush(),
+  stdout: (fields: string) => (flushOnExit(), stdoutWriter.logText(fields)),
+  flushStdout: () => stdoutWriter.flush(),
 };
+
+function flushOnExit(): void {
+  if (!flushesOnExit) {
+    flushesOnExit = true;
+    process.once('exit', stdoutWriter.flush);
+  }
+}
 
 /**
  * Starts the embedded store (docs/design/embedded.md) when no upstream is configured: loaded

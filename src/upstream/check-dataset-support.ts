@@ -2,7 +2,7 @@
 
 import { GuardError } from '../guard-error.js';
 import { EMPTY_GRAPH } from '../vocabulary.js';
-import { UpstreamError, type Upstream } from './create-upstream.js';
+import { UpstreamError, type AbortLike, type Upstream } from './create-upstream.js';
 
 /** What one check found out about the store. */
 export type DatasetSupport =
@@ -31,7 +31,7 @@ const MAX_ANSWER_BYTES = 64 * 1024;
  * A store holding no data at all passes whatever it does with dataset clauses: there is
  * nothing it could leak yet, and the recheck on /healthz catches it once data arrives.
  */
-export async function checkDatasetSupport(upstream: Upstream, signal: AbortSignal): Promise<DatasetSupport> {
+export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike): Promise<DatasetSupport> {
   try {
     const control = await ask(upstream, PROBE_CONTROL, signal);
     if (control !== true) {
@@ -49,7 +49,7 @@ export async function checkDatasetSupport(upstream: Upstream, signal: AbortSigna
 }
 
 /** Sends one ASK; true / false as answered, undefined when the answer is not a readable boolean. */
-async function ask(upstream: Upstream, query: string, signal: AbortSignal): Promise<boolean | undefined> {
+async function ask(upstream: Upstream, query: string, signal: AbortLike): Promise<boolean | undefined> {
   const answer = await upstream.send({ query }, { accept: ACCEPT, signal });
   let text = '';
   for await (const chunk of answer.body) {
@@ -83,7 +83,7 @@ export interface DatasetGate {
    * while it cannot be verified; an unverified store is checked again (with the request's
    * signal) before every query.
    */
-  admit(signal: AbortSignal): Promise<void> | undefined;
+  admit(signal: AbortLike): Promise<void> | undefined;
   /** For /readyz: why no query is forwarded, or undefined; checks again when the verdict is old. */
   problem(): Promise<string | undefined>;
   /** Stops the background rechecks (a check under way ends by its own bound). */
@@ -146,7 +146,7 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
     retry.unref();
   };
 
-  const run = (signal: AbortSignal): Promise<DatasetSupport> => {
+  const run = (signal: AbortLike): Promise<DatasetSupport> => {
     running ??= checkDatasetSupport(upstream, signal)
       .then((found) => {
         checkedAt = Date.now();
@@ -172,7 +172,7 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
     return run(controller.signal).finally(() => clearTimeout(timer));
   };
 
-  const admitWhenChecked = async (signal: AbortSignal): Promise<void> => {
+  const admitWhenChecked = async (signal: AbortLike): Promise<void> => {
     if (verdict.kind === 'ignored') throw refusal(verdict.reason);
     // The check is shared by every request waiting on it, so it runs under its own bounded
     // signal: one client that goes away must not fail the others. This one stops waiting.
@@ -216,7 +216,7 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
 }
 
 /** `promise`, or a 502 as soon as `signal` aborts (the work behind the promise goes on). */
-function abandonable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function abandonable<T>(promise: Promise<T>, signal: AbortLike): Promise<T> {
   const gone = () => new UpstreamError('aborted', 'the client went away during the dataset check');
   if (signal.aborted) return Promise.reject(gone());
   return new Promise<T>((resolve, reject) => {

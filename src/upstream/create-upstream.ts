@@ -50,6 +50,23 @@ export interface UpstreamResponse {
   takeWhole(): Buffer | undefined;
 }
 
+/** A listener of AbortLike: a function, or an object whose handleEvent is called. */
+export type AbortListener = (() => void) | { handleEvent(): void };
+
+/**
+ * What the guard needs of a cancellation: the members of an AbortSignal it reads. An
+ * AbortSignal is one; so is a lighter object that a request makes instead of an
+ * AbortController (an EventTarget) when only its client's going away can cancel it. The
+ * listener runs at most once.
+ */
+export interface AbortLike {
+  readonly aborted: boolean;
+  /** Why it aborted; an UpstreamError here is the error the exchange fails with. */
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: AbortListener, options?: { once: true }): void;
+  removeEventListener(type: 'abort', listener: AbortListener): void;
+}
+
 /** What `send` forwards: a Plan is one; the guard's own queries give their text alone. */
 export interface Outgoing {
   /** The query text. */
@@ -63,7 +80,7 @@ export interface SendOptions {
   /** The Accept header sent to the store. */
   readonly accept: string;
   /** Cancels the exchange: the caller went away, or a bounded check ran out of time. */
-  readonly signal: AbortSignal;
+  readonly signal: AbortLike;
   /** When given and below the pool's timeoutMs, replaces it for this request (a caller's timeout tier). */
   readonly timeoutMs?: number | undefined;
   /**
@@ -400,7 +417,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
 
   constructor(
     private readonly shared: Shared,
-    private readonly signal: AbortSignal,
+    private readonly signal: AbortLike,
     /** Told once that the exchange with the store is over (SendOptions' `onEnd`). */
     private onEnd: (() => void) | undefined,
     /** What was dispatched, kept to send it once more. */
@@ -606,7 +623,7 @@ export function nameOf(url: URL): string {
  * The error of an exchange ended by its signal: the signal's own reason when that is an
  * UpstreamError (a bounded check that timed out says so), else the caller went away.
  */
-function abortError(shared: Shared, signal: AbortSignal): UpstreamError {
+function abortError(shared: Shared, signal: AbortLike): UpstreamError {
   return signal.reason instanceof UpstreamError ? signal.reason : new UpstreamError('aborted', shared.messages.aborted);
 }
 
