@@ -2,6 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { withoutBlankNodeLabels } from '../helpers/answer-text.js';
 import { BLANK_ZERO_LENGTH } from '../../src/sparql/apply-grant.js';
 import { HIDDEN_SALARY_API_KEYS, HIDDEN_SALARY_KEYS, hiddenSalaryStores } from '../helpers/hidden-salary-stores.js';
 import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
@@ -135,9 +136,9 @@ for (const s of scenarios) {
         `CONSTRUCT { <urn:x:n> <urn:x:is> ?x } WHERE { ?x ${NOTHING}* ?x }`,
         'application/n-triples',
       );
-      assert.doesNotMatch(construct.body, s.salaryValue);
+      assert.doesNotMatch(withoutBlankNodeLabels(construct.body), s.salaryValue);
       const describe = await askAs(KEYS.staff, `DESCRIBE ?x WHERE { ?x ${NOTHING}* ?x }`, 'application/n-triples');
-      assert.doesNotMatch(describe.body, s.salaryValue);
+      assert.doesNotMatch(withoutBlankNodeLabels(describe.body), s.salaryValue);
     });
 
     it('a constant end matches itself when a visible triple holds it, and a node of hidden triples only does not', async () => {

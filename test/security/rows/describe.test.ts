@@ -2,6 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { withoutBlankNodeLabels } from '../../helpers/answer-text.js';
 import { ROWS_EX, assertAsView, describeRowsOnEveryStore, identityOf } from '../../helpers/rows-stores.js';
 
 const P = `PREFIX ex: <${ROWS_EX}>\n`;
@@ -9,7 +10,7 @@ const P = `PREFIX ex: <${ROWS_EX}>\n`;
 describeRowsOnEveryStore('rows: DESCRIBE', (rows) => {
   it("a hidden record's IRI described gives nothing", async () => {
     const body = await assertAsView(rows(), 'alice', identityOf('alice'), `${P}DESCRIBE ex:p2 ex:p3 ex:bob`);
-    assert.doesNotMatch(body, /Borealis|Cygnus|bob@example|8000/);
+    assert.doesNotMatch(withoutBlankNodeLabels(body), /Borealis|Cygnus|bob@example|8000/);
   });
 
   it("a visible record's description holds its view only (not its triples of a graph with another rule)", async () => {

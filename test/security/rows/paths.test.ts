@@ -2,6 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { withoutBlankNodeLabels } from '../../helpers/answer-text.js';
 import { ROWS_EX, askRows, assertAsView, describeRowsOnEveryStore, identityOf, valuesOf } from '../../helpers/rows-stores.js';
 
 const P = `PREFIX ex: <${ROWS_EX}>\n`;
@@ -44,7 +45,7 @@ describeRowsOnEveryStore('rows: property paths', (rows) => {
   it('alternatives through hidden records give the visible ones only (9 values for alice)', async () => {
     const body = await assertAsView(rows(), 'alice', identityOf('alice'), `${P}SELECT ?s ?v WHERE { ?s (ex:name|ex:budget) ?v }`);
     assert.equal(valuesOf(body, 'v').length, 9);
-    assert.doesNotMatch(body, /Borealis|Cygnus|250/);
+    assert.doesNotMatch(withoutBlankNodeLabels(body), /Borealis|Cygnus|250/);
   });
 
   it('refuses variable-length paths over a graph whose rows every granting policy restricts, with one line saying why', async () => {
@@ -71,7 +72,7 @@ describeRowsOnEveryStore('rows: property paths', (rows) => {
       `${P}SELECT ?x WHERE { ?x ex:name* ?x }`,
       `${P}SELECT (COUNT(*) AS ?n) WHERE { ?x ex:name+ ?y }`,
     ]) {
-      assert.doesNotMatch((await danAsView(query)) ?? '', /7000|south|250/);
+      assert.doesNotMatch(withoutBlankNodeLabels((await danAsView(query)) ?? ''), /7000|south|250/, query);
     }
   });
 
@@ -122,7 +123,7 @@ describeRowsOnEveryStore('rows: property paths', (rows) => {
       `${P}SELECT ?p ?x WHERE { ?p ex:lead ?l . ?l ex:salary ?x }`,
     ]) {
       const body = await assertAsView(rows(), 'dan', identityOf('dan'), query);
-      assert.doesNotMatch(body, /7000|8000|9000/, query);
+      assert.doesNotMatch(withoutBlankNodeLabels(body), /7000|8000|9000/, query);
     }
   });
 
