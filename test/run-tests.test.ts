@@ -31,6 +31,19 @@ describe('test/run-tests.ts', () => {
     assert.ok(files.length < all.length);
   });
 
+  it('--skip leaves a folder inside a top folder out, the rest of the top folder in', () => {
+    const all = run().stdout.trim().split('\n');
+    const files = run('--skip=security/rows')
+      .stdout.split('\n')
+      .filter((line) => line.startsWith('dist/'));
+    assert.ok(all.some((file) => file.startsWith('dist/test/security/rows/')));
+    assert.deepEqual(
+      files,
+      all.filter((file) => !file.startsWith('dist/test/security/rows/')),
+    );
+    assert.ok(files.some((file) => file.startsWith('dist/test/security/')));
+  });
+
   it('refuses a --skip that names no folder, so a typo in .ci/run cannot silently run everything', () => {
     const result = run('--skip=w3cc');
     assert.equal(result.status, 2);

@@ -1,9 +1,9 @@
 // Runs every compiled test file with node's test runner and its spec reporter (same on Node 20, 22, 24).
-// --stores runs the store suite only; --skip=<folder> (repeatable) leaves a top folder of test/ out, and says so; --list prints the files instead.
+// --stores runs the store suite only; --skip=<folder> (repeatable) leaves a folder of test/ out (`w3c`, `security/rows`), and says so; --list prints the files instead.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -31,7 +31,7 @@ function testFiles(folder: string): string[] {
     .flatMap((entry) => {
       const path = join(folder, entry.name);
       if (entry.isDirectory())
-        return excluded.has(entry.name) || (folder === testRoot && skipped.includes(entry.name)) ? [] : testFiles(path);
+        return excluded.has(entry.name) || skipped.includes(relative(testRoot, path).split(sep).join('/')) ? [] : testFiles(path);
       return entry.name.endsWith('.test.js') ? [path] : [];
     })
     .sort();

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { oracleCorpus, canonical, sampleOf, type OracleVocabulary } from '../../helpers/redaction-oracle.js';
-import { rigStores, type StoreUnderTest } from '../../helpers/rig-stores.js';
+import { labStoresUnderTest, type StoreUnderTest } from '../../helpers/rig-stores.js';
 import {
   ROWS_EX,
   askRows,
@@ -59,7 +59,7 @@ const targets: { name: string; open: () => Promise<Target> }[] = [
       };
     },
   },
-  ...rigStores()
+  ...labStoresUnderTest()
     .filter((store) => store.name !== 'jena-union')
     .map((store) => ({
       name: store.name,
