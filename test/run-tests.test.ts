@@ -44,6 +44,15 @@ describe('test/run-tests.ts', () => {
     assert.ok(files.some((file) => file.startsWith('dist/test/security/')));
   });
 
+  it('refuses a --concurrency that is no whole number from 1', () => {
+    for (const value of ['0', '1.5', 'two', '']) {
+      const result = run(`--concurrency=${value}`);
+      assert.equal(result.status, 2, value);
+      assert.match(result.stderr, /--concurrency=\S* is no whole number from 1/);
+    }
+    assert.equal(run('--concurrency=2').status, 0);
+  });
+
   it('refuses a --skip that names no folder, so a typo in .ci/run cannot silently run everything', () => {
     const result = run('--skip=w3cc');
     assert.equal(result.status, 2);

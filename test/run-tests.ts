@@ -1,5 +1,5 @@
 // Runs every compiled test file with node's test runner and its spec reporter (same on Node 20, 22, 24).
-// --stores runs the store suite only; --skip=<folder> (repeatable) leaves a folder of test/ out (`w3c`, `security/rows`), and says so; --list prints the files instead.
+// --stores runs the store suite only; --skip=<folder> (repeatable) leaves a folder of test/ out (`w3c`, `security/rows`), and says so; --concurrency=N runs N files at once; --list prints the files instead.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -13,6 +13,7 @@ const { values } = parseArgs({
     stores: { type: 'boolean', default: false },
     list: { type: 'boolean', default: false },
     skip: { type: 'string', multiple: true, default: [] },
+    concurrency: { type: 'string' },
   },
 });
 const skipped = values.skip ?? [];
@@ -22,6 +23,13 @@ for (const folder of skipped) {
     process.exit(2);
   }
 }
+// --concurrency=N runs N test files at once (node --test's own default is one less than the cores).
+const filesAtOnce = values.concurrency === undefined ? undefined : Number(values.concurrency);
+if (filesAtOnce !== undefined && !(Number.isInteger(filesAtOnce) && filesAtOnce >= 1)) {
+  process.stderr.write(`run-tests: --concurrency=${values.concurrency} is no whole number from 1\n`);
+  process.exit(2);
+}
+const concurrency = filesAtOnce === undefined ? [] : [`--test-concurrency=${filesAtOnce}`];
 /** Folders run by their own scripts (`npm run test:stores`, `npm run test:scale-out`), not by `npm test`. */
 const excluded = new Set(values.stores ? [] : ['stores', 'scale-out']);
 const only = values.stores ? 'stores' : undefined;
@@ -43,5 +51,5 @@ if (values.list) {
   process.stdout.write(files.map((file) => `${file}\n`).join(''));
   process.exit(0);
 }
-const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...concurrency, ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

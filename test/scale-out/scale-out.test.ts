@@ -37,8 +37,9 @@ const DATA = `<http://example.org/graphs/a> { <http://example.org/s/a> <http://e
 <${APP_GRAPH}> { <http://example.org/graphs/c> <https://example.org/app#partOf> <http://example.org/projects/c> . }
 `;
 
-const haproxyMissing = spawnSync('haproxy', ['-v']).status !== 0;
-const skip = haproxyMissing ? 'haproxy is not installed (.ci/run installs it)' : false;
+/** Debian installs HAProxy into /usr/sbin, which a user's PATH may leave out. */
+const HAPROXY = ['haproxy', '/usr/sbin/haproxy'].find((command) => spawnSync(command, ['-v']).status === 0);
+const skip = HAPROXY === undefined ? 'haproxy is not installed (.ci/run installs it)' : false;
 
 function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -136,7 +137,7 @@ describe('three replicas behind HAProxy', { skip, timeout: 150_000 }, () => {
       '',
     ].join('\n');
     writeFileSync(join(shared.folder, 'haproxy.cfg'), config);
-    haproxy = spawn('haproxy', ['-db', '-f', join(shared.folder, 'haproxy.cfg')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    haproxy = spawn(HAPROXY ?? 'haproxy', ['-db', '-f', join(shared.folder, 'haproxy.cfg')], { stdio: ['ignore', 'ignore', 'pipe'] });
     haproxy.stderr!.setEncoding('utf8').on('data', (text: string) => (haproxyErrors += text));
     await until(async () => (await graphCount(lbUrl)) === 1, 20_000, `HAProxy serves (${haproxyErrors})`);
   });
