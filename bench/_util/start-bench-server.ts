@@ -57,6 +57,8 @@ export async function startBenchGuard(
     explain?: boolean;
     /** Config `audit`, its `file` relative to the bench folder (`audit.jsonl`), read back with `auditFile`. */
     audit?: Record<string, unknown>;
+    /** Config `rowChecks` (absent: the default, join). */
+    rowChecks?: 'join' | 'exists';
   } = {},
 ): Promise<BenchServer> {
   const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-bench-'));
@@ -82,6 +84,7 @@ export async function startBenchGuard(
         ],
       },
       ...(options.explain === true && { explain: true }),
+      ...(options.rowChecks !== undefined && { rowChecks: options.rowChecks }),
       ...(options.audit !== undefined && { audit: { file: 'audit.jsonl', ...options.audit } }),
       host: '127.0.0.1',
       port,

@@ -98,6 +98,7 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
     maxQueryDepth: config.maxQueryDepth,
     planCache: config.planCache,
     allowedFunctions: config.allowedFunctions,
+    rowChecks: config.rowChecks,
   });
   const identifyCaller: (headers: RequestHeaders) => CallerOrPromise =
     values.agent === undefined ? createCallerIdentifier(config.auth) : constantCaller(values.agent, values.group ?? []);

@@ -217,6 +217,8 @@ export const CONFIG_KEYS = {
   maxQueryDepth: integer(64, 1, 256, 'levels of nesting'),
   /** Extension function IRIs a query may call: exact IRIs, or namespaces ending in `#` or `/`; [] by default. */
   allowedFunctions: key({ default: [], read: readAllowedFunctions }),
+  /** How row rules are checked in the rewritten query: `join` (every store) or `exists` (Oxigraph, Jena; never Virtuoso 7.2). */
+  rowChecks: key({ default: 'join', read: readRowChecks }),
   workers: { ...integer(1, 1, MAX_WORKERS, 'processes'), env: { name: 'GUARD_WORKERS', read: readWorkersOverride } },
   /** Absolute paths of data files for the embedded store; [] = the demo data. */
   embedded: section({ data: paths('data file (Turtle, TriG, N-Triples, N-Quads)') }),
@@ -816,6 +818,18 @@ function readHost(value: unknown, path: string, context: ReadContext): string {
   const host = readText(value, path, context);
   if (!/^[A-Za-z0-9.:%_-]+$/.test(host)) fail(path, 'not a host name or IP address', 'write e.g. 0.0.0.0, 127.0.0.1 or ::');
   return host;
+}
+
+function readRowChecks(value: unknown, path: string, context: ReadContext): 'join' | 'exists' {
+  const form = readText(value, path, context);
+  if (form !== 'join' && form !== 'exists') {
+    fail(
+      path,
+      'not a form of row check',
+      'write "join" (right on every store) or "exists" (faster on Oxigraph and Jena, wrong on Virtuoso 7.2)',
+    );
+  }
+  return form;
 }
 
 function readEndpointPath(value: unknown, key: string, context: ReadContext): string {

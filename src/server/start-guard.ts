@@ -154,6 +154,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     maxQueryDepth: config.maxQueryDepth,
     planCache: config.planCache,
     allowedFunctions: config.allowedFunctions,
+    rowChecks: config.rowChecks,
   });
   const policies = createPolicyHolder(authChallenge(config.auth));
   const readiness = createReadiness();

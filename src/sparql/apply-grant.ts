@@ -9,7 +9,7 @@ import { encodeFormPiece, joinQueryForm } from '../url-encoded-form.js';
 import type { Plan, PlanDataset } from './plan.js';
 import { IN_ANY_NAMED_GRAPH, IN_DEFAULT_GRAPH, IN_WHOLE_DATASET } from './mark-hidden-paths.js';
 import type { GraphVariableSlot, HiddenFilterSlot, PreparedQuery, RowFilterSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
-import { writeRowFilter, type MergedGraph, type RowContext, type RowValues } from './write-row-filter.js';
+import { writeRowFilter, type MergedGraph, type RowCheckForm, type RowContext, type RowValues } from './write-row-filter.js';
 import { writeZeroLengthRowFilter } from './write-zero-length-row-filter.js';
 
 /** The caller's hidden predicates, written the three ways the slots need them. */
@@ -84,7 +84,13 @@ function limitClause(limit: PreparedQuery['limit'], cap: number | undefined): st
  * hidden set of the graph they are read in (docs/design/sparql.md, "Hidden sets are
  * per graph"). A predicate named where it is hidden is refused (403).
  */
-export function applyGrant(cached: PreparedQuery, grant: Grant, constants: readonly string[] = NO_CONSTANTS, values?: RowValues): Plan {
+export function applyGrant(
+  cached: PreparedQuery,
+  grant: Grant,
+  constants: readonly string[] = NO_CONSTANTS,
+  values?: RowValues,
+  rowChecks: RowCheckForm = 'join',
+): Plan {
   let prepared = cached;
   const granted = grant.graphs;
   const all = prepared.requestedDefault === null || prepared.requestedNamed === null ? sortedGraphs(grant) : undefined;
@@ -146,6 +152,7 @@ export function applyGrant(cached: PreparedQuery, grant: Grant, constants: reado
     constants,
     added: added.length > 0,
     ...(values !== undefined && { values }),
+    rowChecks,
   };
   // The text and, beside it, the form body: the template's strings were encoded once
   // (encodedTemplateOf), so only what this request fills in is encoded now.
@@ -309,6 +316,8 @@ export interface Filling {
   readonly added?: boolean;
   /** The caller's values for row rules (`?agent`, `?group`, `?claim_NAME`); absent: a rule reading one matches nothing. */
   readonly values?: RowValues;
+  /** How row rules are checked (config `rowChecks`); absent: `join`. */
+  readonly rowChecks?: RowCheckForm;
 }
 
 const NOTHING_HIDDEN = (): undefined => undefined;
@@ -349,7 +358,7 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
     let out = '';
     // Under row rules an end must be a node of the view, rows included, not only of the open columns.
     if (hidden.rows !== undefined) {
-      for (const end of part.ends) out += writeZeroLengthRowFilter(part, end, hidden.rows, filling.values);
+      for (const end of part.ends) out += writeZeroLengthRowFilter(part, end, hidden.rows, filling.values, filling.rowChecks ?? 'join');
       return out;
     }
     for (const end of part.ends) {
@@ -449,7 +458,7 @@ function fillRowFilter(part: RowFilterSlot, filling: Filling, hidden: HiddenText
     iri,
     object: object === null ? null : fillTemplate(object, filling, undefined),
   }));
-  return writeRowFilter(triples, rows, filling.values, part.prefix);
+  return writeRowFilter(triples, rows, filling.values, part.prefix, filling.rowChecks ?? 'join');
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Plan } from './plan.js';
 import { prepareQuery, type PrepareSettings } from './prepare-query.js';
 import type { PreparedQuery } from './prepared-query.js';
 import type { QueryRequest } from './query-request.js';
-import type { RowValues } from './write-row-filter.js';
+import type { RowCheckForm, RowValues } from './write-row-filter.js';
 
 /** The config keys baseIri, maxQueryDepth, planCache and allowedFunctions, as checked there (docs/design/config.md). */
 export interface PlannerOptions {
@@ -21,6 +21,8 @@ export interface PlannerOptions {
   planCache: { maxEntries: number; maxBytes: number };
   /** Extension functions a query may call (exact IRIs or namespaces ending in `#` or `/`); fixed per planner. */
   allowedFunctions?: readonly string[];
+  /** How row rules are checked (config `rowChecks`); absent: `join`, right on every store. */
+  rowChecks?: RowCheckForm;
 }
 
 /** Plans one query for one caller. */
@@ -44,7 +46,7 @@ export type Prepare = (request: QueryRequest, settings: PrepareSettings) => Prep
  * `planCache.maxEntries` 0 every query is prepared anew: the reference the cached plans must equal.
  */
 export function createPlanner(options: PlannerOptions, prepare: Prepare = prepareQuery): Planner {
-  const { baseIri, maxQueryDepth, planCache } = options;
+  const { baseIri, maxQueryDepth, planCache, rowChecks = 'join' } = options;
   const settings: PrepareSettings = {
     baseIri,
     maxQueryDepth,
@@ -63,7 +65,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   };
   const fromEntry = (entry: ExactEntry, grant: Grant, values: RowValues | undefined): Plan => {
     if (entry instanceof GuardError) throw entry;
-    return applyGrant(entry, grant, undefined, values);
+    return applyGrant(entry, grant, undefined, values, rowChecks);
   };
 
   if (planCache.maxEntries === 0) {
@@ -73,7 +75,7 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
     };
   }
 
-  const cache = createShapeCache(planCache, baseIri, prepareOrRefuse);
+  const cache = createShapeCache(planCache, baseIri, prepareOrRefuse, rowChecks);
   const byText = (request: QueryRequest, grant: Grant, values: RowValues | undefined): Plan =>
     fromEntry(cache.exact(request), grant, values);
   let hits = 0;

@@ -9,7 +9,7 @@ import { lexQueryShape, type QueryShape } from './lex-query-shape.js';
 import type { Plan } from './plan.js';
 import type { PreparedQuery } from './prepared-query.js';
 import type { QueryRequest } from './query-request.js';
-import type { RowValues } from './write-row-filter.js';
+import type { RowCheckForm, RowValues } from './write-row-filter.js';
 
 /** Plans a request by its exact text. */
 export type PlanByText = (request: QueryRequest, grant: Grant, values: RowValues | undefined) => Plan;
@@ -80,6 +80,7 @@ export function createShapeCache(
   bounds: { readonly maxEntries: number; readonly maxBytes: number },
   baseIri: string,
   prepareOrRefuse: (request: QueryRequest) => ExactEntry,
+  rowChecks: RowCheckForm = 'join',
 ): ShapeCache {
   /** One shape may hold at most this many variants, so it cannot push every other plan out. */
   const variantsPerShape = Math.max(1, Math.ceil(bounds.maxEntries / 10));
@@ -141,14 +142,14 @@ export function createShapeCache(
   const planShaped = (request: QueryRequest, grant: Grant, lexed: Lexed, values: RowValues | undefined, byText: PlanByText): Plan => {
     const { shape, shapeKey } = lexed;
     const fromTemplate = (prepared: PreparedQuery | 'exact'): Plan =>
-      prepared === 'exact' ? byText(request, grant, values) : applyGrant(prepared, grant, shape.fill, values);
+      prepared === 'exact' ? byText(request, grant, values) : applyGrant(prepared, grant, shape.fill, values, rowChecks);
     const found = cache.get(shapeKey);
     // A shape without sensitive constants is one entry: its template.
     if (found?.kind === 'variant') return fromTemplate(found.prepared);
     let info = found?.kind === 'shape' ? found : undefined;
     if (info === undefined) {
       const learned = learnShape(request, shape, shapeKey);
-      if (learned.prepared !== undefined) return applyGrant(learned.prepared, grant, shape.fill, values);
+      if (learned.prepared !== undefined) return applyGrant(learned.prepared, grant, shape.fill, values, rowChecks);
       info = learned.info;
     }
     if (info.mode === 'exact') return byText(request, grant, values);

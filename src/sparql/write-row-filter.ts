@@ -32,6 +32,14 @@ export interface RowTriple {
 /** What the caller brings to a row rule: the values bound to `?agent`, `?group` and `?claim_NAME`. */
 export type RowValues = Pick<Caller, 'agent' | 'groups' | 'authenticated' | 'claims'>;
 
+/**
+ * How a row rule is checked (config `rowChecks`, docs/design/sparql.md, "Rows and columns"): `join`, a join
+ * against a `SELECT DISTINCT` of the rows the rules allow, right on every store of the lab; `exists`, a
+ * `FILTER(EXISTS)` per solution, which Oxigraph and Jena evaluate as a look-up per solution and Virtuoso 7.2
+ * drops inside an OPTIONAL.
+ */
+export type RowCheckForm = 'join' | 'exists';
+
 /** A condition that always holds: no filter is needed. */
 const TRUE = '';
 /** A condition that never holds. */
@@ -44,10 +52,17 @@ export const ROW_BLANK_NODE = 'a blank node cannot be checked against row rules 
  * The checks after a BGP read in `context` (empty when every triple is visible as it is): per triple
  * pattern (s p o), s and p must be in the caller's view (docs/policies.md, "Rows and columns"). A
  * variable subject whose rules the triple's predicate does not choose between is joined against a
- * `SELECT DISTINCT` of the rows the rules allow; the other checks are filters (docs/design/sparql.md,
- * "Rows and columns": Virtuoso drops a FILTER(EXISTS) inside an OPTIONAL).
+ * `SELECT DISTINCT` of the rows the rules allow (`form` join); the other checks, and every check of the
+ * form `exists`, are filters (docs/design/sparql.md, "Rows and columns": Virtuoso drops a FILTER(EXISTS)
+ * inside an OPTIONAL).
  */
-export function writeRowFilter(triples: readonly RowTriple[], context: RowContext, values: RowValues | undefined, prefix: string): string {
+export function writeRowFilter(
+  triples: readonly RowTriple[],
+  context: RowContext,
+  values: RowValues | undefined,
+  prefix: string,
+  form: RowCheckForm,
+): string {
   let out = '';
   const written = new Set<string>();
   const add = (piece: string): void => {
@@ -56,7 +71,7 @@ export function writeRowFilter(triples: readonly RowTriple[], context: RowContex
     out += piece;
   };
   for (const triple of triples) {
-    if (context.kind === 'one' && triple.subject !== null) {
+    if (form === 'join' && context.kind === 'one' && triple.subject !== null) {
       const joined = rowJoin(context.view, context.graph, triple, triple.subject, values, prefix);
       if (joined !== undefined) {
         for (const piece of joined) add(piece);

@@ -103,6 +103,7 @@ describe('readConfig with a real file setting every key', () => {
       baseIri: 'https://data.example.org/base/',
       maxQueryDepth: 32,
       allowedFunctions: ['http://example.org/functions#', 'http://example.org/geo/distance'],
+      rowChecks: 'exists',
       workers: 4,
       embedded: { data: [resolve(fixtures, 'data/demo.trig'), '/srv/data/extra.ttl'] },
       http: { headersTimeoutMs: 5000, requestTimeoutMs: 20000, idleTimeoutMs: 4000, maxConnections: 300 },
@@ -221,6 +222,7 @@ describe('parseConfig defaults', () => {
       baseIri: 'http://localhost/',
       maxQueryDepth: 64,
       allowedFunctions: [],
+      rowChecks: 'join',
       workers: 1,
       embedded: { data: [] },
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 10_000, maxConnections: 400 },
@@ -598,6 +600,12 @@ describe('parseConfig rejects', () => {
     rejects({ baseIri: 'relative/' }, [/^config baseIri: not an absolute IRI/]);
     rejects({ baseIri: 'http://x/ y' }, [/^config baseIri: not an absolute IRI/]);
     rejects({ baseIri: 'http://x/#frag' }, [/^config baseIri: must not have a #fragment/]);
+  });
+
+  it('rowChecks: join or exists, anything else named with both choices', () => {
+    rejects({ rowChecks: 'filter' }, [/^config rowChecks: not a form of row check \(write "join" \(right on every store\) or "exists"/]);
+    rejects({ rowChecks: 'JOIN' }, [/^config rowChecks: not a form of row check/]);
+    rejects({ rowChecks: true }, [/^config rowChecks: expected a string/]);
   });
 
   it('bad allowedFunctions: not an array, not an absolute IRI, or in a store property-function namespace', () => {

@@ -113,7 +113,7 @@ export async function startRowsGuard(
 }
 
 /**
- * Declares `suite` once per store under test (the embedded store, then each lab store that is up):
+ * Declares `suite` once per store under test (the embedded store, then each lab store that is up; those `stores` keeps):
  * the rows data written into the lab store under graph names of this run (removed afterwards), a
  * guard over the rows policies in front of it.
  */
@@ -121,8 +121,9 @@ export function describeRowsOnEveryStore(
   title: string,
   suite: (rows: () => RowsGuard, store: StoreUnderTest) => void,
   config: Record<string, unknown> = {},
+  stores: (store: StoreUnderTest) => boolean = () => true,
 ): void {
-  for (const store of storesUnderTest()) {
+  for (const store of storesUnderTest().filter(stores)) {
     describe(`${title} [${store.name}]`, () => {
       let running: RowsGuard | undefined;
       let teardown: (() => Promise<void>) | undefined;

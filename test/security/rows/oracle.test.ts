@@ -15,6 +15,7 @@ import {
   type RowsCallerName,
   type RowsGuard,
 } from '../../helpers/rows-stores.js';
+import type { StoreUnderTest } from '../../helpers/rig-stores.js';
 
 const SEED = Number(process.env['ORACLE_SEED'] ?? 32);
 /** Queries per caller, sampled from the corpus with the seed: ROWS_ORACLE_QUERIES overrides (the lab stores take a third). */
@@ -88,7 +89,8 @@ function attacks(graphs: RowsGuard['fixture']['graphs']): string[] {
   ];
 }
 
-describeRowsOnEveryStore('rows oracle: every answer equals the unrewritten query over the caller view', (rows, store) => {
+/** The oracle's tests over one guard: every caller, its sample of the corpus. */
+function oracleSuite(rows: () => RowsGuard, store: StoreUnderTest): void {
   const sample = store.queryUrl === undefined ? SAMPLE : Math.ceil(SAMPLE / 3);
   for (const [index, caller] of CALLERS.entries()) {
     it(`${caller.name}: no answer holds more or less than the view's`, { timeout: 600_000 }, async () => {
@@ -125,4 +127,28 @@ describeRowsOnEveryStore('rows oracle: every answer equals the unrewritten query
       assert.ok(counts.equal > answered / 2, `most answered queries are compared (${counts.equal} of ${answered})`);
     });
   }
-});
+}
+
+describeRowsOnEveryStore('rows oracle: every answer equals the unrewritten query over the caller view', oracleSuite);
+
+// The checks as FILTER(EXISTS) (config rowChecks "exists") on the stores the configuration docs name for it: Oxigraph and Jena.
+describeRowsOnEveryStore(
+  'rows oracle, rowChecks exists',
+  (rows, store) => {
+    it('each row check is a FILTER(EXISTS), no join', async () => {
+      const query = `PREFIX ex: <${ROWS_EX}>\nSELECT ?n ?t WHERE { ?s ex:name ?n . OPTIONAL { ?p ex:note ?x . ?x ex:text ?t } }`;
+      const response = await fetch(`${rows().endpoint}/explain`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${keyOf('alice')}` },
+        body: new URLSearchParams({ query, 'default-graph-uri': rows().fixture.graphs.main }),
+      });
+      assert.equal(response.status, 200);
+      const rewritten = ((await response.json()) as { query: string }).query;
+      assert.doesNotMatch(rewritten, /SELECT DISTINCT/, rewritten);
+      assert.equal(rewritten.match(/FILTER\(EXISTS/g)?.length, 3, rewritten);
+    });
+    oracleSuite(rows, store);
+  },
+  { rowChecks: 'exists' },
+  ({ name }) => ['embedded', 'oxigraph', 'jena'].includes(name),
+);
