@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { oracleCorpus, runOracle, sampleOf, type OracleVocabulary } from '../helpers/redaction-oracle.js';
-import { rigStores, SECURITY_DATA } from '../helpers/rig-stores.js';
+import { labStoresUnderTest, SECURITY_DATA } from '../helpers/rig-stores.js';
 import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
 const EX = 'http://example.org/';
@@ -45,7 +45,7 @@ const hiddenSalary = new Map([
   [SECRET, new Set([`${EX}salary`])],
 ]);
 
-for (const store of rigStores().filter(({ name }) => name !== 'jena-union')) {
+for (const store of labStoresUnderTest().filter(({ name }) => name !== 'jena-union')) {
   describe(`redaction oracle [${store.name}]`, () => {
     let guard: TestGuard;
     before(async () => {
