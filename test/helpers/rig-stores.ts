@@ -51,7 +51,7 @@ export function absentRigStores(): { readonly name: string; readonly skip: strin
  */
 const ANSWERS_AS_JENA = new Set(['jena-mem']);
 
-/** The rig stores that are up, but for those only the store suite runs on. */
+/** The rig stores that are up, jena-mem left out. */
 export function labStoresUnderTest(): StoreUnderTest[] {
   return rigStores().filter(({ name }) => !ANSWERS_AS_JENA.has(name));
 }
