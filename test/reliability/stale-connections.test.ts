@@ -32,7 +32,7 @@ describe('stale connections to the store', () => {
 
   it(
     'a store that stalls past its keep-alive: thousands of queries, no 502, each stale connection retried once',
-    { timeout: 120_000 },
+    { timeout: 240_000 },
     async (t) => {
       // Node's defaults: 5 s keep-alive; a 6 s stall every 800 queries closes every connection idle since before it.
       const store = await startStallingStore({ stallEvery: 800, stallMs: 6_000 });
@@ -40,17 +40,22 @@ describe('stale connections to the store', () => {
       const guard: TestGuard = await startTestGuard({ upstream: store.url, timeoutMs: 15_000, metrics: { port: 0 } });
       open.push(guard);
       const total = 2_000;
-      const statuses = await load(guard.endpoint, total, 8);
-      const scrape = await (await fetch(`${guard.guard.metricsUrl!}/metrics`)).text();
-      const retries =
-        sample(scrape, 'sparql_guard_upstream_retries_total', 'reason="reset"') +
-        sample(scrape, 'sparql_guard_upstream_retries_total', 'reason="closed"');
-      t.diagnostic(`statuses ${JSON.stringify(Object.fromEntries(statuses))}, retries ${retries}`);
-      assert.deepEqual(Object.fromEntries(statuses), { 200: total });
+      // A stale connection is a race (the store's close against the guard's next write): on a busy machine
+      // a round may see none, so up to three rounds run until one does; every round must answer every query.
+      let retries = 0;
+      for (let round = 1; round <= 3 && retries === 0; round += 1) {
+        const statuses = await load(guard.endpoint, total, 8);
+        const scrape = await (await fetch(`${guard.guard.metricsUrl!}/metrics`)).text();
+        retries =
+          sample(scrape, 'sparql_guard_upstream_retries_total', 'reason="reset"') +
+          sample(scrape, 'sparql_guard_upstream_retries_total', 'reason="closed"');
+        t.diagnostic(`round ${round}: statuses ${JSON.stringify(Object.fromEntries(statuses))}, retries ${retries}`);
+        assert.deepEqual(Object.fromEntries(statuses), { 200: total });
+        // A connection the store closed under a query had not let the query in: each was answered once.
+        assert.equal(await store.answered(), total * round);
+      }
       // The stalls did make stale connections, and each was retried on a fresh one.
-      assert.ok(retries > 0, 'the stalls closed no connection in use: the test did not test');
-      // A connection the store closed under a query had not let the query in: each was answered once.
-      assert.equal(await store.answered(), total);
+      assert.ok(retries > 0, 'the stalls closed no connection in use in three rounds: the test did not test');
     },
   );
 
