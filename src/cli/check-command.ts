@@ -135,10 +135,10 @@ async function checkStore(config: GuardConfig, store: CommandStore): Promise<Sto
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), Math.min(config.timeoutMs, STORE_CHECK_TIMEOUT_MS));
   try {
-    const support = await checkDatasetSupport(store.upstream, controller.signal);
+    const support = await checkDatasetSupport(store.upstream, controller.signal, config.rowChecks);
     if (support.kind === 'honoured') return { url, contacted: true, datasetClauses: 'honoured' };
     if (support.kind === 'ignored')
-      return `store ${url}: ${support.reason} (serve refuses such a store: make it honour dataset clauses, no union default graph)`;
+      return `store ${url}: ${support.reason} (serve refuses such a store: ${support.fix})`;
     const why = controller.signal.aborted
       ? `no answer within ${Math.min(config.timeoutMs, STORE_CHECK_TIMEOUT_MS)} ms`
       : support.error.message;

@@ -143,11 +143,12 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       onRetry: (reason) => metrics.upstreamRetried(reason),
     }),
   });
-  // A store that ignores FROM / FROM NAMED must never get a query.
+  // A store that ignores FROM / FROM NAMED, or that rowChecks "exists" would leak on, must never get a query.
   const datasetGate = createDatasetGate(upstream, {
     checkTimeoutMs: Math.min(config.timeoutMs, DATASET_CHECK_TIMEOUT_MS),
     recheckMs: DATASET_RECHECK_MS,
     log,
+    rowChecks: config.rowChecks,
   });
   const planner = createPlanner({
     baseIri: config.baseIri,
@@ -251,7 +252,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     const [, support] = await Promise.all([refresh.start(), datasetGate.start()]);
     if (support.kind === 'ignored') {
       throw new Error(
-        `${support.reason}; refusing to serve ${upstreamUrl}: make the store honour dataset clauses (no union default graph)`,
+        `${support.reason}; refusing to serve ${upstreamUrl}: ${support.fix}`,
       );
     }
     if (support.kind === 'unverified') log({ event: 'upstream-dataset-check', verdict: 'unverified', reason: support.error.message });

@@ -1,14 +1,20 @@
-// Checks that the store honours FROM / FROM NAMED, and keeps queries away from a store that does not.
+// Checks that the store honours FROM / FROM NAMED (and suits the configured row checks), and keeps queries away from a store that does not.
 
 import { GuardError } from '../guard-error.js';
 import { EMPTY_GRAPH } from '../vocabulary.js';
 import { UpstreamError, type AbortLike, type Upstream } from './create-upstream.js';
 
+/** The configured row checks (config `rowChecks`, written by the rewrite in sparql/write-row-filter.ts). */
+export type RowChecks = 'join' | 'exists';
+
 /** What one check found out about the store. */
 export type DatasetSupport =
   | { readonly kind: 'honoured' }
-  /** The store answered, and its answer shows it reads outside the dataset the guard names. */
-  | { readonly kind: 'ignored'; readonly reason: string }
+  /**
+   * The store answered, and its answer shows it reads outside the dataset the guard names, or it is a
+   * store the configured row checks would leak on; `fix` says what the operator does about it.
+   */
+  | { readonly kind: 'ignored'; readonly reason: string; readonly fix: string }
   /** No verdict (store unreachable, slow, or an answer that could not be read); `error` says why. */
   | { readonly kind: 'unverified'; readonly error: GuardError };
 
@@ -31,16 +37,25 @@ const MAX_ANSWER_BYTES = 64 * 1024;
  * A store holding no data at all passes whatever it does with dataset clauses: there is
  * nothing it could leak yet, and the recheck on /healthz catches it once data arrives.
  */
-export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike): Promise<DatasetSupport> {
+export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike, rowChecks: RowChecks = 'join'): Promise<DatasetSupport> {
   try {
     const control = await ask(upstream, PROBE_CONTROL, signal);
-    if (control !== true) {
+    if (control.value !== true) {
       return { kind: 'unverified', error: new GuardError(502, 'upstream_failed', 'upstream gave no readable answer to the dataset check') };
     }
-    if ((await ask(upstream, PROBE_EMPTY, signal)) === false) return { kind: 'honoured' };
+    // Virtuoso 7.2 drops a FILTER(EXISTS) inside an OPTIONAL (docs/design/sparql.md, "Rows and columns").
+    if (rowChecks === 'exists' && control.server !== undefined && /^\s*virtuoso\b/i.test(control.server)) {
+      return {
+        kind: 'ignored',
+        reason: `the upstream store says it is Virtuoso (Server: ${control.server.slice(0, 80)}), which drops FILTER(EXISTS) inside OPTIONAL, the form of rowChecks "exists"`,
+        fix: 'set rowChecks to "join"',
+      };
+    }
+    if ((await ask(upstream, PROBE_EMPTY, signal)).value === false) return { kind: 'honoured' };
     return {
       kind: 'ignored',
       reason: 'the upstream store ignores FROM / FROM NAMED (an ASK over the reserved empty graph found data)',
+      fix: 'make the store honour dataset clauses (no union default graph)',
     };
   } catch (error) {
     if (error instanceof GuardError) return { kind: 'unverified', error };
@@ -48,15 +63,19 @@ export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike)
   }
 }
 
-/** Sends one ASK; true / false as answered, undefined when the answer is not a readable boolean. */
-async function ask(upstream: Upstream, query: string, signal: AbortLike): Promise<boolean | undefined> {
+/** Sends one ASK; true / false as answered, undefined when the answer is not a readable boolean; and the store's Server header. */
+async function ask(
+  upstream: Upstream,
+  query: string,
+  signal: AbortLike,
+): Promise<{ readonly value: boolean | undefined; readonly server: string | undefined }> {
   const answer = await upstream.send({ query }, { accept: ACCEPT, signal });
   let text = '';
   for await (const chunk of answer.body) {
     text += String(chunk);
     if (text.length > MAX_ANSWER_BYTES) {
       answer.body.destroy();
-      return undefined;
+      return { value: undefined, server: answer.server };
     }
   }
   if (answer.status !== 200) {
@@ -65,7 +84,7 @@ async function ask(upstream: Upstream, query: string, signal: AbortLike): Promis
   // SPARQL 1.1 Query Results JSON Format section 3.3 / XML Format section 2.3.2.
   const match = /"boolean"\s*:\s*(true|false)\b|<boolean>\s*(true|false)\s*<\/boolean>/.exec(text);
   const value = match?.[1] ?? match?.[2];
-  return value === undefined ? undefined : value === 'true';
+  return { value: value === undefined ? undefined : value === 'true', server: answer.server };
 }
 
 /** The gate between the planner and the store. */
@@ -107,6 +126,8 @@ export interface DatasetGateOptions {
   readonly retryMs?: number;
   /** Longest pause between background rechecks. Default 5000 ms. */
   readonly maxRetryMs?: number;
+  /** The configured row checks (config `rowChecks`); "exists" refuses a store that says it is Virtuoso. Default join. */
+  readonly rowChecks?: RowChecks;
 }
 
 /**
@@ -116,6 +137,7 @@ export interface DatasetGateOptions {
  * (queries to it fail with 502 anyway).
  */
 export function createDatasetGate(upstream: Upstream, options: DatasetGateOptions): DatasetGate {
+  const rowChecks = options.rowChecks ?? 'join';
   let verdict: DatasetSupport = {
     kind: 'unverified',
     error: new GuardError(503, 'not_ready', 'the upstream store has not been checked yet'),
@@ -147,7 +169,7 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
   };
 
   const run = (signal: AbortLike): Promise<DatasetSupport> => {
-    running ??= checkDatasetSupport(upstream, signal)
+    running ??= checkDatasetSupport(upstream, signal, rowChecks)
       .then((found) => {
         checkedAt = Date.now();
         if (found.kind !== 'unverified' || verdict.kind !== 'honoured') {

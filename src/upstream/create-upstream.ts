@@ -36,6 +36,8 @@ export interface UpstreamResponse {
   cacheControl: string | undefined;
   /** The store's Content-Length, when it sent one: the body is exactly that many bytes. */
   contentLength: number | undefined;
+  /** The store's Server header (what it says it is), if it sent one. */
+  server: string | undefined;
   /**
    * Streamed, never buffered. A failure after the headers (idle gap longer than timeoutMs,
    * connection reset, client abort) destroys it with a GuardError whose message is one line.
@@ -391,6 +393,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   contentType: string | undefined;
   cacheControl: string | undefined;
   contentLength: number | undefined;
+  server: string | undefined;
   private resolve!: (response: UpstreamResponse) => void;
   private reject!: (error: UpstreamError) => void;
   private controller: Dispatcher.DispatchController | undefined;
@@ -505,6 +508,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     this.status = statusCode;
     this.contentType = headerValue(headers['content-type']);
     this.cacheControl = headerValue(headers['cache-control']);
+    this.server = headerValue(headers.server);
     const contentLength = headerValue(headers['content-length']);
     // undici has checked it is one decimal number (and drops it under Transfer-Encoding).
     this.contentLength = contentLength === undefined ? undefined : Number(contentLength);

@@ -42,6 +42,7 @@ function createStubStore(): StubStore {
         contentType: 'application/sparql-results+json',
         cacheControl: undefined,
         contentLength: undefined,
+        server: undefined,
         body: Readable.from([Buffer.from(text)]),
         takeWhole: () => undefined,
         ...rest,

@@ -93,7 +93,7 @@ describe('an unreachable store', () => {
 
 describe('the gate follows the store', () => {
   /** Fakes only the transport, to force the store to change its behaviour between two checks. */
-  function fakeUpstream(state: { ignoring: boolean; sent: string[] }): Upstream {
+  function fakeUpstream(state: { ignoring: boolean; sent: string[]; server?: string }): Upstream {
     return {
       store: 'http://fake.example/sparql',
       async send({ query }) {
@@ -106,6 +106,7 @@ describe('the gate follows the store', () => {
           contentType: 'application/sparql-results+json',
           cacheControl: undefined,
           contentLength: undefined,
+          server: state.server,
           body,
           takeWhole: () => undefined,
         };
@@ -136,6 +137,42 @@ describe('the gate follows the store', () => {
     await gate.admit(new AbortController().signal);
   });
 
+  it('rowChecks "exists" in front of a store that says it is Virtuoso: refused at start, one line naming the fix; "join" is served', async () => {
+    // The store's own words (Virtuoso 07.20.3229 sends this Server header); Oxigraph and Jena send none.
+    const server = 'Virtuoso/07.20.3229 (Linux) x86_64-pc-linux-gnu  ';
+    const log = () => undefined;
+    const exists = createDatasetGate(fakeUpstream({ ignoring: false, sent: [], server }), {
+      checkTimeoutMs: 1000,
+      recheckMs: 0,
+      log,
+      rowChecks: 'exists',
+    });
+    const refused = await exists.start();
+    assert.equal(refused.kind, 'ignored');
+    assert.match(
+      refused.kind === 'ignored' ? `${refused.reason}: ${refused.fix}` : '',
+      /^the upstream store says it is Virtuoso \(Server: Virtuoso\/07\.20\.3229[^\n]*\), which drops FILTER\(EXISTS\) inside OPTIONAL, the form of rowChecks "exists": set rowChecks to "join"$/,
+    );
+    for (const rowChecks of ['join', undefined] as const) {
+      const gate = createDatasetGate(fakeUpstream({ ignoring: false, sent: [], server }), {
+        checkTimeoutMs: 1000,
+        recheckMs: 0,
+        log,
+        ...(rowChecks && { rowChecks }),
+      });
+      assert.equal((await gate.start()).kind, 'honoured', String(rowChecks));
+      gate.close();
+    }
+    const other = createDatasetGate(fakeUpstream({ ignoring: false, sent: [] }), {
+      checkTimeoutMs: 1000,
+      recheckMs: 0,
+      log,
+      rowChecks: 'exists',
+    });
+    assert.equal((await other.start()).kind, 'honoured', 'a store without a Server header');
+    other.close();
+  });
+
   it('one client leaving during the shared check does not fail the others waiting on it', async () => {
     // A store that takes 100 ms to answer and gives up when its request's signal aborts, as undici does.
     const slow: Upstream = {
@@ -150,6 +187,7 @@ describe('the gate follows the store', () => {
               contentType: 'application/sparql-results+json',
               cacheControl: undefined,
               contentLength: undefined,
+              server: undefined,
               body,
               takeWhole: () => undefined,
             });

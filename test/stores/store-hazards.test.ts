@@ -128,6 +128,28 @@ for (const store of rigStores()) {
         await upstream.close();
       }
     });
+    // rowChecks "exists" writes FILTER(EXISTS), which Virtuoso 7.2 drops inside OPTIONAL: the start refuses Virtuoso, and only Virtuoso.
+    const virtuoso = store.name === 'virtuoso';
+    it(`rowChecks "exists": the start-up check ${virtuoso ? 'refuses the store, and the guard does not start' : 'passes'}`, async () => {
+      const upstream = createUpstream({ url: store.queryUrl ?? '', headers: {}, timeoutMs: 5000 });
+      try {
+        const support = await checkDatasetSupport(upstream, AbortSignal.timeout(5000), 'exists');
+        if (!virtuoso) return assert.equal(support.kind, 'honoured');
+        assert.equal(support.kind, 'ignored');
+        assert.match(
+          support.kind === 'ignored' ? `${support.reason}: ${support.fix}` : '',
+          /Server: Virtuoso\/.*drops FILTER\(EXISTS\) inside OPTIONAL.*set rowChecks to "join"/,
+        );
+      } finally {
+        await upstream.close();
+      }
+      if (virtuoso)
+        await assert.rejects(
+          startSecurityGuard(store, { rowChecks: 'exists' }),
+          /says it is Virtuoso.*refusing to serve .*: set rowChecks to "join"$/,
+        );
+      else await (await startSecurityGuard(store, { rowChecks: 'exists' })).close();
+    });
   });
 }
 
