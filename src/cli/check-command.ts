@@ -137,8 +137,7 @@ async function checkStore(config: GuardConfig, store: CommandStore): Promise<Sto
   try {
     const support = await checkDatasetSupport(store.upstream, controller.signal, config.rowChecks);
     if (support.kind === 'honoured') return { url, contacted: true, datasetClauses: 'honoured' };
-    if (support.kind === 'ignored')
-      return `store ${url}: ${support.reason} (serve refuses such a store: ${support.fix})`;
+    if (support.kind === 'ignored') return `store ${url}: ${support.reason} (serve refuses such a store: ${support.fix})`;
     const why = controller.signal.aborted
       ? `no answer within ${Math.min(config.timeoutMs, STORE_CHECK_TIMEOUT_MS)} ms`
       : support.error.message;

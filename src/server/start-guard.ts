@@ -251,9 +251,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     // the refresh tries again: it never serves a set built without its facts.
     const [, support] = await Promise.all([refresh.start(), datasetGate.start()]);
     if (support.kind === 'ignored') {
-      throw new Error(
-        `${support.reason}; refusing to serve ${upstreamUrl}: ${support.fix}`,
-      );
+      throw new Error(`${support.reason}; refusing to serve ${upstreamUrl}: ${support.fix}`);
     }
     if (support.kind === 'unverified') log({ event: 'upstream-dataset-check', verdict: 'unverified', reason: support.error.message });
     if (start.listenWhenLoaded === true) await app.listen({ port: config.port, host: config.host });
