@@ -1,6 +1,7 @@
 // Benchmark (l): the cost of row and column rules: the store's time for the rewritten query against the unrewritten one over the materialised view (BSBM-shaped data, each lab store that is up), and the guard's CPU per request on a plan-cache hit with and without the rules.
 
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import autocannon from 'autocannon';
 import oxigraph from 'oxigraph';
@@ -24,6 +25,8 @@ const STORE_TARGET = 2;
 const CPU_TARGET = 1.2;
 /** Requests per shape and variant, after WARM_UP each (BENCH_ROWS_REQUESTS overrides). */
 const REQUESTS = Number(process.env.BENCH_ROWS_REQUESTS ?? 15);
+/** BENCH_ROWS_TEXTS names a folder: each shape's last texts are written there and the run's graphs kept, to time or profile a cell by hand. */
+const TEXTS = process.env.BENCH_ROWS_TEXTS;
 const WARM_UP = 3;
 const RATE_PER_S = 300;
 const CONNECTIONS = 8;
@@ -295,6 +298,14 @@ async function storeTimes(store: LabStore): Promise<void> {
               );
           }
         }
+        if (TEXTS !== undefined && n === WARM_UP + REQUESTS - 1) {
+          mkdirSync(TEXTS, { recursive: true });
+          for (const variant of variants)
+            writeFileSync(
+              join(TEXTS, `${store.name}-q${index + 1}-${variant.name}.rq`),
+              `# dataset: ${variant.dataset ?? 'as written'}\n${variant.text}\n`,
+            );
+        }
         if (n < WARM_UP) continue;
         for (const [name, answer] of answers) times[name as keyof typeof times].push(answer.ms);
       }
@@ -351,7 +362,8 @@ async function storeTimes(store: LabStore): Promise<void> {
   } finally {
     await guard.stop();
     await existsGuard?.stop();
-    for (const graph of [main, acl, viewGraph]) await store.update(`DROP SILENT GRAPH <${graph}>`);
+    if (TEXTS === undefined) for (const graph of [main, acl, viewGraph]) await store.update(`DROP SILENT GRAPH <${graph}>`);
+    else console.log(`graphs kept for ${TEXTS}: ${main} ${acl} ${viewGraph} (drop them after)\n`);
   }
 }
 

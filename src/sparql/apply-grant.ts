@@ -344,6 +344,8 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
     return kept ? fillTemplate(part.kept, filling, hiddenIn(part.iri)) : part.removed;
   }
   if (part.kind === 'graph-variable') return fillGraphVariable(part, filling, hidden);
+  // A group's first row filter starts its written checks afresh (a GRAPH ?var body is filled once per graph).
+  if (part.kind === 'row-filter' && part.opens) writtenChecks(filling).set(part.group, new Set());
   if (hidden === undefined) return part.kind === 'negated-set' ? part.plain : '';
   if (part.kind === 'row-filter') return hidden.rows === undefined ? '' : fillRowFilter(part, filling, hidden, hidden.rows);
   if (part.kind === 'hidden-filter') {
@@ -458,7 +460,19 @@ function fillRowFilter(part: RowFilterSlot, filling: Filling, hidden: HiddenText
     iri,
     object: object === null ? null : fillTemplate(object, filling, undefined),
   }));
-  return writeRowFilter(triples, rows, filling.values, part.prefix, filling.rowChecks ?? 'join');
+  const checks = writtenChecks(filling);
+  let written = checks.get(part.group);
+  if (written === undefined) checks.set(part.group, (written = new Set()));
+  return writeRowFilter(triples, rows, filling.values, part.prefix, filling.rowChecks ?? 'join', written);
+}
+
+/** Per filling, per group graph pattern, the checks written in it so far (RowFilterSlot.group). */
+const checksWritten = new WeakMap<Filling, Map<number, Set<string>>>();
+
+function writtenChecks(filling: Filling): Map<number, Set<string>> {
+  let checks = checksWritten.get(filling);
+  if (checks === undefined) checksWritten.set(filling, (checks = new Map()));
+  return checks;
 }
 
 /**

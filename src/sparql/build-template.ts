@@ -106,6 +106,8 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   // The row rules' own variables: written after a prefix no variable of the query starts with.
   const rowPrefix = freshVariablePrefix(root, 'row');
 
+  const groups = groupsOfBgps(root);
+  const opened = new Set<number>();
   const graphSlots: PendingGraph[] = [];
   const leafSlots: LeafSlot[] = [];
   /** Per BGP, the slots written after it. */
@@ -164,6 +166,7 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
             object: named(object),
           })),
           paths: paths ?? [],
+          ...openedGroup(groups, pattern, opened),
         });
       }
       if (after.length > 0) slotsAfter.set(pattern, after);
@@ -189,6 +192,44 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   const hasRowSlots = leafSlots.some((slot) => slot.kind === 'row-filter');
   verifyTemplate(parts, root, graphSlots.length > 0, hasHiddenSlots ? slotsAfter : undefined, transitive, hasRowSlots);
   return { parts, marks, hasHiddenSlots, hasRowSlots };
+}
+
+/**
+ * Per BGP, the group graph pattern it is an element of, numbered: the elements of a query's WHERE, of
+ * `{ }`, OPTIONAL, MINUS, GRAPH and SERVICE. A BGP anywhere else (a UNION branch written without
+ * braces, say) gets a number of its own, so no check is ever shared outside one group.
+ */
+function groupsOfBgps(root: unknown): Map<object, number> {
+  const groups = new Map<object, number>();
+  let next = 0;
+  const visit = (value: unknown, group: number | undefined): void => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, group);
+      return;
+    }
+    if (typeof value !== 'object' || value === null || 'termType' in value) return;
+    const node = value as Record<string, unknown>;
+    if (node['type'] === 'bgp') {
+      groups.set(node, group ?? next++);
+      return;
+    }
+    const grouping = ['group', 'optional', 'minus', 'graph', 'service'].includes(node['type'] as string);
+    for (const [key, field] of Object.entries(node)) {
+      const members = (grouping && key === 'patterns') || (node['type'] === 'query' && key === 'where');
+      visit(field, members ? next++ : undefined);
+    }
+  };
+  visit(root, undefined);
+  return groups;
+}
+
+/** A row filter slot's group, and whether it is the first of it. */
+function openedGroup(groups: ReadonlyMap<object, number>, bgp: object, opened: Set<number>): { group: number; opens: boolean } {
+  const group = groups.get(bgp);
+  if (group === undefined) throw unsafe();
+  const opens = !opened.has(group);
+  opened.add(group);
+  return { group, opens };
 }
 
 /**

@@ -106,6 +106,13 @@ export interface RowFilterSlot {
   }[];
   /** The BGP's other property paths: refused where every policy granting the active graph restricts rows. */
   readonly paths: readonly { readonly variable: boolean; readonly members: readonly string[] }[];
+  /**
+   * The group graph pattern the BGP is an element of (numbered per query): a check written once in a
+   * group holds every BGP of it, so a later slot of the group leaves out the checks an earlier one wrote.
+   */
+  readonly group: number;
+  /** True for the group's first row filter slot in the text: it starts the group's written checks afresh. */
+  readonly opens: boolean;
 }
 
 /** A parsed, checked and serialised query, valid for every caller. */

@@ -54,7 +54,9 @@ export const ROW_BLANK_NODE = 'a blank node cannot be checked against row rules 
  * variable subject whose rules the triple's predicate does not choose between is joined against a
  * `SELECT DISTINCT` of the rows the rules allow (`form` join); the other checks, and every check of the
  * form `exists`, are filters (docs/design/sparql.md, "Rows and columns": Virtuoso drops a FILTER(EXISTS)
- * inside an OPTIONAL).
+ * inside an OPTIONAL). `written` holds the checks already written in the BGP's group, which hold this BGP
+ * too: every check is a filter or a join with a set on variables the group binds, so writing it twice
+ * in one group changes nothing and it is left out.
  */
 export function writeRowFilter(
   triples: readonly RowTriple[],
@@ -62,21 +64,28 @@ export function writeRowFilter(
   values: RowValues | undefined,
   prefix: string,
   form: RowCheckForm,
+  written = new Set<string>(),
 ): string {
   let out = '';
-  const written = new Set<string>();
   const add = (piece: string): void => {
     if (written.has(piece)) return;
     written.add(piece);
     out += piece;
   };
-  for (const triple of triples) {
-    if (form === 'join' && context.kind === 'one' && triple.subject !== null) {
-      const joined = rowJoin(context.view, context.graph, triple, triple.subject, values, prefix);
-      if (joined !== undefined) {
-        for (const piece of joined) add(piece);
-        continue;
+  const joins =
+    form === 'join' && context.kind === 'one' ? triples.map((triple) => rowJoin(context.view, context.graph, triple, values, prefix)) : [];
+  // A constant subject's rows are one yes or no: one join per subject and rules holds the whole BGP to it.
+  const carried = new Set(joins.flatMap((join) => (join?.carrier !== undefined && join.key !== undefined ? [join.key] : [])));
+  const joined = new Set<string>();
+  for (const [index, triple] of triples.entries()) {
+    const join = joins[index];
+    if (join !== undefined && (join.carrier !== undefined || (join.key !== undefined && carried.has(join.key)))) {
+      if (join.filter !== undefined) add(join.filter);
+      if (join.carrier !== undefined && (join.key === undefined || !joined.has(join.key))) {
+        if (join.key !== undefined) joined.add(join.key);
+        add(join.carrier);
       }
+      continue;
     }
     const condition =
       context.kind === 'one'
@@ -88,22 +97,28 @@ export function writeRowFilter(
   return out;
 }
 
+/** A triple's check as a join: a column filter, and the join that holds its subject to the rows the rules allow. */
+interface RowJoin {
+  /** ` FILTER(...)` on a variable predicate, or undefined when the columns show the triple as it is. */
+  readonly filter: string | undefined;
+  /** The join, or undefined when the triple cannot carry one (a constant subject with no variable of its own). */
+  readonly carrier: string | undefined;
+  /** For a constant subject: the subject and its rules, equal for the triples one join holds. */
+  readonly key: string | undefined;
+}
+
 /**
  * The checks of (s p o) in `graph` as a filter on p and a join of ?s against the rows some rule allows
- * (for a constant s, of the triple's own variables against the triple under the rules): possible when no policy without a row rule shows p by a test of the variable, and every policy whose
- * rule may hold shows p alike (an IRI p always). Undefined otherwise (the condition is then a filter).
+ * (for a constant s, of the triple's own variables against the triple under the rules): possible when no
+ * policy without a row rule shows p by a test of the variable, and every policy whose rule may hold shows
+ * p alike (an IRI p always). Undefined otherwise (the condition is then a filter).
  */
-function rowJoin(
-  view: GraphView,
-  graph: string,
-  triple: RowTriple,
-  subject: string,
-  values: RowValues | undefined,
-  prefix: string,
-): readonly string[] | undefined {
+function rowJoin(view: GraphView, graph: string, triple: RowTriple, values: RowValues | undefined, prefix: string): RowJoin | undefined {
+  const subject = triple.subject;
+  if (subject === null) return undefined;
   if (view.open !== undefined) {
     const open = columnsCondition(view.open, triple);
-    if (open === TRUE) return [];
+    if (open === TRUE) return { filter: undefined, carrier: '', key: undefined };
     if (open !== FALSE) return undefined;
   }
   let shownAlike: Condition | undefined;
@@ -117,17 +132,16 @@ function rowJoin(
     shownAlike = shown;
     if (!bodies.includes(body)) bodies.push(body);
   }
-  if (shownAlike === undefined) return [' FILTER(1 = 0)'];
+  if (shownAlike === undefined) return { filter: undefined, carrier: ' FILTER(1 = 0)', key: undefined };
+  const filter = shownAlike === TRUE ? undefined : ` FILTER(${shownAlike})`;
   const where = bodies.length === 1 ? (bodies[0] ?? '') : bodies.map((body) => `{ ${body} }`).join(' UNION ');
-  let join: string;
-  if (subject.startsWith('?')) join = ` { SELECT DISTINCT ${subject} WHERE { ${where} } }`;
-  else {
-    // A constant subject: the triple itself with the rules, joined on its own variables (none new in scope).
-    const own = [...new Set([triple.predicate, triple.object ?? ''].filter((term) => term.startsWith('?')))];
-    if (own.length === 0 || triple.object === null) return undefined;
-    join = ` { SELECT DISTINCT ${own.join(' ')} WHERE { ${subject} ${triple.predicate} ${triple.object} . ${bodies.length === 1 ? `{ ${where} }` : where} } }`;
-  }
-  return shownAlike === TRUE ? [join] : [` FILTER(${shownAlike})`, join];
+  if (subject.startsWith('?')) return { filter, carrier: ` { SELECT DISTINCT ${subject} WHERE { ${where} } }`, key: undefined };
+  // A constant subject: the triple itself with the rules, joined on its own variables (none new in scope).
+  const key = `${subject}\u0000${bodies.join('\u0000')}`;
+  const own = [...new Set([triple.predicate, triple.object ?? ''].filter((term) => term.startsWith('?')))];
+  if (own.length === 0 || triple.object === null) return { filter, carrier: undefined, key };
+  const carrier = ` { SELECT DISTINCT ${own.join(' ')} WHERE { ${subject} ${triple.predicate} ${triple.object} . ${bodies.length === 1 ? `{ ${where} }` : where} } }`;
+  return { filter, carrier, key };
 }
 
 /** Whether a triple is visible in a default graph merging several: some graph holds it visibly, none holds it hidden. */
