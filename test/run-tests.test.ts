@@ -58,4 +58,16 @@ describe('test/run-tests.ts', () => {
     assert.equal(result.status, 2);
     assert.match(result.stderr, /--skip=w3cc names no folder of test\//);
   });
+
+  it('an unknown option or a missing value is one line with the usage, not a stack trace; --help prints the usage', () => {
+    for (const args of [['--bogus'], ['--skip']]) {
+      const result = run(...args);
+      assert.equal(result.status, 2, args.join(' '));
+      assert.match(result.stderr, /^run-tests: .+; usage: run-tests \[--stores\]/, args.join(' '));
+      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    }
+    const help = run('--help');
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^usage: run-tests /);
+  });
 });

@@ -8,14 +8,28 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const testRoot = fileURLToPath(new URL('.', import.meta.url));
-const { values } = parseArgs({
-  options: {
-    stores: { type: 'boolean', default: false },
-    list: { type: 'boolean', default: false },
-    skip: { type: 'string', multiple: true, default: [] },
-    concurrency: { type: 'string' },
-  },
-});
+const USAGE = 'usage: run-tests [--stores] [--list] [--skip=<folder of test/>]... [--concurrency=N]';
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      stores: { type: 'boolean', default: false },
+      list: { type: 'boolean', default: false },
+      skip: { type: 'string', multiple: true, default: [] },
+      concurrency: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+} catch (error) {
+  // An unknown option or a missing value: one line, not a stack trace.
+  process.stderr.write(`run-tests: ${(error as Error).message.split('\n')[0]}; ${USAGE}\n`);
+  process.exit(2);
+}
+const { values } = parsed;
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 const skipped = values.skip ?? [];
 for (const folder of skipped) {
   if (!existsSync(join(testRoot, folder))) {
