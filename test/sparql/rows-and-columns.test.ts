@@ -269,7 +269,7 @@ test('caller values enter as bound values only: a quote, a backslash or a brace 
     const text = planner.plan(query, grant, caller).query;
     const tree = JSON.stringify(new sparqljs.Parser().parse(text));
     assert.deepEqual(canonical(full.query(text)), none, group);
-    // The value is one literal of a VALUES row, or absent (a backslash or lone surrogate binds nothing): never a pattern.
+    // The value is one literal of an IN list (or a VALUES row), or absent (a backslash or lone surrogate binds nothing): never a pattern.
     assert.doesNotMatch(tree, /"termType":"Variable","value":"[xyz]"/);
   }
 });
