@@ -28,6 +28,8 @@ const REQUESTS = Number(process.env.BENCH_ROWS_REQUESTS ?? 15);
 /** BENCH_ROWS_TEXTS names a folder: each shape's last texts are written there and the run's graphs kept, to time or profile a cell by hand. */
 const TEXTS = process.env.BENCH_ROWS_TEXTS;
 const WARM_UP = 3;
+/** The BSBM explore query each shape of `BSBM_SHAPES` is (query 9, a DESCRIBE, is not in the mix). */
+const SHAPE_NAMES = ['Q1', 'Q2', 'Q3', 'Q4', 'Q5', 'Q6', 'Q7', 'Q8', 'Q10', 'Q11'];
 const RATE_PER_S = 300;
 const CONNECTIONS = 8;
 const MEASURE_S = 6;
@@ -302,7 +304,7 @@ async function storeTimes(store: LabStore): Promise<void> {
           mkdirSync(TEXTS, { recursive: true });
           for (const variant of variants)
             writeFileSync(
-              join(TEXTS, `${store.name}-q${index + 1}-${variant.name}.rq`),
+              join(TEXTS, `${store.name}-${SHAPE_NAMES[index]?.toLowerCase()}-${variant.name}.rq`),
               `# dataset: ${variant.dataset ?? 'as written'}\n${variant.text}\n`,
             );
         }
@@ -315,7 +317,7 @@ async function storeTimes(store: LabStore): Promise<void> {
       const [v, r] = [median(times.view), median(times.rewritten)];
       const e = existsGuard === undefined ? undefined : median(times.exists);
       rows.push([
-        `Q${[1, 2, 3, 4, 5, 6, 7, 8, 10, 11][index]}`,
+        SHAPE_NAMES[index] ?? `shape ${index + 1}`,
         v.toFixed(2),
         r.toFixed(2),
         (r / v).toFixed(2),
