@@ -45,7 +45,20 @@ const REV = 'http://purl.org/stuff/rev#';
 const FOAF = 'http://xmlns.com/foaf/0.1/';
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
 const ACL = 'https://bench.example.org/acl#';
-const SIZES = { products: 1000, producers: 20, types: 20, features: 100, vendors: 20, offers: 4000, reviews: 2000, reviewers: 200 };
+/** BENCH_ROWS_SCALE multiplies the products, offers, reviews and reviewers (and the rows the rule admits): 1 gives 52,280 triples. */
+const SCALE = Number(process.env.BENCH_ROWS_SCALE ?? 1);
+if (!Number.isInteger(SCALE) || SCALE < 1)
+  throw new Error(`BENCH_ROWS_SCALE must be a whole number from 1, not ${process.env.BENCH_ROWS_SCALE}`);
+const SIZES = {
+  products: 1000 * SCALE,
+  producers: 20,
+  types: 20,
+  features: 100,
+  vendors: 20,
+  offers: 4000 * SCALE,
+  reviews: 2000 * SCALE,
+  reviewers: 200 * SCALE,
+};
 const WORDS = ['alarm', 'shiny', 'grey', 'bright', 'heavy', 'compact', 'quiet'];
 const COUNTRIES = ['US', 'DE', 'GB', 'JP', 'FR', 'AT'];
 
