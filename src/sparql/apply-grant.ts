@@ -9,7 +9,16 @@ import { encodeFormPiece, joinQueryForm } from '../url-encoded-form.js';
 import type { Plan, PlanDataset } from './plan.js';
 import { IN_ANY_NAMED_GRAPH, IN_DEFAULT_GRAPH, IN_WHOLE_DATASET } from './mark-hidden-paths.js';
 import type { GraphVariableSlot, HiddenFilterSlot, PreparedQuery, RowFilterSlot, TemplatePart, ZeroLengthSlot } from './prepared-query.js';
-import { writeRowFilter, type MergedGraph, type RowCheckForm, type RowContext, type RowValues } from './write-row-filter.js';
+import {
+  planRowFold,
+  writeRowFilter,
+  type MergedGraph,
+  type RowCheckForm,
+  type RowContext,
+  type RowFold,
+  type RowTriple,
+  type RowValues,
+} from './write-row-filter.js';
 import { writeZeroLengthRowFilter } from './write-zero-length-row-filter.js';
 
 /** The caller's hidden predicates, written the three ways the slots need them. */
@@ -169,6 +178,7 @@ export function applyGrant(
       query += dataset.text;
       pieces.push(dataset.encoded);
     } else {
+      if (part.kind === 'row-filter' && part.opens) openGroup(parts, part, filling, hidden);
       const text = fillPart(part, filling, hidden);
       query += text;
       pieces.push(text);
@@ -325,8 +335,56 @@ const NOTHING_HIDDEN = (): undefined => undefined;
 /** Writes the template; `hidden` fills the hidden-path slots of the active graph (undefined: nothing hidden there). */
 export function fillTemplate(parts: readonly TemplatePart[], filling: Filling, hidden: HiddenText | undefined): string {
   let out = '';
-  for (const part of parts) out += typeof part === 'string' ? part : fillPart(part, filling, hidden);
+  for (const part of parts) {
+    if (typeof part === 'string') out += part;
+    else {
+      // A group's first row filter starts its written checks afresh (a GRAPH ?var body is filled once per graph).
+      if (part.kind === 'row-filter' && part.opens) openGroup(parts, part, filling, hidden);
+      out += fillPart(part, filling, hidden);
+    }
+  }
   return out;
+}
+
+/** Starts a group's row checks: none written yet, and its constant subjects folded where it can (planRowFold). */
+function openGroup(parts: readonly TemplatePart[], first: RowFilterSlot, filling: Filling, hidden: HiddenText | undefined): void {
+  let fold: RowFold | undefined;
+  const rows = hidden?.rows;
+  const slots = rows?.kind === 'one' && (filling.rowChecks ?? 'join') === 'join' ? foldableGroups(parts).get(first.group) : undefined;
+  if (slots !== undefined && rows !== undefined) {
+    fold = planRowFold(
+      slots.map((slot) => filledTriples(slot, filling)),
+      rows,
+      filling.values,
+      first.prefix,
+      'join',
+    );
+  }
+  groupChecks(filling).set(first.group, { written: new Set(), fold });
+}
+
+/** Per template, the row filter slots of each group that names a constant subject and a variable one (in text order). */
+const foldable = new WeakMap<readonly TemplatePart[], ReadonlyMap<number, readonly RowFilterSlot[]>>();
+
+function foldableGroups(parts: readonly TemplatePart[]): ReadonlyMap<number, readonly RowFilterSlot[]> {
+  let groups = foldable.get(parts);
+  if (groups === undefined) {
+    const all = new Map<number, RowFilterSlot[]>();
+    for (const part of parts) {
+      if (typeof part === 'string' || part.kind !== 'row-filter') continue;
+      let slots = all.get(part.group);
+      if (slots === undefined) all.set(part.group, (slots = []));
+      slots.push(part);
+    }
+    const variable = (subject: readonly TemplatePart[]): boolean =>
+      subject.length === 1 && typeof subject[0] === 'string' && subject[0].startsWith('?');
+    for (const [group, slots] of all) {
+      const subjects = slots.flatMap((slot) => slot.triples.flatMap(({ subject }) => (subject === null ? [] : [variable(subject)])));
+      if (!subjects.includes(true) || !subjects.includes(false)) all.delete(group);
+    }
+    foldable.set(parts, (groups = all));
+  }
+  return groups;
 }
 
 /** Writes one slot of a template (see fillTemplate). */
@@ -344,8 +402,6 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
     return kept ? fillTemplate(part.kept, filling, hiddenIn(part.iri)) : part.removed;
   }
   if (part.kind === 'graph-variable') return fillGraphVariable(part, filling, hidden);
-  // A group's first row filter starts its written checks afresh (a GRAPH ?var body is filled once per graph).
-  if (part.kind === 'row-filter' && part.opens) writtenChecks(filling).set(part.group, new Set());
   if (hidden === undefined) return part.kind === 'negated-set' ? part.plain : '';
   if (part.kind === 'row-filter') return hidden.rows === undefined ? '' : fillRowFilter(part, filling, hidden, hidden.rows);
   if (part.kind === 'hidden-filter') {
@@ -454,24 +510,34 @@ function fillRowFilter(part: RowFilterSlot, filling: Filling, hidden: HiddenText
   }
   void hidden;
   if (part.triples.length === 0) return '';
-  const triples = part.triples.map(({ subject, predicate, iri, object }) => ({
+  const checks = groupChecks(filling);
+  let group = checks.get(part.group);
+  if (group === undefined) checks.set(part.group, (group = { written: new Set(), fold: undefined }));
+  return writeRowFilter(filledTriples(part, filling), rows, filling.values, part.prefix, filling.rowChecks ?? 'join', group.written, group.fold);
+}
+
+/** A row filter slot's triple patterns with their constant slots filled. */
+function filledTriples(part: RowFilterSlot, filling: Filling): RowTriple[] {
+  return part.triples.map(({ subject, predicate, iri, object }) => ({
     subject: subject === null ? null : fillTemplate(subject, filling, undefined),
     predicate,
     iri,
     object: object === null ? null : fillTemplate(object, filling, undefined),
   }));
-  const checks = writtenChecks(filling);
-  let written = checks.get(part.group);
-  if (written === undefined) checks.set(part.group, (written = new Set()));
-  return writeRowFilter(triples, rows, filling.values, part.prefix, filling.rowChecks ?? 'join', written);
 }
 
-/** Per filling, per group graph pattern, the checks written in it so far (RowFilterSlot.group). */
-const checksWritten = new WeakMap<Filling, Map<number, Set<string>>>();
+/** A group graph pattern's row checks in one filling: those written so far, and its fold. */
+interface GroupChecks {
+  readonly written: Set<string>;
+  readonly fold: RowFold | undefined;
+}
 
-function writtenChecks(filling: Filling): Map<number, Set<string>> {
-  let checks = checksWritten.get(filling);
-  if (checks === undefined) checksWritten.set(filling, (checks = new Map()));
+/** Per filling, per group graph pattern (RowFilterSlot.group), its row checks. */
+const checksOfGroups = new WeakMap<Filling, Map<number, GroupChecks>>();
+
+function groupChecks(filling: Filling): Map<number, GroupChecks> {
+  let checks = checksOfGroups.get(filling);
+  if (checks === undefined) checksOfGroups.set(filling, (checks = new Map()));
   return checks;
 }
 
