@@ -513,7 +513,15 @@ function fillRowFilter(part: RowFilterSlot, filling: Filling, hidden: HiddenText
   const checks = groupChecks(filling);
   let group = checks.get(part.group);
   if (group === undefined) checks.set(part.group, (group = { written: new Set(), fold: undefined }));
-  return writeRowFilter(filledTriples(part, filling), rows, filling.values, part.prefix, filling.rowChecks ?? 'join', group.written, group.fold);
+  return writeRowFilter(
+    filledTriples(part, filling),
+    rows,
+    filling.values,
+    part.prefix,
+    filling.rowChecks ?? 'join',
+    group.written,
+    group.fold,
+  );
 }
 
 /** A row filter slot's triple patterns with their constant slots filled. */

@@ -84,7 +84,7 @@ describeRowsOnEveryStore('rows: checks written once', (rows) => {
     }
   });
 
-  it('the constant subjects of a group are checked inside its variable subject\'s join, and a hidden one still hides the group', async () => {
+  it("the constant subjects of a group are checked inside its variable subject's join, and a hidden one still hides the group", async () => {
     const callers = [
       ['bob', { agent: `${AGENTS}bob`, groups: ['staff', 'team-b'] }],
       ['alice', { agent: `${AGENTS}alice`, groups: [] }],
