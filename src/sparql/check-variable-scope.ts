@@ -11,8 +11,10 @@ export const SCOPE_RULES = {
   selectAs: 'a SELECT expression assigns a variable already in scope (§18.2.1)',
   groupAs: 'GROUP BY assigns a variable already in scope (§18.2.1)',
   ungrouped: 'a projected variable is neither grouped on nor inside an aggregate (§11.4)',
-  ungroupedInExpression: 'a SELECT expression uses a variable that is neither grouped on nor inside an aggregate (§11.4)',
+  ungroupedInExpression:
+    'a SELECT expression uses a variable that is not grouped on, not inside an aggregate and not assigned by an earlier SELECT expression (§11.4)',
   star: 'SELECT * in a query with aggregates or GROUP BY (§11.4)',
+  repeatedValuesVariable: 'a VALUES clause names a variable twice (§10.2)',
   misplacedAggregate: 'an aggregate outside SELECT expressions, HAVING and ORDER BY, or inside another aggregate (§18.2.4.1)',
 } as const;
 
@@ -25,8 +27,10 @@ export const SCOPE_RULES = {
  * - `GROUP BY (expr AS ?v)` with ?v in scope in the WHERE clause or assigned by an earlier key
  *   (Extend of a bound variable, §18.2.4.1, §18.5);
  * - in an aggregate query (GROUP BY, or an aggregate in SELECT, HAVING or ORDER BY): SELECT *, or a
- *   projected variable (SELECT or DESCRIBE) or a variable of a SELECT expression outside every
- *   aggregate that is no group key `?v` or `(expr AS ?v)` (§11.4);
+ *   projected variable (SELECT or DESCRIBE) that is no group key `?v` or `(expr AS ?v)`, or a variable
+ *   of a SELECT expression outside every aggregate that is neither a group key nor assigned by an
+ *   earlier SELECT expression (§11.4, as SPARQL 1.2 words the restriction and W3C's
+ *   `sparql12/grouping/select-variable-reuse` evaluates it);
  * - an aggregate outside SELECT expressions, HAVING and ORDER BY, or inside another aggregate (§18.2.4.1).
  * What sparqljs checks already is refused there first; this covers every aggregate, not only COUNT, and
  * every query level. A call of an extension function may be a custom aggregate (§18.2.4.1): its
@@ -74,12 +78,15 @@ function checkLevel(query: Node): void {
   }
 
   if (!grouped) return;
-  // §11.4: an aggregate query projects aggregates, constants and its group keys only.
+  // §11.4: an aggregate query projects aggregates, constants, its group keys and what an earlier
+  // SELECT expression of the same clause assigned (the restriction as SPARQL 1.2 words it).
+  const assigned = new Set<string>();
   for (const item of selected) {
     if (isBinding(item)) {
       for (const name of ungroupedVariables(item['expression'])) {
-        if (!keys.has(name)) refuse(SCOPE_RULES.ungroupedInExpression);
+        if (!keys.has(name) && !assigned.has(name)) refuse(SCOPE_RULES.ungroupedInExpression);
       }
+      assigned.add(variableName(item['variable'] as Node));
     } else if (isVariable(item)) {
       if (!keys.has(variableName(item))) refuse(SCOPE_RULES.ungrouped);
     } else if (item['termType'] === 'Wildcard' && query['queryType'] === 'SELECT') {

@@ -1,7 +1,7 @@
 // Everything that reaches past sparqljs's public API, in one place: written against sparqljs 3.7.4 exactly, which package.json pins.
 //
 // An upgrade starts here: re-read the generator's prototype methods, the parser's `_resetBlanks`,
-// `skipValidation` and performAction, then run test/sparql and test/w3c.
+// `skipValidation` (which must still cover only the projection check) and performAction, then run test/sparql and test/w3c.
 
 import { createRequire } from 'node:module';
 import sparqljs from 'sparqljs';
@@ -89,21 +89,25 @@ type JisonAction = (
   ...rest: unknown[]
 ) => unknown;
 
+/** The prototype of sparqljs's generated parser, whose `performAction` the amendments below wrap in turn. */
+const JISON = (createRequire(import.meta.url)('sparqljs/lib/SparqlParser.js') as { Parser: { prototype: { performAction: JisonAction } } })
+  .Parser.prototype;
+
+/** The generated action's source: each amendment applies only where it holds the code it was written against. */
+const GENERATED_ACTIONS = JISON.performAction.toString();
+
 /**
  * sparqljs 3.7.4 crashes on a CONSTRUCT template triple that is a blank-node property list alone,
  * `[ p o ] .` ([75], W3C construct-3): its template action gets the WHERE action's reading of the
  * empty list, only when the action is the one this was written against (else a 400 as before).
  */
 function completeTemplateTriples(): void {
-  const jison = (
-    createRequire(import.meta.url)('sparqljs/lib/SparqlParser.js') as { Parser: { prototype: { performAction: JisonAction } } }
-  ).Parser.prototype;
-  const original = jison.performAction;
+  const original = JISON.performAction;
   const TEMPLATE_TRIPLES_NODE = 103;
   const expected =
     'case 103:\nthis.$ = applyAnnotations(appendAllTo($$[$0].map(t => extend(triple($$[$0-1].entity), t)), $$[$0-1].triples))';
-  if (!original.toString().includes(expected)) return;
-  jison.performAction = function (this: { $: unknown }, ...args) {
+  if (!GENERATED_ACTIONS.includes(expected)) return;
+  JISON.performAction = function (this: { $: unknown }, ...args) {
     const [, , , , yystate, stack] = args;
     if (yystate === TEMPLATE_TRIPLES_NODE && stack[stack.length - 1] === undefined) {
       this.$ = (stack[stack.length - 2] as { triples: unknown[] }).triples;
@@ -114,10 +118,43 @@ function completeTemplateTriples(): void {
 }
 completeTemplateTriples();
 
-/** A strict SPARQL 1.1 parser (SPARQL-star off, validation on, no base IRI), its blank-node counter reset. */
+/** The message of the refusal below, which parseQuery maps to its one line. */
+export const REPEATED_VALUES_VARIABLE = 'Repeated variable in VALUES';
+
+/**
+ * sparqljs 3.7.4 reads `VALUES (?a ?a) { (1 2) }` as `VALUES ?a { 2 }`: each row is an object keyed by
+ * variable, so the later value silently wins and the text the guard writes is not the caller's query.
+ * A variable named twice in one VALUES list (`?a` and `$a` are one variable) is refused before the
+ * rows are built (SPARQL 1.2 forbids it, and Jena and Oxigraph refuse it), for the two actions of the
+ * full data block (the pattern's and the trailing clause's); a later sparqljs whose actions differ
+ * leaves this off, and test/sparql/check-variable-scope.test.ts fails.
+ */
+function refuseRepeatedValuesVariables(): void {
+  const original = JISON.performAction;
+  const INLINE_DATA_FULL = [42, 86];
+  const expected = 'case 42: case 86:\n\n      var length = $$[$0-4].length;\n      $$[$0-4] = $$[$0-4].map(toVar);';
+  if (!GENERATED_ACTIONS.includes(expected)) return;
+  JISON.performAction = function (this: { $: unknown }, ...args) {
+    const [, , , , yystate, stack] = args;
+    if (INLINE_DATA_FULL.includes(yystate)) {
+      const variables = stack[stack.length - 5] as readonly string[];
+      const names = variables.map((variable) => variable.slice(1));
+      if (new Set(names).size !== names.length) throw new Error(REPEATED_VALUES_VARIABLE);
+    }
+    return original.apply(this, args);
+  };
+}
+refuseRepeatedValuesVariables();
+
+/**
+ * A strict SPARQL 1.1 parser (SPARQL-star off, no base IRI), its blank-node counter reset. sparqljs's
+ * one validation, of the top level's projection against its grouping, is off: checkVariableScope
+ * checks that rule at every query level, and sparqljs's refuses a variable an earlier SELECT
+ * expression assigned, `(COUNT(?v) AS ?n) (?n + 1 AS ?m)`, which §11.4 allows (docs/design/sparql.md).
+ */
 export function createStrictParser(): sparqljs.SparqlParser {
   // skipValidation is a sparqljs option that @types/sparqljs does not list.
-  const options = { sparqlStar: false, skipValidation: false } as sparqljs.ParserOptions;
+  const options = { sparqlStar: false, skipValidation: true } as sparqljs.ParserOptions;
   const parser = new sparqljs.Parser(options);
   (parser as unknown as { _resetBlanks(): void })._resetBlanks();
   return parser;
