@@ -36,6 +36,8 @@ export function expandFixedPaths(root: Tree): Tree | GuardError | undefined {
   if (!holdsExpandable(root)) return undefined;
   const name = freshVariableNamer(root);
   const fresh = (): Term => ({ termType: 'Variable', value: name('path') });
+  // One name per label for the whole query: sparqljs splits a BGP at each FILTER into blocks that are one BGP (§18.2.2).
+  const blankNames = new Map<string, Term>();
   let refused: string | undefined;
   const copy = (value: unknown): unknown => {
     if (Array.isArray(value)) return spliced(value.map(copy));
@@ -57,7 +59,7 @@ export function expandFixedPaths(root: Tree): Tree | GuardError | undefined {
       if (countsDistinctStar(node['variables']) || countsDistinctStar(node['having']) || countsDistinctStar(node['order']))
         refused = COUNT_DISTINCT_STAR;
     }
-    if (node['type'] === 'bgp') return expandBgp(namedBlankNodes(out['triples'] as TriplePattern[], name), fresh);
+    if (node['type'] === 'bgp') return expandBgp(namedBlankNodes(out['triples'] as TriplePattern[], blankNames, name), fresh);
     return out;
   };
   const expanded = copy(root) as Tree;
@@ -65,12 +67,15 @@ export function expandFixedPaths(root: Tree): Tree | GuardError | undefined {
 }
 
 /**
- * The triple patterns of one BGP with each blank node written as a fresh variable, one per label: a
- * label is scoped to its BGP (SPARQL 1.1 §4.1.4), and a blank node of a pattern is a variable that is
- * not projected (§18.3: each instance mapping a solution, so the multiplicities stay).
+ * The triple patterns of one block of a BGP with each blank node written as a variable, one per label
+ * (`names`, shared by every block of the query): a blank node of a pattern is a variable that is not
+ * projected (§18.3: each instance mapping a solution, so the multiplicities stay). A label is scoped to
+ * its BGP (§4.1.4), and a BGP may be several of sparqljs's blocks with FILTERs between them, as
+ * `_:a ?p ?v FILTER(true) [] ?q _:a`: one name per label across the query keeps those blocks joined on
+ * it, and checkBlankNodeScope has already refused a label in two BGPs, so no two BGPs share a name.
+ * (sparqljs labels each `[]` afresh, `g_<n>`, apart from every written `_:x`, `e_x`.)
  */
-function namedBlankNodes(triples: readonly TriplePattern[], name: (base: string) => string): TriplePattern[] {
-  const names = new Map<string, Term>();
+function namedBlankNodes(triples: readonly TriplePattern[], names: Map<string, Term>, name: (base: string) => string): TriplePattern[] {
   const named = (term: Term): Term => {
     if (term.termType !== 'BlankNode') return term;
     let variable = names.get(term.value);
