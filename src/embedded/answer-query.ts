@@ -42,7 +42,13 @@ const GRAPH_TYPES: MediaTable = new Map([
  * Writes the whole answer or throws a ProtocolError; nothing is written before the query has
  * been evaluated, so an error always gets its own status.
  */
-export async function answerQuery(store: Store, req: IncomingMessage, res: ServerResponse, baseIri: string): Promise<void> {
+export async function answerQuery(
+  store: Store,
+  req: IncomingMessage,
+  res: ServerResponse,
+  baseIri: string,
+  evaluating: (running: boolean) => void = () => undefined,
+): Promise<void> {
   const questionMark = (req.url ?? '').indexOf('?');
   const urlParams = questionMark < 0 ? '' : (req.url ?? '').slice(questionMark + 1);
   let params: Array<[string, string]>;
@@ -93,6 +99,7 @@ export async function answerQuery(store: Store, req: IncomingMessage, res: Serve
   }
   let answer: unknown;
   try {
+    evaluating(true);
     answer = store.query(query, options);
   } catch (error) {
     // A trap of the WASM engine (stack overflow, out of bounds) leaves the instance unusable:
@@ -100,6 +107,8 @@ export async function answerQuery(store: Store, req: IncomingMessage, res: Serve
     // (WebAssembly.RuntimeError; the name is checked because this project's lib has no WebAssembly types.)
     if (error instanceof Error && error.name === 'RuntimeError') throw error;
     throw new ProtocolError(400, firstLine(error));
+  } finally {
+    evaluating(false);
   }
   // Oxigraph 0.5.11 serialises the whole answer into one string; there is no iterator to stream
   // from, so the best is to send it once with its length (keep-alive without chunking).

@@ -16,9 +16,16 @@ export interface WorkerInput {
   readonly port: number;
 }
 
-/** What the worker tells the parent: ready or failed once at start, crashed just before dying. */
+/**
+ * What the worker tells the parent: ready or failed once at start, crashed just before dying, and
+ * busy / idle around each evaluation (Oxigraph's is synchronous: the parent times it).
+ */
 export type StoreWorkerReport =
-  { kind: 'ready'; port: number; quads: number } | { kind: 'failed'; message: string } | { kind: 'crashed'; message: string };
+  | { kind: 'ready'; port: number; quads: number }
+  | { kind: 'failed'; message: string }
+  | { kind: 'crashed'; message: string }
+  | { kind: 'busy' }
+  | { kind: 'idle' };
 
 /** The parent's only message: close and exit. */
 export type WorkerCommand = { kind: 'stop' };
@@ -50,7 +57,9 @@ const server = createServer((req, res) => {
   const path = (req.url ?? '/').split('?', 1)[0];
   const answered =
     path === QUERY_PATH
-      ? answerQuery(store, req, res, baseIri)
+      ? answerQuery(store, req, res, baseIri, (running) =>
+          port.postMessage({ kind: running ? 'busy' : 'idle' } satisfies StoreWorkerReport),
+        )
       : Promise.reject(new ProtocolError(404, `${path ?? ''} is not an endpoint of this store; use ${QUERY_PATH}`));
   answered.catch((error: unknown) => {
     if (error instanceof ProtocolError) {

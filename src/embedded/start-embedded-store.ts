@@ -25,6 +25,12 @@ export interface EmbeddedStoreOptions {
    * status 1, since the guard would otherwise answer 502 forever.
    */
   onFatal?: (error: Error) => void;
+  /**
+   * The longest one evaluation may run (the guard passes its `timeoutMs`, after which it has
+   * answered 504 or 502 already). Oxigraph cannot stop a query, so a worker past it is
+   * terminated and replaced: otherwise every later query would wait behind it. Default: none.
+   */
+  queryTimeoutMs?: number;
 }
 
 /** A worker that has loaded its data and is listening. */
@@ -34,6 +40,9 @@ interface LiveWorker {
 }
 
 const WORKER_URL = new URL('./embedded-store-worker.js', import.meta.url);
+
+/** Past the query time limit, how long a worker may still finish before it is replaced. */
+const OVERRUN_GRACE_MS = 1000;
 
 /** How long stop() waits for a worker busy with a long query before terminating it. */
 const STOP_GRACE_MS = 2000;
@@ -64,10 +73,21 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   function watch(live: LiveWorker): void {
     // Without a listener an uncaught error in the worker would be rethrown in this thread.
     live.worker.on('error', (error) => log('error', `embedded store worker failed: ${firstLine(error)}`));
+    let evaluation: NodeJS.Timeout | undefined;
     live.worker.on('message', (report: StoreWorkerReport) => {
       if (report.kind === 'crashed') log('error', `embedded store worker failed: ${report.message}`);
+      if (report.kind === 'idle') clearTimeout(evaluation);
+      if (report.kind === 'busy' && options.queryTimeoutMs !== undefined) {
+        clearTimeout(evaluation);
+        evaluation = setTimeout(() => {
+          log('error', `embedded store worker spent over ${options.queryTimeoutMs} ms on one query; replacing it`);
+          void live.worker.terminate();
+        }, options.queryTimeoutMs + OVERRUN_GRACE_MS);
+        evaluation.unref();
+      }
     });
     live.worker.once('exit', (code) => {
+      clearTimeout(evaluation);
       if (stopping) return;
       log('error', `embedded store worker exited with code ${code}; restarting it`);
       spawn(dataFiles, port).then(
@@ -114,7 +134,7 @@ function spawn(dataFiles: readonly string[], port: number): Promise<LiveWorker> 
     const onMessage = (report: StoreWorkerReport): void => {
       settle();
       if (report.kind === 'ready') resolve({ worker, port: report.port });
-      else reject(new Error(report.message));
+      else reject(new Error('message' in report ? report.message : `embedded store reported ${report.kind} while starting`));
     };
     const onError = (error: Error): void => {
       settle();

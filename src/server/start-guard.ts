@@ -105,6 +105,7 @@ export async function startConfiguredEmbeddedStore(config: GuardConfig, log: Log
   const embedded = await startEmbeddedStore({
     dataFiles,
     log: (level, message) => log({ event: 'embedded-store', level, message }),
+    queryTimeoutMs: config.timeoutMs,
   });
   log({ event: 'embedded-store-started', files: dataFiles.length });
   return embedded;

@@ -353,6 +353,48 @@ describe('startEmbeddedStore robustness', () => {
   });
 });
 
+describe('the query time limit', () => {
+  // Found by the rows oracle: a five-way cross product ran on after the guard had answered 502, and
+  // every later query waited behind it in the worker until each timed out too.
+  test('a query past it is stopped by replacing the worker; the next query is answered', { timeout: 30_000 }, async () => {
+    const lines: string[] = [];
+    const store = await startEmbeddedStore({
+      dataFiles: [demoDataFile()],
+      queryTimeoutMs: 300,
+      log: (level, message) => lines.push(`${level}: ${message}`),
+    });
+    try {
+      const endless =
+        'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g1 { ?a ?b ?c } GRAPH ?g2 { ?d ?e ?f } GRAPH ?g3 { ?g ?h ?i } GRAPH ?g4 { ?j ?k ?l } GRAPH ?g5 { ?m ?x ?o } }';
+      const started = Date.now();
+      // The connection is cut when the worker goes: the fetch fails rather than answer.
+      await assert.rejects(post(store.queryUrl, { query: endless }));
+      const cutAfter = Date.now() - started;
+      assert.ok(cutAfter >= 300 && cutAfter < 10_000, `cut after ${cutAfter} ms`);
+      let answer: Answer | undefined;
+      for (let attempt = 0; answer === undefined && attempt < 100; attempt++) {
+        answer = await post(store.queryUrl, { query: 'ASK { GRAPH ?g { ?s ?p ?o } }' }).catch(async () => {
+          await new Promise((r) => setTimeout(r, 100));
+          return undefined;
+        });
+      }
+      assert.equal(JSON.parse(answer?.text ?? '{}').boolean, true);
+      assert.ok(
+        lines.some((line) => /^error: embedded store worker spent over 300 ms on one query; replacing it$/.test(line)),
+        lines.join('\n'),
+      );
+      assert.ok(
+        lines.some((line) => /^info: embedded store restarted on 127\.0\.0\.1:/.test(line)),
+        lines.join('\n'),
+      );
+      // A query within the limit runs to its end on the new worker.
+      assert.equal(only(await post(store.queryUrl, { query: 'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }' })) !== '0', true);
+    } finally {
+      await store.stop();
+    }
+  });
+});
+
 describe('demoDataFile', () => {
   test('is the absolute path of policies/demo.trig', () => {
     const file = demoDataFile();
