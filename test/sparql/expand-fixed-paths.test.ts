@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import sparqljs from 'sparqljs';
+import { createPlanner } from '../../src/sparql/create-planner.js';
 import { GuardError } from '../../src/guard-error.js';
 import { expandFixedPaths } from '../../src/sparql/expand-fixed-paths.js';
 
@@ -77,11 +78,28 @@ describe('expandFixedPaths', () => {
     assertExpands('SELECT ?s { ?s x:a/x:b _:b }', 'SELECT ?s { ?s x:a ?path . ?path x:b ?blank }');
   });
 
-  it('writes blank nodes without a path as fresh variables, one per label within its BGP, never projected', () => {
+  it('writes blank nodes without a path as fresh variables, one per label, never projected', () => {
     assertExpands('SELECT * { [] x:a ?o }', 'SELECT ?o { ?blank x:a ?o }');
     assertExpands('SELECT ?o { _:b x:a ?o . _:b x:b [ x:c ?z ] }', 'SELECT ?o { ?blank x:a ?o . ?blank x:b ?blank1 . ?blank1 x:c ?z }');
-    // A label is scoped to its BGP: the same label in an EXISTS is another node.
-    assertExpands('SELECT ?o { _:b x:a ?o FILTER EXISTS { _:b x:b ?o } }', 'SELECT ?o { ?blank x:a ?o FILTER EXISTS { ?blank1 x:b ?o } }');
+    // Triples with FILTERs between them are one BGP (§18.2.2), which sparqljs splits into blocks: one node.
+    assertExpands('SELECT ?o { _:b x:a ?o FILTER(true) _:b x:b ?o }', 'SELECT ?o { ?blank x:a ?o FILTER(true) ?blank x:b ?o }');
+    assertExpands('SELECT ?o { _:b x:a ?o FILTER EXISTS { _:c x:b ?o } }', 'SELECT ?o { ?blank x:a ?o FILTER EXISTS { ?blank1 x:b ?o } }');
+    // The same label in two BGPs is refused before (§4.1.4, checkBlankNodeScope), so one name per label is safe.
+    const planner = createPlanner({
+      baseIri: 'http://localhost/',
+      maxQueryDepth: 64,
+      allowedFunctions: [],
+      planCache: { maxEntries: 0, maxBytes: 1 },
+    });
+    const grant = { policies: ['urn:test:p'], graphs: new Set(['urn:x:g']), hiddenByGraph: new Map() };
+    assert.throws(
+      () =>
+        planner.plan(
+          { query: 'PREFIX x: <urn:x:> SELECT ?o { _:b x:a ?o FILTER EXISTS { _:b x:b ?o } }', defaultGraphs: [], namedGraphs: [] },
+          grant,
+        ),
+      /a blank node label is used in two basic graph patterns/,
+    );
     const counted = expandFixedPaths(parse('SELECT (COUNT(DISTINCT *) AS ?n) { [] x:a ?o }'));
     assert.ok(counted instanceof GuardError && counted.status === 403, 'COUNT(DISTINCT *) refused');
     assert.equal(expandFixedPaths(parse('CONSTRUCT { [] x:a ?o } WHERE { ?s x:a ?o }')), undefined, 'a template blank node stays');
