@@ -13,7 +13,7 @@ export const SCOPE_RULES = {
   ungrouped: 'a projected variable is neither grouped on nor inside an aggregate (§11.4)',
   ungroupedInExpression:
     'a SELECT expression uses a variable that is not grouped on, not inside an aggregate and not assigned by an earlier SELECT expression (§11.4)',
-  star: 'SELECT * in a query with aggregates or GROUP BY (§11.4)',
+  star: 'SELECT * or DESCRIBE * in a query with aggregates or GROUP BY (§11.4)',
   repeatedValuesVariable: 'a VALUES clause names a variable twice (§10.2)',
   misplacedAggregate: 'an aggregate outside SELECT expressions, HAVING and ORDER BY, or inside another aggregate (§18.2.4.1)',
 } as const;
@@ -26,7 +26,7 @@ export const SCOPE_RULES = {
  *   aggregate query, by a group key), by the trailing VALUES, or by an earlier SELECT expression (§18.2.1);
  * - `GROUP BY (expr AS ?v)` with ?v in scope in the WHERE clause or assigned by an earlier key
  *   (Extend of a bound variable, §18.2.4.1, §18.5);
- * - in an aggregate query (GROUP BY, or an aggregate in SELECT, HAVING or ORDER BY): SELECT *, or a
+ * - in an aggregate query (GROUP BY, or an aggregate in SELECT, HAVING or ORDER BY): SELECT * or DESCRIBE *, or a
  *   projected variable (SELECT or DESCRIBE) that is no group key `?v` or `(expr AS ?v)`, or a variable
  *   of a SELECT expression outside every aggregate that is neither a group key nor assigned by an
  *   earlier SELECT expression (§11.4, as SPARQL 1.2 words the restriction and W3C's
@@ -34,7 +34,8 @@ export const SCOPE_RULES = {
  * - an aggregate outside SELECT expressions, HAVING and ORDER BY, or inside another aggregate (§18.2.4.1).
  * What sparqljs checks already is refused there first; this covers every aggregate, not only COUNT, and
  * every query level. A call of an extension function may be a custom aggregate (§18.2.4.1): its
- * arguments are not checked against the grouping, and it does not make a query an aggregate query.
+ * arguments are not checked against the grouping, and it does not make a query an aggregate query;
+ * one written with DISTINCT is one for certain, and is placed as an aggregate.
  */
 export function checkVariableScope(tree: unknown): void {
   checkLevel(tree as Node);
@@ -89,7 +90,7 @@ function checkLevel(query: Node): void {
       assigned.add(variableName(item['variable'] as Node));
     } else if (isVariable(item)) {
       if (!keys.has(variableName(item))) refuse(SCOPE_RULES.ungrouped);
-    } else if (item['termType'] === 'Wildcard' && query['queryType'] === 'SELECT') {
+    } else if (item['termType'] === 'Wildcard') {
       refuse(SCOPE_RULES.star);
     }
   }
@@ -162,7 +163,9 @@ function visitExpression(expression: unknown, aggregatesAllowed: boolean): void 
       else for (const arg of list(node['args'])) visitExpression(arg, aggregatesAllowed);
       return;
     case 'functionCall':
-      for (const arg of list(node['args'])) visitExpression(arg, aggregatesAllowed);
+      // `<f>(DISTINCT …)`: ArgList's DISTINCT makes the call a custom aggregate (§18.2.4.1), placed as one.
+      if (node['distinct'] === true && !aggregatesAllowed) refuse(SCOPE_RULES.misplacedAggregate);
+      for (const arg of list(node['args'])) visitExpression(arg, aggregatesAllowed && node['distinct'] !== true);
       return;
     default:
       refuse('unknown expression');

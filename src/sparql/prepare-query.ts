@@ -171,6 +171,10 @@ function inspectTree(tree: object): void {
   walkQuery(tree, {
     enter(node, root) {
       if (node['type'] === 'service') throw new GuardError(403, 'service', 'SERVICE is not allowed');
+      if (node['type'] === 'path' && node['pathType'] === '!' && !isNegatedSet(node['items'])) {
+        // sparqljs reads `!()` as a set of no IRIs; SPARQL 1.1 lexes `()` as NIL, which [95] does not take.
+        throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: an empty negated property set !() (§19.8: () is NIL)');
+      }
       if (node['type'] !== 'query') return;
       if (node !== root && node['from'] !== undefined) {
         throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: dataset clause inside a sub-query');
@@ -183,6 +187,11 @@ function inspectTree(tree: object): void {
     },
     term: normaliseTerm,
   });
+}
+
+/** The one member of a `!` path: an IRI, `^` of one, or `|` of such ([95] PathNegatedPropertySet); sparqljs puts [] for NIL. */
+function isNegatedSet(items: unknown): boolean {
+  return Array.isArray(items) && items.length === 1 && !Array.isArray(items[0]);
 }
 
 /** sparqljs reads LIMIT and OFFSET into JavaScript numbers: above 2^53 - 1 they would be written back rounded. */

@@ -43,6 +43,7 @@ export interface GeneratorHooks {
 interface GeneratorInstance {
   toQuery(query: unknown): string;
   toEntity(term: unknown): string;
+  toExpression(expression: unknown): string;
   encodeIRI(iri: string): string;
   indent(text: string): string;
   graphs(keyword: string, graphs: unknown): string;
@@ -74,6 +75,13 @@ export function generateWithHooks(root: unknown, hooks: GeneratorHooks): string 
   generator.graph = (pattern) => hooks.graph(pattern, write);
   generator.bgp = (pattern) => hooks.bgp(pattern, write);
   generator.toEntity = (value) => hooks.entity(value, write);
+  // sparqljs writes `<f>(DISTINCT ?x)`, a custom aggregate (§18.2.4.1), as `<f>(?x)`: another query.
+  generator.toExpression = (expression) => {
+    const call = expression as { type?: unknown; distinct?: unknown; function?: unknown; args?: readonly unknown[] };
+    if (call.type !== 'functionCall' || call.distinct !== true) return plain.toExpression.call(generator, expression);
+    const args = (call.args ?? []).map((arg) => generator.toExpression(arg));
+    return `${generator.toEntity(call.function)}(DISTINCT ${args.join(', ')})`;
+  };
   return generator.toQuery(root);
 }
 

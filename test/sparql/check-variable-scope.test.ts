@@ -35,7 +35,7 @@ const UNGROUPED = '400 parse query is not valid SPARQL 1.1: a projected variable
 const UNGROUPED_IN_EXPRESSION =
   '400 parse query is not valid SPARQL 1.1: a SELECT expression uses a variable that is not grouped on, not inside an aggregate and not assigned by an earlier SELECT expression (§11.4)';
 const REPEATED_VALUES = '400 parse query is not valid SPARQL 1.1: a VALUES clause names a variable twice (§10.2)';
-const STAR = '400 parse query is not valid SPARQL 1.1: SELECT * in a query with aggregates or GROUP BY (§11.4)';
+const STAR = '400 parse query is not valid SPARQL 1.1: SELECT * or DESCRIBE * in a query with aggregates or GROUP BY (§11.4)';
 const MISPLACED =
   '400 parse query is not valid SPARQL 1.1: an aggregate outside SELECT expressions, HAVING and ORDER BY, or inside another aggregate (§18.2.4.1)';
 
@@ -170,8 +170,19 @@ const RULES: readonly { rule: string; refused: readonly string[]; planned: reado
   },
   {
     rule: STAR,
-    refused: ['SELECT * { ?s ?p ?o } HAVING (COUNT(*) > 1)', 'SELECT * { ?s ?p ?o } ORDER BY (COUNT(?o))'],
-    planned: ['SELECT * { ?s ?p ?o } ORDER BY (STR(?o))', 'ASK { ?s ?p ?o } HAVING (COUNT(*) > 1)'],
+    refused: [
+      'SELECT * { ?s ?p ?o } HAVING (COUNT(*) > 1)',
+      'SELECT * { ?s ?p ?o } ORDER BY (COUNT(?o))',
+      // DESCRIBE * projects every variable as SELECT * does (Jena and Oxigraph refuse it alike).
+      'DESCRIBE * { ?s ?p ?o } GROUP BY ?s',
+      'DESCRIBE * { ?s ?p ?o } HAVING (COUNT(*) > 1)',
+    ],
+    planned: [
+      'SELECT * { ?s ?p ?o } ORDER BY (STR(?o))',
+      'ASK { ?s ?p ?o } HAVING (COUNT(*) > 1)',
+      'DESCRIBE ?s { ?s ?p ?o } GROUP BY ?s',
+      'DESCRIBE * { ?s ?p ?o } ORDER BY (STR(?o))',
+    ],
   },
   {
     rule: MISPLACED,
@@ -182,8 +193,19 @@ const RULES: readonly { rule: string; refused: readonly string[]; planned: reado
       'SELECT (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY (COUNT(?o))',
       'SELECT * { ?s ?p ?o FILTER EXISTS { ?s ?p ?v FILTER(MAX(?v) > 1) } }',
       'SELECT (COUNT(*) AS ?n) { ?s ?p ?o } ORDER BY (<http://example.org/fn#f>(MIN(MAX(?o))))',
+      // ArgList's DISTINCT makes an extension call a custom aggregate (§18.2.4.1); Jena and Oxigraph refuse these.
+      'SELECT * { ?s ?p ?o FILTER(<http://example.org/fn#agg>(DISTINCT ?o)) }',
+      'SELECT * { ?s ?p ?o BIND(<http://example.org/fn#agg>(DISTINCT ?o) AS ?n) }',
+      'SELECT (COUNT(<http://example.org/fn#agg>(DISTINCT ?o)) AS ?n) { ?s ?p ?o }',
+      'SELECT (<http://example.org/fn#agg>(DISTINCT SUM(?o)) AS ?n) { ?s ?p ?o }',
+      'SELECT ?s { ?s ?p ?o } GROUP BY (<http://example.org/fn#agg>(DISTINCT ?o))',
     ],
-    planned: ['SELECT (COUNT(*) AS ?n) { ?s ?p ?o } ORDER BY (<http://example.org/fn#f>(MIN(?o)))'],
+    planned: [
+      'SELECT (COUNT(*) AS ?n) { ?s ?p ?o } ORDER BY (<http://example.org/fn#f>(MIN(?o)))',
+      'SELECT (<http://example.org/fn#agg>(DISTINCT ?o) AS ?n) { ?s ?p ?o }',
+      'SELECT ?s { ?s ?p ?o } GROUP BY ?s HAVING (<http://example.org/fn#agg>(DISTINCT ?o))',
+      'SELECT * { ?s ?p ?o FILTER(<http://example.org/fn#f>(?o)) }',
+    ],
   },
 ];
 

@@ -399,3 +399,29 @@ test('a CONSTRUCT template triple that is only `[ p o ]` or a collection plans a
     assert.match(outcome(query, grantOf(P1)), /^400 parse /, query);
   }
 });
+
+test('an empty negated property set `!()` is a 400 naming NIL (§19.8), not a crash of the rewrite; sets of one or more IRIs plan', () => {
+  const planner = createPlanner(options(0));
+  const hidden: Grant = { ...grantOf(P1), hiddenByGraph: new Map([[P1, new Set(['http://example.org/secret'])]]) };
+  for (const grant of [grantOf(P1), hidden]) {
+    for (const query of [
+      'SELECT * { ?s !() ?o }',
+      'SELECT * { ?s !( ) ?o }',
+      'SELECT * { ?s !()* ?o }',
+      'ASK { ?s <x:p>/!() ?o }',
+      'SELECT * { ?s ?p ?o FILTER EXISTS { ?o !() ?z } }',
+    ]) {
+      assert.throws(
+        () => planner.plan(request(query), grant),
+        (error: unknown) =>
+          error instanceof GuardError &&
+          error.code === 'parse' &&
+          error.message.endsWith('an empty negated property set !() (§19.8: () is NIL)'),
+        query,
+      );
+    }
+    for (const query of ['SELECT * { ?s !(<x:p>) ?o }', 'SELECT * { ?s !^<x:p> ?o }', 'SELECT * { ?s !(^<x:p>|<x:q>)* ?o }']) {
+      new sparqljs.Parser().parse(planner.plan(request(query), grant).query);
+    }
+  }
+});
