@@ -3,7 +3,7 @@
 import type sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
 import { SCOPE_RULES } from './check-variable-scope.js';
-import { createStrictParser, REPEATED_VALUES_VARIABLE } from './sparqljs-internals.js';
+import { createStrictParser, REPEATED_VALUES_VARIABLE, UPPER_CASE_A } from './sparqljs-internals.js';
 
 /** sparqljs messages that carry no query text, mapped to the reason the caller sees. */
 const KNOWN_REASONS: readonly (readonly [RegExp, string])[] = [
@@ -11,6 +11,7 @@ const KNOWN_REASONS: readonly (readonly [RegExp, string])[] = [
   [/^Two or more of the resulting columns have the same name/, 'two result columns have the same name'],
   [/^Inconsistent VALUES length/, 'inconsistent VALUES row length'],
   [new RegExp('^' + REPEATED_VALUES_VARIABLE), SCOPE_RULES.repeatedValuesVariable],
+  [new RegExp('^' + UPPER_CASE_A), 'the keyword a (rdf:type) is lower case only (§19.8)'],
   [/^Variable used to bind is already bound/, SCOPE_RULES.bind],
   [/^Unknown prefix/, 'unknown prefix'],
   [/^Cannot resolve relative IRI/, 'relative IRI without a base'],

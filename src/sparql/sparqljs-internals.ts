@@ -154,6 +154,29 @@ function refuseRepeatedValuesVariables(): void {
 }
 refuseRepeatedValuesVariables();
 
+/** The message of the refusal below, which parseQuery maps to its one line. */
+export const UPPER_CASE_A = 'Keyword a in upper case';
+
+/**
+ * sparqljs 3.7.4 lexes every keyword case-insensitively, `a` too, so `?s A ?o` became `?s rdf:type ?o`;
+ * SPARQL 1.1 matches keywords case-insensitively "with the exception of the keyword 'a'" (§19.8), and
+ * Jena and Oxigraph refuse `A`. Refused in the two actions that turn the token into rdf:type, where
+ * its text is still on the stack; a later sparqljs whose actions differ leaves this off, and
+ * test/sparql/create-planner.test.ts fails.
+ */
+function refuseUpperCaseA(): void {
+  const original = JISON.performAction;
+  const VERB_A = [109, 237];
+  const expected = 'case 109: case 237:\nthis.$ = Parser.factory.namedNode(RDF_TYPE);';
+  if (!GENERATED_ACTIONS.includes(expected)) return;
+  JISON.performAction = function (this: { $: unknown }, ...args) {
+    const [, , , , yystate, stack] = args;
+    if (VERB_A.includes(yystate) && stack[stack.length - 1] !== 'a') throw new Error(UPPER_CASE_A);
+    return original.apply(this, args);
+  };
+}
+refuseUpperCaseA();
+
 /**
  * A strict SPARQL 1.1 parser (SPARQL-star off, no base IRI), its blank-node counter reset. sparqljs's
  * one validation, of the top level's projection against its grouping, is off: checkVariableScope

@@ -425,3 +425,24 @@ test('an empty negated property set `!()` is a 400 naming NIL (§19.8), not a cr
     }
   }
 });
+
+test('the keyword `a` is lower case only (§19.8): `A` is a 400 wherever `a` stands, also after `a` was planned and cached', () => {
+  const A = 'query is not valid SPARQL 1.1: the keyword a (rdf:type) is lower case only (§19.8)';
+  for (const planner of [createPlanner(options(0)), createPlanner(options(100))]) {
+    for (const [lower, upper] of [
+      ['SELECT * { ?s a ?o }', 'SELECT * { ?s A ?o }'],
+      ['SELECT * { ?s a <x:o> ; a ?z }', 'SELECT * { ?s a <x:o> ; A ?z }'],
+      ['SELECT * { ?s <x:p>/a* ?o }', 'SELECT * { ?s <x:p>/A* ?o }'],
+      ['SELECT * { ?s !(a|^a) ?o }', 'SELECT * { ?s !(a|^A) ?o }'],
+      ['CONSTRUCT { ?s a ?o } WHERE { ?s a ?o }', 'CONSTRUCT { ?s A ?o } WHERE { ?s a ?o }'],
+    ]) {
+      const planned = planner.plan(request(lower!), grantOf(P1)).query;
+      assert.ok(planned.includes('<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>'), planned);
+      assert.throws(
+        () => planner.plan(request(upper!), grantOf(P1)),
+        (error: unknown) => error instanceof GuardError && error.code === 'parse' && error.message === A,
+        upper,
+      );
+    }
+  }
+});
