@@ -16,6 +16,17 @@ const XSD_CASTS: ReadonlySet<string> = new Set(
 /** The aggregates of SPARQL 1.1 (§18.5, [127] Aggregate), as sparqljs names them. */
 const AGGREGATES: ReadonlySet<string> = new Set(['count', 'sum', 'min', 'max', 'avg', 'sample', 'group_concat']);
 
+/**
+ * The built-ins whose argument count sparqljs 3.7.4 does not hold to the grammar ([121] BuiltInCall,
+ * [122] RegexExpression, [123] SubstringExpression, [124] StrReplaceExpression): it reads each with
+ * an expression list. Lowest and highest count, by sparqljs's operator name.
+ */
+const LISTED_ARGUMENTS: ReadonlyMap<string, readonly [number, number]> = new Map([
+  ['regex', [2, 3]],
+  ['substr', [2, 3]],
+  ['replace', [3, 4]],
+]);
+
 /** The config key allowedFunctions, compiled once per planner: exact IRIs, and namespaces (ending in `#` or `/`). */
 export interface FunctionAllowList {
   readonly exact: ReadonlySet<string>;
@@ -39,7 +50,8 @@ export function compileFunctionAllowList(entries: readonly string[]): FunctionAl
 /**
  * Throws GuardError 400 for a call of a function IRI other than an XSD cast or an entry of `allowed`
  * (stores run their extensions under such IRIs; a custom aggregate is a call too), for an aggregate
- * SPARQL 1.1 lacks, and for a store property function as a predicate or path member, whatever `allowed` holds.
+ * SPARQL 1.1 lacks, and for a store property function as a predicate or path member, whatever `allowed` holds;
+ * 400 `parse` for REGEX, SUBSTR or REPLACE with a count of arguments the grammar does not give them.
  */
 export function checkFunctionCalls(node: unknown, allowed: FunctionAllowList = NO_EXTENSION_FUNCTIONS): void {
   walkQuery(node, {
@@ -56,6 +68,13 @@ export function checkFunctionCalls(node: unknown, allowed: FunctionAllowList = N
             'function',
             'query calls a function that is not a SPARQL 1.1 built-in, an XSD cast or in allowedFunctions',
           );
+        }
+      } else if (record['type'] === 'operation' && LISTED_ARGUMENTS.has(String(record['operator']))) {
+        const [lowest, highest] = LISTED_ARGUMENTS.get(String(record['operator']))!;
+        const count = Array.isArray(record['args']) ? record['args'].length : -1;
+        if (count < lowest || count > highest) {
+          const name = String(record['operator']).toUpperCase();
+          throw new GuardError(400, 'parse', `query is not valid SPARQL 1.1: ${name} takes ${lowest} or ${highest} arguments (§17.4)`);
         }
       } else if (record['type'] === 'aggregate' && !AGGREGATES.has(String(record['aggregation']).toLowerCase())) {
         throw new GuardError(400, 'function', 'query uses an aggregate that is not a SPARQL 1.1 aggregate');

@@ -64,3 +64,24 @@ test('entries in or covering a denied namespace are found, and even compiled the
   assert.equal(findDeniedNamespace('http://jena.apache.org/ARQ/function#'), undefined);
   assert.equal(findDeniedNamespace('http://example.org/'), undefined);
 });
+
+test('REGEX, SUBSTR and REPLACE take the argument counts the grammar gives them ([122]-[124]); sparqljs reads any count', () => {
+  const arity = (name: string, low: number, high: number) => (error: unknown) =>
+    error instanceof GuardError &&
+    error.code === 'parse' &&
+    error.message === `query is not valid SPARQL 1.1: ${name} takes ${low} or ${high} arguments (§17.4)`;
+  for (const [query, name, low, high] of [
+    ['SELECT (REGEX("a") AS ?x) {}', 'REGEX', 2, 3],
+    ['SELECT * { FILTER(regex(?o, "a", "i", "x")) }', 'REGEX', 2, 3],
+    ['SELECT (SUBSTR("abc") AS ?x) {}', 'SUBSTR', 2, 3],
+    ['SELECT * { BIND(SUBSTR("abc", 1, 2, 3) AS ?x) }', 'SUBSTR', 2, 3],
+    ['SELECT (REPLACE("a", "a") AS ?x) {}', 'REPLACE', 3, 4],
+    ['SELECT * { FILTER EXISTS { FILTER(REPLACE("a", "a", "b", "i", "x") = "b") } }', 'REPLACE', 3, 4],
+  ] as const) {
+    assert.throws(() => check(query), arity(name, low, high), query);
+  }
+  check(
+    'SELECT (REPLACE(?o, "a", "b") AS ?r) (REPLACE(?o, "a", "b", "i") AS ?i) (SUBSTR(?o, 2) AS ?t) (SUBSTR(?o, 2, 1) AS ?u) ' +
+      '{ ?s ?p ?o FILTER(REGEX(?o, "a") || regex(?o, "a", "i")) }',
+  );
+});
