@@ -43,6 +43,8 @@ export function resolveQueryIris(text: string, regions: readonly TextRegion[], b
         }
         if (baseFollows) base = iri;
         baseFollows = false;
+        // `?o<<x:b>` is `?o < <x:b>` in SPARQL 1.1; sparqljs would lex `<<` as SPARQL-star's opener.
+        if (out.endsWith('<')) out += ' ';
         out += '<' + iri + '>';
         break;
       }

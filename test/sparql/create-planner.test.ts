@@ -446,3 +446,16 @@ test('the keyword `a` is lower case only (§19.8): `A` is a 400 wherever `a` sta
     }
   }
 });
+
+test('`<` directly before an IRI is the less-than operator (`?o<<x:b>`, valid SPARQL 1.1), not the SPARQL-star opener, which stays a 400', () => {
+  for (const planner of [createPlanner(options(0)), createPlanner(options(100))]) {
+    for (const query of ['SELECT * { ?s ?p ?o FILTER(?o<<x:b>) }', 'SELECT * { ?s ?p ?o FILTER(?o<<rel>&&?o>?s) }']) {
+      const planned = planner.plan(request(query), grantOf(P1)).query;
+      assert.match(planned, /FILTER\(\(?\?o < <(x:b|http:\/\/localhost\/rel)>/, planned);
+    }
+    assert.throws(
+      () => planner.plan(request('SELECT * { << ?s ?p ?o >> ?q ?r }'), grantOf(P1)),
+      (error: unknown) => error instanceof GuardError && error.message === 'query is not valid SPARQL 1.1: SPARQL-star is not SPARQL 1.1',
+    );
+  }
+});
