@@ -39,6 +39,7 @@ export interface LooseQuery {
   queryType: string;
   from?: { default: unknown[]; named: unknown[] };
   template?: unknown[];
+  where?: unknown[];
 }
 
 /** Characters that may mark slots in generated text; the first one absent from the query is used. */
@@ -98,6 +99,9 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   root.from = { default: [], named: [] };
   // sparqljs parses `CONSTRUCT {} WHERE {}` without a template and would write it as CONSTRUCT WHERE.
   if (root.queryType === 'CONSTRUCT' && root.template === undefined) root.template = [];
+  // …and `CONSTRUCT WHERE {}` with an empty basic graph pattern, which it writes as `{ }` and re-parses as no element.
+  const only = root.where?.length === 1 ? (root.where[0] as { type?: unknown; triples?: readonly unknown[] }) : undefined;
+  if (root.queryType === 'CONSTRUCT' && only?.type === 'bgp' && only.triples?.length === 0) root.where = [];
   const marks = markHiddenPaths(root as unknown as Record<string, unknown>);
   const fresh = freshVariableNamer(root);
   // The zero-length filters' own variables: names no variable of the query has.

@@ -459,3 +459,12 @@ test('`<` directly before an IRI is the less-than operator (`?o<<x:b>`, valid SP
     );
   }
 });
+
+test('`CONSTRUCT WHERE {}` plans as `CONSTRUCT {} WHERE {}` does (sparqljs reads the two differently and wrote the first back as the second)', () => {
+  const planner = createPlanner(options(0));
+  for (const query of ['CONSTRUCT WHERE {}', 'CONSTRUCT WHERE { }', 'CONSTRUCT {} WHERE {}', 'CONSTRUCT { } { }']) {
+    const planned = planner.plan(request(query), grantOf(P1)).query;
+    assert.match(planned, /^CONSTRUCT \{ {2}\}$/m, planned);
+    assert.match(planned, /^WHERE \{ {2}\}$/m, planned);
+  }
+});
