@@ -64,7 +64,7 @@ export function generateWithHooks(root: unknown, hooks: GeneratorHooks): string 
     graph: (pattern) => plain.graph.call(generator, pattern),
     group: (pattern) => generator.group(pattern),
     bgp: (pattern) => plain.bgp.call(generator, pattern),
-    plainEntity: (value) => plain.toEntity.call(generator, value),
+    plainEntity: (value) => bracketedInverse(value, generator) ?? plain.toEntity.call(generator, value),
     entity: (value) => generator.toEntity(value),
   };
   // Full IRIs only: sparqljs builds its prefix regex from unescaped IRIs.
@@ -83,6 +83,21 @@ export function generateWithHooks(root: unknown, hooks: GeneratorHooks): string 
     return `${generator.toEntity(call.function)}(DISTINCT ${args.join(', ')})`;
   };
   return generator.toQuery(root);
+}
+
+/**
+ * sparqljs writes `^` before its operand and a modifier after it without brackets, so `(^a)*` came
+ * out as `^a*`, which reads as `^(a*)` (the same paths, another tree: the round-trip check refused
+ * the query), and `^(^a)` as `^^a`, which does not parse. Such an operand is written in brackets;
+ * undefined for every other term or path.
+ */
+function bracketedInverse(value: unknown, generator: GeneratorInstance): string | undefined {
+  const path = value as { type?: unknown; pathType?: unknown; items?: readonly unknown[] } | null;
+  if (path?.type !== 'path' || !['^', '*', '+', '?'].includes(path.pathType as string)) return undefined;
+  const operand = path.items?.[0] as { type?: unknown; pathType?: unknown } | undefined;
+  if (operand?.type !== 'path' || operand.pathType !== '^') return undefined;
+  const bracketed = `(${generator.toEntity(operand)})`;
+  return path.pathType === '^' ? `^${bracketed}` : `(${bracketed}${path.pathType as string})`;
 }
 
 /** The semantic action of sparqljs's generated parser: `this` is the value being reduced, `$$` the value stack. */

@@ -468,3 +468,18 @@ test('`CONSTRUCT WHERE {}` plans as `CONSTRUCT {} WHERE {}` does (sparqljs reads
     assert.match(planned, /^WHERE \{ {2}\}$/m, planned);
   }
 });
+
+test('an inverse under a modifier or another inverse is written in brackets: `(^a)*` and `^(^a)` plan as the caller wrote them', () => {
+  const planner = createPlanner(options(0));
+  const hidden: Grant = { ...grantOf(P1), hiddenByGraph: new Map([[P1, new Set(['http://example.org/secret'])]]) };
+  const predicateOf = (query: string): unknown => (new sparqljs.Parser().parse(query) as sparqljs.SelectQuery).where?.[0];
+  for (const grant of [grantOf(P1), hidden]) {
+    for (const path of ['(^<x:a>)*', '(^<x:a>)+', '(^<x:a>)?', '^(^<x:a>)', '(^(<x:a>/<x:b>))+', '^(^(^<x:a>)+)?', '<x:c>/(^<x:a>)*']) {
+      const query = `SELECT * { ?s ${path} ?o }`;
+      const planned = planner.plan(request(query), grant).query;
+      const written = /WHERE \{ \?s (.*?) \?o\./.exec(planned)?.[1];
+      assert.ok(written !== undefined, planned);
+      assert.deepEqual(predicateOf(`SELECT * { ?s ${written} ?o }`), predicateOf(query), planned);
+    }
+  }
+});
