@@ -123,10 +123,15 @@ function spliced(items: unknown[]): unknown[] {
   );
 }
 
-/** One pattern: an expanded BGP that became several is wrapped in a group of its own. */
+/**
+ * One pattern: an expanded BGP that became several is wrapped in a group of its own; one that became
+ * one pattern (an alternative's UNION) is that pattern, as sparqljs reads `{ P }` there (else the
+ * round-trip check saw another tree and refused every query with `p|q` alone in a UNION branch or EXISTS).
+ */
 function asOne(item: unknown): unknown {
   if (typeof item !== 'object' || item === null || !(SPLICE in item)) return item;
-  return { type: 'group', patterns: (item as Tree)[SPLICE] };
+  const patterns = (item as Tree)[SPLICE] as unknown[];
+  return patterns.length === 1 ? patterns[0] : { type: 'group', patterns };
 }
 
 /** The pieces of `subject path object` (SPARQL 1.1 §18.4: link, inv, seq; §18.5: alt as a union). */

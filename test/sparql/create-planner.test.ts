@@ -483,3 +483,15 @@ test('an inverse under a modifier or another inverse is written in brackets: `(^
     }
   }
 });
+
+test('an alternative path alone in a UNION branch, EXISTS or MINUS plans for every caller (its expansion for rows read `{ P }` as sparqljs does)', () => {
+  const planner = createPlanner(options(0));
+  for (const query of [
+    'SELECT * { { ?x <x:c> 1 } UNION { ?x <x:a>|<x:b> ?y } }',
+    'SELECT * { ?x <x:a> ?y FILTER EXISTS { ?y <x:a>|<x:b> ?z } }',
+    'SELECT * { ?x <x:a> ?y FILTER NOT EXISTS { ?y <x:a>|<x:b>/<x:c> ?z } MINUS { ?y <x:a>|^<x:b> ?x } }',
+    'ASK { { [] <x:c> 1 } UNION { [] (<x:a>|<x:b>*) 2 } }',
+  ]) {
+    new sparqljs.Parser().parse(planner.plan(request(query), grantOf(P1)).query);
+  }
+});

@@ -48,6 +48,21 @@ describeRowsOnEveryStore('rows: property paths', (rows) => {
     assert.doesNotMatch(withoutBlankNodeLabels(body), /Borealis|Cygnus|250/);
   });
 
+  it('an alternative alone in a UNION branch, EXISTS or MINUS steps through visible rows only, answered (not refused as an unsafe rewrite)', async () => {
+    for (const caller of ['alice', 'bob', 'pub'] as const) {
+      for (const query of [
+        // Only the columns pub reads (rdf:type, ex:name, ex:budget), so every caller is answered.
+        `${P}SELECT ?s ?v WHERE { { ?s a ?v } UNION { ?s ex:name|ex:budget ?v } }`,
+        `${P}SELECT ?s WHERE { ?s ex:name ?n FILTER EXISTS { ?s ex:budget|a ?x } }`,
+        `${P}SELECT ?s WHERE { ?s ex:name ?n FILTER NOT EXISTS { ?s ex:budget|^ex:budget ?x } }`,
+        `${P}SELECT ?s WHERE { ?s ex:name ?n MINUS { ?s ex:budget|a/a ?x } }`,
+        `${P}SELECT (COUNT(*) AS ?c) WHERE { { [] a ?v } UNION { [] ex:name|ex:budget ?v } }`,
+      ]) {
+        await assertAsView(rows(), caller, identityOf(caller), query);
+      }
+    }
+  });
+
   it('refuses variable-length paths over a graph whose rows every granting policy restricts, with one line saying why', async () => {
     for (const query of [
       `${P}SELECT ?s ?o WHERE { ?s ex:note* ?o }`,
