@@ -48,7 +48,8 @@ interface GeneratorInstance {
   indent(text: string): string;
   graphs(keyword: string, graphs: unknown): string;
   graph(pattern: GraphNode): string;
-  group(pattern: object): string;
+  group(pattern: object, inline?: boolean): string;
+  union(pattern: object): string;
   bgp(pattern: object): string;
 }
 
@@ -75,12 +76,25 @@ export function generateWithHooks(root: unknown, hooks: GeneratorHooks): string 
   generator.graph = (pattern) => hooks.graph(pattern, write);
   generator.bgp = (pattern) => hooks.bgp(pattern, write);
   generator.toEntity = (value) => hooks.entity(value, write);
-  // sparqljs writes `<f>(DISTINCT ?x)`, a custom aggregate (§18.2.4.1), as `<f>(?x)`: another query.
+  // A UNION branch or EXISTS operand: sparqljs writes a group there in the braces of the position,
+  // which it reads back as the group's one pattern when it has one (`{ { P } } UNION …` became
+  // `{ P } UNION …`, another tree): such a group keeps braces of its own.
+  const operand = (pattern: unknown): string => {
+    const group = pattern as { type?: unknown; patterns?: readonly unknown[] };
+    if (group.type !== 'group' || group.patterns?.length !== 1) return generator.group(pattern as object, true);
+    const inner = generator.group(group);
+    return inner.includes('\n') ? `{\n${generator.indent(inner)}\n}` : `{ ${inner} }`;
+  };
+  generator.union = (union) => ((union as { patterns: unknown[] }).patterns ?? []).map(operand).join('\nUNION\n');
   generator.toExpression = (expression) => {
-    const call = expression as { type?: unknown; distinct?: unknown; function?: unknown; args?: readonly unknown[] };
-    if (call.type !== 'functionCall' || call.distinct !== true) return plain.toExpression.call(generator, expression);
-    const args = (call.args ?? []).map((arg) => generator.toExpression(arg));
-    return `${generator.toEntity(call.function)}(DISTINCT ${args.join(', ')})`;
+    const node = expression as { type?: unknown; operator?: unknown; distinct?: unknown; function?: unknown; args?: readonly unknown[] };
+    if (node.type === 'operation' && (node.operator === 'exists' || node.operator === 'notexists')) {
+      return `${node.operator === 'exists' ? 'EXISTS' : 'NOT EXISTS'} ${operand(node.args?.[0])}`;
+    }
+    // sparqljs writes `<f>(DISTINCT ?x)`, a custom aggregate (§18.2.4.1), as `<f>(?x)`: another query.
+    if (node.type !== 'functionCall' || node.distinct !== true) return plain.toExpression.call(generator, expression);
+    const args = (node.args ?? []).map((arg) => generator.toExpression(arg));
+    return `${generator.toEntity(node.function)}(DISTINCT ${args.join(', ')})`;
   };
   return generator.toQuery(root);
 }

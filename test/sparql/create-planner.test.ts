@@ -495,3 +495,22 @@ test('an alternative path alone in a UNION branch, EXISTS or MINUS plans for eve
     new sparqljs.Parser().parse(planner.plan(request(query), grantOf(P1)).query);
   }
 });
+
+test('a group of one pattern as a UNION branch or EXISTS operand keeps its own braces (`{ { P } } UNION …`), so the query plans as written', () => {
+  const planner = createPlanner(options(0));
+  const hidden: Grant = { ...grantOf(P1), hiddenByGraph: new Map([[P1, new Set(['http://example.org/secret'])]]) };
+  for (const grant of [grantOf(P1), hidden]) {
+    for (const query of [
+      'SELECT * { { { ?s <x:a> ?o } } UNION { ?s <x:c> ?o } }',
+      'SELECT * { { ?s <x:a> ?o } UNION { { ?s <x:c> ?o } } }',
+      'SELECT * { ?s <x:z> ?o FILTER EXISTS { { ?s <x:a> ?o } } }',
+      'SELECT * { ?s <x:z> ?o FILTER NOT EXISTS { { { ?s <x:a> ?o } } } }',
+      'SELECT * { { { ?s <x:a>|<x:b> ?o } } UNION { ?s <x:c> ?o } }',
+      'SELECT * { { {} } UNION { ?s <x:c> ?o } }',
+      'SELECT * { ?s <x:z> ?o FILTER EXISTS { { SELECT * { ?s <x:a> ?o } } } }',
+    ]) {
+      const planned = planner.plan(request(query), grant).query;
+      new sparqljs.Parser().parse(planned);
+    }
+  }
+});
