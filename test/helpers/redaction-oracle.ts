@@ -252,6 +252,8 @@ export interface OracleRun {
 export interface OracleResult {
   readonly counts: Record<Verdict, number>;
   readonly failures: string[];
+  /** The store deviations, each with why and its query (on one line), to be printed: they are counted, not compared. */
+  readonly deviations: string[];
 }
 
 const BASE = 'http://localhost/';
@@ -278,6 +280,7 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
     'over-filtered': 0,
   };
   const failures: string[] = [];
+  const deviations: string[] = [];
   const ask = (key: string, query: string) => askGuard(run.endpoint, query, key);
   for (const { source, query } of run.queries) {
     let tree: sparqljs.SparqlQuery | undefined;
@@ -344,6 +347,11 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
       const unredacted = reference(full);
       if (unhidden.status !== 200 || unredacted === undefined || !same(canonical(unhidden.body, graph), unredacted)) {
         counts['store-deviates']++;
+        const why =
+          unhidden.status !== 200
+            ? `the unrestricted caller got ${unhidden.status}`
+            : "the unrestricted caller's answer is not the store's";
+        deviations.push(`${why} (${source}): ${query.replace(/\s+/g, ' ').slice(0, 300)}`);
         continue;
       }
     }
@@ -357,7 +365,7 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
       );
     }
   }
-  return { counts, failures };
+  return { counts, failures, deviations };
 }
 
 /** One POST of `query` to the guard at `endpoint` as the caller of API key `key`, asking for results or N-Triples. */

@@ -110,7 +110,7 @@ function oracleSuite(rows: () => RowsGuard, store: StoreUnderTest): void {
         ...embeddedSources().map((source) => ({ source: 'corpus', query: source.query })),
       ];
       const queries = sampleOf(corpus, sample, SEED + index);
-      const { counts, failures } = await runOracle({
+      const { counts, failures, deviations } = await runOracle({
         endpoint,
         key: await caller.credential(rows()),
         fullKey: keyOf(caller.full),
@@ -121,6 +121,7 @@ function oracleSuite(rows: () => RowsGuard, store: StoreUnderTest): void {
         queries,
       });
       process.stdout.write(`# rows oracle, ${store.name}, ${caller.name}: ${queries.length} queries ${JSON.stringify(counts)}\n`);
+      for (const deviation of deviations) process.stdout.write(`#   store-deviates: ${deviation}\n`);
       assert.deepEqual(failures, []);
       // A column list refuses every query naming another predicate: most of the queries answered are compared.
       const answered = queries.length - counts.refused - counts.invalid;
