@@ -15,15 +15,49 @@ export interface TraceContext {
   readonly flags: string;
   /**
    * The headers sent to the store: `traceparent` of the same trace with the guard's span as
-   * parent, and the caller's `tracestate` unchanged with its trace (section 3.3; none for a new trace).
+   * parent, and the caller's `tracestate` with its trace, as {@link readTraceState} reads it (none for a new trace).
    */
   readonly headers: TraceHeaders;
 }
 
-/** Section 3.3.1.5: at most 512 characters are passed on; a longer value is dropped whole rather than cut. */
+/** Section 3.3.1.5: at least 512 characters are passed on; a longer list loses whole members. */
 const MAX_TRACESTATE = 512;
-/** Visible ASCII, spaces and tabs (a field value of RFC 9110 section 5.5 without obs-text). */
-const TRACESTATE = /^[\t\x20-\x7e]*$/;
+/** Section 3.3.1.5: members longer than this go first when the list is too long. */
+const LONG_MEMBER = 128;
+/** Section 3.3.1: a list has at most 32 members. */
+const MAX_MEMBERS = 32;
+/** key = ( lcalpha / DIGIT ) 0*255 ( lcalpha / DIGIT / "_" / "-" / "*" / "/" / "@" ) (section 3.3.1.3.1). */
+const KEY = /^[a-z0-9][a-z0-9_\-*/@]{0,255}$/;
+/** value = 0*255( %x20 / nblk-chr ) nblk-chr: printable ASCII but "," and "=", not ending in a space (section 3.3.1.3.2). */
+const VALUE = /^[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
+
+/**
+ * The `tracestate` to send on, from the caller's (repeated headers already joined with commas),
+ * or undefined. Empty members and the spaces and tabs around members go (section 3.3.1); a
+ * member that is not `key=value` by the grammar, or more than 32 members, discard the whole
+ * header (section 4.3: a vendor may discard a tracestate it cannot parse; the W3C test suite
+ * asks it at its strict level). Duplicate keys are kept: only their sender may drop them. Over
+ * 512 characters, whole members go, those over 128 characters first, then from the end
+ * (section 3.3.1.5).
+ */
+export function readTraceState(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const members: string[] = [];
+  for (const item of value.split(',')) {
+    const member = item.replace(/^[ \t]+|[ \t]+$/g, '');
+    if (member === '') continue;
+    const equals = member.indexOf('=');
+    if (equals < 0 || !KEY.test(member.slice(0, equals)) || !VALUE.test(member.slice(equals + 1))) return undefined;
+    members.push(member);
+  }
+  if (members.length > MAX_MEMBERS) return undefined;
+  const length = () => members.reduce((sum, member) => sum + member.length, members.length - 1);
+  while (members.length > 0 && length() > MAX_TRACESTATE) {
+    const long = members.findLastIndex((member) => member.length > LONG_MEMBER);
+    members.splice(long < 0 ? members.length - 1 : long, 1);
+  }
+  return members.length === 0 ? undefined : members.join(',');
+}
 
 /**
  * version "-" trace-id "-" parent-id "-" trace-flags (section 3.2.2). Version 00 has exactly
@@ -74,8 +108,8 @@ export function readTraceContext(header: string | undefined, state?: string): Tr
       // later version is sent on as version 00 with the fields this version knows (section 3.2.4).
       const ownFlags = (Number.parseInt(flags, 16) & 0x01) === 1 ? '01' : '00';
       const traceparent = `00-${traceId}-${spanId}-${ownFlags}`;
-      const passed = state !== undefined && state.length <= MAX_TRACESTATE && TRACESTATE.test(state) ? state.trim() : '';
-      const headers = passed === '' ? { traceparent } : { traceparent, tracestate: passed };
+      const tracestate = readTraceState(state);
+      const headers = tracestate === undefined ? { traceparent } : { traceparent, tracestate };
       return { traceId, spanId, parentId, flags: ownFlags, headers };
     }
   }

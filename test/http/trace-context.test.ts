@@ -2,7 +2,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { readTraceContext } from '../../src/http/read-trace-context.js';
+import { request as httpRequest } from 'node:http';
+import { readTraceContext, readTraceState } from '../../src/http/read-trace-context.js';
 import { startStoreLink, type StoreLink } from '../helpers/start-store-link.js';
 import { KEYS, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
@@ -56,12 +57,6 @@ describe('readTraceContext (Trace Context Level 1, section 3.2)', () => {
     });
   }
 
-  it('passes tracestate on with a continued trace only, and drops one over 512 characters', () => {
-    assert.equal(readTraceContext(VALID, 'congo=t61rcWkgMzE').headers.tracestate, 'congo=t61rcWkgMzE');
-    assert.equal(readTraceContext(undefined, 'congo=t61rcWkgMzE').headers.tracestate, undefined);
-    assert.equal(readTraceContext(VALID, `a=${'x'.repeat(511)}`).headers.tracestate, undefined);
-  });
-
   it('gives every request its own trace and span', () => {
     const ids = new Set<string>();
     for (let i = 0; i < 1000; i++) {
@@ -70,6 +65,56 @@ describe('readTraceContext (Trace Context Level 1, section 3.2)', () => {
       ids.add(trace.spanId);
     }
     assert.equal(ids.size, 2000);
+  });
+
+  it('passes tracestate on with a continued trace only', () => {
+    assert.equal(readTraceContext(VALID, 'congo=t61rcWkgMzE').headers.tracestate, 'congo=t61rcWkgMzE');
+    assert.equal(readTraceContext(undefined, 'congo=t61rcWkgMzE').headers.tracestate, undefined);
+    assert.equal(readTraceContext(`00-${'0'.repeat(32)}-${PARENT}-01`, 'congo=t61rcWkgMzE').headers.tracestate, undefined);
+  });
+});
+
+describe('readTraceState (Trace Context, section 3.3)', () => {
+  it('keeps valid members in order, without empty members or the spaces and tabs around members', () => {
+    assert.equal(readTraceState('rojo=00f067aa0ba902b7,congo=t61rcWkgMzE'), 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE');
+    assert.equal(readTraceState(' \tfoo=1 \t, ,\t bar=2 ,'), 'foo=1,bar=2');
+    assert.equal(readTraceState('foo= leading'), 'foo= leading', 'leading spaces are part of a value');
+    assert.equal(readTraceState('foo=1,foo=2'), 'foo=1,foo=2', "duplicates are the sender's to drop");
+    assert.equal(readTraceState('t@v=1,foo@=2,a@@b=3,0x=4'), 't@v=1,foo@=2,a@@b=3,0x=4');
+    assert.equal(readTraceState(''), undefined);
+    assert.equal(readTraceState(' , '), undefined);
+  });
+
+  it('discards the whole header when a member breaks the grammar or there are more than 32', () => {
+    for (const value of [
+      'foo =1',
+      'FOO=1',
+      'foo.bar=1',
+      '@foo=1',
+      `${'z'.repeat(257)}=1`,
+      'foo=bar=baz',
+      'foo=',
+      'foo',
+      'foo=a\tb',
+      'foo=é',
+    ]) {
+      assert.equal(readTraceState(`ok=1,${value}`), undefined, value);
+    }
+    const members = (n: number) => Array.from({ length: n }, (_, i) => `k${i}=${i}`).join(',');
+    assert.equal(readTraceState(members(32)), members(32));
+    assert.equal(readTraceState(members(33)), undefined);
+  });
+
+  it('over 512 characters, drops whole members: those over 128 characters first, then from the end', () => {
+    const long = `long=${'x'.repeat(200)}`;
+    const short = Array.from({ length: 20 }, (_, i) => `k${String(i).padStart(2, '0')}=${'v'.repeat(20)}`);
+    const kept = readTraceState([long, ...short].join(',')) ?? '';
+    assert.equal(kept, short.slice(0, 20).join(','), 'the long member goes first (20 short ones fit)');
+    const many = Array.from({ length: 30 }, (_, i) => `k${String(i).padStart(2, '0')}=${'v'.repeat(20)}`);
+    const cut = readTraceState(many.join(',')) ?? '';
+    assert.ok(cut.length <= 512 && cut.length > 480, String(cut.length));
+    assert.ok(many.join(',').startsWith(cut), 'members go from the end');
+    assert.equal(readTraceState(`a=${'x'.repeat(255)},b=${'y'.repeat(255)},c=1`), `a=${'x'.repeat(255)},c=1`, 'only as many go as must');
   });
 });
 
@@ -144,6 +189,270 @@ describe('trace context and request id through the guard to a real store', () =>
       await odd.arrayBuffer();
     } finally {
       await trusting.close();
+    }
+  });
+});
+
+/**
+ * The cases of the W3C Trace Context test suite (w3c/trace-context, test/test.py, strict level 2),
+ * sent to the guard with each header as written (repeated headers as separate lines), and judged
+ * where the harness judges a service: on the request it makes next, here the one the store gets.
+ */
+describe('the W3C Trace Context test suite, through the guard to a real store', () => {
+  let store: TestGuard;
+  let link: StoreLink;
+  let t: TestGuard;
+  before(async () => {
+    store = await startTestGuard();
+    link = await startStoreLink(store.guard.upstreamUrl);
+    t = await startTestGuard({ upstream: link.url });
+  });
+  after(async () => {
+    await t?.close();
+    await link?.close();
+    await store?.close();
+  });
+
+  const T = '12345678901234567890123456789012';
+  const P = '1234567890123456';
+  const SAMPLE = `00-${T}-${P}-00`;
+
+  /** Sends `headers` (name, value pairs, in order, repeats kept) and returns the store's traceparent and tracestate. */
+  const send = (
+    headers: readonly (readonly [string, string])[],
+  ): Promise<{ traceId: string; parentId: string; state: Map<string, string> | undefined }> =>
+    new Promise((resolve, reject) => {
+      const before = link.received.length;
+      const url = new URL(`${t.endpoint}?query=${encodeURIComponent('ASK {}')}`);
+      // Raw headers: node adds no Host of its own to them.
+      const raw = [['host', url.host] as const, ['x-api-key', KEYS.beta] as const, ...headers].flat();
+      const req = httpRequest(url, { method: 'GET', headers: raw }, (response) => {
+        response.resume();
+        response.on('end', () => {
+          if (response.statusCode !== 200 || link.received.length !== before + 1) return reject(new Error(`status ${response.statusCode}`));
+          const received = link.received.at(-1)!;
+          const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(String(received.traceparent));
+          if (match === null) return reject(new Error(`traceparent ${String(received.traceparent)}`));
+          const value = received.tracestate;
+          const state =
+            value === undefined
+              ? undefined
+              : new Map(
+                  String(value)
+                    .split(',')
+                    .map((member) => member.trim().split('=') as [string, string]),
+                );
+          resolve({ traceId: match[1]!, parentId: match[2]!, state });
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('continues a valid traceparent with a new parent id, in any casing of the name, with spaces and tabs around it', async () => {
+    for (const name of ['traceparent', 'TraceParent', 'TRACEPARENT']) {
+      const sent = await send([[name, `00-${T}-${P}-01`]]);
+      assert.equal(sent.traceId, T);
+      assert.notEqual(sent.parentId, P);
+    }
+    for (const value of [` 00-${T}-${P}-01`, `\t00-${T}-${P}-01`, `00-${T}-${P}-01 `, `00-${T}-${P}-01\t`, `\t 00-${T}-${P}-01 \t`]) {
+      assert.equal((await send([['traceparent', value]])).traceId, T, JSON.stringify(value));
+    }
+    for (const value of [`cc-${T}-${P}-01`, `cc-${T}-${P}-01-what-the-future-will-be-like`]) {
+      assert.equal((await send([['traceparent', value]])).traceId, T, value);
+    }
+  });
+
+  it('starts a new trace for a traceparent it cannot read, or one sent twice, or under another name', async () => {
+    const invalid = [
+      `00-${T}-${P}-01.`,
+      `00-${T}-${P}-01-what-the-future-will-be-like`,
+      `cc-${T}-${P}-01.what-the-future-will-be-like`,
+      `ff-${T}-${P}-01`,
+      `.0-${T}-${P}-01`,
+      `0.-${T}-${P}-01`,
+      `000-${T}-${P}-01`,
+      `0-${T}-${P}-01`,
+      `00-${'0'.repeat(32)}-${P}-01`,
+      `00-.${T.slice(1)}-${P}-01`,
+      `00-${T}3-${P}-01`,
+      `00-${T.slice(1)}-${P}-01`,
+      `00-${T}-${'0'.repeat(16)}-01`,
+      `00-${T}-.${P.slice(1)}-01`,
+      `00-${T}-${P}7-01`,
+      `00-${T}-${P.slice(1)}-01`,
+      `00-${T}-${P}-.0`,
+      `00-${T}-${P}-001`,
+      `00-${T}-${P}-1`,
+    ];
+    for (const value of invalid) assert.notEqual((await send([['traceparent', value]])).traceId, T, value);
+    const twice = await send([
+      ['traceparent', `00-${T.slice(0, 31)}1-${P}-01`],
+      ['traceparent', `00-${T}-${P}-01`],
+    ]);
+    assert.ok(![T, `${T.slice(0, 31)}1`].includes(twice.traceId));
+    for (const name of ['trace-parent', 'trace.parent']) assert.notEqual((await send([[name, `00-${T}-${P}-01`]])).traceId, T, name);
+  });
+
+  it('passes tracestate on with its trace: repeated headers combined in order, empty ones and spaces dropped, duplicates kept', async () => {
+    assert.equal((await send([['tracestate', 'foo=1']])).state, undefined, 'no traceparent: no tracestate');
+    assert.equal(
+      (
+        await send([
+          ['traceparent', SAMPLE],
+          ['trace-state', 'foo=1'],
+        ])
+      ).state,
+      undefined,
+    );
+    assert.deepEqual(
+      [
+        ...((
+          await send([
+            ['traceparent', SAMPLE],
+            ['TraceState', 'foo=1,bar=2'],
+          ])
+        ).state ?? []),
+      ],
+      [
+        ['foo', '1'],
+        ['bar', '2'],
+      ],
+    );
+    assert.equal(
+      (
+        await send([
+          ['traceparent', SAMPLE],
+          ['tracestate', ''],
+        ])
+      ).state,
+      undefined,
+    );
+    for (const headers of [
+      [
+        ['tracestate', 'foo=1'],
+        ['tracestate', ''],
+      ],
+      [
+        ['tracestate', ''],
+        ['tracestate', 'foo=1'],
+      ],
+    ] as const) {
+      assert.equal((await send([['traceparent', SAMPLE], ...headers])).state?.get('foo'), '1');
+    }
+    const combined = await send([
+      ['traceparent', SAMPLE],
+      ['tracestate', 'foo=1,bar=2'],
+      ['tracestate', 'rojo=1,congo=2'],
+      ['tracestate', 'baz=3'],
+    ]);
+    assert.deepEqual([...(combined.state?.keys() ?? [])], ['foo', 'bar', 'rojo', 'congo', 'baz']);
+    for (const value of ['foo=1 \t , \t bar=2, \t baz=3', 'foo=1\t \t,\t \tbar=2,\t \tbaz=3']) {
+      assert.deepEqual(
+        [
+          ...((
+            await send([
+              ['traceparent', SAMPLE],
+              ['tracestate', value],
+            ])
+          ).state ?? []),
+        ],
+        [
+          ['foo', '1'],
+          ['bar', '2'],
+          ['baz', '3'],
+        ],
+      );
+    }
+    for (const value of [' foo=1', '\tfoo=1', 'foo=1 ', 'foo=1\t', '\t foo=1 \t']) {
+      assert.equal(
+        (
+          await send([
+            ['traceparent', SAMPLE],
+            ['tracestate', value],
+          ])
+        ).state?.get('foo'),
+        '1',
+        JSON.stringify(value),
+      );
+    }
+    assert.equal(
+      (
+        await send([
+          ['traceparent', SAMPLE],
+          ['tracestate', 'foo=1,foo=1'],
+        ])
+      ).state?.get('foo'),
+      '1',
+    );
+    assert.ok(
+      ['1', '2'].includes(
+        (
+          await send([
+            ['traceparent', SAMPLE],
+            ['tracestate', 'foo=1'],
+            ['tracestate', 'foo=2'],
+          ])
+        ).state?.get('foo') ?? '',
+      ),
+    );
+  });
+
+  it('keeps every character the grammar allows, every key form, 32 members and keys of 256 characters', async () => {
+    const key = `${'abcdefghijklmnopqrstuvwxyz'}0123456789_-*/`;
+    const value = [
+      [0x20, 0x2b],
+      [0x2d, 0x3c],
+      [0x3e, 0x7e],
+    ]
+      .map(([from, to]) => String.fromCharCode(...Array.from({ length: to! - from! + 1 }, (_, i) => from! + i)))
+      .join('');
+    for (const k of [key, `${key}@a-z0-9_-*/`]) {
+      const state = await send([
+        ['traceparent', SAMPLE],
+        ['tracestate', `${k}=${value}`],
+      ]);
+      assert.equal(state.state?.get(k), value);
+    }
+    for (const k of ['foo@', 'foo@@bar', 'foo@bar@baz']) {
+      const state = (
+        await send([
+          ['traceparent', SAMPLE],
+          ['tracestate', `${k}=1,bar=2`],
+        ])
+      ).state;
+      assert.equal(state?.get(k), '1', k);
+      assert.equal(state?.get('bar'), '2', k);
+    }
+    const members = Array.from({ length: 32 }, (_, i) => `bar${String(i + 1).padStart(2, '0')}=${String(i + 1).padStart(2, '0')}`);
+    const headers = [0, 10, 20, 30].map((from) => ['tracestate', members.slice(from, from + 10).join(',')] as const);
+    assert.equal((await send([['traceparent', SAMPLE], ...headers])).state?.size, 32);
+    const long = await send([
+      ['traceparent', SAMPLE],
+      ['tracestate', 'foo=1'],
+      ['tracestate', `${'z'.repeat(256)}=1`],
+    ]);
+    assert.equal(long.state?.get('foo'), '1');
+  });
+
+  it('discards a tracestate that breaks the grammar: key characters, an @ first, 33 members, a key of 257, a value with = or none', async () => {
+    const broken: (readonly [string, string])[][] = [
+      [['tracestate', 'foo =1']],
+      [['tracestate', 'FOO=1']],
+      [['tracestate', 'foo.bar=1']],
+      [['tracestate', '@foo=1,bar=2']],
+      [
+        ['tracestate', 'foo=1'],
+        ['tracestate', `${'z'.repeat(257)}=1`],
+      ],
+      [['tracestate', 'foo=bar=baz']],
+      [['tracestate', 'foo=,bar=3']],
+      [['tracestate', Array.from({ length: 33 }, (_, i) => `bar${i + 1}=${i + 1}`).join(',')]],
+    ];
+    for (const headers of broken) {
+      const sent = await send([['traceparent', SAMPLE], ...headers]);
+      assert.equal(sent.traceId, T);
+      assert.equal(sent.state, undefined, JSON.stringify(headers));
     }
   });
 });
