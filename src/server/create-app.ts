@@ -151,13 +151,6 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     app.route({ method: ['GET', 'POST'], url: explainPath, handler: explain });
     app.route({ method: 'OPTIONS', url: explainPath, handler: preflight });
   }
-  // `{path}/` is the endpoint spelt with a trailing slash (the W3C Protocol tests name `/sparql/`): a
-  // 308 to `{path}` with the same query string, which keeps the method and the body, so one path
-  // answers queries (docs/design/http.md, "The endpoint's path").
-  app.all(`${options.path}/`, async (request, reply) => {
-    const queryStart = request.url.indexOf('?');
-    return reply.redirect(`${options.path}${queryStart < 0 ? '' : request.url.slice(queryStart)}`, 308);
-  });
   if (options.ui) {
     allowByPath.set('/', 'GET');
     app.get('/', async (_request, reply) => reply.redirect(options.path, 302));

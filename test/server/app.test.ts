@@ -42,8 +42,7 @@ describe('health', () => {
 describe('paths and methods', () => {
   it('404 for an unknown path, 405 with Allow for another method', async () => {
     await expectError(await fetch(`${t.guard.url}/nope`), 'not_found');
-    await expectError(await fetch(`${t.endpoint}/x`), 'not_found');
-    assert.equal((await fetch(`${t.endpoint}/`, { redirect: 'manual' })).status, 308);
+    await expectError(await fetch(`${t.endpoint}/`), 'not_found');
     for (const method of ['PUT', 'DELETE', 'PATCH']) {
       const response = await fetch(t.endpoint, { method });
       await expectError(response, 'method_not_allowed');
