@@ -6,6 +6,10 @@ import { firstLine } from './first-line.js';
 /** The largest request body read; the guard's own requests are at most 1 MiB plus its FROM clauses. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
+/** The first line of the embedded store's refusal of an answer longer than one JavaScript string (the guard reads it as a size refusal). */
+export const ANSWER_TOO_LARGE =
+  'the answer is too large for the embedded store: it holds an answer as one text of at most 512 MiB (oxigraph serve streams)';
+
 /** A refusal of the embedded endpoint: written as text/plain with this status. */
 export class ProtocolError extends Error {
   constructor(
@@ -106,6 +110,11 @@ export async function answerQuery(
     // let the worker die so that a fresh one takes over.
     // (WebAssembly.RuntimeError; the name is checked because this project's lib has no WebAssembly types.)
     if (error instanceof Error && error.name === 'RuntimeError') throw error;
+    // The answer was evaluated but is longer than a JavaScript string (V8's limit, 512 MiB):
+    // the query is valid, the store cannot send it (a 400 would blame the query).
+    if ((error as { code?: unknown } | null)?.code === 'ERR_STRING_TOO_LONG') {
+      throw new ProtocolError(500, ANSWER_TOO_LARGE);
+    }
     throw new ProtocolError(400, firstLine(error));
   } finally {
     evaluating(false);

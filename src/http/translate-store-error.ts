@@ -12,7 +12,7 @@ import type { Plan } from '../sparql/plan.js';
 export const LARGE_DATASET_GRAPHS = 1_000;
 
 /** Why a store refused a query it could parse. */
-type Refusal = 'cost' | 'time' | 'memory' | 'size';
+type Refusal = 'cost' | 'time' | 'memory' | 'size' | 'answer';
 
 /**
  * The refusals the lab's stores answer, matched on the first line of the store's text (the
@@ -27,6 +27,8 @@ const REFUSALS: readonly { readonly pattern: RegExp; readonly refusal: Refusal }
   { pattern: /QueryCancelledException|query timed out|query execution cancelled/i, refusal: 'time' },
   // Virtuoso, MaxQueryMem and its memory pool: "SR...: ... out of memory", "Out of memory for ...".
   { pattern: /out of memory|memory pool|MaxQueryMem/i, refusal: 'memory' },
+  // The embedded store, an answer over one JavaScript string (512 MiB): "the answer is too large for the embedded store: …".
+  { pattern: /^the answer is too large/i, refusal: 'answer' },
   // Virtuoso past 4,094 graphs in one list: "Virtuoso 37000 Error SP030: SPARQL compiler: Too many arguments".
   { pattern: /too many arguments/i, refusal: 'size' },
   // Oxigraph (the lab's server): "SPARQL body payloads are limited to 134217728 bytes"; Jena: "Error 413: request body too large".
@@ -43,6 +45,7 @@ const WHY: Readonly<Record<Refusal, string>> = {
   time: "it ran past the store's time limit",
   memory: 'it needs more memory than the store allows',
   size: 'it is larger than the store accepts',
+  answer: 'its answer is larger than the store can send',
 };
 
 /** The most of the store's text a caller sees with explain on (one line). */

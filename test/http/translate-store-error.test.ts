@@ -2,6 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ANSWER_TOO_LARGE } from '../../src/embedded/answer-query.js';
 import { StoreError } from '../../src/guard-error.js';
 import { translateStoreError } from '../../src/http/translate-store-error.js';
 import type { Plan } from '../../src/sparql/plan.js';
@@ -55,6 +56,13 @@ const CASES: readonly (readonly [string, number, string, 'store_refused' | 'stor
     'SPARQL body payloads are limited to 134217728 bytes',
     'store_refused',
     /larger than the store accepts/,
+  ],
+  [
+    'the embedded store, an answer over one JavaScript string',
+    500,
+    ANSWER_TOO_LARGE,
+    'store_refused',
+    /its answer is larger than the store can send/,
   ],
   ['a proxy in front: URI too long', 414, '<html>414 Request-URI Too Large</html>', 'store_refused', /larger than the store accepts/],
   [

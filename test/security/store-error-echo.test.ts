@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+import { OVERSIZED_ANSWER } from '../helpers/oversized-answer.js';
+import { INTEGRATION_DATA, sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
 const KEY = 'test-key-echo-0123456789abcdef';
 /** Graphs granted to the caller and the predicate hidden from it: none of them is in the caller's query. */
@@ -236,3 +237,22 @@ describe(
     });
   },
 );
+
+describe('the embedded store unable to send an answer longer than one JavaScript string', () => {
+  let t: TestGuard;
+  before(async () => {
+    t = await startTestGuard({ ...configFor('', false), upstream: undefined, embedded: { data: [INTEGRATION_DATA] } });
+  });
+  after(() => t.close());
+
+  // Found by sending Jena's serialization tests through the guard: a cross product over the keeper's graphs came back as a 400 in V8's words.
+  it('500 store_refused naming the answer, not a 400 that blames the query; the next query is answered', { timeout: 120_000 }, async () => {
+    const { status, code, body } = await ask(t, OVERSIZED_ANSWER);
+    assert.equal(status, 500, body);
+    assert.equal(code, 'store_refused');
+    assert.match(body, /its answer is larger than the store can send/);
+    assert.match(loggedText(t), /^the answer is too large for the embedded store/);
+    assertNoRewrite(body);
+    assert.equal((await ask(t, 'ASK { ?s ?p ?o }')).status, 200);
+  });
+});
