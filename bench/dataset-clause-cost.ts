@@ -82,6 +82,21 @@ async function ask(url: string, query: string): Promise<{ ms: number; status: nu
   return { ms: performance.now() - started, status: response.status, body };
 }
 
+/**
+ * A warning when the store holds a reused connection back (three or more of nine `ASK {}` on
+ * one kept-alive connection at 30 ms or more): the timed requests pay it, on alternate requests
+ * or on all, whatever the query, so the ratios measure the stall. The lab's Jena endpoint does it
+ * (Java's built-in HTTP server without TCP_NODELAY: Nagle holds its response's second write until
+ * the client's delayed ACK, 40 ms); bench/README.md says how to start it without.
+ */
+async function keepAliveStall(url: string): Promise<string | undefined> {
+  const times: number[] = [];
+  for (let i = 0; i < 9; i++) times.push((await ask(url, 'ASK {}')).ms);
+  const stalled = times.filter((ms) => ms >= 30).length;
+  if (stalled < 3) return undefined;
+  return `warning: ${stalled} of 9 ASK {} on a reused connection took 30 ms or more (${times.map((ms) => ms.toFixed(0)).join(', ')} ms): the store stalls kept-alive requests and the ratios below measure that (bench/README.md, the lab's Jena)`;
+}
+
 /** An answer in a canonical form: SPARQL JSON bindings or N-Triples lines, sorted. */
 function canonical(body: string): string {
   try {
@@ -264,6 +279,8 @@ async function main(): Promise<void> {
       process.stdout.write(`${store}: not measured (no BSBM data with its views at ${url}: see bench/README.md)\n\n`);
       continue;
     }
+    const stall = await keepAliveStall(url);
+    if (stall !== undefined) process.stdout.write(`${store}: ${stall}\n\n`);
     process.stdout.write(report(store, runScenario<Cell[]>(import.meta.url, store, url)) + '\n');
     measured++;
   }
