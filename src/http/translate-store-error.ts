@@ -25,8 +25,9 @@ const REFUSALS: readonly { readonly pattern: RegExp; readonly refusal: Refusal }
   { pattern: /\bSR171\b|transaction timed out/i, refusal: 'time' },
   // Jena: ARQ's query timeout (Fuseki: "The query timed out (restricted to 1000 ms)"; a bare ARQ server: QueryCancelledException).
   { pattern: /QueryCancelledException|query timed out|query execution cancelled/i, refusal: 'time' },
-  // Virtuoso, MaxQueryMem and its memory pool: "SR...: ... out of memory", "Out of memory for ...".
-  { pattern: /out of memory|memory pool|MaxQueryMem/i, refusal: 'memory' },
+  // Virtuoso, MaxQueryMem and its memory pool: "SR...: ... out of memory", "Out of memory for ...";
+  // Jena past its heap: "Error 500: java.lang.OutOfMemoryError: Java heap space".
+  { pattern: /out of memory|OutOfMemoryError|memory pool|MaxQueryMem/i, refusal: 'memory' },
   // The embedded store, an answer over one JavaScript string (512 MiB): "the answer is too large for the embedded store: …".
   { pattern: /^the answer is too large/i, refusal: 'answer' },
   // Virtuoso past 4,094 graphs in one list: "Virtuoso 37000 Error SP030: SPARQL compiler: Too many arguments".

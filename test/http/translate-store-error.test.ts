@@ -49,6 +49,13 @@ const CASES: readonly (readonly [string, number, string, 'store_refused' | 'stor
     'store_refused',
     /ran past the store's time limit/,
   ],
+  [
+    'Jena past its heap (the lab, a six-variable cross product)',
+    500,
+    'Error 500: java.lang.OutOfMemoryError: Java heap space',
+    'store_refused',
+    /more memory than the store allows/,
+  ],
   ['Jena body limit (the lab)', 413, 'Error 413: request body too large', 'store_refused', /larger than the store accepts/],
   [
     'Oxigraph body limit (the lab)',
