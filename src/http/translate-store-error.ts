@@ -28,8 +28,9 @@ const REFUSALS: readonly { readonly pattern: RegExp; readonly refusal: Refusal }
   // Virtuoso, MaxQueryMem and its memory pool: "SR...: ... out of memory", "Out of memory for ...";
   // Jena past its heap: "Error 500: java.lang.OutOfMemoryError: Java heap space".
   { pattern: /out of memory|OutOfMemoryError|memory pool|MaxQueryMem/i, refusal: 'memory' },
-  // The embedded store, an answer over one JavaScript string (512 MiB): "the answer is too large for the embedded store: …".
-  { pattern: /^the answer is too large/i, refusal: 'answer' },
+  // The embedded store, an answer over one JavaScript string (512 MiB): "the answer is too large for the embedded store: …";
+  // a store hosted in Node (the lab's Oxigraph) passes on V8's words: "Cannot create a string longer than 0x1fffffe8 characters".
+  { pattern: /^the answer is too large|cannot create a string longer than/i, refusal: 'answer' },
   // Virtuoso past 4,094 graphs in one list: "Virtuoso 37000 Error SP030: SPARQL compiler: Too many arguments".
   { pattern: /too many arguments/i, refusal: 'size' },
   // Oxigraph (the lab's server): "SPARQL body payloads are limited to 134217728 bytes"; Jena: "Error 413: request body too large".

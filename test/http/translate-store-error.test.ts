@@ -71,6 +71,13 @@ const CASES: readonly (readonly [string, number, string, 'store_refused' | 'stor
     'store_refused',
     /its answer is larger than the store can send/,
   ],
+  [
+    "the lab's Oxigraph (hosted in Node), the same answer",
+    500,
+    'Cannot create a string longer than 0x1fffffe8 characters',
+    'store_refused',
+    /its answer is larger than the store can send/,
+  ],
   ['a proxy in front: URI too long', 414, '<html>414 Request-URI Too Large</html>', 'store_refused', /larger than the store accepts/],
   [
     'Virtuoso parse error',
