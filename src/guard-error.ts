@@ -41,7 +41,7 @@ export const GUARD_CODES = {
 /**
  * Codes of an error the store answered, which the guard renders in its own shape (one line,
  * `sparql-guard-error`) with the store's status passed through unchanged: `store_refused` when
- * the store refused the query as forwarded for its cost, time, memory or size; `store_error`
+ * the store refused the query as forwarded for its cost, time, memory or size, or its answer's size; `store_error`
  * for any other error status of the store.
  */
 export const STORE_ERROR_CODES = ['store_refused', 'store_error'] as const;
