@@ -208,7 +208,10 @@ export function canonical(text: string, graph: boolean): string[] {
           const term = row[name] ?? {};
           // Virtuoso writes some typed literals as the 2007 JSON results format's "typed-literal": the same term.
           const type = term['type'] === 'typed-literal' ? 'literal' : term['type'];
-          return `${name}=${type === 'bnode' ? '_:' : JSON.stringify([type, term['value'], term['xml:lang'], term['datatype']])}`;
+          // Virtuoso 7.2 answers a CONSTRUCT asked for JSON results as s/p/o bindings, its template's blank nodes as
+          // "uri" terms labelled `_:vb<n>`, fresh per answer (no IRI starts with `_:`: a scheme begins with a letter).
+          const blank = type === 'bnode' || (type === 'uri' && term['value']?.startsWith('_:') === true);
+          return `${name}=${blank ? '_:' : JSON.stringify([type, term['value'], term['xml:lang'], term['datatype']])}`;
         })
         .join(' '),
     )
