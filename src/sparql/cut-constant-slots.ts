@@ -10,7 +10,8 @@ const MARK_CANDIDATES = ['\uF8FF', '\uF8FE', '\uF8FD', '\uF8FC'];
 const DIGIT_CANDIDATES = ['7493021856', '6180339887', '2718281828', '1414213562'];
 /** Four digits number a numeric sentinel, so at most this many constants are cut. */
 const MAX_SLOTS = 10_000;
-const SENTINEL_IRI = reservedIri('constant:');
+/** An IRI sentinel is this, its mark, `i`, its number and its mark: the marks are private-use characters, which RFC 3987 allows in a query part only. */
+const SENTINEL_IRI = reservedIri('constant?');
 
 /** The text to prepare for a shape, and how its sentinels are written. */
 export interface SentinelText {
@@ -68,7 +69,10 @@ export function cutConstantSlots(
   sentinels: SentinelText,
 ): CutResult | undefined {
   const { mark, digits } = sentinels;
-  const pattern = new RegExp(`<${SENTINEL_IRI}${mark}i(\\d+)${mark}>|${mark}s(\\d+)${mark}|${digits}(\\d{4})(\\.5|e0)?`, 'g');
+  const pattern = new RegExp(
+    `<${SENTINEL_IRI.replace('?', '\\?')}${mark}i(\\d+)${mark}>|${mark}s(\\d+)${mark}|${digits}(\\d{4})(\\.5|e0)?`,
+    'g',
+  );
   /** Outside generated text a sentinel may stand without its brackets or quotes. */
   const loose = new RegExp(`${mark}[si](\\d+)${mark}|${digits}(\\d{4})`, 'g');
   const count = new Array<number>(shape.raw.length).fill(0);

@@ -1,6 +1,6 @@
 // One lexical pass over query text: the shape key (the text with its constants cut out) and each constant as the generator would write it.
 
-import { hasScheme, NOT_IN_IRI } from '../iri.js';
+import { hasScheme, iriReferenceProblem, NOT_IN_IRI } from '../iri.js';
 import { resolveIri } from './resolve-iri.js';
 
 /** A constant's class: `S` string (its language tag stays in the key), `I` IRI, unsigned `N` INTEGER, `D` DECIMAL, `E` DOUBLE. */
@@ -66,10 +66,18 @@ const LONGEST_CONSTANT = 65_536;
 const STRING_SEED = 0x050c5d1f;
 const TERM_SEED = 0x011c9dc5;
 
+/** A PN_LOCAL of ASCII without escapes (the lexer checked each `%` has two hex digits): IRI characters in any path, query or fragment. */
+const PLAIN_LOCAL = /^[A-Za-z0-9_.:%-]*$/;
+
+/** An IRI with an authority and nothing after it, where a local part would continue the host or port. */
+const AUTHORITY_ONLY = /^[^:/?#]+:\/\/[^/?#]*$/;
+
 /** A PREFIX declaration: its name, `<` and its namespace, and the fingerprint of that once a name uses it. */
 interface Prefix {
   readonly name: string;
   readonly namespace: string;
+  /** Whether every PLAIN_LOCAL after the namespace makes an RFC 3987 IRI: false when it would extend a host or port. */
+  readonly plainLocalsFit: boolean;
   fingerprint?: number;
 }
 
@@ -198,7 +206,7 @@ class ShapeLexer {
     this.pos = end;
     if (this.baseFollows || this.declaring === 'iri') {
       if (this.baseFollows) this.base = resolved;
-      else this.prefixes.unshift({ name: this.declaredName, namespace: '<' + resolved });
+      else this.prefixes.unshift({ name: this.declaredName, namespace: '<' + resolved, plainLocalsFit: !AUTHORITY_ONLY.test(resolved) });
       this.baseFollows = false;
       this.declaring = undefined;
       this.keep(start, end);
@@ -229,9 +237,14 @@ class ShapeLexer {
     const prefix = this.prefix(start, colon);
     if (prefix === undefined) return this.refuse();
     const local = this.text.slice(colon + 1, end);
-    // The namespace was checked when declared; PN_LOCAL's ASCII is all IRI characters, but not all its others are.
-    if (!isAscii(local) && NOT_IN_IRI.test(local)) return this.refuse();
-    if (local.includes('\\')) this.iri(start, end, prefix.namespace + local.replace(/\\(.)/g, '$1') + '>');
+    // The namespace was checked when declared. A local part of letters, digits and `_.:%-` after a
+    // namespace that has a path (or no authority) makes an IRI (§19.5); other ones are checked whole.
+    const unescaped = local.includes('\\') ? local.replace(/\\(.)/g, '$1') : local;
+    if (!(prefix.plainLocalsFit && PLAIN_LOCAL.test(local))) {
+      const iri = prefix.namespace.slice(1) + unescaped;
+      if (NOT_IN_IRI.test(unescaped) || iriReferenceProblem(iri) !== undefined) return this.refuse();
+    }
+    if (local.includes('\\')) this.iri(start, end, prefix.namespace + unescaped + '>');
     else {
       prefix.fingerprint ??= fingerprint(TERM_SEED, prefix.namespace);
       this.iri(start, end, prefix.namespace + local + '>', fingerprint(fingerprint(prefix.fingerprint, local), '>'));
@@ -568,6 +581,7 @@ function iriRefEnd(text: string, at: number): number {
 
 /** The IRI an IRIREF's reference stands for, resolved against `base`; undefined for one the guard refuses (NOT_IN_IRI). */
 function resolvedIri(reference: string, base: string): string | undefined {
+  if (iriReferenceProblem(reference) !== undefined) return undefined;
   if (hasScheme(reference)) return NOT_IN_IRI.test(reference) ? undefined : reference;
   const resolved = resolveIri(reference, base);
   return hasScheme(resolved) && !NOT_IN_IRI.test(resolved) ? resolved : undefined;
@@ -796,12 +810,6 @@ function keywordAt(text: string, from: number, to: number): (typeof KEYWORDS)[nu
 function isPair(c: number, d: number): boolean {
   if (d === 0x3d) return c === 0x21 || c === 0x3c || c === 0x3e;
   return c === d && (c === 0x5e || c === 0x26 || c === 0x7c);
-}
-
-/** Whether `value` holds only ASCII characters. */
-function isAscii(value: string): boolean {
-  for (let j = 0; j < value.length; j++) if (value.charCodeAt(j) >= 0x80) return false;
-  return true;
 }
 
 /** FNV-1a over `text` from `from` to `to`, continuing `hash`: read from the query text where it can, no string is built. */

@@ -15,9 +15,9 @@ import type { QueryForm } from './plan.js';
 import type { PreparedQuery, TemplatePart } from './prepared-query.js';
 import { findDatasetReach } from './find-dataset-reach.js';
 import { readProtocolGraphs } from './read-protocol-dataset.js';
-import { hasScheme, NOT_IN_IRI } from '../iri.js';
+import { hasScheme, iriReferenceProblem, NOT_IN_IRI } from '../iri.js';
 import { normaliseIri } from './resolve-iri.js';
-import { resolveQueryIris } from './resolve-query-iris.js';
+import { notAnIri, resolveQueryIris } from './resolve-query-iris.js';
 import { expandFixedPaths } from './expand-fixed-paths.js';
 import { IN_WHOLE_DATASET, markHiddenPaths } from './mark-hidden-paths.js';
 import { rewriteDescribe } from './rewrite-describe.js';
@@ -213,7 +213,14 @@ function normaliseTerm(term: Term): unknown {
     const value = term.value.includes('\\') ? term.value.replace(/\\(.)/g, '$1') : term.value;
     // A prefixed name's local part may hold a character PN_CHARS allows and RFC 3987 does not (U+061C).
     if (NOT_IN_IRI.test(value)) throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: an IRI does not resolve to a valid IRI');
+    const problem = iriReferenceProblem(value);
+    if (problem !== undefined) throw notAnIri(problem);
     return value === term.value ? undefined : namedNode(value);
+  }
+  const datatype = (term as { datatype?: Term }).datatype;
+  if (term.termType === 'Literal' && datatype !== undefined) {
+    const problem = iriReferenceProblem(datatype.value);
+    if (problem !== undefined) throw notAnIri(problem);
   }
   if (term.termType === 'Quad') throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: SPARQL-star is not SPARQL 1.1');
   return undefined;

@@ -1,7 +1,7 @@
 // Rewrites every relative IRIREF of the query text to its absolute form, resolved against BASE or the configured base.
 
 import { GuardError } from '../guard-error.js';
-import { NOT_IN_IRI } from '../iri.js';
+import { iriReferenceProblem, NOT_IN_IRI } from '../iri.js';
 import { resolveIri } from './resolve-iri.js';
 import type { TextRegion } from './split-query-text.js';
 
@@ -37,7 +37,10 @@ export function resolveQueryIris(text: string, regions: readonly TextRegion[], b
         out += slice;
         break;
       case 'iri': {
-        const iri = resolveIri(slice.slice(1, -1), base);
+        const reference = slice.slice(1, -1);
+        const problem = iriReferenceProblem(reference);
+        if (problem !== undefined) throw notAnIri(problem);
+        const iri = resolveIri(reference, base);
         if (NOT_IN_IRI.test(iri)) {
           throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: an IRI does not resolve to a valid IRI');
         }
@@ -51,4 +54,13 @@ export function resolveQueryIris(text: string, regions: readonly TextRegion[], b
     }
   }
   return { text: out, base };
+}
+
+/** SPARQL 1.1 §19.5: an IRIREF, or a prefixed name once expanded, that is not an RFC 3987 IRI reference; `problem` says why. */
+export function notAnIri(problem: string): GuardError {
+  return new GuardError(
+    400,
+    'parse',
+    `query is not valid SPARQL 1.1: an IRI is not an IRI reference as RFC 3987 writes one (§19.5): it ${problem}`,
+  );
 }

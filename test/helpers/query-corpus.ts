@@ -123,6 +123,11 @@ export const POOLS: Readonly<Record<string, readonly string[]>> = {
     '<urn:x-sparql-guard:empty>',
     '<http://example.org/\u00e9\ud83d\ude00>',
     '<http://example.org/a\u00a0b\u007f>',
+    // Not IRI references as RFC 3987 writes them (SPARQL 1.1 §19.5): a port of letters, a bare %, brackets in a path, two #.
+    '<http://example.com:p>',
+    '<a%zz>',
+    '<http://example.org/a[1]>',
+    '<http://example.org/#a#b>',
   ],
   N: ['0', '42', '007', '123456789012345678901234567890'],
   D: ['.5', '0.0', '12.250'],
@@ -134,7 +139,23 @@ export const POOLS: Readonly<Record<string, readonly string[]>> = {
  * else to the grammar's regular expressions, so its edges are here (letters beyond ASCII and astral ones, `·` and
  * combining marks inside, PN_LOCAL_ESC, `%` hex, a colon, a digit or `_` first, dots inside).
  */
-export const LOCALS = ['m', 'm', '\u00e9', '\ud83d\ude00x', 'm\u00b7\u0301', 'm\\-', 'm\\.', 'm%41', 'm:', '0', '_', 'a.b', 'a\\~b.'];
+export const LOCALS = [
+  'm',
+  'm',
+  '\u00e9',
+  '\ud83d\ude00x',
+  'm\u00b7\u0301',
+  'm\\-',
+  'm\\.',
+  'm%41',
+  'm:',
+  '0',
+  '_',
+  'a.b',
+  'a\\~b.',
+  'm\\%',
+  'm\\#x\\#y',
+];
 
 /**
  * `query` with its constants replaced (one mutation of several), or undefined when it has none to replace. The code

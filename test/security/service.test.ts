@@ -45,6 +45,14 @@ const attacks: Attack[] = [
     query: P + `SELECT ?b WHERE { service <${SELF[1]}> { ?f ex:graphBit ?b } }`,
     expect: { status: 403 },
   },
+  // Oxigraph's test ask_join_error_left. Sent to the lab's Virtuoso 7.2.5 directly, it ends the
+  // Virtuoso process (every later query: connection refused); through the guard it never reaches it.
+  {
+    name: 'SERVICE to a variable beside an empty VALUES',
+    caller: 'reader',
+    query: 'ASK { SERVICE ?1 {} VALUES () {} }',
+    expect: { status: 403 },
+  },
   // SPARQL 1.1 section 19.2: escapes are decoded before parsing, so this is SERVICE.
   {
     name: 'SERVICE spelled with a \\u escape',

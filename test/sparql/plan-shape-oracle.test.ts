@@ -218,6 +218,52 @@ test('shape cache oracle: typed literals (their content a slot, their datatype i
   );
 });
 
+/**
+ * One shape each, first a query whose IRIs are IRI references (RFC 3987, SPARQL 1.1 §19.5), then variants of the same
+ * shape whose constant is not: a port of letters once a local part extends a namespace that ends at its host or port,
+ * a bare % or a second # from PN_LOCAL_ESC, an IRIREF with a bad port or brackets in its path.
+ */
+const IRI_SHAPES: readonly (readonly string[])[] = [
+  [
+    'PREFIX ex: <http://example.com:> SELECT * WHERE { ex:8080 ?p "a" }',
+    'PREFIX ex: <http://example.com:> SELECT * WHERE { ex:p ?p "a" }',
+    'PREFIX ex: <http://example.com:> SELECT * WHERE { ex:80 ?p "b" }',
+  ],
+  [
+    'PREFIX ex: <http://example.com> SELECT * WHERE { ?s ex:x "a" }',
+    'PREFIX ex: <http://example.com> SELECT * WHERE { ?s ex::p "a" }',
+    'PREFIX ex: <http://example.com> SELECT * WHERE { ?s ex:y.z "b" }',
+  ],
+  [
+    'PREFIX ex: <http://example.org/> SELECT * WHERE { ex:a ?p "a" }',
+    'PREFIX ex: <http://example.org/> SELECT * WHERE { ex:a\\%zz ?p "a" }',
+    'PREFIX ex: <http://example.org/#> SELECT * WHERE { ex:a\\#b ?p "a" }',
+  ],
+  [
+    'SELECT * WHERE { <http://example.org/a> ?p "a" }',
+    'SELECT * WHERE { <http://example.com:p> ?p "a" }',
+    'SELECT * WHERE { <http://example.org/a[1]> ?p "a" }',
+    'SELECT * WHERE { <b%zz> ?p "a" }',
+  ],
+];
+
+test('shape cache oracle: a constant that is not an RFC 3987 IRI is refused as without a cache, after its shape was cached', () => {
+  const cached = cachedPlannerFor([]);
+  const source: Source = { name: 'iri', query: '', grants: GRANTS, defaultGraphs: [], namedGraphs: [], allowedFunctions: [] };
+  let refused = 0;
+  for (const [first, ...variants] of IRI_SHAPES) {
+    for (const query of [first!, ...variants]) {
+      const expected = withoutCache({ ...source, query }, query);
+      GRANTS.forEach((grant, g) => {
+        const actual = outcome(() => cached.plan({ query, defaultGraphs: [], namedGraphs: [] }, grant));
+        assert.equal(actual, expected[g], query);
+        if (actual.includes('RFC 3987')) refused++;
+      });
+    }
+  }
+  assert.equal(refused, 7 * GRANTS.length);
+});
+
 test("shape cache: the result cap is the smaller of the request's own LIMIT and the caller's cap, per request", () => {
   const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 100, maxBytes: 1 << 20 } });
   const plain = GRANTS[0] as Grant;
