@@ -453,9 +453,9 @@ function fillGraphVariable(part: GraphVariableSlot, filling: Filling, hidden: Hi
   const graphs =
     filling.namedAllKept === true || keep === true ? named : named.filter((graph) => (typeof keep === 'boolean' ? keep : keep.has(graph)));
   const first = graphs[0];
-  if (first === undefined) {
-    return part.perGraph || added ? part.removed : 'GRAPH ' + part.variable + ' ' + fillTemplate(part.body, filling, hidden);
-  }
+  // No named graph: no solution. Written as GRAPH ?var over FROM NAMED of the reserved empty graph, a body that
+  // matches without triples (`{}`, BIND, VALUES, a zero-length path, COUNT(*)) would bind ?var to that graph.
+  if (first === undefined) return part.removed;
   const shared = hiddenIn(first);
   const sharedKey = keyOf(shared, first);
   const mixed = part.hiddenSlots && graphs.some((graph) => keyOf(hiddenIn(graph), graph) !== sharedKey);

@@ -69,6 +69,44 @@ attacks.push({
   expect: { bits: [2] },
 });
 
+/**
+ * The guard's own stand-in for an empty set of named graphs (FROM NAMED <urn:x-sparql-guard:empty>): with no
+ * named graph to read, GRAPH ?g has no solution, even for a body that matches without a triple. Each query binds
+ * ?b = 64 on any row: found by Jena's ARQ test Dataset/graph-07 (`GRAPH ?g { }`), which answered the stand-in's IRI.
+ */
+const EMPTY_NAMED_BODIES = [
+  '{ }',
+  '{ BIND(1 AS ?x) }',
+  '{ VALUES ?x { 1 } }',
+  '{ OPTIONAL { ?s ?p ?o } }',
+  '{ FILTER(true) }',
+  '{ ex:fingerprint ex:graphBit* ?o }',
+  '{ SELECT (COUNT(*) AS ?n) { ?s ?p ?o } }',
+];
+for (const body of EMPTY_NAMED_BODIES) {
+  attacks.push(
+    {
+      name: `FROM <public1> and no named graph: GRAPH ?g ${body} has no solution`,
+      caller: 'reader',
+      query: `${P}SELECT ?b FROM <http://example.org/g/public1> WHERE { GRAPH ?g ${body} BIND(64 AS ?b) }`,
+      expect: { bits: [] },
+    },
+    {
+      name: `FROM NAMED <secret> only (not granted): GRAPH ?g ${body} has no solution`,
+      caller: 'anonymous',
+      query: `${P}SELECT ?b FROM NAMED <http://example.org/g/secret> WHERE { GRAPH ?g ${body} BIND(64 AS ?b) }`,
+      expect: { bits: [] },
+    },
+    {
+      name: `named-graph-uri=secret (not granted): ASK { GRAPH ?g ${body} } is false`,
+      caller: 'reader',
+      query: `${P}ASK { GRAPH ?g ${body} }`,
+      params: { 'named-graph-uri': ['http://example.org/g/secret'] },
+      expect: { ask: false },
+    },
+  );
+}
+
 describeOnEveryStore('store-specific graph names', (guard, store) => {
   itAttacks(attacks, guard, store);
 });

@@ -16,6 +16,15 @@ const SEED = Number(process.env.W3C_SEED ?? 20261121);
  */
 const UNRELATED = ['case-insensitive-booleans'];
 
+/**
+ * Where the direct side is wrong for a caller who reads no named graph: the stand-in named graph it must name
+ * meets an Oxigraph 0.5 deviation, giving rows where GRAPH ?g over no named graph gives none (§18.6), as the guard does.
+ */
+const NO_NAMED_REFERENCE_WRONG: Readonly<Record<string, string>> = {
+  'aggregates/manifest#agg-empty-group-count-graph': 'GRAPH ?g { SELECT (COUNT(*) AS ?c) … } answered with a row without ?g',
+  'bindings/manifest#graph': 'GRAPH ?g { VALUES (?g ?t) { … } } answered with rows whose ?g is not the graph',
+};
+
 describe('differential: guard = store over the granted graphs', { skip: W3C_SKIP }, () => {
   let rig: EvaluationRig;
   before(async () => {
@@ -29,9 +38,10 @@ describe('differential: guard = store over the granted graphs', { skip: W3C_SKIP
     for (const test of tests) {
       if (UNRELATED.some((name) => test.id.endsWith(`#${name}`))) continue;
       for (let caller = 0; caller < CALLERS; caller++) {
-        const { same, note } = await rig.differential(test, caller);
+        const { same, note, noNamed } = await rig.differential(test, caller);
         compared++;
-        if (!same) differences.push(`${test.id} caller ${caller}: ${note}`);
+        const referenceWrong = noNamed && Object.keys(NO_NAMED_REFERENCE_WRONG).some((suffix) => test.id.endsWith(suffix));
+        if (!same && !(referenceWrong && note.startsWith('guard 0 rows'))) differences.push(`${test.id} caller ${caller}: ${note}`);
       }
     }
     process.stdout.write(`# differential: ${compared} comparisons, ${differences.length} differences\n`);
