@@ -401,7 +401,7 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
     const kept = typeof keep === 'boolean' ? keep : part.requested && keep.has(part.iri);
     return kept ? fillTemplate(part.kept, filling, hiddenIn(part.iri)) : part.removed;
   }
-  if (part.kind === 'graph-variable') return fillGraphVariable(part, filling, hidden);
+  if (part.kind === 'graph-variable') return fillGraphVariable(part, filling);
   if (hidden === undefined) return part.kind === 'negated-set' ? part.plain : '';
   if (part.kind === 'row-filter') return hidden.rows === undefined ? '' : fillRowFilter(part, filling, hidden, hidden.rows);
   if (part.kind === 'hidden-filter') {
@@ -446,9 +446,10 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
 /**
  * Writes a `GRAPH ?var` slot: one branch per effective named graph for a `*` or `+` path (Virtuoso walks
  * those across graphs) or when the graphs hide different sets and the body has slots of its own (Oxigraph
- * evaluates a sub-select over all named graphs at once); else the element as written, for the shared set.
+ * evaluates a sub-select over all named graphs at once); else the element as written, for the shared set; with
+ * no effective named graph, the empty group.
  */
-function fillGraphVariable(part: GraphVariableSlot, filling: Filling, hidden: HiddenText | undefined): string {
+function fillGraphVariable(part: GraphVariableSlot, filling: Filling): string {
   const { keep, named, hiddenIn, added = false } = filling;
   const graphs =
     filling.namedAllKept === true || keep === true ? named : named.filter((graph) => (typeof keep === 'boolean' ? keep : keep.has(graph)));
