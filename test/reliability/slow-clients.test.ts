@@ -112,7 +112,7 @@ describe('a guard with tight client bounds, in front of a store that can stream 
     // A connection counts as free once the guard's side of it has closed, a moment after the client saw it end
     // (a loaded machine once answered the first /healthz with 503 at maxConnections): freed within a second.
     let status = 0;
-    for (const deadline = Date.now() + 1000; status !== 200 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 1000; status !== 200 && Date.now() < deadline;) {
       status = (await fetch(`${url}/healthz`)).status;
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
     }
