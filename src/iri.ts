@@ -151,7 +151,10 @@ function authorityProblem(authority: string): string | undefined {
  * segment; then no other spelling the guard lets through names it on a store.
  */
 export function iriSpliceProblem(iri: string): string | undefined {
-  if (!isAbsoluteIri(iri)) return 'is not a valid absolute SPARQL IRI';
+  if (!isAbsoluteIri(iri)) {
+    const problem = hasScheme(iri) && !NOT_IN_IRI.test(iri) ? iriReferenceProblem(iri) : undefined;
+    return `is not a valid absolute SPARQL IRI${problem === undefined ? '' : ` (RFC 3987: it ${problem})`}`;
+  }
   const path = PATH.exec(iri)?.[1] ?? '';
   if (path.split('/').some((segment) => segment === '.' || segment === '..')) {
     return 'has dot segments (/./ or /../), which stores may normalise away';

@@ -109,8 +109,12 @@ test('the query, the protocol dataset, policy IRIs and agent IRIs refuse what RF
   for (const [reference] of NOT_REFERENCES) {
     if (hasScheme(reference)) {
       assert.throws(() => plan(`SELECT * WHERE { <${reference}> ?p ?o }`), rfc3987, reference);
-      assert.throws(() => readProtocolGraphs([reference], 'default-graph-uri'), refused400, reference);
-      assert.match(iriSpliceProblem(reference) ?? '', /not a valid absolute SPARQL IRI/, reference);
+      assert.throws(
+        () => readProtocolGraphs([reference], 'default-graph-uri'),
+        { message: /not an absolute IRI \(RFC 3987: it has / },
+        reference,
+      );
+      assert.match(iriSpliceProblem(reference) ?? '', /not a valid absolute SPARQL IRI \(RFC 3987: it has /, reference);
       assert.match(findAgentIriProblem(reference) ?? '', /RFC 3987/, reference);
     } else {
       // Relative references are checked as written, before they are resolved against the base.
@@ -238,6 +242,22 @@ test('every way an agent IRI enters refuses U+202E and U+200B: API key entries, 
       assert.notEqual(run.status, 0, `${args[0]} ${name(char)}`);
       assert.match(run.stderr, /holds/, `${args[0]} ${name(char)}`);
     }
+  }
+});
+
+test('a policy file naming a graph or an agent that is no RFC 3987 IRI fails to load, naming why', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'iri-rfc-'));
+  const cases: readonly [string, RegExp][] = [
+    ['<urn:x-test:a> ; <https://w3id.org/sparql-guard#readGraph> <http://example.com:p>', /RFC 3987: it has a port that is not a number/],
+    ['<http://example.org/a%zz> ; <https://w3id.org/sparql-guard#readGraph> <http://example.org/g>', /RFC 3987/],
+  ];
+  for (const [[agent, why], index] of cases.map((entry, i) => [entry, i] as const)) {
+    const policy = join(folder, `policy-${index}.ttl`);
+    writeFileSync(
+      policy,
+      `<https://example.org/p> a <https://w3id.org/sparql-guard#Policy>; <https://w3id.org/sparql-guard#agent> ${agent}.`,
+    );
+    await assert.rejects(loadPolicySet({ policyFiles: [policy], ruleFiles: shippedRuleFiles() }), { message: why }, agent);
   }
 });
 
