@@ -36,6 +36,7 @@ const UNGROUPED_IN_EXPRESSION =
   '400 parse query is not valid SPARQL 1.1: a SELECT expression uses a variable that is not grouped on, not inside an aggregate and not assigned by an earlier SELECT expression (§11.4)';
 const REPEATED_VALUES = '400 parse query is not valid SPARQL 1.1: a VALUES clause names a variable twice (§10.2)';
 const STAR = '400 parse query is not valid SPARQL 1.1: SELECT * or DESCRIBE * in a query with aggregates or GROUP BY (§11.4)';
+const DUPLICATE_COLUMN = '400 parse query is not valid SPARQL 1.1: two result columns have the same name';
 const MISPLACED =
   '400 parse query is not valid SPARQL 1.1: an aggregate outside SELECT expressions, HAVING and ORDER BY, or inside another aggregate (§18.2.4.1)';
 
@@ -182,6 +183,24 @@ const RULES: readonly { rule: string; refused: readonly string[]; planned: reado
       'ASK { ?s ?p ?o } HAVING (COUNT(*) > 1)',
       'DESCRIBE ?s { ?s ?p ?o } GROUP BY ?s',
       'DESCRIBE * { ?s ?p ?o } ORDER BY (STR(?o))',
+    ],
+  },
+  {
+    // The grammar admits a projection naming a variable twice; Oxigraph and Virtuoso refuse it, Jena keeps one column (docs/design/sparql.md).
+    rule: DUPLICATE_COLUMN,
+    refused: [
+      'SELECT ?x ?x { ?x ?p ?o }',
+      'SELECT DISTINCT ?x ?y $x { ?x ?p ?y }',
+      'SELECT ?x (1 AS ?x) {}',
+      'SELECT (1 AS ?x) (2 AS ?x) {}',
+      'SELECT (COUNT(*) AS ?n) ?n {}',
+      'SELECT * { { SELECT ?x ?x { ?x ?p ?o } } }',
+      'ASK { FILTER EXISTS { SELECT ?x ?x {} } }',
+    ],
+    planned: [
+      'SELECT ?x ?y { ?x ?p ?y }',
+      'SELECT ?x (1 AS ?y) { ?x ?p ?o }',
+      'SELECT ?x { { SELECT ?x { ?x ?p ?o } } { SELECT ?x { ?o ?p ?x } } }',
     ],
   },
   {
