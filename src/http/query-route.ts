@@ -375,6 +375,7 @@ function rawQueryRequest(request: FastifyRequest) {
     search: queryStart < 0 ? '' : request.url.slice(queryStart + 1),
     contentType: headerValue(request.headers['content-type']),
     body: Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined,
+    contentEncoding: headerValue(request.headers['content-encoding']),
   };
 }
 

@@ -14,6 +14,8 @@ export interface RawQueryRequest {
   readonly contentType: string | undefined;
   /** The request body, undefined for GET or an empty body. */
   readonly body: Buffer | undefined;
+  /** The Content-Encoding header; absent or undefined when the request has none. */
+  readonly contentEncoding?: string | undefined;
 }
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -26,8 +28,8 @@ const NONE: readonly string[] = [];
 /**
  * Turns an HTTP request into a QueryRequest. Refusals, in this order: 403 for any
  * update (application/sparql-update, an `update` parameter), 400 for an `access_token`
- * parameter, 415 for an unsupported Content-Type or charset, 400 for a missing, empty or
- * repeated `query`, or a body that is not UTF-8.
+ * parameter, 415 for a body under a content coding, an unsupported Content-Type or charset,
+ * 400 for a missing, empty or repeated `query`, or a body that is not UTF-8.
  */
 export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
   // The query string's bytes (node gives the request line's bytes as latin1 characters).
@@ -40,6 +42,7 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
   if (mediaType === SPARQL_UPDATE) {
     throw new GuardError(403, 'update', 'updates are not allowed: this endpoint only answers read queries');
   }
+  refuseContentCoding(raw.contentEncoding);
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new GuardError(415, 'unsupported_media_type', 'unsupported charset: request bodies must be UTF-8');
   }
@@ -91,6 +94,27 @@ function refuseParameterCredential(params: FormParams): void {
       'credentials are not read from request parameters (access_token): send the key in an Authorization header',
     );
   }
+}
+
+/**
+ * A body under a content coding (RFC 9110 section 8.4) is refused with 415 and `Accept-Encoding:
+ * identity` (section 12.5.3), never read as if it had none: gzip bytes read as text would be
+ * "not UTF-8" or, worse, another query. `identity` is no coding. The coding is named only when it
+ * is a short token, so the message never carries a client's arbitrary text.
+ */
+function refuseContentCoding(header: string | undefined): void {
+  if (header === undefined) return;
+  const codings = header
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length === 0) return;
+  const named = codings.every((coding) => /^[a-z0-9-]{1,24}$/.test(coding))
+    ? `Content-Encoding ${codings.join(', ')}`
+    : 'a Content-Encoding';
+  throw new GuardError(415, 'unsupported_media_type', `the request body has ${named}: send it without a content coding`, {
+    'accept-encoding': 'identity',
+  });
 }
 
 /** The operation from the URL's parameters and then the body's (SPARQL 1.1 Protocol 2.1.1, 2.1.2). */

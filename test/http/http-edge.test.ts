@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { authChallenge, createCallerIdentifier, credentialHeaderNames } from '../../src/auth/identify-caller.js';
@@ -177,6 +178,26 @@ describe('request bodies', () => {
     assertError(await post('application/x-www-form-urlencoded', `update=${encodeURIComponent('DROP ALL')}`), 'update');
     assertError(await post('application/x-www-form-urlencoded', 'query=%FF'), 'parse');
     assert.equal(store.sent.length, 0);
+  });
+
+  it('415 with Accept-Encoding: identity for a gzip body, before the store is asked; identity is read', async () => {
+    const { app, store } = createEdge();
+    const post = (contentEncoding: string, payload: Buffer) =>
+      app.inject({
+        method: 'POST',
+        url: '/sparql',
+        headers: { ...BETA, 'content-type': 'application/sparql-query', 'content-encoding': contentEncoding },
+        payload,
+      });
+    const gzipped = await post('gzip', gzipSync(SELECT));
+    assert.equal(
+      assertError(gzipped, 'unsupported_media_type'),
+      'the request body has Content-Encoding gzip: send it without a content coding\n',
+    );
+    assert.equal(gzipped.headers['accept-encoding'], 'identity');
+    assert.equal(store.sent.length, 0);
+    assert.equal((await post('identity', Buffer.from(SELECT))).statusCode, 200);
+    assert.equal(store.sent.length, 1);
   });
 
   it('a form and a query body reach the store as the same plan', async () => {

@@ -89,6 +89,45 @@ describe('readQueryRequest', () => {
     assert.equal(refusal({ method: 'POST', search: '', contentType: 'application/sparql-query', body: undefined }), 400);
   });
 
+  it('refuses a body under a content coding with 415 and Accept-Encoding: identity, naming only a short token', () => {
+    const direct = (contentEncoding: string | undefined): RawQueryRequest => ({
+      method: 'POST',
+      search: '',
+      contentType: 'application/sparql-query',
+      body: Buffer.from(Q),
+      contentEncoding,
+    });
+    const refused = (contentEncoding: string) => {
+      try {
+        readQueryRequest(direct(contentEncoding));
+      } catch (error) {
+        assert.ok(error instanceof GuardError);
+        return [error.status, error.message, error.headers['accept-encoding']];
+      }
+      return assert.fail(contentEncoding);
+    };
+    const says = (named: string) => `the request body has ${named}: send it without a content coding`;
+    assert.deepEqual(refused('gzip'), [415, says('Content-Encoding gzip'), 'identity']);
+    assert.deepEqual(refused('identity, BR'), [415, says('Content-Encoding br'), 'identity']);
+    assert.deepEqual(refused('deflate,gzip'), [415, says('Content-Encoding deflate, gzip'), 'identity']);
+    assert.deepEqual(refused('x'.repeat(25)), [415, says('a Content-Encoding'), 'identity']);
+    assert.deepEqual(refused('SELECT * { ?s ?p ?o }'), [415, says('a Content-Encoding'), 'identity']);
+    // No coding: read as before; a form too; an update is still a 403 first; a GET has no body to read.
+    for (const none of [undefined, '', 'identity', ' Identity ,']) assert.equal(readQueryRequest(direct(none)).query, Q);
+    assert.equal(refusal({ ...form(`query=${encodeURIComponent(Q)}`), contentEncoding: 'gzip' }), 415);
+    assert.equal(refusal({ ...direct('gzip'), contentType: 'application/sparql-update' }), 403);
+    assert.equal(
+      readQueryRequest({
+        method: 'GET',
+        search: `query=${encodeURIComponent(Q)}`,
+        contentType: undefined,
+        body: undefined,
+        contentEncoding: 'gzip',
+      }).query,
+      Q,
+    );
+  });
+
   it('refuses other media types and charsets with 415, a body that is not UTF-8 with 400', () => {
     assert.equal(refusal({ method: 'POST', search: '', contentType: 'application/json', body: Buffer.from('{}') }), 415);
     assert.equal(refusal({ method: 'POST', search: '', contentType: undefined, body: Buffer.from(Q) }), 415);

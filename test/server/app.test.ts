@@ -5,6 +5,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { ERROR_CODE_HEADER, GUARD_CODES, type GuardCode } from '../../src/guard-error.js';
 import { KEYS, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
@@ -61,6 +62,29 @@ describe('paths and methods', () => {
     await expectError(big, 'too_large');
     const json = await fetch(t.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     await expectError(json, 'unsupported_media_type');
+  });
+
+  it('415 with Accept-Encoding: identity for a gzip-compressed body, never read as text', async () => {
+    const post = (contentType: string, body: string, contentEncoding: string) =>
+      fetch(t.endpoint, {
+        method: 'POST',
+        headers: { 'x-api-key': KEYS.beta, 'content-type': contentType, 'content-encoding': contentEncoding },
+        body: contentEncoding === 'gzip' ? gzipSync(body) : body,
+      });
+    for (const [type, body] of [
+      ['application/sparql-query', SELECT],
+      ['application/x-www-form-urlencoded', `query=${encodeURIComponent(SELECT)}`],
+    ] as const) {
+      const gzipped = await post(type, body, 'gzip');
+      assert.equal(gzipped.headers.get('accept-encoding'), 'identity');
+      assert.equal(
+        await expectError(gzipped, 'unsupported_media_type'),
+        'the request body has Content-Encoding gzip: send it without a content coding\n',
+      );
+      const plain = await post(type, body, 'identity');
+      assert.equal(plain.status, 200, await plain.clone().text());
+      assert.equal(((await plain.json()) as { results: { bindings: unknown[] } }).results.bindings.length, 1);
+    }
   });
 
   it('400 for a missing query and for an unparseable one, without echoing it', async () => {
