@@ -373,10 +373,24 @@ function rawQueryRequest(request: FastifyRequest) {
   return {
     method: request.method === 'POST' ? ('POST' as const) : ('GET' as const),
     search: queryStart < 0 ? '' : request.url.slice(queryStart + 1),
-    contentType: headerValue(request.headers['content-type']),
+    // node keeps the first of two Content-Types; which one a proxy in front read is unknown.
+    contentType: request.method === 'POST' ? onlyValue(request.raw.rawHeaders, 'Content-Type') : undefined,
     body: Buffer.isBuffer(request.body) && request.body.length > 0 ? request.body : undefined,
     contentEncoding: headerValue(request.headers['content-encoding']),
+    transferEncoding: headerValue(request.headers['transfer-encoding']),
   };
+}
+
+/** The one value of a header that may not repeat (RFC 9110 section 5.3), undefined when absent; 400 when repeated. */
+function onlyValue(rawHeaders: readonly string[], name: string): string | undefined {
+  const lowerName = name.toLowerCase();
+  let value: string | undefined;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.length !== name.length || rawHeaders[i]!.toLowerCase() !== lowerName) continue;
+    if (value !== undefined) throw new GuardError(400, 'bad_request', `the ${name} header was given more than once`);
+    value = rawHeaders[i + 1]!;
+  }
+  return value;
 }
 
 /** `http://{Host}{path}`; a Host that is not a host name (and port) is refused rather than echoed. */

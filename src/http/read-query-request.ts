@@ -16,6 +16,8 @@ export interface RawQueryRequest {
   readonly body: Buffer | undefined;
   /** The Content-Encoding header; absent or undefined when the request has none. */
   readonly contentEncoding?: string | undefined;
+  /** The Transfer-Encoding header; absent or undefined when the request has none. */
+  readonly transferEncoding?: string | undefined;
 }
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -42,7 +44,7 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
   if (mediaType === SPARQL_UPDATE) {
     throw new GuardError(403, 'update', 'updates are not allowed: this endpoint only answers read queries');
   }
-  refuseContentCoding(raw.contentEncoding);
+  refuseCodings(raw);
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new GuardError(415, 'unsupported_media_type', 'unsupported charset: request bodies must be UTF-8');
   }
@@ -99,22 +101,44 @@ function refuseParameterCredential(params: FormParams): void {
 /**
  * A body under a content coding (RFC 9110 section 8.4) is refused with 415 and `Accept-Encoding:
  * identity` (section 12.5.3), never read as if it had none: gzip bytes read as text would be
- * "not UTF-8" or, worse, another query. `identity` is no coding. The coding is named only when it
- * is a short token, so the message never carries a client's arbitrary text.
+ * "not UTF-8" or, worse, another query. `identity` is no coding. A transfer coding other than
+ * chunked (node decodes only that one) is a malformed request, 400 (RFC 9112 section 6.1 says
+ * 501, which the contract's statuses do not have). A coding is named only when it is a short
+ * token, so the message never carries a client's arbitrary text.
  */
-function refuseContentCoding(header: string | undefined): void {
-  if (header === undefined) return;
-  const codings = header
+function refuseCodings(raw: RawQueryRequest): void {
+  const content = codingsOf(raw.contentEncoding, 'identity');
+  if (content.length > 0) {
+    throw new GuardError(
+      415,
+      'unsupported_media_type',
+      `the request body has ${named('Content-Encoding', content)}: send it without a content coding`,
+      {
+        'accept-encoding': 'identity',
+      },
+    );
+  }
+  const transfer = codingsOf(raw.transferEncoding, 'chunked');
+  if (transfer.length > 0) {
+    throw new GuardError(
+      400,
+      'bad_request',
+      `malformed HTTP request: ${named('Transfer-Encoding', transfer)} is not supported: send the body chunked or with a Content-Length`,
+    );
+  }
+}
+
+/** The codings a header lists, lower case, without `plain` (the one that changes nothing). */
+function codingsOf(header: string | undefined, plain: string): readonly string[] {
+  if (header === undefined) return NONE;
+  return header
     .split(',')
     .map((coding) => coding.trim().toLowerCase())
-    .filter((coding) => coding !== '' && coding !== 'identity');
-  if (codings.length === 0) return;
-  const named = codings.every((coding) => /^[a-z0-9-]{1,24}$/.test(coding))
-    ? `Content-Encoding ${codings.join(', ')}`
-    : 'a Content-Encoding';
-  throw new GuardError(415, 'unsupported_media_type', `the request body has ${named}: send it without a content coding`, {
-    'accept-encoding': 'identity',
-  });
+    .filter((coding) => coding !== '' && coding !== plain);
+}
+
+function named(header: string, codings: readonly string[]): string {
+  return codings.every((coding) => /^[a-z0-9-]{1,24}$/.test(coding)) ? `${header} ${codings.join(', ')}` : `a ${header}`;
 }
 
 /** The operation from the URL's parameters and then the body's (SPARQL 1.1 Protocol 2.1.1, 2.1.2). */

@@ -116,6 +116,9 @@ describe('readQueryRequest', () => {
     for (const none of [undefined, '', 'identity', ' Identity ,']) assert.equal(readQueryRequest(direct(none)).query, Q);
     assert.equal(refusal({ ...form(`query=${encodeURIComponent(Q)}`), contentEncoding: 'gzip' }), 415);
     assert.equal(refusal({ ...direct('gzip'), contentType: 'application/sparql-update' }), 403);
+    // A transfer coding other than chunked: 400; chunked alone is read.
+    assert.equal(refusal({ ...direct(undefined), transferEncoding: 'gzip, chunked' }), 400);
+    assert.equal(readQueryRequest({ ...direct(undefined), transferEncoding: 'Chunked' }).query, Q);
     assert.equal(
       readQueryRequest({
         method: 'GET',

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { ERROR_CODE_HEADER, GUARD_CODES, type GuardCode } from '../../src/guard-error.js';
 import { KEYS, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
+import { rawRequest } from '../reliability/raw-request.js';
 
 const SELECT = 'SELECT * WHERE { ?s ?p ?o } LIMIT 1';
 const CONSTRUCT = 'CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o } LIMIT 1';
@@ -85,6 +86,36 @@ describe('paths and methods', () => {
       assert.equal(plain.status, 200, await plain.clone().text());
       assert.equal(((await plain.json()) as { results: { bindings: unknown[] } }).results.bindings.length, 1);
     }
+  });
+
+  it('400 for a transfer coding node does not decode, or a second Content-Type (which one a proxy read is unknown)', async () => {
+    const send = (headers: string, body: string) =>
+      rawRequest(
+        t.endpoint,
+        `POST ${new URL(t.endpoint).pathname} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEYS.beta}\r\n${headers}Connection: close\r\n\r\n${body}`,
+      );
+    const chunked = `${SELECT.length.toString(16)}\r\n${SELECT}\r\n0\r\n\r\n`;
+    const cases = [
+      [
+        'Content-Type: application/sparql-query\r\nTransfer-Encoding: gzip, chunked\r\n',
+        chunked,
+        'malformed HTTP request: Transfer-Encoding gzip is not supported: send the body chunked or with a Content-Length',
+      ],
+      [
+        `Content-Type: application/sparql-query\r\nContent-Type: application/json\r\nContent-Length: ${SELECT.length}\r\n`,
+        SELECT,
+        'the Content-Type header was given more than once',
+      ],
+    ] as const;
+    for (const [headers, body, message] of cases) {
+      const answer = await send(headers, body);
+      assert.equal(answer.status, 400, answer.body);
+      assert.match(answer.headers, /\r\nsparql-guard-error: bad_request\r\n/i);
+      assert.equal(answer.body, `${message}\n`);
+    }
+    // Chunked alone, and one Content-Type, are read.
+    const plain = await send('Content-Type: application/sparql-query\r\nTransfer-Encoding: chunked\r\n', chunked);
+    assert.equal(plain.status, 200, plain.body);
   });
 
   it('400 for a missing query and for an unparseable one, without echoing it', async () => {
