@@ -71,6 +71,22 @@ describe('row rules and columns at load', () => {
     assert.deepEqual([...(grant?.hiddenByGraph.get('https://example.org/g') ?? [])], ['https://example.org/salary']);
   });
 
+  it('reads past comments and inside strings and IRIs: no keyword, no VALUES block, no N3 word there', async () => {
+    const { set } = await load(
+      'guard:rowPattern "?this ex:is ?has ; ex:p \\"a = b => c, is it VALUES ?has { ex:x }\\" ; ex:of <https://example.org/is#=> # this is = VALUES ?has { ex:y }\\n"',
+    );
+    const rule = set.policies[0]?.rowRule;
+    assert.deepEqual(rule?.values, []);
+    assert.deepEqual(
+      rule?.triples.map(({ predicate, object }) => [predicate.value, object.value]),
+      [
+        ['https://example.org/is', 'has'],
+        ['https://example.org/p', 'a = b => c, is it VALUES ?has { ex:x }'],
+        ['https://example.org/of', 'https://example.org/is#='],
+      ],
+    );
+  });
+
   it('refuses, in one line naming file and policy, what the rewriter could not hold to the rule', async () => {
     const wrong: [string, RegExp][] = [
       ['guard:readPath "name"', /guard:readPath must be an IRI/],
@@ -81,7 +97,7 @@ describe('row rules and columns at load', () => {
       ['guard:rowPattern "?this ex:member [ ex:name ?n ]"', /blank node/],
       ['guard:rowPattern "?this ex:a/ex:b ?x"', /blank node, a list or a path|not a basic graph pattern/],
       ['guard:rowPattern "?this ex:p ( 1 2 )"', /blank node, a list or a path/],
-      ['guard:rowPattern "{ ?this ex:p ?o } => { ?this ex:q ?o }"', /formula|blank node/],
+      ['guard:rowPattern "{ ?this ex:p ?o } => { ?this ex:q ?o }"', /formula|blank node|N3/],
       ['guard:rowPattern "?this nope:p ?o"', /not a basic graph pattern/],
       ['guard:rowPattern "?this ex:p \\"a\\\\\\\\u0022b\\""', /backslash/],
       ['guard:rowPattern "?this ex:p ?o } UNION { ?x ?y ?z"', /not a basic graph pattern/],
@@ -92,6 +108,18 @@ describe('row rules and columns at load', () => {
       ['guard:rowPattern "?this ex:p ?o"; guard:rowClass ex:C', /more than one row rule/],
       ['guard:rowData ex:m', /guard:rowData without a row rule/],
       ['guard:rowClass ex:C; guard:rowData <urn:x-sparql-guard:empty>', /reserved/],
+      // The rewriter's own IRIs, in every place a policy names an IRI of its rows or columns.
+      ['guard:readPath <urn:x-sparql-guard:empty>', /guard:readPath <urn:x-sparql-guard:empty> is reserved/],
+      ['guard:hidePath <URN:X-SPARQL-GUARD:p>', /guard:hidePath <URN:X-SPARQL-GUARD:p> is reserved/],
+      ['guard:rowClass <urn:x-sparql-guard:C>', /guard:rowClass <urn:x-sparql-guard:C> is reserved/],
+      ['guard:rowPattern "?this <urn:x-sparql-guard:constant?p> ?o"', /names <urn:x-sparql-guard:constant\?p>, which is reserved/],
+      ['guard:rowPattern "?this ex:p ?o VALUES ?o { <urn:x-sparql-guard:a> }"', /in VALUES, which is reserved/],
+      // N3 beyond Turtle that reads as a triple nobody wrote as one.
+      ['guard:rowPattern "?this ex:p ?o . ?o = ?this"', /writes =, which is N3/],
+      ['guard:rowPattern "?this ex:p ?o . ?o => ?this"', /writes =>, which is N3/],
+      ['guard:rowPattern "?this <= ?o"', /writes <=, which is N3/],
+      ['guard:rowPattern "?this is ex:member of ?agent"', /writes is, which is N3/],
+      ['guard:rowPattern "?this has ex:member ?agent"', /writes has, which is N3/],
       ['guard:rowclass ex:C', /did you mean guard:rowClass/],
       ['guard:readpath ex:C', /did you mean guard:readPath/],
     ];

@@ -233,6 +233,7 @@ function validatePolicy(
       }
       case guard.hidePath:
         if (object.termType !== 'NamedNode') fail(`guard:hidePath must be an IRI, found ${describeTerm(object)}`);
+        if (isReservedIri(object.value)) fail(`guard:hidePath <${object.value}> is reserved by the rewriter (urn:x-sparql-guard:)`);
         checkSpliceable('guard:hidePath', object.value, fail);
         if (!hidePaths.includes(object.value)) hidePaths.push(object.value);
         break;

@@ -16,7 +16,14 @@ export interface PolicyRestriction {
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Strings, IRIs: masked while VALUES blocks are found, so a keyword inside them is not one. */
 const OPAQUE = /"(?:[^"\\\n\r]|\\.)*"|'(?:[^'\\\n\r]|\\.)*'|<[^<>"{}|^`\\\s]*>/g;
+/** The same, and comments: what reads as neither a keyword nor a block. */
+const OPAQUE_OR_COMMENT = new RegExp(`${OPAQUE.source}|#[^\\n\\r]*`, 'g');
 const VALUES_BLOCK = /\bVALUES\s*(\?[A-Za-z_]\w*|\(\s*(?:\?[A-Za-z_]\w*\s*)*\))\s*\{([^{}]*)\}/gi;
+/**
+ * What N3 reads beyond Turtle without a formula or blank node: `=` (owl:sameAs), `=>` and `<=`
+ * (log:implies), `is … of` and `has`. Each would load as a triple the author did not write as one.
+ */
+const N3_ONLY = /(?:^|[\s;,.])(=>|<=|=|is|has|of)(?=[\s;,.]|$)/;
 /** The terms a VALUES block of a row rule may hold. */
 const VALUES_TOKEN = /\s*(<[^<>"{}|^`\\\s]*>|"[^"\\\n\r]*"|[A-Za-z][\w-]*(?:\.[\w-]+)*:[\w-]*(?:\.[\w-]+)*|:[\w-]*|UNDEF\b|\(|\))/gy;
 
@@ -35,13 +42,13 @@ export function readRowRule(
     values(predicate).map((object) => {
       if (object.termType !== 'NamedNode')
         fail(`${name} must be an IRI, found ${object.termType === 'Literal' ? JSON.stringify(object.value) : 'a blank node'}`);
+      if (isReservedIri(object.value)) fail(`${name} <${object.value}> is reserved by the rewriter (urn:x-sparql-guard:)`);
       const problem = iriSpliceProblem(object.value);
       if (problem !== undefined) fail(`${name} ${JSON.stringify(object.value)} ${problem}`);
       return object.value;
     });
   const readPaths = [...new Set(iris(guard.readPath, 'guard:readPath'))].sort();
   const data = [...new Set(iris(guard.rowData, 'guard:rowData'))].sort();
-  for (const graph of data) if (isReservedIri(graph)) fail(`guard:rowData <${graph}> is reserved by the rewriter (urn:x-sparql-guard:)`);
   const classes = iris(guard.rowClass, 'guard:rowClass');
   const patterns = values(guard.rowPattern);
   if (classes.length + patterns.length > 1) fail('gives more than one row rule (one guard:rowPattern or one guard:rowClass per policy)');
@@ -80,7 +87,7 @@ function parseRowPattern(
   fail: (reason: string) => never,
 ): { triples: RuleTriple[]; values: RuleValues[] } {
   const problem = (reason: string): never => fail(`guard:rowPattern ${reason}`);
-  const masked = text.replace(OPAQUE, (match) => ' '.repeat(match.length));
+  const masked = text.replace(OPAQUE_OR_COMMENT, (match) => ' '.repeat(match.length));
   const blocks: RuleValues[] = [];
   let rest = '';
   let last = 0;
@@ -92,8 +99,10 @@ function parseRowPattern(
     blocks.push(readValues(variablePart, body, prefixes, problem));
   }
   rest += text.slice(last);
-  if (/\bVALUES\b/i.test(rest.replace(OPAQUE, '')))
-    problem('has a VALUES block it cannot read (VALUES ?v { … } or VALUES (?a ?b) { (…) … })');
+  const bare = rest.replace(OPAQUE_OR_COMMENT, (match) => ' '.repeat(match.length));
+  const n3Only = N3_ONLY.exec(bare);
+  if (n3Only !== null) problem(`writes ${n3Only[1]}, which is N3, not a SPARQL triple pattern`);
+  if (/\bVALUES\b/i.test(bare)) problem('has a VALUES block it cannot read (VALUES ?v { … } or VALUES (?a ?b) { (…) … })');
   const declarations = Object.entries(prefixes)
     .map(([name, iri]) => `@prefix ${name}: <${iri}> .\n`)
     .join('');
@@ -109,6 +118,7 @@ function parseRowPattern(
   const term = (value: Term): RuleTerm => {
     switch (value.termType) {
       case 'NamedNode': {
+        if (isReservedIri(value.value)) problem(`names <${value.value}>, which is reserved by the rewriter (urn:x-sparql-guard:)`);
         const spliced = iriSpliceProblem(value.value);
         if (spliced !== undefined) problem(`names ${JSON.stringify(value.value)}, which ${spliced}`);
         return { termType: 'NamedNode', value: value.value };
@@ -173,6 +183,7 @@ function readValues(
       if (namespace === undefined) return problem(`uses the undeclared prefix ${token.slice(0, colon)}: in VALUES`);
       iri = namespace + token.slice(colon + 1);
     }
+    if (isReservedIri(iri)) problem(`names <${iri}> in VALUES, which is reserved by the rewriter (urn:x-sparql-guard:)`);
     const spliced = iriSpliceProblem(iri);
     if (spliced !== undefined) problem(`names ${JSON.stringify(iri)}, which ${spliced}`);
     return { termType: 'NamedNode', value: iri };
