@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import { ERROR_CODE_HEADER, GuardError, type ErrorCode } from '../guard-error.js';
 import { PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { pathOf } from '../http/path-of.js';
-import { setIdleBound } from '../http/query-route.js';
+import { ALLOW_QUERY, setIdleBound } from '../http/query-route.js';
 import { renderError } from '../http/render-error.js';
 import type { RequestOutcome } from '../http/request-state.js';
 import type { AuditLog } from './create-audit-log.js';
@@ -86,6 +86,24 @@ export function createConnectionTracker(
       if (!current.has(socket)) return void socket.destroy(); // idle between requests
       const silent = `the connection was silent for more than ${socket.timeout ?? limits.idleTimeoutMs} ms`;
       endConnection(socket, 'timeout', new GuardError(408, 'request_timeout', silent));
+    });
+
+    // node hands CONNECT to this event and, with no listener, closes the connection unanswered:
+    // it gets the 405 of any other method (the contract's list), then the connection ends.
+    app.server.on('connect', (_request: unknown, socket: Socket) => {
+      const error = new GuardError(405, 'method_not_allowed', 'method CONNECT is not allowed here', { allow: ALLOW_QUERY });
+      if (socket.writable) socket.write(rawErrorResponse(error));
+      log({
+        method: 'CONNECT',
+        path: null,
+        agent: null,
+        status: 405,
+        outcome: 'completed',
+        bytes: socket.bytesWritten,
+        code: error.code,
+        error: error.message,
+      });
+      socket.destroy();
     });
 
     // Connections past maxConnections get one 503 and are closed; past REFUSAL_ROOM more, node drops them.
@@ -168,11 +186,14 @@ function clientErrorAnswer(code: string | undefined, limits: ClientLimits): Guar
 }
 
 /** A complete error response written straight to a socket (no response object exists for it). */
-function rawErrorResponse({ status, code, message }: GuardError): string {
+function rawErrorResponse({ status, code, message, headers }: GuardError): string {
   const body = `${message}\n`;
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
-    `content-type: text/plain; charset=utf-8\r\ncache-control: ${PRIVATE_NO_STORE}\r\n${ERROR_CODE_HEADER}: ${code}\r\n` +
+    `content-type: text/plain; charset=utf-8\r\ncache-control: ${PRIVATE_NO_STORE}\r\n${ERROR_CODE_HEADER}: ${code}\r\n${extra}` +
     `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
   );
 }

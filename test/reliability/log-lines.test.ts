@@ -48,7 +48,7 @@ describe('the request log under a mixed load', () => {
   });
 
   it(
-    'writes one line per request with its outcome and bytes: completed, client-closed, upstream-cut, timeout, refused by the parser',
+    'writes one line per request with its outcome and bytes: completed, client-closed, upstream-cut, timeout, refused by the parser, CONNECT',
     { timeout: 60_000 },
     async () => {
       const from = guard.lines.length;
@@ -73,14 +73,21 @@ describe('the request log under a mixed load', () => {
           rawRequest(url, 'GET /healthz HTTP/1.1\r\nHost: guard\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n'),
         ),
       );
-      // Requests that are not aborted by the test: 30 + 8 + 6 + 5 + 4 = 53.
+      // CONNECT, which node hands to its own event: a 405 and one line each.
+      await Promise.all(Array.from({ length: 3 }, () => rawRequest(url, 'CONNECT store:7878 HTTP/1.1\r\nHost: store:7878\r\n\r\n')));
+      // Requests that are not aborted by the test: 30 + 8 + 6 + 5 + 4 + 3 = 56.
       const requestLines = () => guard.lines.slice(from).filter((line) => line.outcome !== undefined);
       const end = performance.now() + 10_000;
-      while (requestLines().length < 53 && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
+      while (requestLines().length < 56 && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
       await new Promise((resolve) => setTimeout(resolve, 500)); // and no extra line after them
       const counts: Record<string, number> = {};
       for (const line of requestLines()) counts[String(line.outcome)] = (counts[String(line.outcome)] ?? 0) + 1;
-      assert.deepEqual(counts, { completed: 34, 'client-closed': 8, 'upstream-cut': 6, timeout: 5 });
+      assert.deepEqual(counts, { completed: 37, 'client-closed': 8, 'upstream-cut': 6, timeout: 5 });
+      const connects = requestLines().filter((line) => line.method === 'CONNECT');
+      assert.deepEqual(
+        connects.map((line) => [line.status, line.code]),
+        Array.from({ length: 3 }, () => [405, 'method_not_allowed']),
+      );
       for (const line of requestLines()) assert.equal(typeof line.bytes, 'number');
       const cut = requestLines().filter((line) => line.outcome !== 'completed');
       for (const line of cut.filter((entry) => entry.outcome !== 'timeout')) assert.ok((line.bytes as number) > 0, 'the answer had begun');

@@ -88,6 +88,17 @@ describe('paths and methods', () => {
     }
   });
 
+  it('405 with Allow for CONNECT, which node would otherwise close unanswered', async () => {
+    const answer = await rawRequest(
+      t.endpoint,
+      `CONNECT ${new URL(t.endpoint).host} HTTP/1.1\r\nHost: ${new URL(t.endpoint).host}\r\n\r\n`,
+    );
+    assert.equal(answer.status, 405, answer.headers);
+    assert.match(answer.headers, /\r\nsparql-guard-error: method_not_allowed\r\n/);
+    assert.match(answer.headers, /\r\nallow: GET, POST, OPTIONS\r\n/);
+    assert.equal(answer.body, 'method CONNECT is not allowed here\n');
+  });
+
   it('400 for a transfer coding node does not decode, or a second Content-Type (which one a proxy read is unknown)', async () => {
     const send = (headers: string, body: string) =>
       rawRequest(
