@@ -1,7 +1,7 @@
 // Follows every connection and request of the app: bounds on connections and silence, one log line per request however it ended, and the shutdown's cut.
 
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ERROR_CODE_HEADER, GuardError, type ErrorCode } from '../guard-error.js';
 import { PRIVATE_NO_STORE } from '../http/cache-control.js';
@@ -104,6 +104,12 @@ export function createConnectionTracker(
         error: error.message,
       });
       socket.destroy();
+    });
+
+    // An Expect other than 100-continue: node answers 417 itself, empty and outside the contract's
+    // statuses and error shape, unless listened for; RFC 9110 section 10.1.1 lets a server ignore it.
+    app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+      app.server.emit('request', request, response);
     });
 
     // Connections past maxConnections get one 503 and are closed; past REFUSAL_ROOM more, node drops them.

@@ -99,6 +99,17 @@ describe('paths and methods', () => {
     assert.equal(answer.body, 'method CONNECT is not allowed here\n');
   });
 
+  it("an Expect other than 100-continue is ignored (RFC 9110 section 10.1.1), not node's empty 417", async () => {
+    const host = new URL(t.endpoint).host;
+    const path = new URL(t.endpoint).pathname;
+    const answer = await rawRequest(
+      t.endpoint,
+      `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nX-API-Key: ${KEYS.beta}\r\nExpect: 200-ok\r\nContent-Type: application/sparql-query\r\nContent-Length: ${SELECT.length}\r\nConnection: close\r\n\r\n${SELECT}`,
+    );
+    assert.equal(answer.status, 200, answer.headers);
+    assert.equal((JSON.parse(answer.body) as { results: { bindings: unknown[] } }).results.bindings.length, 1);
+  });
+
   it('400 for a transfer coding node does not decode, or a second Content-Type (which one a proxy read is unknown)', async () => {
     const send = (headers: string, body: string) =>
       rawRequest(
