@@ -8,6 +8,7 @@ import { hashKeyCommand, HASH_KEY_USAGE } from './cli/hash-key-command.js';
 import { readCommandConfig } from './cli/read-command-config.js';
 import { ConfigError } from './config/read-config.js';
 import { PolicyLoadError } from './policy/policy-load-error.js';
+import { nearestWord } from './nearest-word.js';
 import { reportReady, serveCluster, workerLog } from './server/serve-cluster.js';
 import { OWN_VERSION } from './own-version.js';
 import { logToStdout, startGuard, type RunningGuard } from './server/start-guard.js';
@@ -31,23 +32,34 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command === '--version' || command === '-V') return version(rest);
   switch (command) {
     case 'serve':
-      return rest.length > 0 ? usage(false) : serve();
+      return rest.length > 0 ? misuse('serve takes no options: the configuration comes from GUARD_CONFIG') : serve();
     case 'check':
       return checkCommand(rest, process.env);
     case 'explain':
       return explainCommand(rest, process.env);
     case 'hash-key':
       return hashKeyCommand(rest);
-    default:
-      return usage(false);
+    default: {
+      const near = nearestWord(command, COMMANDS);
+      const named = /^[\x21-\x7e]{1,40}$/.test(command) ? `unknown command '${command}'` : 'unknown command';
+      return misuse(near === undefined ? named : `${named} (did you mean ${near}?)`);
+    }
   }
 }
 
 /** Prints the version of the package.json of sparql-guard. */
 function version(rest: readonly string[]): number {
-  if (rest.length > 0) return usage(false);
+  if (rest.length > 0) return misuse('--version takes no arguments');
   process.stdout.write(`${OWN_VERSION}\n`);
   return 0;
+}
+
+const COMMANDS = ['serve', 'check', 'explain', 'hash-key'];
+
+/** A command line that cannot run: the line saying why, then the usage, on stderr (exit 2). */
+function misuse(why: string): number {
+  process.stderr.write(`sparql-guard: ${why}\n`);
+  return usage(false);
 }
 
 function usage(asked: boolean): number {

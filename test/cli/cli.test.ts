@@ -69,7 +69,20 @@ describe('sparql-guard (no command or an unknown one)', () => {
     assert.match(help.stdout, /usage: sparql-guard \[serve \| check \| explain \| hash-key\]/);
     const unknown = run(['frobnicate']);
     assert.equal(unknown.status, 2);
-    assert.match(unknown.stderr, /^usage: sparql-guard/);
+    assert.match(unknown.stderr, /^sparql-guard: unknown command 'frobnicate'\nusage: sparql-guard/);
+  });
+
+  it('says in its first line why a command line cannot run', () => {
+    const why = (args: string[]) => {
+      const result = run(args);
+      assert.equal(result.status, 2, args.join(' '));
+      assert.match(result.stderr, /\nusage: sparql-guard/);
+      return result.stderr.split('\n')[0];
+    };
+    assert.equal(why(['chekc']), "sparql-guard: unknown command 'chekc' (did you mean check?)");
+    assert.equal(why(['serve', '--port', '9000']), 'sparql-guard: serve takes no options: the configuration comes from GUARD_CONFIG');
+    assert.equal(why(['--version', 'x']), 'sparql-guard: --version takes no arguments');
+    assert.equal(why(['\u0007bell']), 'sparql-guard: unknown command');
   });
 });
 
