@@ -73,7 +73,7 @@ describe('row rules and columns at load', () => {
 
   it('reads past comments and inside strings and IRIs: no keyword, no VALUES block, no N3 word there', async () => {
     const { set } = await load(
-      'guard:rowPattern "?this ex:is ?has ; ex:p \\"a = b => c, is it VALUES ?has { ex:x }\\" ; ex:of <https://example.org/is#=> # this is = VALUES ?has { ex:y }\\n"',
+      'guard:rowPattern "?this ex:is ?has ; ex:p \\"a = b => c, is it VALUES ?has { ex:x }\\" ; ex:of <https://example.org/is#=> ; ex:a.of ex:b.is # this is = VALUES ?has { ex:y }\\n"',
     );
     const rule = set.policies[0]?.rowRule;
     assert.deepEqual(rule?.values, []);
@@ -83,6 +83,7 @@ describe('row rules and columns at load', () => {
         ['https://example.org/is', 'has'],
         ['https://example.org/p', 'a = b => c, is it VALUES ?has { ex:x }'],
         ['https://example.org/of', 'https://example.org/is#='],
+        ['https://example.org/a.of', 'https://example.org/b.is'],
       ],
     );
   });
@@ -120,6 +121,7 @@ describe('row rules and columns at load', () => {
       ['guard:rowPattern "?this <= ?o"', /writes <=, which is N3/],
       ['guard:rowPattern "?this is ex:member of ?agent"', /writes is, which is N3/],
       ['guard:rowPattern "?this has ex:member ?agent"', /writes has, which is N3/],
+      ['guard:rowPattern "?this ex:p ?o . ?o=?this"', /writes =, which is N3/],
       ['guard:rowclass ex:C', /did you mean guard:rowClass/],
       ['guard:readpath ex:C', /did you mean guard:readPath/],
     ];

@@ -22,8 +22,10 @@ const VALUES_BLOCK = /\bVALUES\s*(\?[A-Za-z_]\w*|\(\s*(?:\?[A-Za-z_]\w*\s*)*\))\
 /**
  * What N3 reads beyond Turtle without a formula or blank node: `=` (owl:sameAs), `=>` and `<=`
  * (log:implies), `is … of` and `has`. Each would load as a triple the author did not write as one.
+ * Outside strings and IRIs no `=` is SPARQL; the words count only as words (`ex:a.of`, `?is` and
+ * a prefix `is:` are not them).
  */
-const N3_ONLY = /(?:^|[\s;,.])(=>|<=|=|is|has|of)(?=[\s;,.]|$)/;
+const N3_ONLY = /(=>|<=|=)|(?:^|[\s;,])(is|has|of)(?=[\s;,.]|$)/;
 /** The terms a VALUES block of a row rule may hold. */
 const VALUES_TOKEN = /\s*(<[^<>"{}|^`\\\s]*>|"[^"\\\n\r]*"|[A-Za-z][\w-]*(?:\.[\w-]+)*:[\w-]*(?:\.[\w-]+)*|:[\w-]*|UNDEF\b|\(|\))/gy;
 
@@ -101,7 +103,7 @@ function parseRowPattern(
   rest += text.slice(last);
   const bare = rest.replace(OPAQUE_OR_COMMENT, (match) => ' '.repeat(match.length));
   const n3Only = N3_ONLY.exec(bare);
-  if (n3Only !== null) problem(`writes ${n3Only[1]}, which is N3, not a SPARQL triple pattern`);
+  if (n3Only !== null) problem(`writes ${n3Only[1] ?? n3Only[2]}, which is N3, not a SPARQL triple pattern`);
   if (/\bVALUES\b/i.test(bare)) problem('has a VALUES block it cannot read (VALUES ?v { … } or VALUES (?a ?b) { (…) … })');
   const declarations = Object.entries(prefixes)
     .map(([name, iri]) => `@prefix ${name}: <${iri}> .\n`)
