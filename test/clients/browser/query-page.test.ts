@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type * as Playwright from 'playwright-core';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Request } from 'playwright-core';
 import { startTestGuard, type TestGuard } from '../../helpers/start-test-guard.js';
 import { CLIENT_PACKAGE_SKIP, importClientLibrary } from '../import-client-library.js';
 
@@ -212,11 +212,17 @@ describe('query page in Chromium', { skip: CLIENT_PACKAGE_SKIP }, () => {
     });
     try {
       const sent: string[] = [];
-      fresh.on('request', (request) => {
-        void request
-          .allHeaders()
-          .then((headers) => sent.push(`${request.method()} ${request.url()} ${JSON.stringify(headers)} ${request.postData() ?? ''}`));
-      });
+      // Each request's headers are read while its page is open; they are awaited before it closes
+      // (a read still pending when the page closes fails with "Target page ... has been closed").
+      const reading: Promise<void>[] = [];
+      const onRequest = (request: Request): void => {
+        reading.push(
+          request.allHeaders().then((headers) => {
+            sent.push(`${request.method()} ${request.url()} ${JSON.stringify(headers)} ${request.postData() ?? ''}`);
+          }),
+        );
+      };
+      fresh.on('request', onRequest);
       const before = byDefault.logs.length;
       const opened = await fresh.newPage();
       watch(opened);
@@ -235,6 +241,8 @@ describe('query page in Chromium', { skip: CLIENT_PACKAGE_SKIP }, () => {
       // Nor is the link's key kept for later: the tab persisted in local storage has no header.
       const stored = await opened.evaluate(() => JSON.stringify(localStorage));
       assert.doesNotMatch(stored, /sg_demo/);
+      fresh.off('request', onRequest);
+      await Promise.all(reading);
       await opened.close();
       assert.ok(
         sent.some((line) => line.startsWith('POST ')),
