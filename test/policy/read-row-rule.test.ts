@@ -86,6 +86,12 @@ describe('row rules and columns at load', () => {
         ['https://example.org/a.of', 'https://example.org/b.is'],
       ],
     );
+    // Long strings, over lines and holding quotes, are strings too.
+    const long = await load(`guard:rowPattern '?this ex:p """a"b = c\\n# is VALUES ?x { ex:y }""" ; ex:q \\'\\'\\'d\\'e => f\\'\\'\\''`);
+    assert.deepEqual(
+      long.set.policies[0]?.rowRule?.triples.map(({ object }) => object.value),
+      ['a"b = c\n# is VALUES ?x { ex:y }', "d'e => f"],
+    );
   });
 
   it('refuses, in one line naming file and policy, what the rewriter could not hold to the rule', async () => {
@@ -122,6 +128,9 @@ describe('row rules and columns at load', () => {
       ['guard:rowPattern "?this is ex:member of ?agent"', /writes is, which is N3/],
       ['guard:rowPattern "?this has ex:member ?agent"', /writes has, which is N3/],
       ['guard:rowPattern "?this ex:p ?o . ?o=?this"', /writes =, which is N3/],
+      // A long string holding a quote, read as short strings, would end early and hide the = after it.
+      ['guard:rowPattern \'?this ex:p ?o . """x"y""" = ex:z ; ex:q "w"\'', /writes =, which is N3/],
+      [`guard:rowPattern "?this ex:p ?o . '''x'y''' = ex:z ; ex:q 'w'"`, /writes =, which is N3/],
       ['guard:rowclass ex:C', /did you mean guard:rowClass/],
       ['guard:readpath ex:C', /did you mean guard:readPath/],
     ];

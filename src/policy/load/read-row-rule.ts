@@ -14,8 +14,12 @@ export interface PolicyRestriction {
 
 /** SPARQL's VARNAME kept to what every store reads alike: letters, digits and `_`. */
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** Strings, IRIs: masked while VALUES blocks are found, so a keyword inside them is not one. */
-const OPAQUE = /"(?:[^"\\\n\r]|\\.)*"|'(?:[^'\\\n\r]|\\.)*'|<[^<>"{}|^`\\\s]*>/g;
+/**
+ * Strings (long ones first: `"""a"b = c"""` read as short ones would end at its inner quote),
+ * IRIs: masked while VALUES blocks are found, so a keyword inside them is not one.
+ */
+const OPAQUE =
+  /"""(?:[^"\\]|\\[\s\S]|"(?!""))*"""|'''(?:[^'\\]|\\[\s\S]|'(?!''))*'''|"(?:[^"\\\n\r]|\\.)*"|'(?:[^'\\\n\r]|\\.)*'|<[^<>"{}|^`\\\s]*>/g;
 /** The same, and comments: what reads as neither a keyword nor a block. */
 const OPAQUE_OR_COMMENT = new RegExp(`${OPAQUE.source}|#[^\\n\\r]*`, 'g');
 const VALUES_BLOCK = /\bVALUES\s*(\?[A-Za-z_]\w*|\(\s*(?:\?[A-Za-z_]\w*\s*)*\))\s*\{([^{}]*)\}/gi;
