@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { Caller } from '../auth/caller.js';
 import { ANONYMOUS_AGENT } from '../vocabulary.js';
 import { findAgentIriProblem } from '../iri.js';
+import { decodeUtf8Text, NotUtf8Error } from '../decode-utf8-text.js';
 import {
   authChallenge,
   createCallerIdentifier,
@@ -79,7 +80,9 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
   try {
     query = readQueryText(values);
   } catch (error) {
-    return usageError(`--query-file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'read error'})`);
+    const source = values['query-file'] === undefined ? 'the query on stdin' : '--query-file';
+    if (error instanceof NotUtf8Error) return usageError(`${source} is ${error.message}`);
+    return usageError(`${source} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'read error'})`);
   }
   if (query === undefined || query.trim() === '') return usageError('give the query with --query, --query-file or on stdin');
 
@@ -176,9 +179,9 @@ function requestHeaders(values: ExplainArgs): Record<string, string> {
 
 function readQueryText(values: ExplainArgs): string | undefined {
   if (values.query !== undefined) return values.query;
-  if (values['query-file'] !== undefined) return readFileSync(values['query-file'], 'utf8');
+  if (values['query-file'] !== undefined) return decodeUtf8Text(readFileSync(values['query-file']));
   if (process.stdin.isTTY) return undefined;
-  return readFileSync(0, 'utf8');
+  return decodeUtf8Text(readFileSync(0));
 }
 
 function usageError(message: string): number {

@@ -4,6 +4,7 @@ import { fstatSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createApiKey, hashApiKey } from '../auth/hash-api-key.js';
 import { findAgentIriProblem } from '../iri.js';
+import { decodeUtf8Text, NotUtf8Error } from '../decode-utf8-text.js';
 
 export const HASH_KEY_USAGE = `usage: sparql-guard hash-key [--agent IRI] [--group NAME]...
   in a terminal (or with stdin from /dev/null): prints a new random key and its auth.apiKeys entry
@@ -30,7 +31,15 @@ export function hashKeyCommand(args: readonly string[]): number {
     process.stdout.write(`key: ${key}\nconfig entry: ${entry(hashApiKey(key))}\n`);
     return 0;
   }
-  const key = readFileSync(0, 'utf8').trim();
+  let key: string;
+  try {
+    key = decodeUtf8Text(readFileSync(0)).trim();
+  } catch (error) {
+    const problem =
+      error instanceof NotUtf8Error ? `is ${error.message}` : `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'read error'})`;
+    process.stderr.write(`sparql-guard hash-key: stdin ${problem}\n`);
+    return 2;
+  }
   if (key === '') {
     process.stderr.write('sparql-guard hash-key: stdin is empty: pipe a key in, or run it in a terminal to make a new one\n');
     return 2;

@@ -10,6 +10,7 @@ import { ConfigError } from './config-error.js';
 import { expandPlaceholders } from './expand-placeholders.js';
 import { MAX_TIMER_MS } from '../max-timer-ms.js';
 import { nearestWord } from '../nearest-word.js';
+import { decodeUtf8Text, NotUtf8Error } from '../decode-utf8-text.js';
 
 export { ConfigError } from './config-error.js';
 
@@ -292,8 +293,9 @@ export function readConfig(env: NodeJS.ProcessEnv): GuardConfig {
   const configFile = resolve(named);
   let text: string;
   try {
-    text = readFileSync(configFile, 'utf8');
+    text = decodeUtf8Text(readFileSync(configFile));
   } catch (error) {
+    if (error instanceof NotUtf8Error) throw new ConfigError(`config file ${configFile}: ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
     const problem =
       code === 'ENOENT'

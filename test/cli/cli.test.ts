@@ -26,7 +26,7 @@ interface Run {
 }
 
 /** Runs the bin; without `input`, stdin is /dev/null. GUARD_* variables of the test run are cleared. */
-function run(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Run {
+function run(args: string[], options: { input?: string | Buffer; env?: Record<string, string> } = {}): Run {
   const { GUARD_CONFIG: _c, GUARD_UPSTREAM: _u, ...env } = process.env;
   const spawnOptions: SpawnSyncOptions = {
     encoding: 'utf8',
@@ -121,6 +121,11 @@ describe('sparql-guard hash-key', () => {
     const bad = run(['hash-key', '--agent', 'ann']);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /--agent is not an absolute IRI/);
+    // A key that is not UTF-8 would be hashed with U+FFFD in place of its bytes: another key's hash.
+    const latin1 = run(['hash-key'], { input: Buffer.from('sg_schlüssel\n', 'latin1') });
+    assert.equal(latin1.status, 2);
+    assert.equal(latin1.stdout, '');
+    assert.match(latin1.stderr, /^sparql-guard hash-key: stdin is not valid UTF-8 \(line 1; [^\n]*\n$/);
   });
 });
 
@@ -236,6 +241,26 @@ describe('sparql-guard check', () => {
     assert.match(key.stderr, /^sparql-guard: [^\n]*polices[^\n]*\n$/);
   });
 
+  it('exits 1 with one line naming the file and the line for a configuration or policy file that is not UTF-8', () => {
+    const latin1Config = join(folder, 'latin1.json');
+    writeFileSync(
+      latin1Config,
+      Buffer.from(`{\n  "policies": [${JSON.stringify(POLICIES)}],\n  "upstreamHeaders": { "X-Site": "Zürich" }\n}`, 'latin1'),
+    );
+    const configResult = run(['check', '--config', latin1Config]);
+    assert.equal(configResult.status, 1);
+    assert.equal(
+      configResult.stderr,
+      `sparql-guard: config file ${latin1Config}: not valid UTF-8 (line 3; save it as UTF-8, e.g. iconv -f latin1 -t utf-8)\n`,
+    );
+
+    const latin1Policy = join(folder, 'latin1.ttl');
+    writeFileSync(latin1Policy, Buffer.from('@prefix ex: <https://example.org/> .\n# Lesbarkeit für alle\n', 'latin1'));
+    const policyResult = run(['check', '--config', config('latin1-policy.json', { policies: [latin1Policy] })]);
+    assert.equal(policyResult.status, 1);
+    assert.match(policyResult.stderr, /^sparql-guard: \/.*latin1\.ttl: policy file is not valid UTF-8 \(line 2; [^\n]*\n$/);
+  });
+
   it('prints the engine and time of each rule file, and warnings about the operator rules', () => {
     const rules = [
       resolve('rules/examples/group-hierarchy.n3'),
@@ -326,6 +351,20 @@ describe('sparql-guard explain', () => {
     const query = String((JSON.parse(fromStdin.stdout) as Record<string, unknown>).query);
     assert.match(query, /FROM <http:\/\/example\.org\/graphs\/b>/);
     assert.doesNotMatch(query, /FROM <http:\/\/example\.org\/graphs\/a>/);
+  });
+
+  it('refuses a query file or stdin that is not UTF-8 (exit 2): read with U+FFFD, "café" would be another query', () => {
+    const latin1 = Buffer.from('SELECT * { ?s ?p "café" }', 'latin1');
+    const queryFile = join(folder, 'latin1.rq');
+    writeFileSync(queryFile, latin1);
+    const fromFile = run(['explain', '--config', configFile, '--query-file', queryFile]);
+    assert.equal(fromFile.status, 2);
+    assert.match(fromFile.stderr, /^sparql-guard explain: --query-file is not valid UTF-8 \(line 1; [^\n]*\n/);
+    const fromStdin = run(['explain', '--config', configFile], { input: latin1 });
+    assert.equal(fromStdin.status, 2);
+    assert.match(fromStdin.stderr, /^sparql-guard explain: the query on stdin is not valid UTF-8 \(line 1; /);
+    const missing = run(['explain', '--config', configFile, '--query-file', join(folder, 'missing.rq')]);
+    assert.match(missing.stderr, /^sparql-guard explain: --query-file cannot be read \(ENOENT\)\n/);
   });
 
   it('anonymous by default', () => {

@@ -1,6 +1,8 @@
 // Loads real policy files through the real shipped rules in EYE (on the worker) and checks targeting, order and every refusal.
 
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
@@ -165,6 +167,27 @@ describe('loadPolicySet: validation fails closed with one line naming file and p
   it('refuses a rule file that does not exist', async () => {
     const file = fixture('rules', 'missing.n3');
     await refuses(load([fixture('targeting.ttl')], [file]), new RegExp(`^${file}: rule file cannot be read \\(ENOENT\\)$`));
+  });
+
+  it('refuses a policy or rule file that is not UTF-8, naming the line: a Latin-1 é would hide another IRI than the one meant', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-latin1-'));
+    try {
+      // Read as UTF-8 with U+FFFD in place of the byte, this policy loads and hides ex:caf\uFFFD, not ex:café.
+      const policyFile = join(folder, 'latin1.ttl');
+      const text = `@prefix guard: <https://w3id.org/sparql-guard#> .\n@prefix ex: <${EX}> .\nex:p a guard:Policy ; guard:agent guard:Everyone ;\n  guard:readGraph ex:g ; guard:hidePath ex:café .\n`;
+      writeFileSync(policyFile, Buffer.from(text, 'latin1'));
+      await refuses(load([policyFile]), new RegExp(`^${policyFile}: policy file is not valid UTF-8 \\(line 4; `));
+      // The same text in UTF-8, with a byte order mark, loads and hides ex:café itself.
+      const utf8File = join(folder, 'utf8.ttl');
+      writeFileSync(utf8File, `\uFEFF${text}`);
+      const set = await load([utf8File]);
+      assert.deepEqual([...(policy(set, `${EX}p`)?.hidePaths ?? [])], [`${EX}café`]);
+      const ruleFile = join(folder, 'latin1.n3');
+      writeFileSync(ruleFile, Buffer.from(`# r\u00e8gle\n{ ?p <${EX}x> ?y } => { ?p <${EX}y> ?y } .\n`, 'latin1'));
+      await refuses(load([utf8File], [ruleFile]), new RegExp(`^${ruleFile}: rule file is not valid UTF-8 \\(line 1; `));
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 

@@ -10,6 +10,7 @@ import { policyLoadError } from '../policy-load-error.js';
 import { checkVocabulary } from '../check-vocabulary.js';
 import type { PolicyLimits } from '../policy-set.js';
 import { MAX_TIMER_MS } from '../../max-timer-ms.js';
+import { decodeUtf8Text, type NotUtf8Error } from '../../decode-utf8-text.js';
 import { factOrigin } from '../store-reads/fetch-fact-source.js';
 import { parseFactSource } from './parse-fact-source.js';
 import type { FactInput } from './worker-messages.js';
@@ -265,11 +266,17 @@ function readLimits(own: readonly Quad[], fail: (reason: string) => never): Poli
 }
 
 async function readText(file: string): Promise<string> {
+  let bytes: Buffer;
   try {
-    return await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'read error';
     throw policyLoadError(`policy file cannot be read (${code})`, file);
+  }
+  try {
+    return decodeUtf8Text(bytes);
+  } catch (error) {
+    throw policyLoadError(`policy file is ${(error as NotUtf8Error).message}`, file);
   }
 }
 

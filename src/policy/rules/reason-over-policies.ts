@@ -1,6 +1,5 @@
 // Runs the N3 rules over the policy triples, in the forward chainer or EYE per rule file, and returns the derived targeting triples (on the policy worker).
 
-import { readFile } from 'node:fs/promises';
 import { queryOnce, SwiplEye } from 'eyereasoner';
 import { Parser, type Quad } from 'n3';
 import { classifyRules, derivedPredicates, premisePredicates, type HornRule, type RuleReading } from './classify-rules.js';
@@ -10,6 +9,7 @@ import { forwardChain, type Closure } from './forward-chain.js';
 import { derivedTriples, type DerivedTriples } from './derived-triples.js';
 import { writeN3p } from './write-n3p.js';
 import { checkVocabulary } from '../check-vocabulary.js';
+import { readRuleFile } from './read-rule-file.js';
 
 /** The engine that ran a rule file: the forward chainer with copy rules only, the forward chainer (forwardChain), or EYE. */
 export type Engine = 'copy' | 'chain' | 'eye';
@@ -261,14 +261,6 @@ function readCopyRules(rules: readonly HornRule[]): CopyRule[] | undefined {
     copies.push({ from: body.predicate.value, to: head.predicate.value });
   }
   return copies;
-}
-
-async function readRuleFile(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    throw policyLoadError(`rule file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'read error'})`, file);
-  }
 }
 
 /**

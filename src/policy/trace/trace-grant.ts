@@ -1,15 +1,14 @@
 // Explains one caller's grant for an operator, `check --why`: per graph, the policies that give it and the facts and rules behind each (on the command line's thread).
 
-import { readFile } from 'node:fs/promises';
 import { DataFactory, type Quad, type Term } from 'n3';
 import type { Caller } from '../../auth/caller.js';
 import { GUARD, guard, isSkolemIri, skolemIri, XSD_STRING } from '../../vocabulary.js';
 import { principalKey } from '../principal-index.js';
 import { classifyRules, type HornRule } from '../rules/classify-rules.js';
+import { readRuleFile } from '../rules/read-rule-file.js';
 import { forwardChain, type Closure } from '../rules/forward-chain.js';
 import { templateGives, type GraphTemplate, type TemplateValues } from '../compile-graph-template.js';
 import { grantFor, restrictionsIn, type GraphRestriction } from '../grant.js';
-import { policyLoadError } from '../policy-load-error.js';
 import type { CompiledPolicy, PolicySet, Principal } from '../policy-set.js';
 
 /** Triples that entered a load from one place: a policy file (its path), a rule file's facts, or a fact source. */
@@ -84,12 +83,7 @@ export async function traceGrant(
   const eyeFiles: string[] = [];
   const groups: FactGroup[] = [...facts];
   for (const file of ruleFiles) {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      throw policyLoadError(`rule file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'read error'})`, file);
-    }
+    const text = await readRuleFile(file);
     const reading = classifyRules(text);
     if (!reading.fragment) {
       eyeFiles.push(file);
