@@ -1,5 +1,6 @@
 // Turns the credential headers of a request (API key, Basic, JWT, trusted headers) into a Caller, or refuses with 401 (docs/design/auth.md#identity).
 
+import { isUtf8 } from 'node:buffer';
 import { GuardError } from '../guard-error.js';
 import type { Caller } from './caller.js';
 import { ANONYMOUS_AGENT } from '../vocabulary.js';
@@ -203,7 +204,11 @@ function readAuthorization(authorization: string | undefined, jwtAccepted: boole
   if (scheme !== 'basic') return undefined;
   if (value === '') refuse('the Authorization header has the Basic scheme but no credentials');
   if (!BASE64.test(value)) refuse('the Basic credentials are not base64');
-  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const bytes = Buffer.from(value, 'base64');
+  // RFC 7617 section 2.1: the challenge says charset="UTF-8". Decoded loosely, bytes that are not
+  // UTF-8 would become U+FFFD, and different passwords one key.
+  if (!isUtf8(bytes)) refuse('the Basic credentials are not UTF-8');
+  const decoded = bytes.toString('utf8');
   // RFC 7617 section 2: user-id ":" password; the user-id holds no colon, the password may.
   const colon = decoded.indexOf(':');
   if (colon < 0) refuse('the Basic credentials have no colon between user name and API key');

@@ -238,6 +238,12 @@ describe('HTTP Basic carrying an API key', () => {
     refused({ authorization: 'Basic' }, /^the Authorization header has the Basic scheme but no credentials$/);
     refused({ authorization: 'Basic not*base64!' }, /^the Basic credentials are not base64$/);
     refused({ authorization: 'Basic YWxpY2U6c2VjcmV0=' }, /^the Basic credentials are not base64$/);
+    // Read loosely, both would be the key "sg_\uFFFD": one key for any byte that is not UTF-8.
+    for (const bad of [[0xff], [0xc3], [0xed, 0xa0, 0x80]]) {
+      const credentials = Buffer.concat([Buffer.from('u:sg_'), Buffer.from(bad)]).toString('base64');
+      refused({ authorization: `Basic ${credentials}` }, /^the Basic credentials are not UTF-8$/);
+    }
+    assert.deepEqual(identify({ authorization: basic(`ünïcode:${BOB_KEY}`) }), bob, 'a UTF-8 user name is read');
   });
 });
 
