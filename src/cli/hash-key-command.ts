@@ -44,6 +44,16 @@ export function hashKeyCommand(args: readonly string[]): number {
     process.stderr.write('sparql-guard hash-key: stdin is empty: pipe a key in, or run it in a terminal to make a new one\n');
     return 2;
   }
+  // A header's bytes reach the guard one character per byte (Latin-1), so a key beyond printable
+  // ASCII sent in a header never hashes to what its UTF-8 text hashes to here.
+  const outside = /[^\x20-\x7e]/u.exec(key)?.[0];
+  if (outside !== undefined) {
+    const codePoint = `U+${outside.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    process.stderr.write(
+      `sparql-guard hash-key: the key holds ${codePoint}: a key is printable ASCII, as a header carries it (make one with hash-key alone)\n`,
+    );
+    return 2;
+  }
   const sha256 = hashApiKey(key);
   process.stdout.write(values.agent === undefined ? `${sha256}\n` : `config entry: ${entry(sha256)}\n`);
   return 0;

@@ -126,6 +126,17 @@ describe('sparql-guard hash-key', () => {
     assert.equal(latin1.status, 2);
     assert.equal(latin1.stdout, '');
     assert.match(latin1.stderr, /^sparql-guard hash-key: stdin is not valid UTF-8 \(line 1; [^\n]*\n$/);
+    // In UTF-8 it is read, but a header carries "ü" as two Latin-1 characters: no request could match its hash.
+    for (const [key, codePoint] of [
+      ['sg_schlüssel', 'U+00FC'],
+      ['sg_a\tb', 'U+0009'],
+      ['sg_😀', 'U+1F600'],
+    ]) {
+      const outside = run(['hash-key'], { input: `${key}\n` });
+      assert.equal(outside.status, 2, key);
+      assert.equal(outside.stdout, '');
+      assert.ok(outside.stderr.startsWith(`sparql-guard hash-key: the key holds ${codePoint}: a key is printable ASCII`), outside.stderr);
+    }
   });
 });
 
