@@ -392,9 +392,8 @@ function readText(value: unknown, path: string, context: ReadContext): string {
   return expandPlaceholders(readString(value, path), context.env, path);
 }
 
-/** Parses JSON text; a syntax error reports line and column, never the text around it. */
-function parseJson(text: string, configFile: string): unknown {
-  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+/** Parses JSON text (decodeUtf8Text already dropped a byte order mark); a syntax error reports line and column, never the text around it. */
+function parseJson(body: string, configFile: string): unknown {
   try {
     return JSON.parse(body) as unknown;
   } catch (error) {
