@@ -258,3 +258,41 @@ export function valuesOf(body: string, variable: string): string[] {
  * is a refusal or an answer with less than the view, never more.
  */
 export const ROWS_FINDINGS = {} as const;
+
+/** The attacks of the rows bypass classes, spelt out over the rows vocabulary (`ex:`, the graphs by name). */
+export function rowsAttacks(graphs: RowsFixture['graphs']): string[] {
+  const p = `PREFIX ex: <${ROWS_EX}>\n`;
+  return [
+    'SELECT * WHERE { ?s ?p ?o }',
+    'SELECT * WHERE { GRAPH ?g { ?s ?p ?o } }',
+    'CONSTRUCT WHERE { ?s ?p ?o }',
+    `${p}SELECT (COUNT(*) AS ?n) WHERE { ?s a ex:Project }`,
+    `${p}SELECT ?t (COUNT(?s) AS ?n) (SUM(?b) AS ?total) WHERE { ?s ex:team ?t OPTIONAL { ?s ex:budget ?b } } GROUP BY ?t`,
+    `${p}SELECT ?s WHERE { ?s ex:name ?n FILTER NOT EXISTS { ?s a ex:Project } }`,
+    `${p}SELECT ?s WHERE { ?s ex:name ?n MINUS { ?s ex:budget ?b } }`,
+    `${p}SELECT ?s WHERE { ?s ex:name ?n OPTIONAL { ?s ex:salary ?x } FILTER(!BOUND(?x)) }`,
+    `${p}SELECT ?s ?n WHERE { ?s ex:lead/ex:name ?n }`,
+    `${p}SELECT ?s ?n WHERE { ?s ^ex:lead/ex:name ?n }`,
+    `${p}SELECT ?s ?v WHERE { ?s (ex:name|ex:email|ex:salary) ?v }`,
+    `${p}SELECT ?s ?t WHERE { ?s ex:note/ex:text ?t }`,
+    `${p}SELECT ?s ?o WHERE { ?s ex:note* ?o }`,
+    `${p}SELECT ?o WHERE { ex:p2 ex:nothing? ?o }`,
+    `${p}SELECT ?x ?t WHERE { ?p ex:note ?x . ?x ?q ?t }`,
+    `${p}SELECT ?s ?n WHERE { ?s a ex:PublicRecord ; ex:name ?n FILTER(isBlank(?s)) }`,
+    `${p}DESCRIBE ex:p2`,
+    `${p}DESCRIBE ?s WHERE { ?s ex:budget ?b FILTER(?b > 50) }`,
+    `${p}ASK { ex:p2 ?p ?o }`,
+    `${p}ASK { ?s ex:salary ?x }`,
+    `SELECT * FROM <${graphs.members}> WHERE { ?s ?p ?o }`,
+    `SELECT * FROM NAMED <${graphs.members}> WHERE { GRAPH ?g { ?s ?p ?o } }`,
+    `SELECT * WHERE { GRAPH <${graphs.members}> { ?s ?p ?o } }`,
+    `${p}SELECT ?s ?b WHERE { GRAPH <${graphs.second}> { ?s ex:budget ?b } }`,
+    `${p}SELECT ?g ?s ?n WHERE { GRAPH ?g { ?s ex:name ?n } }`,
+    `${p}SELECT ?s ?n FROM <${graphs.main}> FROM <${graphs.second}> WHERE { ?s ex:name ?n }`,
+    `${p}SELECT ?s WHERE { ?s ex:member ?a }`,
+    `${p}SELECT ?s ?n WHERE { { SELECT ?s WHERE { ?s ex:budget ?b } } ?s ex:name ?n }`,
+    `${p}SELECT ?s ?x WHERE { ?s ex:name ?n BIND(CONCAT(STR(?s), ?n) AS ?x) VALUES ?s { ex:p1 ex:p2 ex:p3 ex:r1 } }`,
+    `${p}SELECT ?s ?o WHERE { ?s ex:lead ?o FILTER EXISTS { ?o ex:name ?n } }`,
+    `${p}CONSTRUCT { ?s ex:seen ?o } WHERE { ?s ex:lead ?o . ?o ex:salary ?x }`,
+  ];
+}

@@ -51,6 +51,43 @@ describe('row rules and columns at load', () => {
     assert.equal(grant?.hiddenByGraph.size, 0);
   });
 
+  it('VALUES holds literals as SPARQL writes them: strings in either quotes, with a language or a datatype, numbers, booleans', async () => {
+    const { set } = await load(
+      `guard:rowPattern "?this ex:level ?l VALUES ?l { 1 -2 +3.5 .5 1e3 2.5E-1 true false 'o\\"k' \\"b\\"@en-GB 'c'^^ex:t \\"d\\"^^<https://example.org/u> }"`,
+    );
+    const xsd = 'http://www.w3.org/2001/XMLSchema#';
+    const literal = (value: string, datatype: string, language = '') => [{ termType: 'Literal', value, language, datatype }];
+    assert.deepEqual(set.policies[0]?.rowRule?.values[0]?.rows, [
+      literal('1', `${xsd}integer`),
+      literal('-2', `${xsd}integer`),
+      literal('+3.5', `${xsd}decimal`),
+      literal('.5', `${xsd}decimal`),
+      literal('1e3', `${xsd}double`),
+      literal('2.5E-1', `${xsd}double`),
+      literal('true', `${xsd}boolean`),
+      literal('false', `${xsd}boolean`),
+      literal('o"k', `${xsd}string`),
+      literal('b', 'http://www.w3.org/1999/02/22-rdf-syntax-ns#langString', 'en-gb'),
+      literal('c', 'https://example.org/t'),
+      literal('d', 'https://example.org/u'),
+    ]);
+  });
+
+  it("takes the '.' SPARQL allows after triples, around VALUES and at the end, and triples on both sides of VALUES", async () => {
+    const triples = async (pattern: string) =>
+      (await load(`guard:rowPattern "${pattern}"`)).set.policies[0]?.rowRule?.triples.map(({ subject, predicate, object }) =>
+        [subject, predicate, object].map((term) => term.value).join(' '),
+      );
+    assert.deepEqual(await triples('?this a ex:C .'), ['this http://www.w3.org/1999/02/22-rdf-syntax-ns#type https://example.org/C']);
+    assert.deepEqual(await triples('?this ex:b ?b . VALUES ?b { 1 2 }'), ['this https://example.org/b b']);
+    assert.deepEqual(await triples('VALUES ?b { 1 } . ?this ex:b ?b . # the budget'), ['this https://example.org/b b']);
+    assert.deepEqual(await triples('?a ex:p ?b VALUES ?b { ex:x } ?this ex:q ?a'), [
+      'a https://example.org/p b',
+      'this https://example.org/q a',
+    ]);
+    assert.deepEqual(await triples('?this ex:p \\"a.\\" .'), ['this https://example.org/p a.']);
+  });
+
   it('rowClass is the pattern ?this a <C>', async () => {
     const { set } = await load('guard:rowClass ex:Public');
     assert.equal(set.policies[0]?.rowRule?.source, '?this a <https://example.org/Public>');
@@ -110,7 +147,18 @@ describe('row rules and columns at load', () => {
       ['guard:rowPattern "?this ex:p ?o } UNION { ?x ?y ?z"', /not a basic graph pattern/],
       ['guard:rowPattern "?this ex:p ?o FILTER(true)"', /not a basic graph pattern/],
       ['guard:rowPattern "VALUES ?this { ex:a } ?this ex:p ?o"', /binds \?this in VALUES/],
-      ['guard:rowPattern "?this ex:p ?o VALUES ?o { ex:a \\"b\\"@en }"', /VALUES block holding/],
+      ['guard:rowPattern "?this ex:p ?o VALUES ?o { ex:a _:b }"', /VALUES block holding/],
+      ['guard:rowPattern "?this ex:p ?o . ."', /not a basic graph pattern/],
+      // N3 reads a lone term and its '.' as no triple: it would load unread.
+      ['guard:rowPattern "?this ex:p ?o VALUES ?o { ex:a } <https://example.org/x>"', /a term that is no part of a triple pattern/],
+      ['guard:rowPattern "?this ex:p ?o . ?x"', /a term that is no part of a triple pattern/],
+      ['guard:rowPattern "?this ex:p ?o VALUES ?o { ex:a } \\"x\\""', /a term that is no part of a triple pattern/],
+      ['guard:rowPattern "# only a comment"', /no triple pattern/],
+      ['guard:rowPattern "?this ex:p ?o VALUES ?o { 1. }"', /VALUES block holding/],
+      ['guard:rowPattern "?this ex:p ?o VALUES ?o { \\"b\\"@ }"', /VALUES block holding/],
+      ['guard:rowPattern "?this ex:p ?o VALUES ?o { \\"b\\"^^nope:t }"', /undeclared prefix nope: in VALUES/],
+      ['guard:rowPattern "?this ex:p ?o VALUES ?o { \\"b\\"^^<t> }"', /relative IRI <t> in VALUES/],
+      ['guard:rowPattern "?this ex:p ?o VALUES ?o { 12ex:a }"', /VALUES block holding/],
       ['guard:rowPattern "?this ex:p ?a-b"', /not a basic graph pattern|variable/],
       ['guard:rowPattern "?this ex:p ?o"; guard:rowClass ex:C', /more than one row rule/],
       ['guard:rowData ex:m', /guard:rowData without a row rule/],

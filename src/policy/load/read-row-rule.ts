@@ -1,7 +1,10 @@
 // Reads a policy's columns and row rule (guard:readPath, guard:rowPattern, guard:rowClass, guard:rowData) and checks them at load.
 
-import { Parser, type Quad, type Term } from 'n3';
+import { Lexer, Parser, type Quad, type Term } from 'n3';
 import { guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../../vocabulary.js';
+
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
+const RDF_LANG_STRING = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#langString';
 import { hasScheme, iriSpliceProblem } from '../../iri.js';
 import type { RowRule, RuleTerm, RuleTriple, RuleValues } from '../policy-set.js';
 
@@ -30,8 +33,27 @@ const VALUES_BLOCK = /\bVALUES\s*(\?[A-Za-z_]\w*|\(\s*(?:\?[A-Za-z_]\w*\s*)*\))\
  * a prefix `is:` are not them).
  */
 const N3_ONLY = /(=>|<=|=)|(?:^|[\s;,])(is|has|of)(?=[\s;,.]|$)/;
-/** The terms a VALUES block of a row rule may hold. */
-const VALUES_TOKEN = /\s*(<[^<>"{}|^`\\\s]*>|"[^"\\\n\r]*"|[A-Za-z][\w-]*(?:\.[\w-]+)*:[\w-]*(?:\.[\w-]+)*|:[\w-]*|UNDEF\b|\(|\))/gy;
+const IRI_TOKEN = /<[^<>"{}|^`\\\s]*>/.source;
+const PREFIXED_TOKEN = /[A-Za-z][\w-]*(?:\.[\w-]+)*:[\w-]*(?:\.[\w-]+)*|:[\w-]*/.source;
+/** A string without an escape, in either quotes, plain, with a language tag or with a datatype. */
+const STRING_TOKEN = new RegExp(
+  /(?:"[^"\\\n\r]*"|'[^'\\\n\r]*')/.source + `(?:@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*|\\^\\^(?:${IRI_TOKEN}|${PREFIXED_TOKEN}))?`,
+);
+/** SPARQL's numeric literals (§19.8 INTEGER, DECIMAL, DOUBLE, signed or not), each with its datatype. */
+const NUMERIC: readonly (readonly [RegExp, string])[] = [
+  [/^[+-]?(?:\d+\.\d*[eE][+-]?\d+|\.\d+[eE][+-]?\d+|\d+[eE][+-]?\d+)$/, `${XSD}double`],
+  [/^[+-]?\d*\.\d+$/, `${XSD}decimal`],
+  [/^[+-]?\d+$/, `${XSD}integer`],
+];
+const NUMBER_TOKEN = /[+-]?(?:\d+\.\d*[eE][+-]?\d+|\.\d+[eE][+-]?\d+|\d+[eE][+-]?\d+|\d*\.\d+|\d+)(?![\w.:-])/.source;
+/**
+ * The terms a VALUES block of a row rule may hold: IRIs, prefixed names, strings without an escape,
+ * numbers, booleans, UNDEF and the brackets of a row (no blank node: it would match nothing).
+ */
+const VALUES_TOKEN = new RegExp(
+  `\\s*(${IRI_TOKEN}|${STRING_TOKEN.source}|${NUMBER_TOKEN}|${PREFIXED_TOKEN}|(?:true|false|UNDEF)\\b|\\(|\\))`,
+  'gy',
+);
 
 /**
  * The restriction one policy states, or throws through `fail` with one line naming what is wrong:
@@ -95,20 +117,27 @@ function parseRowPattern(
   const problem = (reason: string): never => fail(`guard:rowPattern ${reason}`);
   const masked = text.replace(OPAQUE_OR_COMMENT, (match) => ' '.repeat(match.length));
   const blocks: RuleValues[] = [];
-  let rest = '';
+  // The triples blocks between VALUES blocks, each without the '.' SPARQL allows around a VALUES block and at the end.
+  const segments: string[] = [];
   let last = 0;
   for (const match of masked.matchAll(VALUES_BLOCK)) {
-    rest += text.slice(last, match.index) + ' ';
+    segments.push(text.slice(last, match.index));
     last = match.index + match[0].length;
     const head = text.slice(match.index, match.index + match[0].length);
     const [, variablePart = '', body = ''] = /^VALUES\s*(\?\w+|\([^)]*\))\s*\{([\s\S]*)\}$/i.exec(head) ?? [];
     blocks.push(readValues(variablePart, body, prefixes, problem));
   }
-  rest += text.slice(last);
+  segments.push(text.slice(last));
+  const rest = segments
+    .map(withoutOuterDots)
+    .filter((segment) => segment !== '')
+    .join(' .\n');
   const bare = rest.replace(OPAQUE_OR_COMMENT, (match) => ' '.repeat(match.length));
   const n3Only = N3_ONLY.exec(bare);
   if (n3Only !== null) problem(`writes ${n3Only[1] ?? n3Only[2]}, which is N3, not a SPARQL triple pattern`);
   if (/\bVALUES\b/i.test(bare)) problem('has a VALUES block it cannot read (VALUES ?v { … } or VALUES (?a ?b) { (…) … })');
+  if (rest.trim() === '') problem('holds no triple pattern');
+  if (hasLoneTerm(rest)) problem('has a term that is no part of a triple pattern (write subject, predicate and object)');
   const declarations = Object.entries(prefixes)
     .map(([name, iri]) => `@prefix ${name}: <${iri}> .\n`)
     .join('');
@@ -151,13 +180,48 @@ function parseRowPattern(
   return { triples, values: blocks };
 }
 
+/**
+ * True when a statement of `text` is one term and its '.': N3 reads `<x> .` as no triple at all, so
+ * a stray term would load unread. Text N3 cannot lex is left to the parser's own message.
+ */
+function hasLoneTerm(text: string): boolean {
+  let tokens: { type: string }[];
+  try {
+    tokens = new Lexer({ n3: true }).tokenize(`${text}\n.`);
+  } catch {
+    return false;
+  }
+  let terms = 0;
+  let others = 0;
+  for (const { type } of tokens) {
+    if (type === '.' || type === 'eof') {
+      if (terms === 1 && others === 0) return true;
+      terms = others = 0;
+    } else if (['IRI', 'prefixed', 'var', 'literal', 'blank', 'abbreviation'].includes(type)) terms++;
+    else if (!['type', 'typeIRI', 'langcode'].includes(type)) others++;
+  }
+  return false;
+}
+
+/** A triples block without one leading and one trailing '.' (outside strings, IRIs and comments); '' when it holds only comments. */
+function withoutOuterDots(segment: string): string {
+  const masked = segment.replace(OPAQUE_OR_COMMENT, (match) => (match.startsWith('#') ? ' ' : 'x').repeat(match.length));
+  const first = masked.search(/\S/);
+  if (first === -1) return '';
+  let start = first;
+  let end = masked.trimEnd().length;
+  if (masked[start] === '.') start++;
+  if (end - 1 >= start && masked[end - 1] === '.') end--;
+  return segment.slice(start, end);
+}
+
 function variable(name: string, problem: (reason: string) => never): RuleTerm {
   if (!VARIABLE_NAME.test(name)) problem(`has the variable ?${name}: write variable names from letters, digits and _`);
   if (name.startsWith('claim_') && name.length === 'claim_'.length) problem('has ?claim_ without a claim name (?claim_NAME)');
   return { termType: 'Variable', value: name };
 }
 
-/** One VALUES block: its variables, and its rows of IRIs, prefixed names, plain strings or UNDEF. */
+/** One VALUES block: its variables, and its rows of IRIs, prefixed names, literals or UNDEF. */
 function readValues(
   variablePart: string,
   body: string,
@@ -172,13 +236,12 @@ function readValues(
   while (at < body.length && body.slice(at).trim() !== '') {
     VALUES_TOKEN.lastIndex = at;
     const match = VALUES_TOKEN.exec(body);
-    if (match === null) problem('has a VALUES block holding something other than IRIs, prefixed names, plain strings and UNDEF');
+    if (match === null)
+      problem('has a VALUES block holding something other than IRIs, prefixed names, literals without an escape and UNDEF');
     tokens.push(match?.[1] ?? '');
     at = VALUES_TOKEN.lastIndex;
   }
-  const term = (token: string): RuleTerm | undefined => {
-    if (token === 'UNDEF') return undefined;
-    if (token.startsWith('"')) return { termType: 'Literal', value: token.slice(1, -1), language: '', datatype: XSD_STRING };
+  const iriOf = (token: string): string => {
     let iri: string;
     if (token.startsWith('<')) {
       iri = token.slice(1, -1);
@@ -192,7 +255,21 @@ function readValues(
     if (isReservedIri(iri)) problem(`names <${iri}> in VALUES, which is reserved by the rewriter (urn:x-sparql-guard:)`);
     const spliced = iriSpliceProblem(iri);
     if (spliced !== undefined) problem(`names ${JSON.stringify(iri)}, which ${spliced}`);
-    return { termType: 'NamedNode', value: iri };
+    return iri;
+  };
+  const term = (token: string): RuleTerm | undefined => {
+    if (token === 'UNDEF') return undefined;
+    if (token === 'true' || token === 'false') return { termType: 'Literal', value: token, language: '', datatype: `${XSD}boolean` };
+    const numeric = NUMERIC.find(([form]) => form.test(token));
+    if (numeric !== undefined) return { termType: 'Literal', value: token, language: '', datatype: numeric[1] };
+    if (token.startsWith('"') || token.startsWith("'")) {
+      const end = token.indexOf(token.charAt(0), 1);
+      const suffix = token.slice(end + 1);
+      const language = suffix.startsWith('@') ? suffix.slice(1).toLowerCase() : '';
+      const datatype = suffix.startsWith('^^') ? iriOf(suffix.slice(2)) : language === '' ? XSD_STRING : RDF_LANG_STRING;
+      return { termType: 'Literal', value: token.slice(1, end), language, datatype };
+    }
+    return { termType: 'NamedNode', value: iriOf(token) };
   };
   const rows: (RuleTerm | undefined)[][] = [];
   if (single) {

@@ -1,0 +1,148 @@
+// The rows oracle over policies nobody wrote by hand: policy sets drawn at random (row rules, column lists, hidden
+// paths, several policies per graph, lifts, grants by agent, group and AuthenticatedAgent), each caller's answers held
+// to the view the definition gives for that set (row-view.ts), on the embedded store.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import oxigraph from 'oxigraph';
+import { embeddedSources } from '../../helpers/query-corpus.js';
+import { mulberry32 } from '../../w3c/w3c-evaluation.js';
+import { oracleCorpus, runOracle, sampleOf, type OracleVocabulary } from '../../helpers/redaction-oracle.js';
+import { buildView, grantedGraphs, readRowPolicies } from '../../helpers/row-view.js';
+import {
+  ROWS_CALLERS,
+  ROWS_EX,
+  keyOf,
+  rowsAttacks,
+  rowsFixture,
+  startRowsGuard,
+  type RowsCallerName,
+  type RowsFixture,
+} from '../../helpers/rows-stores.js';
+import { startTestIssuer, type TestIssuer } from '../../helpers/start-test-issuer.js';
+import type { TestGuard } from '../../helpers/start-test-guard.js';
+
+const SEED = Number(process.env['ORACLE_SEED'] ?? 32);
+/** Policy sets drawn (RANDOM_POLICY_SETS) and queries per caller and set (RANDOM_POLICY_QUERIES). */
+const SETS = Number(process.env['RANDOM_POLICY_SETS'] ?? 3);
+const SAMPLE = Number(process.env['RANDOM_POLICY_QUERIES'] ?? 40);
+
+const CALLERS: readonly RowsCallerName[] = ['alice', 'pub', 'bob', 'cat', 'dan', 'erin'];
+const PREDICATES = [
+  'rdf:type',
+  'ex:name',
+  'ex:budget',
+  'ex:team',
+  'ex:region',
+  'ex:lead',
+  'ex:note',
+  'ex:text',
+  'ex:email',
+  'ex:phone',
+  'ex:salary',
+];
+
+/** Row rules as a policy file writes them: the rule's terms, and whether it reads graphs of its own. */
+const ROW_RULES: readonly string[] = [
+  'guard:rowClass ex:Project',
+  'guard:rowClass ex:PublicRecord',
+  'guard:rowClass ex:Person',
+  'guard:rowClass ex:Draft',
+  'guard:rowPattern "?this ex:member ?agent" ; guard:rowData g:members',
+  'guard:rowPattern "?this ex:member ?agent"',
+  'guard:rowPattern "?this ex:team ?group"',
+  'guard:rowPattern "?this ex:region \'north\'"',
+  'guard:rowPattern "?this ex:budget ?b . VALUES ?b { 100 5 3 12 }"',
+  'guard:rowPattern "?this ex:owner ?org . ?agent ex:memberOf ?org" ; guard:rowData g:members, g:orgs',
+  'guard:rowPattern "?this ex:lead ?l . ?l ex:team \'team-a\'"',
+  'guard:rowPattern "?this ex:note ?n"',
+  'guard:rowPattern "?x ex:lead ?this"',
+  'guard:rowPattern "VALUES ?this { ex:p1 ex:alice ex:d1 }"',
+  'guard:rowPattern "?this a ex:Project ; ex:team ?group"',
+  'guard:rowPattern "?this ex:name ?n" ; guard:rowData g:second',
+  'guard:rowPattern "?this a ex:Project" ; guard:rowData g:orgs',
+];
+
+/** One policy set drawn with `random`: one to three policies per caller, and now and then one for every authenticated agent. */
+function randomPolicies(random: () => number): string {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const some = <T>(items: readonly T[], most: number): T[] => items.filter(() => random() < most / items.length);
+  const policy = (name: string, target: string): string => {
+    const graphs = pick([['g:main'], ['g:second'], ['g:main', 'g:second'], ['g:main']]);
+    const terms = [`a guard:Policy`, target, `guard:readGraph ${graphs.join(', ')}`];
+    if (random() < 0.6) terms.push(pick(ROW_RULES));
+    if (random() < 0.45) terms.push(`guard:readPath ${[...new Set([pick(PREDICATES), ...some(PREDICATES, 3)])].join(', ')}`);
+    if (random() < 0.3) terms.push(`guard:hidePath ${[...new Set([pick(PREDICATES), ...some(PREDICATES, 1)])].join(', ')}`);
+    return `pol:${name} ${terms.join(' ;\n    ')} .`;
+  };
+  const policies = CALLERS.flatMap((caller) => {
+    const { agent, groups } = ROWS_CALLERS[caller];
+    const targets = [`guard:agent <${agent}>`, ...groups.map((group) => `guard:group "${group}"`)];
+    return Array.from({ length: 1 + Math.floor(random() * 3) }, (_, index) => policy(`${caller}-${index}`, pick(targets)));
+  });
+  if (random() < 0.3) policies.push(policy('everyone-signed-in', 'guard:agent guard:AuthenticatedAgent'));
+  return [
+    '@prefix guard: <https://w3id.org/sparql-guard#> .',
+    '@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .',
+    `@prefix ex: <${ROWS_EX}> .`,
+    '@prefix g: <http://example.org/rows/> .',
+    '@prefix pol: <http://example.org/policies/random/> .',
+    '',
+    ...policies,
+    '',
+  ].join('\n');
+}
+
+for (let set = 0; set < SETS; set++) {
+  const random = mulberry32(SEED * 1000 + set);
+  const fixture: RowsFixture = { ...rowsFixture(), policies: randomPolicies(random) };
+  describe(`rows oracle over random policies, seed ${SEED}, set ${set}`, () => {
+    let guard: TestGuard | undefined;
+    let issuer: TestIssuer | undefined;
+    let cleanup: (() => void) | undefined;
+    before(async () => {
+      issuer = await startTestIssuer();
+      ({ guard, cleanup } = await startRowsGuard({ name: 'embedded', queryUrl: undefined }, fixture, issuer));
+    });
+    after(async () => {
+      await guard?.close();
+      await issuer?.close();
+      cleanup?.();
+    });
+    for (const [index, caller] of CALLERS.entries()) {
+      it(`${caller}: no answer holds more or less than the view's`, { timeout: 600_000 }, async (t) => {
+        assert.ok(guard, 'guard started');
+        const data = new oxigraph.Store();
+        data.load(fixture.data, { format: 'application/trig' });
+        const policies = readRowPolicies(fixture.policies);
+        const identity = ROWS_CALLERS[caller];
+        const granted = grantedGraphs(policies, identity);
+        const vocabulary: OracleVocabulary = {
+          namespace: ROWS_EX,
+          locals: ['name', 'budget', 'team', 'region', 'lead', 'note', 'text', 'email', 'phone', 'salary', 'member', 'nothing'],
+          nodes: ['?a', '?b', '?c', '[]', 'ex:p1', 'ex:p2', 'ex:alice', 'ex:Project', 'ex:PublicRecord', '"Apollo"', '100', '"team-a"'],
+          graphs: [fixture.graphs.main, fixture.graphs.second, fixture.graphs.members],
+        };
+        const corpus = [
+          ...oracleCorpus(SEED + set, vocabulary, rowsAttacks(fixture.graphs), 300),
+          ...embeddedSources().map((source) => ({ source: 'corpus', query: source.query })),
+        ];
+        const queries = sampleOf(corpus, SAMPLE, SEED + set * 10 + index);
+        const { counts, failures } = await runOracle({
+          endpoint: guard.endpoint,
+          key: keyOf(caller),
+          data: fixture.data,
+          granted,
+          hidden: new Map(),
+          view: buildView(data, policies, identity),
+          queries,
+        });
+        t.diagnostic(`${caller}: ${queries.length} queries ${JSON.stringify(counts)}`);
+        assert.deepEqual(failures, [], `the policies of set ${set} (seed ${SEED}):\n${fixture.policies}`);
+        // Every caller here has a policy, so every refusal is a 403 of the rules or a 400: most answers are compared.
+        const answered = queries.length - counts.refused - counts.invalid;
+        assert.ok(counts.equal >= answered / 2, `most answered queries are compared (${counts.equal} of ${answered})`);
+      });
+    }
+  });
+}
