@@ -147,6 +147,7 @@ describe('row rules and columns at load', () => {
       ['guard:rowPattern "?this ex:p ?o } UNION { ?x ?y ?z"', /not a basic graph pattern/],
       ['guard:rowPattern "?this ex:p ?o FILTER(true)"', /not a basic graph pattern/],
       ['guard:rowPattern "VALUES ?this { ex:a } ?this ex:p ?o"', /binds \?this in VALUES/],
+      ['guard:rowPattern "VALUES ?this { ex:a }"', /binds \?this in VALUES/],
       ['guard:rowPattern "?this ex:p ?o VALUES ?o { ex:a _:b }"', /VALUES block holding/],
       ['guard:rowPattern "?this ex:p ?o . ."', /not a basic graph pattern/],
       // N3 reads a lone term and its '.' as no triple: it would load unread.

@@ -136,6 +136,7 @@ function parseRowPattern(
   const n3Only = N3_ONLY.exec(bare);
   if (n3Only !== null) problem(`writes ${n3Only[1] ?? n3Only[2]}, which is N3, not a SPARQL triple pattern`);
   if (/\bVALUES\b/i.test(bare)) problem('has a VALUES block it cannot read (VALUES ?v { … } or VALUES (?a ?b) { (…) … })');
+  if (blocks.some((block) => block.variables.includes('this'))) problem('binds ?this in VALUES (name the records with a triple pattern)');
   if (rest.trim() === '') problem('holds no triple pattern');
   if (hasLoneTerm(rest)) problem('has a term that is no part of a triple pattern (write subject, predicate and object)');
   const declarations = Object.entries(prefixes)
@@ -174,9 +175,6 @@ function parseRowPattern(
   });
   const mentioned = JSON.stringify(triples);
   if (!mentioned.includes('"termType":"Variable","value":"this"')) problem('does not mention ?this (the record whose rows it decides)');
-  for (const block of blocks) {
-    if (block.variables.includes('this')) problem('binds ?this in VALUES (name the records with a triple pattern)');
-  }
   return { triples, values: blocks };
 }
 

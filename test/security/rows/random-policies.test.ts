@@ -57,10 +57,14 @@ const ROW_RULES: readonly string[] = [
   'guard:rowPattern "?this ex:lead ?l . ?l ex:team \'team-a\'"',
   'guard:rowPattern "?this ex:note ?n"',
   'guard:rowPattern "?x ex:lead ?this"',
-  'guard:rowPattern "VALUES ?this { ex:p1 ex:alice ex:d1 }"',
+  "guard:rowPattern \"?this ex:name ?n . VALUES ?n { 'Apollo' 'Alice' 'Second public' }\"",
   'guard:rowPattern "?this a ex:Project ; ex:team ?group"',
   'guard:rowPattern "?this ex:name ?n" ; guard:rowData g:second',
   'guard:rowPattern "?this a ex:Project" ; guard:rowData g:orgs',
+  'guard:rowPattern "?this a ?t . VALUES ?t { ex:Project ex:Draft }"',
+  'guard:rowPattern "?this ex:note ?n . ?n ex:team \'team-b\'"',
+  'guard:rowPattern "?this ex:lead ?l . ?l ex:salary ?s ."',
+  "guard:rowPattern \"?this ex:budget ?b . VALUES (?b ?c) { (100 'x') (5.0 UNDEF) (3 'y'@en) }\"",
 ];
 
 /** One policy set drawn with `random`: one to three policies per caller, and now and then one for every authenticated agent. */
@@ -68,7 +72,7 @@ function randomPolicies(random: () => number): string {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const some = <T>(items: readonly T[], most: number): T[] => items.filter(() => random() < most / items.length);
   const policy = (name: string, target: string): string => {
-    const graphs = pick([['g:main'], ['g:second'], ['g:main', 'g:second'], ['g:main']]);
+    const graphs = pick([['g:main'], ['g:second'], ['g:main', 'g:second'], ['g:main'], ['g:main', 'g:members'], ['g:orgs', 'g:second']]);
     const terms = [`a guard:Policy`, target, `guard:readGraph ${graphs.join(', ')}`];
     if (random() < 0.6) terms.push(pick(ROW_RULES));
     if (random() < 0.45) terms.push(`guard:readPath ${[...new Set([pick(PREDICATES), ...some(PREDICATES, 3)])].join(', ')}`);
@@ -102,7 +106,11 @@ for (let set = 0; set < SETS; set++) {
     let cleanup: (() => void) | undefined;
     before(async () => {
       issuer = await startTestIssuer();
-      ({ guard, cleanup } = await startRowsGuard({ name: 'embedded', queryUrl: undefined }, fixture, issuer));
+      try {
+        ({ guard, cleanup } = await startRowsGuard({ name: 'embedded', queryUrl: undefined }, fixture, issuer));
+      } catch (error) {
+        throw new Error(`${(error as Error).message}\nthe policies of set ${set} (seed ${SEED}):\n${fixture.policies}`);
+      }
     });
     after(async () => {
       await guard?.close();
