@@ -427,7 +427,9 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
     }
     return out;
   }
-  if (hidden.allow === true)
+  // Under row rules some policy shows predicates beyond the open columns for its rows only (GraphView.rows):
+  // a negated set may step over one, and a step inside a path cannot be held to a row.
+  if (hidden.allow === true || hidden.rows !== undefined)
     throw new GuardError(
       403,
       'forbidden',

@@ -31,6 +31,7 @@ export const ROWS_CALLERS = {
   cat: { agent: `${AGENTS}cat`, groups: ['contractor'] },
   dan: { agent: `${AGENTS}dan`, groups: [] },
   erin: { agent: `${AGENTS}erin`, groups: [] },
+  gil: { agent: `${AGENTS}gil`, groups: [] },
   keeperMain: { agent: `${AGENTS}keeper-main`, groups: ['keeper-main'] },
   keeperBoth: { agent: `${AGENTS}keeper-both`, groups: ['keeper-both'] },
 } as const;

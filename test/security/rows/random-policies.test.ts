@@ -109,7 +109,7 @@ for (let set = 0; set < SETS; set++) {
       try {
         ({ guard, cleanup } = await startRowsGuard({ name: 'embedded', queryUrl: undefined }, fixture, issuer));
       } catch (error) {
-        throw new Error(`${(error as Error).message}\nthe policies of set ${set} (seed ${SEED}):\n${fixture.policies}`);
+        throw new Error(`${(error as Error).message}\nthe policies of set ${set} (seed ${SEED}):\n${fixture.policies}`, { cause: error });
       }
     });
     after(async () => {
