@@ -225,7 +225,7 @@ function* traceText(trace: GrantTrace) {
 
 /** One restriction of a graph as a line's part: its kind, then what it names. */
 function restrictionText(restriction: GraphRestriction): string {
-  const iris = (list: readonly string[]) => list.map((iri) => `<${iri}>`).join(' ');
+  const iris = (list: readonly string[]) => list.map((iri) => `<${iri}>`).join(' ') || '(none)';
   const columns = (value: { readonly readPath: readonly string[] } | { readonly hidePath: readonly string[] }) =>
     'readPath' in value ? `readPath ${iris(value.readPath)}` : `hidePath ${iris(value.hidePath)}`;
   switch (restriction.kind) {

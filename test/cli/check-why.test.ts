@@ -199,6 +199,30 @@ describe('sparql-guard check --why', () => {
     assert.match(result.stdout, /guard:grantsGraph <https:\/\/example\.org\/graphs\/wiki>\n {8}by rule 3 of .*policy-targets\.n3/);
   });
 
+  it("names each graph's columns and row rules: the rule, its policy, the graphs it reads and its columns, (none) for none", () => {
+    const rowsConfig = join(folder, 'rows.json');
+    writeFileSync(
+      rowsConfig,
+      JSON.stringify({ upstream: 'http://127.0.0.1:9/sparql', policies: [resolve('test/fixtures/security/rows/policies.ttl')] }),
+    );
+    const result = run(['check', '--config', rowsConfig, '--offline', '--why', 'http://example.org/agents/gil']);
+    assert.equal(result.status, 0, result.stderr);
+    // gil-projects shows every column of the projects; gil-open every record without its type and salary.
+    assert.match(
+      result.stdout,
+      /^ {2}restrictions: columns hidePath <http:\/\/example\.org\/rows#salary> <http:\/\/www\.w3\.org\/1999\/02\/22-rdf-syntax-ns#type>; rows of <http:\/\/example\.org\/policies\/rows\/gil-projects> where \?this a <http:\/\/example\.org\/rows#Project>, hidePath \(none\)$/m,
+    );
+    assert.match(
+      result.stdout,
+      /^view of <http:\/\/example\.org\/rows\/main>\n {2}without a row rule: hidePath .*salary.*\n {2}rows of policy <http:\/\/example\.org\/policies\/rows\/gil-projects>: "\?this a <http:\/\/example\.org\/rows#Project>" in <http:\/\/example\.org\/rows\/main>, hidePath \(none\)$/m,
+    );
+    const alice = run(['check', '--config', rowsConfig, '--offline', '--why', 'http://example.org/agents/alice']);
+    assert.match(
+      alice.stdout,
+      /rows of policy <http:\/\/example\.org\/policies\/rows\/members-main>: "\?this ex:member \?agent" in <http:\/\/example\.org\/rows\/members>/,
+    );
+  });
+
   it('says when no policy applies', () => {
     const result = run(['check', '--config', configFile, '--why', 'anonymous']);
     assert.equal(result.status, 0, result.stderr);

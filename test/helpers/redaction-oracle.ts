@@ -322,7 +322,12 @@ export async function runOracle(run: OracleRun): Promise<OracleResult> {
     } catch {
       tree = undefined; // codepoint escapes, which the guard decodes and this parser does not
     }
+    const started = performance.now();
     const { status, body } = await ask(run.key, query);
+    const seconds = (performance.now() - started) / 1000;
+    // A query the store takes long over is named: a run of another seed that stalls says on what.
+    if (seconds > 5)
+      process.stdout.write(`# slow (${seconds.toFixed(1)} s, ${status}, ${source}): ${query.replace(/\s+/g, ' ').slice(0, 400)}\n`);
     if (status === 403) {
       counts.refused++;
       continue;
