@@ -61,8 +61,10 @@ export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
       type: 'query',
       queryType: 'SELECT',
       variables: wildcard ? tree.variables.filter((t) => t.termType === 'Wildcard') : described,
-      where: tree.where ?? [],
-      ...Object.fromEntries(SOLUTION_MODIFIERS.filter((key) => tree[key] !== undefined).map((key) => [key, tree[key]])),
+      // Each branch its own copy: the template builder marks the tree it writes, so a pattern shared by two
+      // branches was held to the view in the first only (the second read the data unrestricted).
+      where: copyTree(tree.where ?? []),
+      ...Object.fromEntries(SOLUTION_MODIFIERS.filter((key) => tree[key] !== undefined).map((key) => [key, copyTree(tree[key])])),
     };
     const isResource = {
       type: 'operation',
@@ -101,4 +103,11 @@ export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
 /** A sub-select inside a group is written `{ SELECT … }`, which parses as a group holding it. */
 function asGroupMember(pattern: unknown): unknown {
   return (pattern as { type?: unknown }).type === 'query' ? { type: 'group', patterns: [pattern] } : pattern;
+}
+
+/** A copy of a sparqljs subtree: every array and object new, terms (immutable) shared. */
+function copyTree<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copyTree) as T;
+  if (typeof value !== 'object' || value === null || 'termType' in value) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, copyTree(field)])) as T;
 }

@@ -32,6 +32,20 @@ describeRowsOnEveryStore('rows: DESCRIBE', (rows) => {
     await assertAsView(rows(), 'cat', identityOf('cat'), `${P}DESCRIBE ex:alice ex:p3`);
   });
 
+  it('DESCRIBE of two or more variables holds every one to the view: a resource met only through a hidden column is not described', async () => {
+    // gil's view has no salary (gil-open hides it; the projects gil-projects shows have none): no solution, nothing described.
+    // Each variable is a branch of its own; one shared pattern was held to the view in the first branch only.
+    for (const [caller, query] of [
+      ['gil', `${P}DESCRIBE ?o ?s WHERE { ?s ?p ?o FILTER(?p = ex:salary) }`],
+      ['gil', `${P}DESCRIBE ?s ?o WHERE { ?s ?p ?o FILTER(?p = ex:salary) }`],
+      ['gil', `${P}DESCRIBE * WHERE { ?s ?p ?o FILTER(?p = ex:salary) } ORDER BY ?s LIMIT 5`],
+      ['pub', `${P}DESCRIBE ?o ?s WHERE { ?s ?p ?o FILTER(?p = ex:team) }`],
+    ] as const) {
+      const body = await assertAsView(rows(), caller, identityOf(caller), query);
+      assert.doesNotMatch(body, /Alice|Bob|Carol|Ghost|Open project/, query);
+    }
+  });
+
   it('a row rule of a JWT claim holds in DESCRIBE', async () => {
     const token = await rows().token({ region: 'north' });
     const identity = { agent: 'http://example.org/agents/jo', groups: ['regional'], claims: new Map([['region', 'north']]) };
