@@ -24,7 +24,7 @@ import type { TestGuard } from '../../helpers/start-test-guard.js';
 
 const SEED = Number(process.env['ORACLE_SEED'] ?? 32);
 /** Policy sets drawn (RANDOM_POLICY_SETS) and queries per caller and set (RANDOM_POLICY_QUERIES). */
-const SETS = Number(process.env['RANDOM_POLICY_SETS'] ?? 3);
+const SETS = Number(process.env['RANDOM_POLICY_SETS'] ?? 4);
 const SAMPLE = Number(process.env['RANDOM_POLICY_QUERIES'] ?? 40);
 
 const CALLERS: readonly RowsCallerName[] = ['alice', 'pub', 'bob', 'cat', 'dan', 'erin'];
