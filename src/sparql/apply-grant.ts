@@ -572,14 +572,18 @@ function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: rea
     const pattern = fillTemplate(triple.pattern, filling, undefined);
     if (written.has(pattern)) continue;
     written.add(pattern);
-    const visible = graphs.map(({ iri, list: own, allow = false }) => {
-      const filter = own === '' && !allow ? '' : ` FILTER(${predicate} ${allow ? 'IN' : 'NOT IN'} (${own}))`;
-      return `{ GRAPH <${iri}> { ${pattern} }${filter} }`;
-    });
-    const withheld = hiding.map(
-      ({ iri, list: own, allow = false }) => `{ GRAPH <${iri}> { ${pattern} } FILTER(${predicate} ${allow ? 'NOT IN' : 'IN'} (${own})) }`,
-    );
-    const checks = `EXISTS { ${visible.join(' UNION ')} } && NOT EXISTS { ${withheld.join(' UNION ')} }`;
+    // One pattern per check, its graph bound by VALUES: a UNION of GRAPH <g> branches with the same FILTER
+    // Virtuoso 7.2 answers wrongly (docs/design/sparql.md, "Rows and columns").
+    const among = (branches: readonly HiddenInGraph[], shown: boolean) => {
+      const terms = branches.map(({ iri, list: own, allow = false }) =>
+        own === '' && !allow && shown
+          ? `${part.graph} = <${iri}>`
+          : `(${part.graph} = <${iri}> && ${predicate} ${allow === shown ? 'IN' : 'NOT IN'} (${own}))`,
+      );
+      const iris = branches.map(({ iri }) => `<${iri}>`).join(' ');
+      return `{ GRAPH ${part.graph} { ${pattern} } VALUES ${part.graph} { ${iris} } FILTER(${terms.join(' || ')}) }`;
+    };
+    const checks = `EXISTS ${among(graphs, true)}${hiding.length === 0 ? '' : ` && NOT EXISTS ${among(hiding, false)}`}`;
     out += hidden.noUnion === true ? ` FILTER(${checks})` : ` FILTER(${predicate} NOT IN (${list}) || (${checks}))`;
   }
   return out;

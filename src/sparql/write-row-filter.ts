@@ -223,19 +223,28 @@ function mergedCondition(graphs: readonly MergedGraph[], triple: RowTriple, valu
   if (conditions.every((condition) => condition === TRUE)) return TRUE;
   if (triple.subject === null || triple.object === null) throw new GuardError(403, 'forbidden', ROW_BLANK_NODE);
   const pattern = `${triple.subject} ${triple.predicate} ${triple.object}`;
+  // One pattern per check, its graph bound by VALUES: a UNION of GRAPH <g> branches with the same FILTER, or a
+  // NOT EXISTS per graph, Virtuoso 7.2 answers wrongly (docs/design/sparql.md, "Rows and columns"). A rule's
+  // variables are the prefix and a name starting with a letter or _, so the prefix and a digit is no one's.
+  const graph = `?${prefix}0g`;
   const visible: string[] = [];
   const withheld: string[] = [];
   graphs.forEach(({ iri }, index) => {
     const condition = conditions[index] as Condition;
-    if (condition === TRUE) visible.push(`{ GRAPH <${iri}> { ${pattern} } }`);
+    const held = `${graph} = <${iri}>`;
+    if (condition === TRUE) visible.push(held);
     else {
-      if (condition !== FALSE) visible.push(`{ GRAPH <${iri}> { ${pattern} } FILTER(${condition}) }`);
+      if (condition !== FALSE) visible.push(`(${held} && ${condition})`);
       // A triple also held by a graph where it is hidden is withheld (docs/design/sparql.md, multiplicity).
-      withheld.push(`{ GRAPH <${iri}> { ${pattern} }${condition === FALSE ? '' : ` FILTER(!(${condition}))`} }`);
+      withheld.push(condition === FALSE ? held : `(${held} && !(${condition}))`);
     }
   });
   if (visible.length === 0) return FALSE;
-  return `EXISTS { ${visible.join(' UNION ')} } && NOT EXISTS { ${withheld.join(' UNION ')} }`;
+  const among = (terms: readonly string[]) => {
+    const iris = graphs.filter(({ iri }) => terms.some((term) => term.includes(`${graph} = <${iri}>`))).map(({ iri }) => `<${iri}>`);
+    return `{ GRAPH ${graph} { ${pattern} } VALUES ${graph} { ${iris.join(' ')} } FILTER(${terms.join(' || ')}) }`;
+  };
+  return `EXISTS ${among(visible)} && NOT EXISTS ${among(withheld)}`;
 }
 
 /** Whether (s p o) of `graph` is in the view: the open columns show p, or some row policy shows p and its rule holds for s. */

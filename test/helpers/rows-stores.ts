@@ -123,6 +123,8 @@ export function describeRowsOnEveryStore(
   suite: (rows: () => RowsGuard, store: StoreUnderTest) => void,
   config: Record<string, unknown> = {},
   stores: (store: StoreUnderTest) => boolean = () => true,
+  /** Other policies than the fixture's, written with the run's graph base (`g:` of the fixture file). */
+  policies?: (base: string) => string,
 ): void {
   for (const store of storesUnderTest().filter(stores)) {
     describe(`${title} [${store.name}]`, () => {
@@ -130,7 +132,7 @@ export function describeRowsOnEveryStore(
       let teardown: (() => Promise<void>) | undefined;
       before(async () => {
         const base = store.queryUrl === undefined ? FIXTURE_BASE : `http://example.org/rows-${process.pid}-${Date.now()}/`;
-        const fixture = rowsFixture(base);
+        const fixture = policies === undefined ? rowsFixture(base) : { ...rowsFixture(base), policies: policies(base) };
         if (store.queryUrl !== undefined) await updateLabStore(store, insertOf(fixture.data));
         const issuer = await startTestIssuer();
         const { guard, cleanup } = await startRowsGuard(store, fixture, issuer, config);
