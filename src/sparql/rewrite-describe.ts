@@ -31,13 +31,15 @@ const SOLUTION_MODIFIERS = ['group', 'having', 'order', 'limit', 'offset', 'valu
  *       { VALUES ?r { <i1> } }
  *       UNION
  *       { SELECT DISTINCT (?v AS ?r) WHERE {
- *           { SELECT ?v WHERE { P } ORDER BY … LIMIT n }
- *           FILTER(isIRI(?v) || isBlank(?v)) } }
+ *           { SELECT ?v WHERE { P } ORDER BY … LIMIT n } } }
+ *       FILTER(isIRI(?r) || isBlank(?r))
  *       ?r ?p ?o.
  *     }
  *
  * One union branch per described variable, keeping P's solution modifiers and VALUES; the filter
- * drops unbound values and literals. `DESCRIBE *` describes P's in-scope variables (§16.4).
+ * drops unbound values and literals. It stands outside the branches: inside, beside P's sub-select,
+ * Virtuoso 7.2.5 dropped the FILTERs in P (a row check among them). `DESCRIBE *` describes P's
+ * in-scope variables (§16.4).
  */
 export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
   const name = freshVariableNamer(tree);
@@ -66,31 +68,31 @@ export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
       where: copyTree(tree.where ?? []),
       ...Object.fromEntries(SOLUTION_MODIFIERS.filter((key) => tree[key] !== undefined).map((key) => [key, copyTree(tree[key])])),
     };
-    const isResource = {
-      type: 'operation',
-      operator: '||',
-      args: [
-        { type: 'operation', operator: 'isiri', args: [term] },
-        { type: 'operation', operator: 'isblank', args: [term] },
-      ],
-    };
     sources.push({
       type: 'query',
       queryType: 'SELECT',
       distinct: true,
       variables: [{ expression: term, variable: resource }],
-      where: [
-        { type: 'group', patterns: [solutions] },
-        { type: 'filter', expression: isResource },
-      ],
+      where: [{ type: 'group', patterns: [solutions] }],
     });
   }
+  const isResource = {
+    type: 'filter',
+    expression: {
+      type: 'operation',
+      operator: '||',
+      args: [
+        { type: 'operation', operator: 'isiri', args: [resource] },
+        { type: 'operation', operator: 'isblank', args: [resource] },
+      ],
+    },
+  };
 
   const description = { type: 'bgp', triples: [{ subject: resource, predicate, object }] };
   const where: unknown[] = [];
   // Nothing to describe (`DESCRIBE *` without variables): an empty graph, not every triple.
-  if (sources.length === 1) where.push(asGroupMember(sources[0]), description);
-  else if (sources.length > 1) where.push({ type: 'union', patterns: sources }, description);
+  if (sources.length === 1) where.push(asGroupMember(sources[0]), isResource, description);
+  else if (sources.length > 1) where.push({ type: 'union', patterns: sources }, isResource, description);
   return {
     type: 'query',
     queryType: 'CONSTRUCT',

@@ -138,8 +138,9 @@ describeRowsOnEveryStore('rows: property paths', (rows) => {
       assert.match(answer.body, /negated property set cannot be held to .* row rules/);
       assert.equal(answer.body.trim().split('\n').length, 1, 'one line');
     }
-    const body = await assertAsView(rows(), 'gil', identityOf('gil'), `${P}SELECT ?s ?o WHERE { ?s ex:name+ ?o }`);
-    assert.ok(valuesOf(body, 'o').includes('Alice'), 'a path over the open columns is answered');
+    // Virtuoso wants a transitive path's start bound.
+    const body = await assertAsView(rows(), 'gil', identityOf('gil'), `${P}SELECT ?o WHERE { ex:alice ex:name+ ?o }`);
+    assert.deepEqual(valuesOf(body, 'o'), ['Alice'], 'a path over the open columns is answered');
     const types = await assertAsView(rows(), 'gil', identityOf('gil'), `${P}SELECT ?s WHERE { ?s a ex:Project }`);
     assert.ok(valuesOf(types, 's').includes('ex:p1'), "the projects' type is in gil's view");
   });
