@@ -20,6 +20,7 @@ import {
   type RowValues,
 } from './write-row-filter.js';
 import { writeZeroLengthRowFilter } from './write-zero-length-row-filter.js';
+import { existsFilter, existsTest } from './exists-test.js';
 
 /** The caller's hidden predicates, written the three ways the slots need them. */
 export interface HiddenText {
@@ -487,7 +488,9 @@ function keyOf(text: HiddenText | undefined, graph: string): string {
 /** The filter a ZeroLengthSlot writes for one end: it must be a node of a visible triple of the active graph. */
 export function zeroLengthFilter(slot: ZeroLengthSlot, end: string, list: string, allow = false): string {
   const { subject, predicate, object } = slot;
-  return ` FILTER EXISTS { { ${end} ${predicate} ${object} } UNION { ${subject} ${predicate} ${end} } FILTER(${predicate} ${allow ? 'IN' : 'NOT IN'} (${list})) }`;
+  return existsFilter(
+    `{ { ${end} ${predicate} ${object} } UNION { ${subject} ${predicate} ${end} } FILTER(${predicate} ${allow ? 'IN' : 'NOT IN'} (${list})) }`,
+  );
 }
 
 /**
@@ -583,7 +586,7 @@ function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: rea
       const iris = branches.map(({ iri }) => `<${iri}>`).join(' ');
       return `{ GRAPH ${part.graph} { ${pattern} } VALUES ${part.graph} { ${iris} } FILTER(${terms.join(' || ')}) }`;
     };
-    const checks = `EXISTS ${among(graphs, true)}${hiding.length === 0 ? '' : ` && NOT EXISTS ${among(hiding, false)}`}`;
+    const checks = `${existsTest(among(graphs, true))}${hiding.length === 0 ? '' : ` && NOT EXISTS ${among(hiding, false)}`}`;
     out += hidden.noUnion === true ? ` FILTER(${checks})` : ` FILTER(${predicate} NOT IN (${list}) || (${checks}))`;
   }
   return out;
@@ -601,7 +604,7 @@ function zeroLengthPerGraph(slot: ZeroLengthSlot, end: string, list: string | un
     const filter = own === '' && !allow ? '' : ` FILTER(${predicate} ${allow ? 'IN' : 'NOT IN'} (${own}))`;
     branches.push(`{ GRAPH <${iri}> { ${node} }${filter} }`);
   }
-  return ` FILTER EXISTS { ${branches.join(' UNION ')} }`;
+  return existsFilter(`{ ${branches.join(' UNION ')} }`);
 }
 
 /**

@@ -6,6 +6,7 @@ import { NOT_IN_IRI } from '../iri.js';
 import type { Columns, GraphView } from '../policy/policy-set.js';
 import type { RowRule, RuleTerm } from '../policy/policy-set.js';
 import { XSD_STRING } from '../vocabulary.js';
+import { existsTest } from './exists-test.js';
 
 /** The row rules of the active graph (SPARQL 1.1 §18.6): one graph, or a default graph merging several. */
 export type RowContext =
@@ -244,7 +245,7 @@ function mergedCondition(graphs: readonly MergedGraph[], triple: RowTriple, valu
     const iris = graphs.filter(({ iri }) => terms.some((term) => term.includes(`${graph} = <${iri}>`))).map(({ iri }) => `<${iri}>`);
     return `{ GRAPH ${graph} { ${pattern} } VALUES ${graph} { ${iris.join(' ')} } FILTER(${terms.join(' || ')}) }`;
   };
-  return `EXISTS ${among(visible)} && NOT EXISTS ${among(withheld)}`;
+  return `${existsTest(among(visible))} && NOT EXISTS ${among(withheld)}`;
 }
 
 /** Whether (s p o) of `graph` is in the view: the open columns show p, or some row policy shows p and its rule holds for s. */
@@ -261,7 +262,7 @@ function viewCondition(view: GraphView, graph: string, triple: RowTriple, values
     if (triple.subject === null) throw new GuardError(403, 'forbidden', ROW_BLANK_NODE);
     const body = ruleBody(rule, graph, triple.subject, values, prefix);
     if (body === FALSE) continue;
-    const holds = `EXISTS { ${body} }`;
+    const holds = existsTest(`{ ${body} }`);
     disjuncts.push(shown === TRUE ? holds : `(${shown} && ${holds})`);
   }
   return disjuncts.length === 0 ? FALSE : disjuncts.join(' || ');

@@ -2,6 +2,7 @@
 
 import type { ZeroLengthSlot } from './prepared-query.js';
 import { writeRowFilter, type RowCheckForm, type RowContext, type RowValues } from './write-row-filter.js';
+import { existsFilter } from './exists-test.js';
 
 /**
  * A path that can match zero steps binds its ends to any node of the active graph (SPARQL 1.1 §18.5,
@@ -19,5 +20,5 @@ export function writeZeroLengthRowFilter(
   const { subject, predicate, object, prefix } = slot;
   const from = writeRowFilter([{ subject: end, predicate, iri: undefined, object }], context, values, prefix, form);
   const to = writeRowFilter([{ subject, predicate, iri: undefined, object: end }], context, values, prefix, form);
-  return ` FILTER EXISTS { { ${end} ${predicate} ${object}${from} } UNION { ${subject} ${predicate} ${end}${to} } }`;
+  return existsFilter(`{ { ${end} ${predicate} ${object}${from} } UNION { ${subject} ${predicate} ${end}${to} } }`);
 }

@@ -297,5 +297,11 @@ export function rowsAttacks(graphs: RowsFixture['graphs']): string[] {
     `${p}SELECT ?s ?x WHERE { ?s ex:name ?n BIND(CONCAT(STR(?s), ?n) AS ?x) VALUES ?s { ex:p1 ex:p2 ex:p3 ex:r1 } }`,
     `${p}SELECT ?s ?o WHERE { ?s ex:lead ?o FILTER EXISTS { ?o ex:name ?n } }`,
     `${p}CONSTRUCT { ?s ex:seen ?o } WHERE { ?s ex:lead ?o . ?o ex:salary ?x }`,
+    // A DISTINCT or grouped sub-select joined with a pattern outside it: Virtuoso 7.2.5 dropped a FILTER(EXISTS) inside it.
+    `${p}SELECT ?s ?q ?r WHERE { { SELECT DISTINCT ?s WHERE { ?s ?p ?o FILTER(?p = ex:salary) } } ?s ?q ?r }`,
+    `${p}SELECT ?s ?n WHERE { { SELECT ?s (COUNT(*) AS ?c) WHERE { ?s ?p ?o FILTER(?p IN (ex:salary, ex:budget, ex:team)) } GROUP BY ?s } ?s ex:name ?n }`,
+    `${p}SELECT DISTINCT ?s WHERE { ?s ?q ?r { SELECT DISTINCT ?s WHERE { ?s ?p ?o } } }`,
+    `${p}SELECT ?s ?n WHERE { { SELECT DISTINCT ?s WHERE { { ?s ?p ?o FILTER(?p != ex:name) } } } ?s ex:name ?n }`,
+    `${p}DESCRIBE ?s WHERE { ?s ?p ?o FILTER(?p = ex:team) }`,
   ];
 }
