@@ -11,6 +11,7 @@ import type { Grant } from '../policy/policy-set.js';
 import type { Plan } from '../sparql/plan.js';
 import type { QueryRequest } from '../sparql/query-request.js';
 import { UpstreamError, type AbortLike, type Upstream, type UpstreamResponse } from '../upstream/create-upstream.js';
+import { refuseForStore } from '../upstream/refuse-for-store.js';
 import { ClientGone } from './client-gone.js';
 import { composeCacheControl } from './cache-control.js';
 import { chooseAccept } from './choose-accept.js';
@@ -51,6 +52,8 @@ export interface QueryServices {
    * docs/design/upstream.md). Absent: every query may go.
    */
   readonly admitQuery?: (signal: AbortLike) => Promise<void> | undefined;
+  /** The store's Server header as the dataset check found it (refuseForStore); absent: unknown. */
+  readonly storeServer?: () => string | undefined;
   /** Records requests and queries for Prometheus; absent when metrics are off. */
   readonly metrics?: GuardMetrics;
   /** Writes one structured log line (a store's error text, for the operator). */
@@ -258,6 +261,12 @@ async function forward(
       leave();
       throw error;
     }
+  }
+  // After the admission: the check that admits a query is the one that names the store.
+  const refused = refuseForStore(plan, services.storeServer?.());
+  if (refused !== undefined) {
+    leave();
+    throw refused;
   }
   const metrics = services.metrics;
   metrics?.guardTime(secondsSince(request));

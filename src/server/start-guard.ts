@@ -190,6 +190,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       plan: (request, grant, caller) => planner.plan(request, grant, caller),
       upstream,
       admitQuery: (signal) => datasetGate.admit(signal),
+      storeServer: () => datasetGate.server(),
       upstreamProblem: () => datasetGate.problem(),
       // Liveness stays 200 while a fact source keeps the first load waiting: the process is
       // alive and reads again; a restart would not bring the store back.

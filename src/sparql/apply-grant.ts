@@ -193,7 +193,17 @@ export function applyGrant(
   }
   const own = prepared.limit.kind === 'outer' ? prepared.limit.limit : undefined;
   const limitedTo = prepared.limit.kind === 'outer' && cap !== undefined && (own === undefined || cap < own) ? cap : undefined;
-  return new FilledPlan(query, joinFormParts(pieces), prepared.form, dataset.graphs, prepared.defaultAccept, dataset, limitedTo);
+  const existsBesideNegation = prepared.negates && rowChecksWithExists.has(filling);
+  return new FilledPlan(
+    query,
+    joinFormParts(pieces),
+    prepared.form,
+    dataset.graphs,
+    prepared.defaultAccept,
+    dataset,
+    limitedTo,
+    existsBesideNegation,
+  );
 }
 
 /** A Plan whose form body is joined when first read (by tests and tools); a class, so no closure keeps applyGrant's context. */
@@ -210,6 +220,7 @@ class FilledPlan implements Plan {
     readonly defaultAccept: Plan['defaultAccept'],
     readonly dataset: PlanDataset,
     readonly limitedTo: number | undefined,
+    readonly existsBesideNegation: boolean,
   ) {
     this.formBytes = formParts.reduce((bytes, part) => bytes + part.length, 0);
   }
@@ -519,7 +530,7 @@ function fillRowFilter(part: RowFilterSlot, filling: Filling, hidden: HiddenText
   const checks = groupChecks(filling);
   let group = checks.get(part.group);
   if (group === undefined) checks.set(part.group, (group = { written: new Set(), fold: undefined }));
-  return writeRowFilter(
+  const text = writeRowFilter(
     filledTriples(part, filling),
     rows,
     filling.values,
@@ -528,7 +539,13 @@ function fillRowFilter(part: RowFilterSlot, filling: Filling, hidden: HiddenText
     group.written,
     group.fold,
   );
+  // In one graph, an EXISTS is a row rule's test in a filter (writeRowFilter's viewCondition): Plan.existsBesideNegation.
+  if (rows.kind === 'one' && text.includes('!NOT EXISTS')) rowChecksWithExists.add(filling);
+  return text;
 }
+
+/** The fillings whose row checks in one graph hold a rule's EXISTS in a filter (not a join). */
+const rowChecksWithExists = new WeakSet<Filling>();
 
 /** A row filter slot's triple patterns with their constant slots filled. */
 function filledTriples(part: RowFilterSlot, filling: Filling): RowTriple[] {

@@ -36,6 +36,12 @@ export interface Plan {
   readonly limitedTo: number | undefined;
   /** The query's shape, its text with constants masked (lexQueryShape's key); undefined when the planner did not lex it. */
   shape: string | undefined;
+  /**
+   * True when a row check in one graph is a filter holding a rule's EXISTS (two policies showing different
+   * columns, one for a rule's rows) and the caller wrote an EXISTS, a NOT EXISTS or a MINUS: Virtuoso 7.2
+   * answers such a query beyond the view (src/upstream/refuse-for-store.ts).
+   */
+  readonly existsBesideNegation: boolean;
   /** Accept sent upstream when the caller sends none, or only the media range for any type. */
   readonly defaultAccept: 'application/sparql-results+json' | 'text/turtle';
 }

@@ -108,6 +108,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       namedIn: namedInPlaces,
       hasHiddenSlots,
       hasRowSlots,
+      negates: holdsExistsOrMinus(tree),
       blankZeroLength: marks.zeroLengthBlank,
       limit,
       // Two bytes a character of everything it holds, written as JSON, and some for the objects.
@@ -244,4 +245,14 @@ function takeOuterLimit(root: LooseQuery, form: string): PreparedQuery['limit'] 
   const limit = query.limit;
   delete query.limit;
   return { kind: 'outer', limit };
+}
+
+/** Whether a parsed query holds an EXISTS, NOT EXISTS or MINUS anywhere, sub-selects included. */
+function holdsExistsOrMinus(node: unknown): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  if (Array.isArray(node)) return node.some(holdsExistsOrMinus);
+  const record = node as Record<string, unknown>;
+  if (record['type'] === 'minus') return true;
+  if (record['type'] === 'operation' && (record['operator'] === 'exists' || record['operator'] === 'notexists')) return true;
+  return Object.values(record).some(holdsExistsOrMinus);
 }

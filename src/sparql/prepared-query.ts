@@ -136,6 +136,8 @@ export interface PreparedQuery {
   readonly hasHiddenSlots: boolean;
   /** True when parts hold a RowFilterSlot (the query has a BGP). */
   readonly hasRowSlots: boolean;
+  /** True when the caller's query has an EXISTS, a NOT EXISTS or a MINUS anywhere (Plan.existsBesideNegation). */
+  readonly negates: boolean;
   /** A zero-length path between blank nodes (`[] p* []`): refused (403) while anything is hidden. */
   readonly blankZeroLength: boolean;
   /** The outer LIMIT, written per request (a result cap may lower it): `none` for ASK, `fixed` after a trailing VALUES. */

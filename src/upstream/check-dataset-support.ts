@@ -9,7 +9,8 @@ export type RowChecks = 'join' | 'exists';
 
 /** What one check found out about the store. */
 export type DatasetSupport =
-  | { readonly kind: 'honoured' }
+  /** `server`: the store's Server header, which names the store's faults the guard works around (refuse-for-store.ts). */
+  | { readonly kind: 'honoured'; readonly server?: string | undefined }
   /**
    * The store answered, and its answer shows it reads outside the dataset the guard names, or it is a
    * store the configured row checks would leak on; `fix` says what the operator does about it.
@@ -51,7 +52,7 @@ export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike,
         fix: 'set rowChecks to "join"',
       };
     }
-    if ((await ask(upstream, PROBE_EMPTY, signal)).value === false) return { kind: 'honoured' };
+    if ((await ask(upstream, PROBE_EMPTY, signal)).value === false) return { kind: 'honoured', server: control.server };
     return {
       kind: 'ignored',
       reason: 'the upstream store ignores FROM / FROM NAMED (an ASK over the reserved empty graph found data)',
@@ -109,6 +110,8 @@ export interface DatasetGate {
   close(): void;
   /** The verdict in force, without checking. */
   verdict(): DatasetSupport['kind'];
+  /** The store's Server header as the check in force found it (undefined before a store is verified, or when it sends none). */
+  server(): string | undefined;
 }
 
 /** Options of {@link createDatasetGate}. */
@@ -221,6 +224,7 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
       return admitWhenChecked(signal);
     },
     verdict: () => verdict.kind,
+    server: () => (verdict.kind === 'honoured' ? verdict.server : undefined),
 
     async problem() {
       // A check already under way may have started before the store changed: wait, then judge its age.

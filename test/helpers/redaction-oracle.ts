@@ -63,6 +63,9 @@ export function randomQuery(random: () => number, vocabulary: OracleVocabulary):
       () => `MINUS { ${triple()} }`,
       () => `{ ${triple()} } UNION { ${triple()} }`,
       () => `{ SELECT ?a ?b WHERE { ${triple()} } }`,
+      // DISTINCT and grouped sub-selects joined with the rest (Virtuoso 7.2.5 dropped a FILTER(EXISTS) inside them).
+      () => `{ SELECT DISTINCT ?a WHERE { ${triple()} ${triple()} } }`,
+      () => `{ SELECT ?a (COUNT(*) AS ?c) WHERE { ${triple()} } GROUP BY ?a }`,
       () => 'FILTER(isNumeric(?b))',
       () => `VALUES ?a { ${vocabulary.nodes.filter((node) => /^(?:ex:|<|\d)/.test(node)).join(' ')} }`,
     ])();

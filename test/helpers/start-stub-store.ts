@@ -21,6 +21,8 @@ export interface StubStoreOptions {
   readonly status?: number;
   /** Body of those answers (default STUB_ANSWER); sent in two writes without a length, so it streams. */
   readonly body?: string;
+  /** A Server header on every answer, the dataset check's included (the guard names the store by it). */
+  readonly server?: string;
 }
 
 /**
@@ -36,11 +38,18 @@ export async function startStubStore(options: StubStoreOptions = {}): Promise<St
     const query = new URLSearchParams(body).get('query') ?? new URL(request.url ?? '/', 'http://x').searchParams.get('query') ?? '';
     queries.push(query);
     if (/^ASK\nFROM <urn:x-sparql-guard:empty>/.test(query)) {
-      response.writeHead(200, { 'content-type': 'application/sparql-results+json' });
+      response.writeHead(200, {
+        'content-type': 'application/sparql-results+json',
+        ...(options.server !== undefined && { server: options.server }),
+      });
       response.end(`{"head":{},"boolean":${/WHERE \{ \}$/.test(query)}}`);
       return;
     }
-    response.writeHead(options.status ?? 200, { 'content-type': 'application/sparql-results+json', ...options.headers });
+    response.writeHead(options.status ?? 200, {
+      'content-type': 'application/sparql-results+json',
+      ...(options.server !== undefined && { server: options.server }),
+      ...options.headers,
+    });
     const answer = options.body ?? STUB_ANSWER;
     response.write(answer.slice(0, 10));
     setImmediate(() => response.end(answer.slice(10)));
