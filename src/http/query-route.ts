@@ -11,7 +11,6 @@ import type { Grant } from '../policy/policy-set.js';
 import type { Plan } from '../sparql/plan.js';
 import type { QueryRequest } from '../sparql/query-request.js';
 import { UpstreamError, type AbortLike, type Upstream, type UpstreamResponse } from '../upstream/create-upstream.js';
-import { refuseForStore } from '../upstream/refuse-for-store.js';
 import { ClientGone } from './client-gone.js';
 import { composeCacheControl } from './cache-control.js';
 import { chooseAccept } from './choose-accept.js';
@@ -19,6 +18,7 @@ import { chooseEndpointView, type EndpointView } from './choose-endpoint-view.js
 import type { createCorsHeaders } from './cors.js';
 import { describeService } from './describe-service.js';
 import { readQueryRequest } from './read-query-request.js';
+import { refuseForStore } from './refuse-for-store.js';
 import { translateStoreError } from './translate-store-error.js';
 import { secondsSince, upstreamFailureOf, type PoliciesInForce } from './request-state.js';
 

@@ -39,7 +39,7 @@ export interface Plan {
   /**
    * True when a row check in one graph is a filter holding a rule's EXISTS (two policies showing different
    * columns, one for a rule's rows) and the caller wrote an EXISTS, a NOT EXISTS or a MINUS: Virtuoso 7.2
-   * answers such a query beyond the view (src/upstream/refuse-for-store.ts).
+   * answers such a query beyond the view (src/http/refuse-for-store.ts).
    */
   readonly existsBesideNegation: boolean;
   /** Accept sent upstream when the caller sends none, or only the media range for any type. */

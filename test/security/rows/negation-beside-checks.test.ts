@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { EXISTS_BESIDE_NEGATION } from '../../../src/upstream/refuse-for-store.js';
+import { EXISTS_BESIDE_NEGATION } from '../../../src/http/refuse-for-store.js';
 import { ROWS_EX, askRows, assertAsView, describeRowsOnEveryStore, identityOf } from '../../helpers/rows-stores.js';
 
 const P = `PREFIX ex: <${ROWS_EX}>\n`;

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { EXISTS_BESIDE_NEGATION } from '../../src/upstream/refuse-for-store.js';
+import { EXISTS_BESIDE_NEGATION } from '../../src/http/refuse-for-store.js';
 import { startStubStore, type StubStore } from '../helpers/start-stub-store.js';
 import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
