@@ -10,6 +10,7 @@ import { checkFunctionCalls, type FunctionAllowList } from './check-function-cal
 import { checkNestingDepth } from './check-nesting-depth.js';
 import { checkVariableScope } from './check-variable-scope.js';
 import { decodeCodepointEscapes } from './decode-codepoint-escapes.js';
+import { dropRepeatedTriples } from './drop-repeated-triples.js';
 import { parseQuery } from './parse-query.js';
 import type { QueryForm } from './plan.js';
 import type { PreparedQuery, TemplatePart } from './prepared-query.js';
@@ -65,6 +66,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     checkBlankNodeScope(tree);
     checkVariableScope(tree);
     checkFunctionCalls(tree, settings.allowedFunctions);
+    dropRepeatedTriples(tree);
 
     const usesProtocol = protocolDefault.length > 0 || protocolNamed.length > 0;
     // SPARQL 1.1 Protocol 2.1.4: protocol graphs replace the query's whole dataset.
