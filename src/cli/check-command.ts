@@ -10,13 +10,14 @@ import { loadPolicySetWithStats } from '../policy/load/load-policy-set.js';
 import type { PolicySetSources } from '../policy/load/policy-set-sources.js';
 import type { LoadStats } from '../policy/load/worker-messages.js';
 import { grantFor, summariseViews, type ColumnsSummary, type GraphRestriction, type ViewSummary } from '../policy/grant.js';
-import type { PolicySet } from '../policy/policy-set.js';
+import type { GraphView, PolicySet } from '../policy/policy-set.js';
 import { readPolicyFiles } from '../policy/load/read-policy-files.js';
 import { traceGrant, type GrantTrace, type TraceStep } from '../policy/trace/trace-grant.js';
 import { ANONYMOUS_AGENT } from '../vocabulary.js';
 import { openCommandStore, type CommandStore } from './open-command-store.js';
 import type { GuardConfig } from '../config/read-config.js';
-import { checkDatasetSupport } from '../upstream/check-dataset-support.js';
+import { checkDatasetSupport, saysVirtuoso } from '../upstream/check-dataset-support.js';
+import { checksVariablePredicateWithExists } from '../sparql/write-row-filter.js';
 import { readCommandConfig } from './read-command-config.js';
 
 export const CHECK_USAGE = `usage: sparql-guard check [--config FILE] [--json] [--offline] [--why AGENT [--group NAME]...]
@@ -69,11 +70,19 @@ export async function checkCommand(args: readonly string[], env: NodeJS.ProcessE
     if (caller !== undefined) {
       const trace = await traceGrant(set, caller, await factGroups(sources, inputs), sources.ruleFiles);
       // The columns and row rules the caller's policies set, per graph (docs/policies.md, "Rows and columns").
-      const views = summariseViews(grantFor(set, caller)?.views ?? new Map());
+      const graphViews = grantFor(set, caller)?.views ?? new Map();
+      const views = summariseViews(graphViews);
+      const refused = storeCheck.server === undefined ? [] : refusedBesideNegation(graphViews, caller);
       await write(
         values.json === true
-          ? [`${JSON.stringify(views.length > 0 ? { ...trace, views } : trace, null, 2)}\n`]
-          : [...traceText(trace), ...viewText(views)],
+          ? [
+              `${JSON.stringify(
+                { ...trace, ...(views.length > 0 && { views }), ...(refused.length > 0 && { refusedBesideNegation: refused }) },
+                null,
+                2,
+              )}\n`,
+            ]
+          : [...traceText(trace), ...viewText(views), ...refusedText(refused)],
       );
       return 0;
     }
@@ -119,6 +128,8 @@ interface StoreCheck {
   readonly contacted: boolean;
   /** When contacted: it answered, and honours FROM / FROM NAMED. */
   readonly datasetClauses?: 'honoured';
+  /** When contacted and its Server header says Virtuoso: that header (refuse-for-store.ts refuses some queries there). */
+  readonly server?: string;
 }
 
 /** Longest the store check waits for the store, whatever timeoutMs says: an operator is waiting. */
@@ -136,7 +147,9 @@ async function checkStore(config: GuardConfig, store: CommandStore): Promise<Sto
   const timer = setTimeout(() => controller.abort(), Math.min(config.timeoutMs, STORE_CHECK_TIMEOUT_MS));
   try {
     const support = await checkDatasetSupport(store.upstream, controller.signal, config.rowChecks);
-    if (support.kind === 'honoured') return { url, contacted: true, datasetClauses: 'honoured' };
+    if (support.kind === 'honoured') {
+      return { url, contacted: true, datasetClauses: 'honoured', ...(saysVirtuoso(support.server) && { server: support.server }) };
+    }
     if (support.kind === 'ignored') return `store ${url}: ${support.reason} (serve refuses such a store: ${support.fix})`;
     const why = controller.signal.aborted
       ? `no answer within ${Math.min(config.timeoutMs, STORE_CHECK_TIMEOUT_MS)} ms`
@@ -366,6 +379,11 @@ function* text(
         ? `store: ${storeCheck.url} answers and honours dataset clauses (FROM, FROM NAMED)`
         : `store: ${storeCheck.url} not contacted (--offline)`,
   ];
+  if (storeCheck.server !== undefined && set.policies.some((policy) => policy.rowRule !== undefined)) {
+    lines.push(
+      `store: says it is Virtuoso (${storeCheck.server.slice(0, 80)}): beside some row checks, queries with EXISTS, NOT EXISTS or MINUS are refused there; check --why AGENT names the graphs`,
+    );
+  }
   for (const { name, triples, bytes, ms } of store.facts) lines.push(`facts: ${name} read ${triples} triples (${bytes} bytes) in ${ms} ms`);
   if (store.prefixListing !== undefined) {
     const { prefixes, graphs, ms } = store.prefixListing;
@@ -405,6 +423,22 @@ function restrictionsOf(set: PolicySet) {
           ? ['(the graph granted)']
           : policy.rowRule.data.map((iri) => `<${iri}>`),
     }));
+}
+
+/**
+ * The graphs where this caller's queries with an EXISTS, a NOT EXISTS or a MINUS are refused in front of
+ * Virtuoso when they read the graph with a variable predicate (Plan.existsBesideNegation, refuse-for-store.ts).
+ */
+function refusedBesideNegation(views: ReadonlyMap<string, GraphView>, caller: Caller): string[] {
+  return [...views]
+    .filter(([graph, view]) => checksVariablePredicateWithExists(view, graph, caller))
+    .map(([graph]) => `<${graph}>`)
+    .sort();
+}
+
+function* refusedText(graphs: readonly string[]) {
+  if (graphs.length === 0) return;
+  yield `in front of this store (Virtuoso), a query with an EXISTS, a NOT EXISTS or a MINUS that reads ${graphs.join(' ')} with a variable predicate is refused (403): Virtuoso answers such a query wrongly beside this caller's row checks there (docs/operations.md)\n`;
 }
 
 /** `--why`'s view lines: per graph with columns or rows, the columns and each row rule with its policy. */

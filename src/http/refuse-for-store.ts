@@ -2,6 +2,7 @@
 
 import { GuardError } from '../guard-error.js';
 import type { Plan } from '../sparql/plan.js';
+import { saysVirtuoso } from '../upstream/check-dataset-support.js';
 
 /** The one line of the refusal below. */
 export const EXISTS_BESIDE_NEGATION =
@@ -15,6 +16,6 @@ export const EXISTS_BESIDE_NEGATION =
  * write those checks another way there, so it refuses; other stores answer it as the view.
  */
 export function refuseForStore(plan: Plan, server: string | undefined): GuardError | undefined {
-  if (!plan.existsBesideNegation || server === undefined || !/^\s*virtuoso\b/i.test(server)) return undefined;
+  if (!plan.existsBesideNegation || !saysVirtuoso(server)) return undefined;
   return new GuardError(403, 'forbidden', EXISTS_BESIDE_NEGATION);
 }

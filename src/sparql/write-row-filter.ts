@@ -104,6 +104,18 @@ export function writeRowFilter(
   return out;
 }
 
+/**
+ * Whether a triple with a variable predicate read in `graph` is checked by a filter holding a rule's
+ * EXISTS for this caller (the join cannot hold it: the policies show different columns, one for a rule's
+ * rows). In front of Virtuoso such a check beside a caller's EXISTS, NOT EXISTS or MINUS is refused
+ * (Plan.existsBesideNegation); `check --why` names the graphs where it may be.
+ */
+export function checksVariablePredicateWithExists(view: GraphView, graph: string, values: RowValues): boolean {
+  const triple: RowTriple = { subject: '?s', predicate: '?p', iri: undefined, object: '?o' };
+  if (rowJoin(view, graph, triple, values, 'check_') !== undefined) return false;
+  return viewCondition(view, graph, triple, values, 'check_')?.includes('NOT EXISTS') === true;
+}
+
 /** A triple's check as a join: a column filter, and the join that holds its subject to the rows the rules allow. */
 interface RowJoin {
   /** ` FILTER(...)` on a variable predicate, or undefined when the columns show the triple as it is. */

@@ -45,7 +45,7 @@ export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike,
       return { kind: 'unverified', error: new GuardError(502, 'upstream_failed', 'upstream gave no readable answer to the dataset check') };
     }
     // Virtuoso 7.2 drops a FILTER(EXISTS) inside an OPTIONAL (docs/design/sparql.md, "Rows and columns").
-    if (rowChecks === 'exists' && control.server !== undefined && /^\s*virtuoso\b/i.test(control.server)) {
+    if (rowChecks === 'exists' && saysVirtuoso(control.server)) {
       return {
         kind: 'ignored',
         reason: `the upstream store says it is Virtuoso (Server: ${control.server.slice(0, 80)}), which drops FILTER(EXISTS) inside OPTIONAL, the form of rowChecks "exists"`,
@@ -62,6 +62,14 @@ export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike,
     if (error instanceof GuardError) return { kind: 'unverified', error };
     return { kind: 'unverified', error: new GuardError(502, 'upstream_failed', 'upstream dataset check failed') };
   }
+}
+
+/**
+ * Whether a store's Server header says it is Virtuoso, the one store of the lab that names itself and
+ * whose faults the guard works around (rowChecks "exists" refused here; refuse-for-store.ts; `check --why`).
+ */
+export function saysVirtuoso(server: string | undefined): server is string {
+  return server !== undefined && /^\s*virtuoso\b/i.test(server);
 }
 
 /** Sends one ASK; true / false as answered, undefined when the answer is not a readable boolean; and the store's Server header. */
