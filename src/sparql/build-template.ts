@@ -6,6 +6,7 @@ import { fillTemplate, hiddenText, zeroLengthFilter, type Filling, type HiddenTe
 import { EMPTY_GRAPH, reservedIri } from '../vocabulary.js';
 import { findTransitiveGraphs } from './find-transitive-graphs.js';
 import { freshVariableNamer, freshVariablePrefix } from './fresh-variable-namer.js';
+import { emptyGroup, emptyLiteralSubjects } from './empty-group.js';
 import { inScopeVariables } from './in-scope-variables.js';
 import { markHiddenPaths, type HiddenPathMarks } from './mark-hidden-paths.js';
 import { parseQuery } from './parse-query.js';
@@ -103,6 +104,8 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   const only = root.where?.length === 1 ? (root.where[0] as { type?: unknown; triples?: readonly unknown[] }) : undefined;
   if (root.queryType === 'CONSTRUCT' && only?.type === 'bgp' && only.triples?.length === 0) root.where = [];
   const marks = markHiddenPaths(root as unknown as Record<string, unknown>);
+  // After the marks: what such a BGP names is still named (a hidden predicate refused).
+  emptyLiteralSubjects(root);
   const fresh = freshVariableNamer(root);
   // The zero-length filters' own variables: names no variable of the query has.
   const visible = { subject: '?' + fresh('visible_s'), predicate: '?' + fresh('visible_p'), object: '?' + fresh('visible_o') };
@@ -237,16 +240,6 @@ function openedGroup(groups: ReadonlyMap<object, number>, bgp: object, opened: S
   const opens = !opened.has(group);
   opened.add(group);
   return { group, opens };
-}
-
-/**
- * A group with no solution that keeps `variables` in scope (SPARQL 1.1 §18.2.1): one row of UNDEF
- * under a false filter, not an empty VALUES block (docs/design/sparql.md, "GRAPH of an ungranted IRI").
- */
-export function emptyGroup(variables: readonly string[]): string {
-  if (variables.length === 0) return '{ FILTER(1 = 0) }';
-  if (variables.length === 1) return `{ VALUES ${variables[0]} { UNDEF } FILTER(1 = 0) }`;
-  return `{ VALUES (${variables.join(' ')}) { (${variables.map(() => 'UNDEF').join(' ')}) } FILTER(1 = 0) }`;
 }
 
 /** The members of a negated property set: `!a` has one, `!(a|^b)` an alternative of them (§9.1, [95]-[96]). */
