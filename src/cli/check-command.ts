@@ -381,7 +381,7 @@ function* text(
   ];
   if (storeCheck.server !== undefined && set.policies.some((policy) => policy.rowRule !== undefined)) {
     lines.push(
-      `store: says it is Virtuoso (${storeCheck.server.slice(0, 80)}): beside some row checks, queries with EXISTS, NOT EXISTS or MINUS are refused there; check --why AGENT names the graphs`,
+      `store: says it is Virtuoso (${storeCheck.server.trim().slice(0, 80)}): beside some row checks, queries with EXISTS, NOT EXISTS or MINUS are refused there; check --why AGENT names the graphs`,
     );
   }
   for (const { name, triples, bytes, ms } of store.facts) lines.push(`facts: ${name} read ${triples} triples (${bytes} bytes) in ${ms} ms`);
