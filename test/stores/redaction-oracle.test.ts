@@ -73,6 +73,7 @@ for (const store of labStoresUnderTest().filter(({ name }) => name !== 'jena-uni
           granted: [PUBLIC1, SECRET, TEAM_A],
           hidden: hiddenSalary,
           queries,
+          store: store.name,
         });
         process.stdout.write(`# redaction oracle, ${store.name}: ${queries.length} queries ${JSON.stringify(counts)}\n`);
         for (const deviation of deviations) process.stdout.write(`#   store-deviates: ${deviation}\n`);

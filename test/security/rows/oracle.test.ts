@@ -82,6 +82,7 @@ function oracleSuite(rows: () => RowsGuard, store: StoreUnderTest): void {
         hidden: new Map(),
         view: buildView(data, policies, caller.identity),
         queries,
+        store: store.name,
       });
       process.stdout.write(`# rows oracle, ${store.name}, ${caller.name}: ${queries.length} queries ${JSON.stringify(counts)}\n`);
       for (const deviation of deviations) process.stdout.write(`#   store-deviates: ${deviation}\n`);
