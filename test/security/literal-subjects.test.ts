@@ -2,7 +2,8 @@
 // no solution. Virtuoso 7.2.5 takes such a pattern for one solution whatever the data: `ASK { "a" ?p ?o }` true over an empty
 // dataset, `COUNT(*)` 1, `EXISTS` true, a MINUS of it removing every row (found by the rows oracle, seed 313, bob's `ASK { 100
 // a/ex:phone ex:Project … }`, whose expanded path starts at the literal). The guard writes such a BGP as the group with no
-// solution (src/sparql/empty-group.ts); every store then answers as the view, restricted callers and unrestricted alike.
+// solution (src/sparql/empty-group.ts), and a path from a literal whose every way starts forward (`"a" (p|q) ?o`, `!p`: the
+// same fault); every store then answers as the view, restricted callers and unrestricted alike.
 
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -22,6 +23,12 @@ const QUERIES = [
   'SELECT * WHERE { ?s a ?c OPTIONAL { 1.5 ?q ?s } }',
   `${P}SELECT ?s ?n WHERE { ?s ex:name ?n { SELECT ?x WHERE { true ?p ?x } } }`,
   `${P}SELECT ?s WHERE { { ?s a ex:Project } UNION { "p" ?q ?s } }`,
+  `${P}ASK { "zzz" (ex:team|ex:name) ?o }`,
+  `${P}SELECT (COUNT(*) AS ?n) WHERE { "zzz" !ex:team ?o }`,
+  `${P}SELECT (COUNT(*) AS ?n) WHERE { "team-a" ex:team/ex:name ?o }`,
+  // Paths that may start at a literal: answered, and not empty where the view holds the triples.
+  `${P}SELECT ?s WHERE { "team-a" ^ex:team ?s }`,
+  `${P}SELECT ?s WHERE { "team-a" (^ex:team|ex:name) ?s }`,
 ];
 
 describeRowsOnEveryStore('a triple pattern with a literal subject', (rows) => {
@@ -29,6 +36,8 @@ describeRowsOnEveryStore('a triple pattern with a literal subject', (rows) => {
     for (const caller of ['bob', 'alice', 'keeperMain'] as const) {
       for (const query of QUERIES) await assertAsView(rows(), caller, identityOf(caller), query);
     }
+    // A negated set is refused under rows and columns (docs/policies.md); one with an inverse member may start at a literal.
+    await assertAsView(rows(), 'keeperMain', identityOf('keeperMain'), `${P}SELECT ?s WHERE { "team-a" !(^ex:name) ?s }`);
   });
 
   it('keeps the variables of the BGP it replaces in scope (SELECT * names them)', async () => {
