@@ -483,10 +483,8 @@ function fillGraphVariable(part: GraphVariableSlot, filling: Filling): string {
     const key = keyOf(text, graph);
     let body = bodies.get(key);
     if (body === undefined) bodies.set(key, (body = fillTemplate(part.body, filling, text)));
-    // BIND where P leaves the variable out of scope: Virtuoso 7.2.5 answers a UNION of branches ending in VALUES
-    // inside EXISTS, NOT EXISTS or MINUS wrongly (docs/design/sparql.md, "`GRAPH ?g` around a `*` or `+` path").
-    const bound = part.bodyBinds ? ' VALUES ' + part.variable + ' { <' + graph + '> }' : ' BIND(<' + graph + '> AS ' + part.variable + ')';
-    branches += (branches === '' ? '{ GRAPH <' : '\nUNION\n{ GRAPH <') + graph + '> ' + body + bound + ' }';
+    branches +=
+      (branches === '' ? '{ GRAPH <' : '\nUNION\n{ GRAPH <') + graph + '> ' + body + ' VALUES ' + part.variable + ' { <' + graph + '> } }';
   }
   return branches;
 }

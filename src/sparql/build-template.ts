@@ -132,13 +132,7 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
       const removed = emptyGroup(inScopeVariables(variable ? [pattern] : pattern.patterns));
       graphSlots.push(
         variable
-          ? {
-              kind: 'graph-variable',
-              variable: '?' + name,
-              perGraph: transitive.has(pattern),
-              bodyBinds: inScopeVariables(pattern.patterns).includes('?' + name),
-              removed,
-            }
+          ? { kind: 'graph-variable', variable: '?' + name, perGraph: transitive.has(pattern), removed }
           : { kind: 'graph', iri: name, requested: requestedNamed === null || requestedNamed.includes(name), removed },
       );
       // A GRAPH ?var slot keeps only its group `{ P }`; the filling writes `GRAPH ?var` or `GRAPH <g>` per branch.
@@ -390,7 +384,7 @@ function verifyTemplate(
 
 /**
  * The tree an all-kept filling must parse to: each expanded `GRAPH ?v { P }` becomes
- * `{ GRAPH <s1> { P } BIND(<s1> AS ?v) } UNION { … <s2> … }` (NAMED_SAMPLES; `VALUES ?v { <s1> }` where P binds ?v); for the filling with
+ * `{ GRAPH <s1> { P } VALUES ?v { <s1> } } UNION { … <s2> … }` (NAMED_SAMPLES); for the filling with
  * HIDDEN_SAMPLE (`slotsAfter` given), each BGP followed by its slots' filters (a bare BGP as a UNION
  * branch or EXISTS becomes a group) and the sample in every negated set.
  */
@@ -442,16 +436,13 @@ function expectedTree(root: LooseQuery, transitive: ReadonlySet<object>, slotsAf
     }
     if (!transitive.has(record)) return out;
     const variable = '?' + (record['name'] as { value: string }).value;
-    const bodyBinds = inScopeVariables(record['patterns'] as unknown[]).includes(variable);
     const branches = NAMED_SAMPLES.map((graph) => {
       const name = { termType: 'NamedNode', value: graph };
       return {
         type: 'group',
         patterns: [
           { type: 'graph', patterns: out['patterns'], name },
-          bodyBinds
-            ? { type: 'values', values: [{ [variable]: name }] }
-            : { type: 'bind', variable: { termType: 'Variable', value: variable.slice(1) }, expression: name },
+          { type: 'values', values: [{ [variable]: name }] },
         ],
       };
     });

@@ -41,8 +41,6 @@ export interface GraphVariableSlot {
   readonly variable: string;
   /** True for one branch per graph whatever is hidden (a `*` or `+` path in P). */
   readonly perGraph: boolean;
-  /** True when P itself puts the variable in scope (§18.2.1): a branch then joins it with VALUES, else BINDs it. */
-  readonly bodyBinds: boolean;
   /** True when the body holds hidden-path slots outside any GRAPH element nested in it. */
   readonly hiddenSlots: boolean;
   /** The generated group `{ P }` (it may hold nested slots), the same in every branch. */
