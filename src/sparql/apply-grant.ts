@@ -592,18 +592,21 @@ function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: rea
     const pattern = fillTemplate(triple.pattern, filling, undefined);
     if (written.has(pattern)) continue;
     written.add(pattern);
-    // One pattern per check, its graph bound by VALUES: a UNION of GRAPH <g> branches with the same FILTER
-    // Virtuoso 7.2 answers wrongly (docs/design/sparql.md, "Rows and columns").
-    const among = (branches: readonly HiddenInGraph[], shown: boolean) => {
-      const terms = branches.map(({ iri, list: own, allow = false }) =>
-        own === '' && !allow && shown
-          ? `${part.graph} = <${iri}>`
-          : `(${part.graph} = <${iri}> && ${predicate} ${allow === shown ? 'IN' : 'NOT IN'} (${own}))`,
-      );
-      const iris = branches.map(({ iri }) => `<${iri}>`).join(' ');
-      return `{ GRAPH ${part.graph} { ${pattern} } VALUES ${part.graph} { ${iris} } FILTER(${terms.join(' || ')}) }`;
-    };
-    const checks = `${existsTest(among(graphs, true))}${hiding.length === 0 ? '' : ` && NOT EXISTS ${among(hiding, false)}`}`;
+    // Each graph asked in an EXISTS of its own, its column test beside the EXISTS rather than in it: Virtuoso 7.2.5
+    // answered a NOT EXISTS whose body tests ?p (`{ GRAPH ?g { s ?p o } VALUES ?g { … } FILTER(?p NOT IN (…)) }`)
+    // wrongly beside a caller's NOT EXISTS or MINUS, and in a group joined with another pattern (docs/design/sparql.md,
+    // "The default graph is redacted per graph").
+    const held = (iri: string) => `{ GRAPH <${iri}> { ${pattern} } }`;
+    const shownIn = (own: string, allow: boolean) => `${predicate} ${allow ? 'IN' : 'NOT IN'} (${own})`;
+    const shows = graphs.map(({ iri, list: own, allow = false }) =>
+      own === '' && !allow ? existsTest(held(iri)) : `(${shownIn(own, allow)} && ${existsTest(held(iri))})`,
+    );
+    // Past `?p NOT IN (list)`, a graph hiding the whole union hides ?p.
+    const hidesAll = (own: string, allow: boolean) => !allow && own === list && hidden.noUnion !== true;
+    const hides = hiding.map(({ iri, list: own, allow = false }) =>
+      hidesAll(own, allow) ? ` && NOT EXISTS ${held(iri)}` : ` && (${shownIn(own, allow)} || NOT EXISTS ${held(iri)})`,
+    );
+    const checks = `${shows.length === 1 ? shows[0] : `(${shows.join(' || ')})`}${hides.join('')}`;
     out += hidden.noUnion === true ? ` FILTER(${checks})` : ` FILTER(${predicate} NOT IN (${list}) || (${checks}))`;
   }
   return out;

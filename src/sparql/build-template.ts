@@ -109,8 +109,6 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   const fresh = freshVariableNamer(root);
   // The zero-length filters' own variables: names no variable of the query has.
   const visible = { subject: '?' + fresh('visible_s'), predicate: '?' + fresh('visible_p'), object: '?' + fresh('visible_o') };
-  // The per-graph hidden filters' graph variable (perGraphFilters).
-  const hiddenGraph = '?' + fresh('hidden_g');
   const transitive = findTransitiveGraphs(root);
   // The row rules' own variables: written after a prefix no variable of the query starts with.
   const rowPrefix = freshVariablePrefix(root, 'row');
@@ -150,7 +148,6 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
         after.push({
           kind: 'hidden-filter',
           variables: [...new Set(triples.map(({ predicate }) => '?' + predicate.value))],
-          graph: hiddenGraph,
           triples: nameable
             ? triples.map(({ subject, predicate, object }) => ({
                 predicate: '?' + predicate.value,

@@ -59,8 +59,6 @@ export interface HiddenFilterSlot {
    * hide different sets (perGraphFilters); null when one has a blank node, refused (403) there only.
    */
   readonly triples: readonly { readonly predicate: string; readonly pattern: readonly TemplatePart[] }[] | null;
-  /** A variable no other of the query's has, for the graph of those checks. */
-  readonly graph: string;
 }
 
 /** A negated property set (SPARQL 1.1 §9.1): the hidden IRIs join its members, in the directions it has. */
