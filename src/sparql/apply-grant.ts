@@ -483,8 +483,8 @@ function fillGraphVariable(part: GraphVariableSlot, filling: Filling): string {
     const key = keyOf(text, graph);
     let body = bodies.get(key);
     if (body === undefined) bodies.set(key, (body = fillTemplate(part.body, filling, text)));
-    branches +=
-      (branches === '' ? '{ GRAPH <' : '\nUNION\n{ GRAPH <') + graph + '> ' + body + ' VALUES ' + part.variable + ' { <' + graph + '> } }';
+    const bound = part.bind ? ' BIND(<' + graph + '> AS ' + part.variable + ')' : ' VALUES ' + part.variable + ' { <' + graph + '> }';
+    branches += (branches === '' ? '{ GRAPH <' : '\nUNION\n{ GRAPH <') + graph + '> ' + body + bound + ' }';
   }
   return branches;
 }

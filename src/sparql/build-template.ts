@@ -4,6 +4,7 @@ import type sparqljs from 'sparqljs';
 import { GuardError } from '../guard-error.js';
 import { fillTemplate, hiddenText, zeroLengthFilter, type Filling, type HiddenText } from './apply-grant.js';
 import { EMPTY_GRAPH, reservedIri } from '../vocabulary.js';
+import { findGraphsToBind } from './find-graphs-to-bind.js';
 import { findTransitiveGraphs } from './find-transitive-graphs.js';
 import { freshVariableNamer, freshVariablePrefix } from './fresh-variable-namer.js';
 import { emptyGroup, emptyLiteralSubjects } from './empty-group.js';
@@ -110,6 +111,7 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   // The zero-length filters' own variables: names no variable of the query has.
   const visible = { subject: '?' + fresh('visible_s'), predicate: '?' + fresh('visible_p'), object: '?' + fresh('visible_o') };
   const transitive = findTransitiveGraphs(root);
+  const toBind = findGraphsToBind(root);
   // The row rules' own variables: written after a prefix no variable of the query starts with.
   const rowPrefix = freshVariablePrefix(root, 'row');
 
@@ -130,7 +132,7 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
       const removed = emptyGroup(inScopeVariables(variable ? [pattern] : pattern.patterns));
       graphSlots.push(
         variable
-          ? { kind: 'graph-variable', variable: '?' + name, perGraph: transitive.has(pattern), removed }
+          ? { kind: 'graph-variable', variable: '?' + name, perGraph: transitive.has(pattern), bind: toBind.has(pattern), removed }
           : { kind: 'graph', iri: name, requested: requestedNamed === null || requestedNamed.includes(name), removed },
       );
       // A GRAPH ?var slot keeps only its group `{ P }`; the filling writes `GRAPH ?var` or `GRAPH <g>` per branch.
@@ -197,7 +199,7 @@ export function buildTemplate(root: LooseQuery, text: string, requestedNamed: re
   const parts = cutAtMarkers(generated, marker, graphSlots, leafSlots);
   const hasHiddenSlots = leafSlots.some((slot) => slot.kind !== 'row-filter');
   const hasRowSlots = leafSlots.some((slot) => slot.kind === 'row-filter');
-  verifyTemplate(parts, root, graphSlots.length > 0, hasHiddenSlots ? slotsAfter : undefined, transitive, hasRowSlots);
+  verifyTemplate(parts, root, graphSlots.length > 0, hasHiddenSlots ? slotsAfter : undefined, transitive, toBind, hasRowSlots);
   return { parts, marks, hasHiddenSlots, hasRowSlots };
 }
 
@@ -324,6 +326,7 @@ function verifyTemplate(
   hasGraphSlots: boolean,
   slotsAfter: ReadonlyMap<object, readonly AfterSlot[]> | undefined,
   transitive: ReadonlySet<object>,
+  toBind: ReadonlySet<object>,
   hasRowSlots: boolean,
 ): void {
   const dataset = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
@@ -373,19 +376,25 @@ function verifyTemplate(
   const empty = { termType: 'NamedNode', value: EMPTY_GRAPH };
   root.from = { default: [empty], named: [empty] };
   const same =
-    canonical(kept) === canonical(expectedTree(root, transitive)) &&
-    (slotsAfter === undefined || canonical(keptHidden) === canonical(expectedTree(root, transitive, slotsAfter)));
+    canonical(kept) === canonical(expectedTree(root, transitive, toBind)) &&
+    (slotsAfter === undefined || canonical(keptHidden) === canonical(expectedTree(root, transitive, toBind, slotsAfter)));
   root.from = { default: [], named: [] };
   if (!same) throw unsafe();
 }
 
 /**
  * The tree an all-kept filling must parse to: each expanded `GRAPH ?v { P }` becomes
- * `{ GRAPH <s1> { P } VALUES ?v { <s1> } } UNION { … <s2> … }` (NAMED_SAMPLES); for the filling with
+ * `{ GRAPH <s1> { P } VALUES ?v { <s1> } } UNION { … <s2> … }` (NAMED_SAMPLES; `BIND(<s1> AS ?v)` for the
+ * elements of findGraphsToBind); for the filling with
  * HIDDEN_SAMPLE (`slotsAfter` given), each BGP followed by its slots' filters (a bare BGP as a UNION
  * branch or EXISTS becomes a group) and the sample in every negated set.
  */
-function expectedTree(root: LooseQuery, transitive: ReadonlySet<object>, slotsAfter?: ReadonlyMap<object, readonly AfterSlot[]>): unknown {
+function expectedTree(
+  root: LooseQuery,
+  transitive: ReadonlySet<object>,
+  toBind: ReadonlySet<object>,
+  slotsAfter?: ReadonlyMap<object, readonly AfterSlot[]>,
+): unknown {
   if (transitive.size === 0 && slotsAfter === undefined) return root;
   const sample = { termType: 'NamedNode', value: HIDDEN_SAMPLE };
   const list = hiddenText([HIDDEN_SAMPLE]).list;
@@ -439,7 +448,9 @@ function expectedTree(root: LooseQuery, transitive: ReadonlySet<object>, slotsAf
         type: 'group',
         patterns: [
           { type: 'graph', patterns: out['patterns'], name },
-          { type: 'values', values: [{ [variable]: name }] },
+          toBind.has(record)
+            ? { type: 'bind', variable: { termType: 'Variable', value: variable.slice(1) }, expression: name }
+            : { type: 'values', values: [{ [variable]: name }] },
         ],
       };
     });

@@ -32,7 +32,7 @@ export interface GraphSlot {
 
 /**
  * A `GRAPH ?var { P }` element, written per request either as it is or as one
- * branch `{ GRAPH <g> { P } VALUES ?var { <g> } }` per effective named graph g
+ * branch `{ GRAPH <g> { P } VALUES ?var { <g> } }` (or `BIND(<g> AS ?var)`) per effective named graph g
  * joined by UNION (SPARQL 1.1 §18.6; fillGraphVariable decides which).
  */
 export interface GraphVariableSlot {
@@ -41,6 +41,8 @@ export interface GraphVariableSlot {
   readonly variable: string;
   /** True for one branch per graph whatever is hidden (a `*` or `+` path in P). */
   readonly perGraph: boolean;
+  /** True when a branch binds the variable with BIND, not VALUES (findGraphsToBind). */
+  readonly bind: boolean;
   /** True when the body holds hidden-path slots outside any GRAPH element nested in it. */
   readonly hiddenSlots: boolean;
   /** The generated group `{ P }` (it may hold nested slots), the same in every branch. */

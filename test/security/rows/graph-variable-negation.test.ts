@@ -1,0 +1,56 @@
+// `GRAPH ?g` under EXISTS, NOT EXISTS and MINUS where the caller's graphs show different columns: the guard writes one branch
+// per graph. Virtuoso 7.2.5 answered a UNION of branches ending in `VALUES ?g { <g> }` there wrongly (3 rows where the view has
+// 42, found by the random-policies oracle, seed 1009, set 11): where ?g is named nowhere outside the negation and the body
+// leaves it out of scope, a branch binds it with BIND (src/sparql/find-graphs-to-bind.ts). Where ?g is bound outside, Oxigraph
+// takes such a BIND for true (rows oracle, seed 1301), so the branch keeps VALUES; every store answers as the view.
+
+import { it } from 'node:test';
+import { ROWS_EX, assertAsView, describeRowsOnEveryStore, identityOf } from '../../helpers/rows-stores.js';
+
+const P = `PREFIX ex: <${ROWS_EX}>\n`;
+
+/** alice reads main and second through a column list, and main through a second list: each graph shows other columns. */
+const policies = (base: string): string => `@prefix guard: <https://w3id.org/sparql-guard#> .
+@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
+@prefix ex: <${ROWS_EX}> .
+@prefix g: <${base}> .
+@prefix pol: <http://example.org/policies/graph-variable/> .
+pol:alice-both a guard:Policy ; guard:agent <http://example.org/agents/alice> ; guard:readGraph g:main, g:second ;
+    guard:readPath ex:note, rdf:type, ex:team, ex:region, ex:text, ex:phone .
+pol:alice-main a guard:Policy ; guard:agent <http://example.org/agents/alice> ; guard:readGraph g:main ;
+    guard:readPath ex:text, ex:name .
+`;
+
+const QUERIES = [
+  'SELECT * WHERE { ?s ?p ?o FILTER EXISTS { GRAPH ?g { ?s ?p ?o } } }',
+  'SELECT * WHERE { ?s ?p ?o FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } } }',
+  'SELECT * WHERE { ?s ?p ?o MINUS { GRAPH ?g { ?s ?p ?o } } }',
+  'SELECT ?s WHERE { ?s a ?c FILTER EXISTS { GRAPH ?g { ?s ?p ?o } } }',
+  `${P}SELECT ?s ?g WHERE { ?s a ?c OPTIONAL { GRAPH ?g { ?s ex:text ?n } } }`,
+  'SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g',
+];
+
+describeRowsOnEveryStore(
+  'rows: GRAPH ?g under EXISTS, NOT EXISTS and MINUS, each graph with its own columns',
+  (rows, store) => {
+    it('alice gets the view', async () => {
+      for (const query of QUERIES) await assertAsView(rows(), 'alice', identityOf('alice'), query);
+      // The body binds ?g itself, or ?g is named outside: the branch joins it with VALUES.
+      const main = rows().fixture.graphs.main;
+      const outside = [
+        `SELECT * WHERE { ?s ?p ?o FILTER EXISTS { GRAPH ?g { ?s ?p ?o VALUES ?g { <${main}> } } } }`,
+        `SELECT * WHERE { ?s ?p ?o MINUS { GRAPH ?g { ?s ?p ?o VALUES ?g { <${main}> } } } }`,
+        `${P}SELECT ?s WHERE { ?s ex:phone ?g FILTER EXISTS { GRAPH ?g { ?s ?p ?o } } }`,
+        `SELECT * WHERE { ?s ?p ?o FILTER EXISTS { ?s ?p ?g FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } } } }`,
+      ];
+      // Virtuoso 7.2.5 answers this one wrongly with no guard in front: over the whole data, 65 rows where 8 are
+      // right (it does not join the GRAPH variable with the outer VALUES; docs/operations.md). Not compared there.
+      if (store.name !== 'virtuoso')
+        outside.push(`SELECT * WHERE { ?s ?p ?o VALUES ?g { <${main}> } FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } } }`);
+      for (const query of outside) await assertAsView(rows(), 'alice', identityOf('alice'), query);
+    });
+  },
+  {},
+  () => true,
+  policies,
+);
