@@ -41,12 +41,15 @@ describeRowsOnEveryStore(
         `SELECT * WHERE { ?s ?p ?o FILTER EXISTS { GRAPH ?g { ?s ?p ?o VALUES ?g { <${main}> } } } }`,
         `SELECT * WHERE { ?s ?p ?o MINUS { GRAPH ?g { ?s ?p ?o VALUES ?g { <${main}> } } } }`,
         `${P}SELECT ?s WHERE { ?s ex:phone ?g FILTER EXISTS { GRAPH ?g { ?s ?p ?o } } }`,
-        `SELECT * WHERE { ?s ?p ?o FILTER EXISTS { ?s ?p ?g FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } } } }`,
       ];
-      // Virtuoso 7.2.5 answers this one wrongly with no guard in front: over the whole data, 65 rows where 8 are
-      // right (it does not join the GRAPH variable with the outer VALUES; docs/operations.md). Not compared there.
+      // Where ?g is bound outside, Virtuoso 7.2.5 does not join the branches' graph with that binding, with every form
+      // tried (open: docs/design/sparql.md, "`GRAPH ?g` under a negation"); the first it answers wrongly with no guard
+      // in front too (over the whole data, 65 rows where 8 are right; docs/operations.md). Not compared there.
       if (store.name !== 'virtuoso')
-        outside.push(`SELECT * WHERE { ?s ?p ?o VALUES ?g { <${main}> } FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } } }`);
+        outside.push(
+          `SELECT * WHERE { ?s ?p ?o VALUES ?g { <${main}> } FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } } }`,
+          `SELECT * WHERE { ?s ?p ?o FILTER EXISTS { ?s ?p ?g FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } } } }`,
+        );
       for (const query of outside) await assertAsView(rows(), 'alice', identityOf('alice'), query);
     });
   },
