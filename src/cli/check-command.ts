@@ -17,6 +17,7 @@ import { ANONYMOUS_AGENT } from '../vocabulary.js';
 import { openCommandStore, type CommandStore } from './open-command-store.js';
 import type { GuardConfig } from '../config/read-config.js';
 import { checkDatasetSupport, saysVirtuoso } from '../upstream/check-dataset-support.js';
+import { createPlanner } from '../sparql/create-planner.js';
 import { checksVariablePredicateWithExists } from '../sparql/write-row-filter.js';
 import { readCommandConfig } from './read-command-config.js';
 
@@ -73,16 +74,22 @@ export async function checkCommand(args: readonly string[], env: NodeJS.ProcessE
       const graphViews = grantFor(set, caller)?.views ?? new Map();
       const views = summariseViews(graphViews);
       const refused = storeCheck.server === undefined ? [] : refusedBesideNegation(graphViews, caller);
+      const refusedInDefault = storeCheck.server === undefined ? undefined : refusedInDefaultGraph(config, set, caller);
       await write(
         values.json === true
           ? [
               `${JSON.stringify(
-                { ...trace, ...(views.length > 0 && { views }), ...(refused.length > 0 && { refusedBesideNegation: refused }) },
+                {
+                  ...trace,
+                  ...(views.length > 0 && { views }),
+                  ...(refused.length > 0 && { refusedBesideNegation: refused }),
+                  ...(refusedInDefault !== undefined && { refusedBesideNegationInDefaultGraph: refusedInDefault }),
+                },
                 null,
                 2,
               )}\n`,
             ]
-          : [...traceText(trace), ...viewText(views), ...refusedText(refused)],
+          : [...traceText(trace), ...viewText(views), ...refusedText(refused), ...refusedInDefaultText(refusedInDefault)],
       );
       return 0;
     }
@@ -379,9 +386,11 @@ function* text(
         ? `store: ${storeCheck.url} answers and honours dataset clauses (FROM, FROM NAMED)`
         : `store: ${storeCheck.url} not contacted (--offline)`,
   ];
-  if (storeCheck.server !== undefined && set.policies.some((policy) => policy.rowRule !== undefined)) {
+  const restricts = (policy: PolicySet['policies'][number]) =>
+    policy.rowRule !== undefined || policy.readPaths !== undefined || policy.hidePaths.length > 0;
+  if (storeCheck.server !== undefined && set.policies.some(restricts)) {
     lines.push(
-      `store: says it is Virtuoso (${storeCheck.server.trim().slice(0, 80)}): beside some row checks, queries with EXISTS, NOT EXISTS or MINUS are refused there; check --why AGENT names the graphs`,
+      `store: says it is Virtuoso (${storeCheck.server.trim().slice(0, 80)}): beside some row and column checks, queries with EXISTS, NOT EXISTS or MINUS are refused there; check --why AGENT names the graphs`,
     );
   }
   for (const { name, triples, bytes, ms } of store.facts) lines.push(`facts: ${name} read ${triples} triples (${bytes} bytes) in ${ms} ms`);
@@ -434,6 +443,40 @@ function refusedBesideNegation(views: ReadonlyMap<string, GraphView>, caller: Ca
     .filter(([graph, view]) => checksVariablePredicateWithExists(view, graph, caller))
     .map(([graph]) => `<${graph}>`)
     .sort();
+}
+
+/** The probe: a negation beside a variable predicate read in the default graph. */
+const NEGATION_PROBE = 'SELECT * WHERE { ?s ?p ?o FILTER NOT EXISTS { ?s ?p ?o } }';
+
+/**
+ * The graphs of this caller's default graph (all granted) when they hide different predicates from it, so that a
+ * query with an EXISTS, a NOT EXISTS or a MINUS reading it with a variable predicate is refused in front of
+ * Virtuoso; else undefined. The planner's own decision on a probe (Plan.existsBesideNegation), not a copy of it.
+ */
+function refusedInDefaultGraph(config: GuardConfig, set: PolicySet, caller: Caller): string[] | undefined {
+  const grant = grantFor(set, caller);
+  if (grant === undefined || grant.graphs.size < 2) return undefined;
+  const planner = createPlanner({
+    baseIri: config.baseIri,
+    maxQueryDepth: config.maxQueryDepth,
+    planCache: { maxEntries: 0, maxBytes: 1 },
+    allowedFunctions: config.allowedFunctions,
+    rowChecks: config.rowChecks,
+  });
+  let plan;
+  try {
+    plan = planner.plan({ query: NEGATION_PROBE, defaultGraphs: [], namedGraphs: [] }, grant, caller);
+  } catch {
+    return undefined; // refused for every store (a 403 of its own): nothing Virtuoso-specific to name
+  }
+  // Two graphs or more: only the per-graph hidden-path checks mark it (a row check marks it in one graph alone).
+  if (!plan.existsBesideNegation) return undefined;
+  return [...grant.graphs].map((graph) => `<${graph}>`).sort();
+}
+
+function* refusedInDefaultText(graphs: readonly string[] | undefined) {
+  if (graphs === undefined) return;
+  yield `in front of this store (Virtuoso), a query with an EXISTS, a NOT EXISTS or a MINUS that reads the default graph with a variable predicate is refused (403): it merges ${graphs.join(' ')}, which hide different predicates from this caller (docs/operations.md)\n`;
 }
 
 function* refusedText(graphs: readonly string[]) {

@@ -12,8 +12,10 @@ export const EXISTS_BESIDE_NEGATION =
  * The refusal of `plan` in front of the store whose Server header is `server`, or undefined. Virtuoso 7.2.5
  * evaluates a group whose filter holds an EXISTS (a row check of the guard's) beside a NOT EXISTS, `!EXISTS` or
  * MINUS over the same triple wrongly: `SELECT * { ?s ?p ?o MINUS { ?s ?p ?o } }` answered triples outside the
- * caller's view, hidden columns' values among them (docs/design/sparql.md, "Rows and columns"). The guard cannot
- * write those checks another way there, so it refuses; other stores answer it as the view.
+ * caller's view, hidden columns' values among them (docs/design/sparql.md, "Rows and columns"); likewise a
+ * caller's EXISTS beside the per-graph checks of a merged default graph ("The hidden-path checks of such a
+ * default graph"). The guard cannot write those checks another way there, so it refuses; other stores answer
+ * it as the view.
  */
 export function refuseForStore(plan: Plan, server: string | undefined): GuardError | undefined {
   if (!plan.existsBesideNegation || !saysVirtuoso(server)) return undefined;

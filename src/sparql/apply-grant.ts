@@ -20,7 +20,7 @@ import {
   type RowValues,
 } from './write-row-filter.js';
 import { writeZeroLengthRowFilter } from './write-zero-length-row-filter.js';
-import { existsFilter, existsTest } from './exists-test.js';
+import { existsFilter } from './exists-test.js';
 
 /** The caller's hidden predicates, written the three ways the slots need them. */
 export interface HiddenText {
@@ -193,7 +193,7 @@ export function applyGrant(
   }
   const own = prepared.limit.kind === 'outer' ? prepared.limit.limit : undefined;
   const limitedTo = prepared.limit.kind === 'outer' && cap !== undefined && (own === undefined || cap < own) ? cap : undefined;
-  const existsBesideNegation = prepared.negates && rowChecksWithExists.has(filling);
+  const existsBesideNegation = prepared.negates && checksWithExists.has(filling);
   return new FilledPlan(
     query,
     joinFormParts(pieces),
@@ -419,7 +419,11 @@ function fillPart(part: Exclude<TemplatePart, string>, filling: Filling, hidden:
   if (part.kind === 'hidden-filter') {
     // Under row rules the row filter holds every triple pattern to the view, columns included.
     if (hidden.rows !== undefined) return '';
-    if (hidden.graphs !== undefined) return perGraphFilters(part, hidden, hidden.graphs, filling);
+    if (hidden.graphs !== undefined) {
+      // Its NOT EXISTS beside a caller's negation, as a row check's EXISTS: Plan.existsBesideNegation.
+      checksWithExists.add(filling);
+      return perGraphFilters(part, hidden, filling);
+    }
     let out = '';
     for (const variable of part.variables) out += ` FILTER(${variable} ${hidden.allow === true ? 'IN' : 'NOT IN'} (${hidden.list}))`;
     return out;
@@ -540,12 +544,15 @@ function fillRowFilter(part: RowFilterSlot, filling: Filling, hidden: HiddenText
     group.fold,
   );
   // In one graph, an EXISTS is a row rule's test in a filter (writeRowFilter's viewCondition): Plan.existsBesideNegation.
-  if (rows.kind === 'one' && text.includes('!NOT EXISTS')) rowChecksWithExists.add(filling);
+  if (rows.kind === 'one' && text.includes('!NOT EXISTS')) checksWithExists.add(filling);
   return text;
 }
 
-/** The fillings whose row checks in one graph hold a rule's EXISTS in a filter (not a join). */
-const rowChecksWithExists = new WeakSet<Filling>();
+/**
+ * The fillings with a check that holds an EXISTS in a filter: a row check in one graph whose rule is a filter
+ * (not a join), or a hidden-path check of a default graph merging graphs that hide different sets.
+ */
+const checksWithExists = new WeakSet<Filling>();
 
 /** A row filter slot's triple patterns with their constant slots filled. */
 function filledTriples(part: RowFilterSlot, filling: Filling): RowTriple[] {
@@ -574,10 +581,10 @@ function groupChecks(filling: Filling): Map<number, GroupChecks> {
 
 /**
  * The filters of a HiddenFilterSlot in a default graph whose graphs hide different sets: per `s ?p o`,
- * kept when ?p is hidden in no default graph, or when a graph not hiding ?p holds the triple and none
- * hiding it does (docs/design/sparql.md, "The default graph is redacted per graph").
+ * kept when ?p is hidden in no default graph, or when no graph hiding ?p holds the triple (a graph
+ * showing it then does: docs/design/sparql.md, "The default graph is redacted per graph").
  */
-function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: readonly HiddenInGraph[], filling: Filling): string {
+function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, filling: Filling): string {
   if (part.triples === null)
     throw new GuardError(
       403,
@@ -592,21 +599,17 @@ function perGraphFilters(part: HiddenFilterSlot, hidden: HiddenText, graphs: rea
     const pattern = fillTemplate(triple.pattern, filling, undefined);
     if (written.has(pattern)) continue;
     written.add(pattern);
-    // Each graph asked in an EXISTS of its own, its column test beside the EXISTS rather than in it: Virtuoso 7.2.5
-    // answered a NOT EXISTS whose body tests ?p (`{ GRAPH ?g { s ?p o } VALUES ?g { … } FILTER(?p NOT IN (…)) }`)
-    // wrongly beside a caller's NOT EXISTS or MINUS, and in a group joined with another pattern (docs/design/sparql.md,
-    // "The default graph is redacted per graph").
+    // Per graph that hides something, a NOT EXISTS of its own with the column test beside it rather than in it
+    // (docs/design/sparql.md, "The hidden-path checks of such a default graph"). The triple is in the merged
+    // default graph, so once no graph hiding ?p holds it, a graph showing ?p does.
     const held = (iri: string) => `{ GRAPH <${iri}> { ${pattern} } }`;
-    const shownIn = (own: string, allow: boolean) => `${predicate} ${allow ? 'IN' : 'NOT IN'} (${own})`;
-    const shows = graphs.map(({ iri, list: own, allow = false }) =>
-      own === '' && !allow ? existsTest(held(iri)) : `(${shownIn(own, allow)} && ${existsTest(held(iri))})`,
-    );
     // Past `?p NOT IN (list)`, a graph hiding the whole union hides ?p.
     const hidesAll = (own: string, allow: boolean) => !allow && own === list && hidden.noUnion !== true;
-    const hides = hiding.map(({ iri, list: own, allow = false }) =>
-      hidesAll(own, allow) ? ` && NOT EXISTS ${held(iri)}` : ` && (${shownIn(own, allow)} || NOT EXISTS ${held(iri)})`,
-    );
-    const checks = `${shows.length === 1 ? shows[0] : `(${shows.join(' || ')})`}${hides.join('')}`;
+    const checks = hiding
+      .map(({ iri, list: own, allow = false }) =>
+        hidesAll(own, allow) ? `NOT EXISTS ${held(iri)}` : `(${predicate} ${allow ? 'IN' : 'NOT IN'} (${own}) || NOT EXISTS ${held(iri)})`,
+      )
+      .join(' && ');
     out += hidden.noUnion === true ? ` FILTER(${checks})` : ` FILTER(${predicate} NOT IN (${list}) || (${checks}))`;
   }
   return out;

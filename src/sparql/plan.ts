@@ -37,9 +37,10 @@ export interface Plan {
   /** The query's shape, its text with constants masked (lexQueryShape's key); undefined when the planner did not lex it. */
   shape: string | undefined;
   /**
-   * True when a row check in one graph is a filter holding a rule's EXISTS (two policies showing different
-   * columns, one for a rule's rows) and the caller wrote an EXISTS, a NOT EXISTS or a MINUS: Virtuoso 7.2
-   * answers such a query beyond the view (src/http/refuse-for-store.ts).
+   * True when the caller wrote an EXISTS, a NOT EXISTS or a MINUS and a check is a filter holding an EXISTS:
+   * a row check in one graph (two policies showing different columns, one for a rule's rows), or a hidden-path
+   * check of a default graph merging graphs that hide different sets. Virtuoso 7.2 answers such a query
+   * wrongly (src/http/refuse-for-store.ts).
    */
   readonly existsBesideNegation: boolean;
   /** Accept sent upstream when the caller sends none, or only the media range for any type. */

@@ -17,11 +17,13 @@ const MAIN = 'http://example.org/check-why-virtuoso/main';
 const OTHER = 'http://example.org/check-why-virtuoso/other';
 const ALICE = 'http://example.org/agents/alice';
 const BOB = 'http://example.org/agents/bob';
+const CAROL = 'http://example.org/agents/carol';
 
 /**
  * alice reads main through two policies that show different columns, one for a rule's rows (a filter with an
  * EXISTS checks a variable predicate there), and other through one policy without rules; bob reads main under
- * one rule for every column he sees (joins).
+ * one rule for every column he sees (joins). carol's default graph merges main, where she sees one column, and
+ * other, where she sees all: per-graph hidden-path checks with a NOT EXISTS.
  */
 const POLICIES = `@prefix guard: <https://w3id.org/sparql-guard#> .
 @prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
@@ -33,6 +35,8 @@ pol:alice-leads a guard:Policy ; guard:agent <${ALICE}> ; guard:readGraph <${MAI
     guard:rowPattern "?this ex:lead ?l" ; guard:readPath ex:name .
 pol:bob-rows a guard:Policy ; guard:agent <${BOB}> ; guard:readGraph <${MAIN}> ;
     guard:rowPattern "?this ex:team ?t" .
+pol:carol-main a guard:Policy ; guard:agent <${CAROL}> ; guard:readGraph <${MAIN}> ; guard:readPath ex:name .
+pol:carol-other a guard:Policy ; guard:agent <${CAROL}> ; guard:readGraph <${OTHER}> .
 `;
 
 function run(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
@@ -45,7 +49,9 @@ function run(args: string[]): Promise<{ status: number; stdout: string; stderr: 
 }
 
 const REFUSAL =
-  /^in front of this store \(Virtuoso\), a query with an EXISTS, a NOT EXISTS or a MINUS that reads (.*) with a variable predicate is refused \(403\)/m;
+  /^in front of this store \(Virtuoso\), a query with an EXISTS, a NOT EXISTS or a MINUS that reads (<[^ ]+>(?: <[^ ]+>)*) with a variable predicate is refused \(403\)/m;
+const IN_DEFAULT =
+  /^in front of this store \(Virtuoso\), a query with an EXISTS, a NOT EXISTS or a MINUS that reads the default graph with a variable predicate is refused \(403\): it merges (.*), which hide/m;
 
 describe('sparql-guard check --why and the refusals in front of Virtuoso', () => {
   let folder: string;
@@ -69,23 +75,28 @@ describe('sparql-guard check --why and the refusals in front of Virtuoso', () =>
 
   for (const store of storesUnderTest()) {
     const virtuoso = store.name === 'virtuoso';
-    it(`${store.name}: ${virtuoso ? 'names main for alice, nothing for bob' : 'names nothing'} (text and JSON)`, async () => {
+    it(`${store.name}: ${virtuoso ? 'names main for alice, the default graph for carol, nothing for bob' : 'names nothing'} (text and JSON)`, async () => {
       const file = config(store.name, store.queryUrl ?? embedded.guard.upstreamUrl);
-      for (const [agent, refused] of [
-        [ALICE, virtuoso ? [`<${MAIN}>`] : []],
-        [BOB, []],
+      const merged = [`<${MAIN}>`, `<${OTHER}>`];
+      for (const [agent, refused, inDefault] of [
+        [ALICE, virtuoso ? [`<${MAIN}>`] : [], []],
+        [BOB, [], []],
+        [CAROL, [], virtuoso ? merged : []],
       ] as const) {
         const text = await run(['check', '--config', file, '--why', agent]);
         assert.equal(text.status, 0, text.stderr);
         const line = REFUSAL.exec(text.stdout);
         assert.deepEqual(line === null ? [] : (line[1] ?? '').split(' '), refused, `${agent}: ${text.stdout}`);
+        const merge = IN_DEFAULT.exec(text.stdout);
+        assert.deepEqual(merge === null ? [] : (merge[1] ?? '').split(' '), inDefault, `${agent}: ${text.stdout}`);
         const json = await run(['check', '--json', '--config', file, '--why', agent]);
         const listing = await run(['check', '--config', file]);
         assert.equal(listing.status, 0, listing.stderr);
         assert.equal(/^store: says it is Virtuoso .*check --why AGENT names the graphs$/m.test(listing.stdout), virtuoso, listing.stdout);
         assert.equal(json.status, 0, json.stderr);
-        const parsed = JSON.parse(json.stdout) as { refusedBesideNegation?: string[] };
+        const parsed = JSON.parse(json.stdout) as { refusedBesideNegation?: string[]; refusedBesideNegationInDefaultGraph?: string[] };
         assert.deepEqual(parsed.refusedBesideNegation ?? [], refused, `${agent}: ${json.stdout}`);
+        assert.deepEqual(parsed.refusedBesideNegationInDefaultGraph ?? [], inDefault, `${agent}: ${json.stdout}`);
       }
     });
   }

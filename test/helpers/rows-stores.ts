@@ -213,9 +213,16 @@ export function viewAnswer(fixture: RowsFixture, identity: RowCaller, query: str
     tree.type === 'query' && tree.queryType === 'DESCRIBE'
       ? new sparqljs.Generator().stringify(rewriteDescribe(tree) as unknown as sparqljs.SparqlQuery)
       : query;
+  // A dataset the query names is the requested graphs the caller is granted (docs/design/sparql.md#rewriting).
+  const from = tree.type === 'query' ? tree.from : undefined;
+  const requested = (iris: readonly { value: string }[] | undefined) =>
+    iris === undefined || (from?.default.length ?? 0) + (from?.named.length ?? 0) === 0
+      ? granted
+      : granted.filter((graph) => iris.some(({ value }) => value === graph.value));
+  const defaults = requested(from?.default);
   const answer = view.query(asked, {
-    default_graph: granted.length === 0 ? [oxigraph.namedNode('urn:x-oracle:empty')] : granted,
-    named_graphs: granted,
+    default_graph: defaults.length === 0 ? [oxigraph.namedNode('urn:x-oracle:empty')] : defaults,
+    named_graphs: requested(from?.named),
     results_format: graph ? 'application/n-triples' : 'application/sparql-results+json',
   }) as string;
   return canonical(answer, graph);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { EXISTS_BESIDE_NEGATION } from '../../src/http/refuse-for-store.js';
 import { askGuard, runOracle } from '../helpers/redaction-oracle.js';
 import { absentRigStores, SECURITY_DATA, storesUnderTest } from '../helpers/rig-stores.js';
 import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
@@ -135,12 +136,25 @@ for (const store of storesUnderTest().filter(({ name }) => name !== 'jena-union'
       if (hr.status === 200) assert.match(hr.body, SALARY_VALUE);
     });
 
+    /**
+     * The attacks refused in front of Virtuoso because they negate beside the per-graph checks of staff's default
+     * graph (docs/operations.md, src/http/refuse-for-store.ts): none elsewhere, and only queries with a negation.
+     */
+    let refusedBesideNegation = 0;
+
     it('where salary is not hidden it may be named and is not filtered, and no answer holds a salary of the secret graph', async () => {
+      refusedBesideNegation = 0;
       for (const query of ANSWERED) {
         const staff = await ask(guard.endpoint, query, KEYS.staff);
+        if (staff.status === 403 && store.name === 'virtuoso' && /\b(EXISTS|MINUS)\b/.test(query)) {
+          assert.equal(staff.body, `${EXISTS_BESIDE_NEGATION}\n`, query);
+          refusedBesideNegation++;
+          continue;
+        }
         assert.notEqual(staff.status, 403, `${query}: ${staff.body}`);
         assert.doesNotMatch(staff.body, SALARY_VALUE, query);
       }
+      if (store.name === 'virtuoso') assert.ok(refusedBesideNegation > 0, 'the negations beside per-graph checks are refused');
     });
 
     it('salary named where a graph it is read in hides it is refused', async () => {
@@ -166,7 +180,7 @@ for (const store of storesUnderTest().filter(({ name }) => name !== 'jena-union'
         });
         process.stdout.write(`# per-graph attacks, ${store.name}: ${JSON.stringify(counts)}\n`);
         assert.deepEqual(failures, []);
-        assert.equal(counts.refused, REFUSED.length);
+        assert.equal(counts.refused, REFUSED.length + refusedBesideNegation);
         // On the embedded store every answered attack is compared and equal, but sub-selects inside GRAPH ?var
         // (the reference evaluates them over all named graphs at once: not compared).
         if (store.queryUrl === undefined) assert.equal(counts.equal + counts.skipped, ANSWERED.length, JSON.stringify(counts));

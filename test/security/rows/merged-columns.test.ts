@@ -1,11 +1,15 @@
 // Columns in a default graph that merges graphs showing different columns, attacked with negations and with a group
 // that fixes the predicate by a filter. Virtuoso 7.2.5 answered both wrongly while the hidden-path checks held ?p
 // inside a NOT EXISTS bound by VALUES (random policies, seed 1409, set 8): rows where the view has none beside a
-// caller's NOT EXISTS, and no row where it has nine in a joined group. The checks now test ?p outside each graph's
-// EXISTS (docs/design/sparql.md, "The hidden-path checks of such a default graph"); every store answers as the view.
+// caller's NOT EXISTS, and no row where it has nine in a joined group. The checks now test ?p outside a NOT EXISTS
+// per graph (docs/design/sparql.md, "The hidden-path checks of such a default graph"): the joined groups are the
+// view on every store; beside a caller's EXISTS Virtuoso still errs with every form (seed 2027, set 6), so in front
+// of it a query with EXISTS, NOT EXISTS or MINUS is refused, as beside a row check's EXISTS.
 
+import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { ROWS_EX, assertAsView, describeRowsOnEveryStore, identityOf } from '../../helpers/rows-stores.js';
+import { EXISTS_BESIDE_NEGATION } from '../../../src/http/refuse-for-store.js';
+import { ROWS_EX, askRows, assertAsView, describeRowsOnEveryStore, identityOf } from '../../helpers/rows-stores.js';
 
 const P = `PREFIX ex: <${ROWS_EX}>\n`;
 
@@ -30,24 +34,41 @@ pol:cat-second a guard:Policy ; guard:agent <http://example.org/agents/cat> ; gu
     guard:readPath ex:name, ex:salary, ex:phone .
 `;
 
-const QUERIES = [
+/** Negations of the very triple read, and one EXISTS: refused in front of Virtuoso, the view elsewhere. */
+const NEGATING = [
   'SELECT * WHERE { ?s ?p ?o FILTER(NOT EXISTS { ?s ?p ?o }) }',
   'SELECT * WHERE { ?s ?p ?o MINUS { ?s ?p ?o } }',
   'SELECT * WHERE { ?s ?p ?o FILTER(!EXISTS { ?s ?p ?o }) }',
   'SELECT * WHERE { ?s ?p ?o FILTER NOT EXISTS { ?s ?p ?x } }',
+  'SELECT * WHERE { ?s ?p ?o FILTER(EXISTS { ?s ?p ?o }) }',
+  'SELECT * WHERE { ?s ?p ?o FILTER EXISTS { ?s ?p ?x } }',
+  `${P}SELECT ?s WHERE { ?s ?p ?o FILTER(?p IN (ex:phone, ex:name)) FILTER NOT EXISTS { ?s ?q 100 } }`,
+];
+
+/** A group that fixes the predicate by a filter, joined with another pattern: the view on every store. */
+const JOINED = [
   `${P}SELECT ?s ?q ?r WHERE { { SELECT DISTINCT ?s WHERE { ?s ?p ?o FILTER(?p = ex:salary) } } ?s ?q ?r }`,
   `${P}SELECT * WHERE { { ?s ?p ?o FILTER(?p = ex:salary) } ?s ?q ?r }`,
   `${P}SELECT * WHERE { { ?s ?p ?o FILTER(?p = ex:phone) } ?s ?q ?r }`,
-  `${P}SELECT ?s WHERE { ?s ?p ?o FILTER(?p IN (ex:phone, ex:name)) FILTER NOT EXISTS { ?s ?q 100 } }`,
   'SELECT * WHERE { ?s ?p ?o }',
+  'SELECT * WHERE { ?s ?p ?o OPTIONAL { ?s ?q ?o } }',
 ];
 
 describeRowsOnEveryStore(
   'columns in a merged default graph, beside negations and joined groups',
-  (rows) => {
+  (rows, store) => {
     for (const caller of ['bob', 'alice', 'cat'] as const) {
-      it(`${caller}: every answer is the view's on every store`, async () => {
-        for (const query of QUERIES) await assertAsView(rows(), caller, identityOf(caller), query);
+      it(`${caller}: every answer is the view's, or in front of Virtuoso a negation the one-line refusal`, async () => {
+        for (const query of JOINED) await assertAsView(rows(), caller, identityOf(caller), query);
+        for (const query of NEGATING) {
+          if (store.name !== 'virtuoso' || caller === 'cat') {
+            await assertAsView(rows(), caller, identityOf(caller), query);
+            continue;
+          }
+          const answer = await askRows(rows().endpoint, query, caller);
+          assert.equal(answer.status, 403, `${query}: ${answer.body.slice(0, 300)}`);
+          assert.equal(answer.body, `${EXISTS_BESIDE_NEGATION}\n`, query);
+        }
       });
     }
   },
