@@ -2,6 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { EXISTS_BESIDE_NEGATION } from '../../src/http/refuse-for-store.js';
 import { HIDDEN_SALARY_API_KEYS, HIDDEN_SALARY_KEYS, hiddenSalaryStores } from '../helpers/hidden-salary-stores.js';
 import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
@@ -150,9 +151,15 @@ for (const s of scenarios) {
       const persons = rowsOf(await ask(t.endpoint, `SELECT DISTINCT ?s WHERE { ?s a ${C} }`, { key: KEYS.staff })).length;
       assert.ok(persons > 0);
       const exists = await ask(t.endpoint, `SELECT ?s WHERE { ?s a ${C} FILTER EXISTS { ?s ?p ?o ${big} } }`, { key: KEYS.staff });
-      assert.deepEqual(rowsOf(exists), []);
       const minus = await ask(t.endpoint, `SELECT DISTINCT ?s WHERE { ?s a ${C} MINUS { ?s ?p ?o ${big} } }`, { key: KEYS.staff });
-      assert.equal(rowsOf(minus).length, persons);
+      // In front of Virtuoso the rig's staff (a default graph merging graphs that hide different sets) gets the one-line
+      // refusal for a negation beside the per-graph checks (src/http/refuse-for-store.ts): it probes nothing either.
+      if (s.name === 'rig virtuoso') {
+        for (const answer of [exists, minus]) assert.equal(`${answer.status} ${answer.body}`, `403 ${EXISTS_BESIDE_NEGATION}\n`);
+      } else {
+        assert.deepEqual(rowsOf(exists), []);
+        assert.equal(rowsOf(minus).length, persons);
+      }
       const probe = await ask(t.endpoint, `ASK { ?s a ${C} ; ?p ?o ${big} }`, { key: KEYS.staff });
       assert.equal(probe.status, 200);
       assert.equal((JSON.parse(probe.body) as { boolean: boolean }).boolean, false);
