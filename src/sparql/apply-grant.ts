@@ -544,7 +544,7 @@ function fillRowFilter(part: RowFilterSlot, filling: Filling, hidden: HiddenText
     group.fold,
   );
   // In one graph, an EXISTS is a row rule's test in a filter (writeRowFilter's viewCondition): Plan.existsBesideNegation.
-  if (rows.kind === 'one' && text.includes('!NOT EXISTS')) checksWithExists.add(filling);
+  if (rows.kind === 'one' && text.includes('NOT EXISTS')) checksWithExists.add(filling);
   return text;
 }
 

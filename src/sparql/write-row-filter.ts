@@ -260,13 +260,20 @@ function mergedCondition(graphs: readonly MergedGraph[], triple: RowTriple, valu
   return `${existsTest(among(visible))} && NOT EXISTS ${among(withheld)}`;
 }
 
-/** Whether (s p o) of `graph` is in the view: the open columns show p, or some row policy shows p and its rule holds for s. */
+/**
+ * Whether (s p o) of `graph` is in the view: the open columns show p, or some row policy shows p and its rule holds
+ * for s. One policy's test is written as it reads (`p IN (…) && EXISTS { rule }`); an OR of several is written as
+ * the negation of its negation, `!((p NOT IN (…) || NOT EXISTS { rule }) && …)`, NOT EXISTS only: the same test
+ * (p is bound by the triple and every IN list holds IRIs, so no operand raises an error, §17.2), and Virtuoso 7.2.5
+ * evaluates an OR whose operands hold an EXISTS wrongly in a group with another pattern (docs/design/sparql.md,
+ * "Rows and columns").
+ */
 function viewCondition(view: GraphView, graph: string, triple: RowTriple, values: RowValues | undefined, prefix: string): Condition {
-  const disjuncts: string[] = [];
+  const disjuncts: { readonly shown: string; readonly unshown: string; readonly rule: string | undefined }[] = [];
   if (view.open !== undefined) {
     const open = columnsCondition(view.open, triple);
     if (open === TRUE) return TRUE;
-    if (open !== FALSE) disjuncts.push(open);
+    if (open !== FALSE) disjuncts.push({ shown: open, unshown: columnsNegation(view.open, triple), rule: undefined });
   }
   for (const { columns, rule } of view.rows) {
     const shown = columnsCondition(columns, triple);
@@ -274,10 +281,24 @@ function viewCondition(view: GraphView, graph: string, triple: RowTriple, values
     if (triple.subject === null) throw new GuardError(403, 'forbidden', ROW_BLANK_NODE);
     const body = ruleBody(rule, graph, triple.subject, values, prefix);
     if (body === FALSE) continue;
-    const holds = existsTest(`{ ${body} }`);
-    disjuncts.push(shown === TRUE ? holds : `(${shown} && ${holds})`);
+    disjuncts.push({ shown, unshown: shown === TRUE ? '' : columnsNegation(columns, triple), rule: `{ ${body} }` });
   }
-  return disjuncts.length === 0 ? FALSE : disjuncts.join(' || ');
+  const [only] = disjuncts;
+  if (only === undefined) return FALSE;
+  if (disjuncts.length === 1) {
+    if (only.rule === undefined) return only.shown;
+    return only.shown === TRUE ? existsTest(only.rule) : `(${only.shown} && ${existsTest(only.rule)})`;
+  }
+  const negations = disjuncts.map(({ unshown, rule }) => {
+    if (rule === undefined) return unshown;
+    return unshown === '' ? `NOT EXISTS ${rule}` : `(${unshown} || NOT EXISTS ${rule})`;
+  });
+  return `!(${negations.join(' && ')})`;
+}
+
+/** The negation of columnsCondition for a variable predicate the columns test (neither TRUE nor FALSE). */
+function columnsNegation(columns: Columns, triple: RowTriple): string {
+  return `${triple.predicate} ${columns.allow ? 'NOT IN' : 'IN'} (${iriList(columns.set)})`;
 }
 
 /** Whether `columns` show the triple's predicate: decided now for an IRI, a test of the variable otherwise. */
