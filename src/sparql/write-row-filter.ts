@@ -266,7 +266,7 @@ function mergedCondition(graphs: readonly MergedGraph[], triple: RowTriple, valu
  * the negation of its negation, `!((p NOT IN (…) || NOT EXISTS { rule }) && …)`, NOT EXISTS only: the same test
  * (p is bound by the triple and every IN list holds IRIs, so no operand raises an error, §17.2), and Virtuoso 7.2.5
  * evaluates an OR whose operands hold an EXISTS wrongly in a group with another pattern (docs/design/sparql.md,
- * "Rows and columns").
+ * "An OR of row policies' tests").
  */
 function viewCondition(view: GraphView, graph: string, triple: RowTriple, values: RowValues | undefined, prefix: string): Condition {
   const disjuncts: { readonly shown: string; readonly unshown: string; readonly rule: string | undefined }[] = [];
