@@ -13,6 +13,8 @@ const P = `PREFIX ex: <${ROWS_EX}>\n`;
 /**
  * cat: projects with budget 100, 5, 3 or 12 show name and region; those with 100, 5 or 3 show every column.
  * dan: budget and team of every record; the name of the records with a lead.
+ * erin and gil: cat's and dan's policies, and second beside main (gil without its phones): a default graph that
+ * merges the two, whose check holds the OR inside the merged graph's test.
  */
 const policies = (base: string): string => `@prefix guard: <https://w3id.org/sparql-guard#> .
 @prefix ex: <${ROWS_EX}> .
@@ -27,6 +29,17 @@ pol:dan-0 a guard:Policy ; guard:agent <http://example.org/agents/dan> ; guard:r
     guard:readPath ex:budget, ex:team .
 pol:dan-1 a guard:Policy ; guard:agent <http://example.org/agents/dan> ; guard:readGraph g:main ;
     guard:rowPattern "?this ex:lead ?l" ; guard:readPath ex:name .
+pol:erin-0 a guard:Policy ; guard:agent <http://example.org/agents/erin> ; guard:readGraph g:main ;
+    guard:rowPattern "?this ex:budget ?b . VALUES ?b { 100 5 3 12 }" ;
+    guard:readPath ex:name, ex:region, ex:note ; guard:hidePath ex:text, ex:note .
+pol:erin-1 a guard:Policy ; guard:agent <http://example.org/agents/erin> ; guard:readGraph g:main ;
+    guard:rowPattern "?this ex:budget ?b . VALUES (?b ?c) { (100 'x') (5 UNDEF) (3 'y'@en) }" .
+pol:erin-2 a guard:Policy ; guard:agent <http://example.org/agents/erin> ; guard:readGraph g:second .
+pol:gil-0 a guard:Policy ; guard:agent <http://example.org/agents/gil> ; guard:readGraph g:main ;
+    guard:readPath ex:budget, ex:team .
+pol:gil-1 a guard:Policy ; guard:agent <http://example.org/agents/gil> ; guard:readGraph g:main ;
+    guard:rowPattern "?this ex:lead ?l" ; guard:readPath ex:name .
+pol:gil-2 a guard:Policy ; guard:agent <http://example.org/agents/gil> ; guard:readGraph g:second ; guard:hidePath ex:phone .
 `;
 
 /** The triple read joined with another pattern in its group, and alone. */
@@ -47,7 +60,7 @@ const QUERIES = [
 describeRowsOnEveryStore(
   'an OR of row policies’ tests, in a group with other patterns',
   (rows) => {
-    for (const caller of ['cat', 'dan'] as const) {
+    for (const caller of ['cat', 'dan', 'erin', 'gil'] as const) {
       it(`${caller}: every answer is the view's`, async () => {
         for (const query of QUERIES) await assertAsView(rows(), caller, identityOf(caller), query);
       });
