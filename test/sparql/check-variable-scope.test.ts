@@ -64,6 +64,10 @@ const RULES: readonly { rule: string; refused: readonly string[]; planned: reado
       'SELECT * { { SELECT ?s { ?s ?p ?o } } BIND(1 AS ?o) }',
       'SELECT * { { ?s ?p ?o } UNION { BIND(1 AS ?o) } }',
       'SELECT * { BIND(1 AS ?x) ?x ?p ?o }',
+      // MINUS or FILTER inside an earlier group puts nothing in scope either (sparqljs 3.7.4 refused these).
+      'SELECT * { { MINUS { ?x ?p ?o } } BIND(1 AS ?x) }',
+      'SELECT * { { ?s ?p ?o MINUS { ?s ?q ?x } } BIND(1 AS ?x) }',
+      'SELECT * { { { FILTER NOT EXISTS { ?x ?p ?o } } } BIND(1 AS ?x) }',
     ],
   },
   {
@@ -119,7 +123,13 @@ const RULES: readonly { rule: string; refused: readonly string[]; planned: reado
       'SELECT (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY (STR(?o) AS ?o)',
       'SELECT (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY (STR(?o) AS ?k) (STR(?s) AS ?k)',
     ],
-    planned: ['SELECT ?k (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY (STR(?o) AS ?k) ?s'],
+    planned: [
+      'SELECT ?k (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY (STR(?o) AS ?k) ?s',
+      // A bracketed constant is a GroupCondition ([20]); sparqljs 3.7.4 wrote it bare, `GROUP BY 1`, which none is.
+      'SELECT (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY (1)',
+      'SELECT ?s (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY ?s (<http://example.org/k>) ("k"@en) ("1"^^<http://www.w3.org/2001/XMLSchema#integer>)',
+      'SELECT * { { SELECT (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY ("k") } }',
+    ],
   },
   {
     rule: UNGROUPED,
@@ -323,6 +333,18 @@ describe('through the guard (embedded Oxigraph)', () => {
     const valid = await ask('SELECT ?p (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY ?p');
     assert.equal(valid.status, 200);
     await valid.text();
+    // Valid neighbours sparqljs alone got wrong, answered by the store: one group, and the BIND beside a MINUS.
+    const constant = await ask('SELECT (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY (1)');
+    assert.equal(constant.status, 200);
+    const rows = ((await constant.json()) as { results: { bindings: { n: { value: string } }[] } }).results.bindings;
+    assert.equal(rows.length, 1);
+    assert.ok(Number(rows[0]?.n.value) > 0);
+    const minus = await ask('SELECT ?x { { MINUS { ?x ?p ?o } } BIND(1 AS ?x) }');
+    assert.equal(minus.status, 200);
+    assert.deepEqual(
+      ((await minus.json()) as { results: { bindings: { x: { value: string } }[] } }).results.bindings.map((row) => row.x.value),
+      ['1'],
+    );
   });
 
   it('a VALUES list that names a variable twice is refused, not forwarded with one of its values dropped', async () => {
