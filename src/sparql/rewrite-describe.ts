@@ -59,14 +59,26 @@ export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
     sources.push({ type: 'values', values: iris.map((iri) => ({ [`?${resource.value}`]: iri })) });
   }
   for (const term of described) {
+    // Each branch its own copy: the template builder marks the tree it writes, so a pattern shared by two
+    // branches was held to the view in the first only (the second read the data unrestricted). A blank
+    // node becomes a variable of the branch's own: one label in two branches is a label in two BGPs,
+    // which SPARQL 1.1 refuses (§4.1.4), and a blank node of a pattern is a variable no SELECT
+    // projects (§18.3; `SELECT *` leaves blank nodes out, and the branch keeps only the described one).
+    const blanks = new Map<string, Term>();
+    const blank = (label: string): Term => {
+      const known = blanks.get(label);
+      if (known !== undefined) return known;
+      const named = fresh('describe_b');
+      blanks.set(label, named);
+      return named;
+    };
+    const copy = <T>(value: T): T => copyTree(value, blank);
     const solutions = {
       type: 'query',
       queryType: 'SELECT',
       variables: wildcard ? tree.variables.filter((t) => t.termType === 'Wildcard') : described,
-      // Each branch its own copy: the template builder marks the tree it writes, so a pattern shared by two
-      // branches was held to the view in the first only (the second read the data unrestricted).
-      where: copyTree(tree.where ?? []),
-      ...Object.fromEntries(SOLUTION_MODIFIERS.filter((key) => tree[key] !== undefined).map((key) => [key, copyTree(tree[key])])),
+      where: copy(tree.where ?? []),
+      ...Object.fromEntries(SOLUTION_MODIFIERS.filter((key) => tree[key] !== undefined).map((key) => [key, copy(tree[key])])),
     };
     sources.push({
       type: 'query',
@@ -107,9 +119,13 @@ function asGroupMember(pattern: unknown): unknown {
   return (pattern as { type?: unknown }).type === 'query' ? { type: 'group', patterns: [pattern] } : pattern;
 }
 
-/** A copy of a sparqljs subtree: every array and object new, terms (immutable) shared. */
-function copyTree<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(copyTree) as T;
-  if (typeof value !== 'object' || value === null || 'termType' in value) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, copyTree(field)])) as T;
+/** A copy of a sparqljs subtree: every array and object new, terms (immutable) shared, each blank node the term `blank` gives for its label. */
+function copyTree<T>(value: T, blank: (label: string) => Term): T {
+  if (Array.isArray(value)) return value.map((item: unknown) => copyTree(item, blank)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  if ('termType' in value) {
+    const term = value as unknown as Term;
+    return term.termType === 'BlankNode' ? (blank(term.value) as T) : value;
+  }
+  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, copyTree(field, blank)])) as T;
 }

@@ -95,12 +95,23 @@ export function generateWithHooks(root: unknown, hooks: GeneratorHooks): string 
       return `${node.operator === 'exists' ? 'EXISTS' : 'NOT EXISTS'} ${operand(node.args?.[0])}`;
     }
     if (node.type === BRACKETED_TERM) return generator.toEntity((expression as { term: unknown }).term);
+    // sparqljs writes IN's left operand bare: `(?a && ?b) IN (1)` came out as `?a && ?b IN(1)`, which reads
+    // as `?a && (?b IN (1))`, and `(?a = 1) IN (1)` as `?a = 1 IN(1)`, which [114] does not take.
+    const [left, list] = node.args ?? [];
+    if (node.type === 'operation' && (node.operator === 'in' || node.operator === 'notin') && Array.isArray(list) && !isTerm(left)) {
+      const items = (list as readonly unknown[]).map((item) => generator.toExpression(item));
+      return `(${generator.toExpression(left)}) ${node.operator === 'in' ? 'IN' : 'NOT IN'} (${items.join(', ')})`;
+    }
     // sparqljs writes `<f>(DISTINCT ?x)`, a custom aggregate (§18.2.4.1), as `<f>(?x)`: another query.
     if (node.type !== 'functionCall' || node.distinct !== true) return plain.toExpression.call(generator, expression);
     const args = (node.args ?? []).map((arg) => generator.toExpression(arg));
     return `${generator.toEntity(node.function)}(DISTINCT ${args.join(', ')})`;
   };
   return generator.toQuery(root);
+}
+
+function isTerm(value: unknown): boolean {
+  return typeof (value as { termType?: unknown } | null)?.termType === 'string';
 }
 
 /** The expression that stands for a GROUP BY term in brackets: not a term to the generator, so it writes `(` and `)`. */

@@ -70,6 +70,16 @@ const attacks: Attack[] = [
     mustContain: 'Item 5',
   },
   {
+    // Each described variable is a branch of its own copy of the pattern: a blank node copied as written
+    // was one label in two BGPs, which every store refuses (§4.1.4).
+    name: 'DESCRIBE of two variables with a blank node in the pattern',
+    caller: 'reader',
+    accept: TURTLE,
+    query: `${P}DESCRIBE ?s ?v WHERE { ?s ex:value ?v ; ?q [] FILTER(?v = 4) }`,
+    expect: { ok: true },
+    mustContain: 'Item 4',
+  },
+  {
     name: 'DESCRIBE * over GRAPH ?g',
     caller: 'reader',
     accept: TURTLE,

@@ -53,3 +53,23 @@ test('every hook is called where the generator writes its element, and the stock
   // Full IRIs, and a line separator inside a literal is no line to indent (the stock indent would change the literal).
   assert.ok(text.includes('GRAPH <x:g> {\n    ?s <x:p> "a\u2028b".\n    ?t <x:q> ?o.\n  }'), text);
 });
+
+test('an IN whose left operand is an operation, and a GROUP BY constant, are written to read back as the same query', () => {
+  for (const [query, written] of [
+    // The stock generator wrote `?a && ?b IN(1)` (another expression) and `?a = 1 NOT IN()` (no expression at all).
+    ['SELECT * { ?a ?p ?b FILTER((?a && ?b) IN (1)) }', /\(\?a && \?b\) IN \(1 ?\)/],
+    ['SELECT * { ?a ?p ?b FILTER((?a = 1) NOT IN ()) }', /\(\?a = 1 ?\) NOT IN \(\)/],
+    // It wrote `GROUP BY 1 <x:k>`, which [20] does not take.
+    ['SELECT (COUNT(*) AS ?n) { ?a ?p ?b } GROUP BY (1) (<x:k>) ("k"@en)', /GROUP BY \(1 ?\) \(<x:k>\) \("k"@en\)/],
+  ] as const) {
+    const tree = parseQuery(query);
+    const text = generateWithHooks(tree, {
+      dataset: () => '',
+      graph: (pattern, write) => write.graph(pattern),
+      bgp: (pattern, write) => write.bgp(pattern),
+      entity: (value, write) => write.plainEntity(value),
+    });
+    assert.match(text, written);
+    assert.deepEqual(JSON.parse(JSON.stringify(parseQuery(text))), JSON.parse(JSON.stringify(tree)), text);
+  }
+});
