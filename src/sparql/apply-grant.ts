@@ -21,6 +21,7 @@ import {
 } from './write-row-filter.js';
 import { writeZeroLengthRowFilter } from './write-zero-length-row-filter.js';
 import { existsFilter } from './exists-test.js';
+import { blankNodePrefix, relabelBlankNodes } from './relabel-blank-nodes.js';
 
 /** The caller's hidden predicates, written the three ways the slots need them. */
 export interface HiddenText {
@@ -482,13 +483,15 @@ function fillGraphVariable(part: GraphVariableSlot, filling: Filling): string {
   // The body depends on the graph only through its hidden set: written once per set.
   const bodies = new Map<string, string>();
   let branches = '';
-  for (const graph of graphs) {
+  for (const [index, graph] of graphs.entries()) {
     const text = hiddenIn(graph);
     const key = keyOf(text, graph);
     let body = bodies.get(key);
     if (body === undefined) bodies.set(key, (body = fillTemplate(part.body, filling, text)));
+    // Each branch is a BGP of its own: a blank node label of the body in two branches is refused by every store (§4.1.4).
+    const labelled = relabelBlankNodes(body, blankNodePrefix(index + 1));
     const bound = part.bind ? ' BIND(<' + graph + '> AS ' + part.variable + ')' : ' VALUES ' + part.variable + ' { <' + graph + '> }';
-    branches += (branches === '' ? '{ GRAPH <' : '\nUNION\n{ GRAPH <') + graph + '> ' + body + bound + ' }';
+    branches += (branches === '' ? '{ GRAPH <' : '\nUNION\n{ GRAPH <') + graph + '> ' + labelled + bound + ' }';
   }
   return branches;
 }

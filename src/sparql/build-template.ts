@@ -23,6 +23,7 @@ import type {
 } from './prepared-query.js';
 import type { PathNode, Term } from './tree-shapes.js';
 import type { RowContext } from './write-row-filter.js';
+import { blankNodePrefix, relabelBlankNodeTerms } from './relabel-blank-nodes.js';
 
 /** A query's template, and the hidden-path marks of the tree it was written from. */
 export interface Template {
@@ -442,12 +443,12 @@ function expectedTree(
     }
     if (!transitive.has(record)) return out;
     const variable = '?' + (record['name'] as { value: string }).value;
-    const branches = NAMED_SAMPLES.map((graph) => {
+    const branches = NAMED_SAMPLES.map((graph, index) => {
       const name = { termType: 'NamedNode', value: graph };
       return {
         type: 'group',
         patterns: [
-          { type: 'graph', patterns: out['patterns'], name },
+          { type: 'graph', patterns: relabelBlankNodeTerms(out['patterns'], blankNodePrefix(index + 1)), name },
           toBind.has(record)
             ? { type: 'bind', variable: { termType: 'Variable', value: variable.slice(1) }, expression: name }
             : { type: 'values', values: [{ [variable]: name }] },
