@@ -23,7 +23,7 @@ export interface QueryShape {
   readonly classes: string;
   /** Each slot's constant as first written. */
   readonly raw: readonly string[];
-  /** Each slot's constant as the generator writes it: `<absolute IRI>`, a string's escaped content, a number (DOUBLE lower case). */
+  /** Each slot's constant as the generator writes it: `<absolute IRI>`, a string's escaped content, a number as written. */
   readonly fill: readonly string[];
   /** Where each constant (slots and references alike, in text order) starts and ends in the text: two numbers each. */
   readonly spans: readonly number[];
@@ -327,7 +327,7 @@ class ShapeLexer {
     this.pos = end;
     const token = this.text.slice(start, end);
     if (this.after === 'limit') this.keep(start, end);
-    else if (/[eE]/.test(token)) this.constant('E', start, end, token.toLowerCase());
+    else if (/[eE]/.test(token)) this.constant('E', start, end, token);
     else this.constant(token.includes('.') ? 'D' : 'N', start, end, token);
     this.term();
     this.after = 'other';

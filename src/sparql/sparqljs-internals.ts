@@ -236,6 +236,48 @@ function leaveBindScopeToTheCheck(): void {
 }
 leaveBindScopeToTheCheck();
 
+/** sparqljs's generated parser, whose `factory` is the term factory of the parse under way. */
+const JISON_PARSER = createRequire(import.meta.url)('sparqljs/lib/SparqlParser.js') as {
+  Parser: { factory?: { literal(value: string, datatype: unknown): unknown; namedNode(value: string): unknown } };
+};
+
+/**
+ * sparqljs 3.7.4 changes numeric literals' lexical forms: `1.2E3` became "1.2e3"^^xsd:double and `+1`
+ * became "1"^^xsd:integer, other RDF terms than the query's (SPARQL 1.1 §4.1.2: `1.0e6` is
+ * "1.0e6"^^xsd:double, the token as written), which `sameTerm`, `STR` and a projected constant tell
+ * apart. The literal keeps its token; after `+` in an additive expression (`?a +1`, [116]) the sign is
+ * the operator, and the literal drops it as before. A later sparqljs whose actions differ keeps its own.
+ */
+function keepNumericLexicalForms(): void {
+  const original = JISON.performAction;
+  const XSD = 'http://www.w3.org/2001/XMLSchema#';
+  const AS_WRITTEN: Readonly<Record<number, string>> = { 197: 'double', 206: 'double', 201: 'integer', 202: 'decimal', 203: 'double' };
+  const ADDITIVE_POSITIVE = 160;
+  const expected = [
+    'case 197: case 206:\nthis.$ = createTypedLiteral(lowercase($$[$0]), XSD_DOUBLE);',
+    'case 201:\nthis.$ = createTypedLiteral($$[$0].substr(1), XSD_INTEGER);',
+    'case 202:\nthis.$ = createTypedLiteral($$[$0].substr(1), XSD_DECIMAL);',
+    'case 203:\nthis.$ = createTypedLiteral($$[$0].substr(1).toLowerCase(), XSD_DOUBLE);',
+    "case 160:\nthis.$ = ['+', createOperationTree($$[$0-1], $$[$0])];",
+  ];
+  if (!expected.every((text) => GENERATED_ACTIONS.includes(text))) return;
+  JISON.performAction = function (this: { $: unknown }, ...args) {
+    const [, , , , yystate, stack] = args;
+    const factory = JISON_PARSER.Parser.factory;
+    const datatype = AS_WRITTEN[yystate];
+    if (datatype !== undefined && factory !== undefined) {
+      this.$ = factory.literal(String(stack[stack.length - 1]), factory.namedNode(XSD + datatype));
+      return undefined;
+    }
+    if (yystate === ADDITIVE_POSITIVE && factory !== undefined) {
+      const literal = stack[stack.length - 2] as { value: string; datatype: unknown };
+      if (literal.value.startsWith('+')) stack[stack.length - 2] = factory.literal(literal.value.slice(1), literal.datatype);
+    }
+    return original.apply(this, args);
+  };
+}
+keepNumericLexicalForms();
+
 /** The message of the refusal below, which parseQuery maps to its one line. */
 export const UPPER_CASE_A = 'Keyword a in upper case';
 

@@ -306,6 +306,18 @@ test('absolute IRIs stay byte for byte; only relative ones are resolved (§4.1.1
   assert.match(text, /<eXAMPLE:\/\/a\/\.\/b\/\.\.\/b\/%63\/%7bfoo%7d#xyz>/);
 });
 
+test('numeric literals keep their tokens (§4.1.2: `1.0e6` is "1.0e6"^^xsd:double), cold and through the shape cache; after `+` in a sum the sign is the operator', () => {
+  const query = 'SELECT (1.5E3 AS ?x) (+1 AS ?y) (STR(+1.50) AS ?z) (-2.5E-1 AS ?w) { ?s ?p ?o FILTER(?o +1 > 2E0) }';
+  const cold = createPlanner(options(0)).plan(request(query), grantOf(P1)).query;
+  for (const written of ['"1.5E3"^^', '"+1"^^', '"+1.50"^^', '"-2.5E-1"^^', '"2E0"^^'])
+    assert.ok(cold.includes(written), `${written} in ${cold}`);
+  // `?o +1` is `?o + 1` ([116]): the literal without its sign, as sparqljs read it.
+  assert.match(cold, /\(\?o \+ 1 \) >/);
+  const cached = createPlanner(options(100));
+  cached.plan(request(query.replace('1.5E3', '7.5E3')), grantOf(P1));
+  assert.equal(cached.plan(request(query), grantOf(P1)).query, cold);
+});
+
 test('function refusals name neither the IRI nor the query', () => {
   const planner = createPlanner(options(0));
   for (const query of [
