@@ -23,18 +23,19 @@ export interface ResolvedQuery {
 export function resolveQueryIris(text: string, regions: readonly TextRegion[], baseIri: string): ResolvedQuery {
   let base = baseIri;
   let baseFollows = false;
-  let out = '';
+  // Parts joined once at the end: `endsWith` on a string built by `+=` flattens it every time (quadratic on long queries).
+  const out: string[] = [];
   for (const region of regions) {
     const slice = text.slice(region.start, region.end);
     switch (region.kind) {
       case 'code':
         baseFollows = /^\s*$/.test(slice) ? baseFollows : ENDS_WITH_BASE.test(slice);
-        out += slice;
+        out.push(slice);
         break;
       case 'string':
       case 'comment':
         baseFollows &&= region.kind === 'comment';
-        out += slice;
+        out.push(slice);
         break;
       case 'iri': {
         const reference = slice.slice(1, -1);
@@ -47,13 +48,13 @@ export function resolveQueryIris(text: string, regions: readonly TextRegion[], b
         if (baseFollows) base = iri;
         baseFollows = false;
         // `?o<<x:b>` is `?o < <x:b>` in SPARQL 1.1; sparqljs would lex `<<` as SPARQL-star's opener.
-        if (out.endsWith('<')) out += ' ';
-        out += '<' + iri + '>';
+        if (out[out.length - 1]?.endsWith('<') === true) out.push(' ');
+        out.push('<' + iri + '>');
         break;
       }
     }
   }
-  return { text: out, base };
+  return { text: out.join(''), base };
 }
 
 /** SPARQL 1.1 §19.5: an IRIREF, or a prefixed name once expanded, that is not an RFC 3987 IRI reference; `problem` says why. */
