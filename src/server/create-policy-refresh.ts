@@ -2,7 +2,7 @@
 
 import type { PoliciesInForce } from '../http/request-state.js';
 import type { FactsInForce, GuardMetrics } from '../metrics/create-metrics.js';
-import { factOrigin } from '../policy/store-reads/fetch-fact-source.js';
+import { factOrigin } from '../policy/store-reads/fact-origin.js';
 import { fetchPolicyInputs, type PolicyInputs } from '../policy/store-reads/fetch-policy-inputs.js';
 import { isPrefixListingFailure } from '../policy/store-reads/list-prefix-graphs.js';
 import type { PolicyWorker } from '../policy/load/create-policy-worker.js';

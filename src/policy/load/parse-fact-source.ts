@@ -3,7 +3,7 @@
 import { Parser, type Quad, type Term } from 'n3';
 import { isAbsoluteIri } from '../../iri.js';
 import { guard, isReservedIri, RDF_TYPE } from '../../vocabulary.js';
-import { factOrigin } from '../store-reads/fetch-fact-source.js';
+import { factOrigin } from '../store-reads/fact-origin.js';
 import { policyLoadError } from '../policy-load-error.js';
 import { describeTerm } from './describe-term.js';
 import type { FactInput } from './worker-messages.js';

@@ -11,7 +11,7 @@ import { checkVocabulary } from '../check-vocabulary.js';
 import type { PolicyLimits } from '../policy-set.js';
 import { MAX_TIMER_MS } from '../../max-timer-ms.js';
 import { decodeUtf8Text, type NotUtf8Error } from '../../decode-utf8-text.js';
-import { factOrigin } from '../store-reads/fetch-fact-source.js';
+import { factOrigin } from '../store-reads/fact-origin.js';
 import { parseFactSource } from './parse-fact-source.js';
 import type { FactInput } from './worker-messages.js';
 import { describeTerm } from './describe-term.js';

@@ -1,6 +1,6 @@
 // Runs the N3 rules over the policy triples, in the forward chainer or EYE per rule file, and returns the derived targeting triples (on the policy worker).
 
-import { queryOnce, SwiplEye } from 'eyereasoner';
+import type { SwiplEye } from 'eyereasoner';
 import { Parser, type Quad } from 'n3';
 import { classifyRules, derivedPredicates, premisePredicates, type HornRule, type RuleReading } from './classify-rules.js';
 import { GUARD, guard } from '../../vocabulary.js';
@@ -74,9 +74,18 @@ export function warmEye(): void {
   nextEye ??= createEye();
 }
 
-function createEye(): Promise<Eye> {
+/**
+ * EYE's package (SWI-Prolog as WebAssembly, inlined: about 0.14 s to import) is imported at the
+ * first load that needs it, not with this module: a load of copy rules alone, `check` and the
+ * guard's start never pay for it.
+ */
+const eyeReasoner = (): Promise<typeof import('eyereasoner')> => import('eyereasoner');
+
+async function createEye(): Promise<Eye> {
   const errors: string[] = [];
-  return SwiplEye({ print: () => undefined, printErr: (line: string) => errors.push(line) }).then((module) => ({ module, errors }));
+  const { SwiplEye: createModule } = await eyeReasoner();
+  const module = await createModule({ print: () => undefined, printErr: (line: string) => errors.push(line) });
+  return { module, errors };
 }
 
 const TARGET_PREDICATES = new Set<string>([guard.appliesTo, guard.grantsGraph]);
@@ -211,7 +220,7 @@ async function runEye(
   files: readonly string[],
 ): Promise<{ derived: DerivedTriples; eyeMs: number }> {
   const data = writeN3p(input);
-  const eye = await (nextEye ?? createEye());
+  const [eye, { queryOnce }] = await Promise.all([nextEye ?? createEye(), eyeReasoner()]);
   nextEye = undefined;
   const { module, errors } = eye;
   module.FS.writeFile('data.n3p', data);

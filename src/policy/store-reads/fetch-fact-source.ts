@@ -3,6 +3,7 @@
 import type { Upstream } from '../../upstream/create-upstream.js';
 import { readStoreAnswer } from '../../upstream/read-store-answer.js';
 import { PolicyLoadError } from '../policy-load-error.js';
+import { factOrigin } from './fact-origin.js';
 
 /**
  * One fact source as the load reads it: a CONSTRUCT the guard sends to its store, how often and
@@ -44,11 +45,6 @@ export interface FetchedFacts {
  * no formulas), then Turtle; `text/plain` is what some stores call N-Triples.
  */
 export const FACT_ACCEPT = 'application/n-triples, text/turtle;q=0.9, text/plain;q=0.5';
-
-/** The origin of a fact from a source, as logs and `check --why` name it. */
-export function factOrigin(name: string): string {
-  return `facts:${name}`;
-}
 
 /**
  * Sends the source's query to the store through `upstream` (so with `upstreamHeaders`, never
