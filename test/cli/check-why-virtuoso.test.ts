@@ -78,21 +78,23 @@ describe('sparql-guard check --why and the refusals in front of Virtuoso', () =>
     it(`${store.name}: ${virtuoso ? 'names main for alice, the default graph for carol, nothing for bob' : 'names nothing'} (text and JSON)`, async () => {
       const file = config(store.name, store.queryUrl ?? embedded.guard.upstreamUrl);
       const merged = [`<${MAIN}>`, `<${OTHER}>`];
+      const listing = await run(['check', '--config', file]);
+      assert.equal(listing.status, 0, listing.stderr);
+      assert.equal(/^store: says it is Virtuoso .*check --why AGENT names the graphs$/m.test(listing.stdout), virtuoso, listing.stdout);
       for (const [agent, refused, inDefault] of [
         [ALICE, virtuoso ? [`<${MAIN}>`] : [], []],
         [BOB, [], []],
         [CAROL, [], virtuoso ? merged : []],
       ] as const) {
-        const text = await run(['check', '--config', file, '--why', agent]);
+        const [text, json] = await Promise.all([
+          run(['check', '--config', file, '--why', agent]),
+          run(['check', '--json', '--config', file, '--why', agent]),
+        ]);
         assert.equal(text.status, 0, text.stderr);
         const line = REFUSAL.exec(text.stdout);
         assert.deepEqual(line === null ? [] : (line[1] ?? '').split(' '), refused, `${agent}: ${text.stdout}`);
         const merge = IN_DEFAULT.exec(text.stdout);
         assert.deepEqual(merge === null ? [] : (merge[1] ?? '').split(' '), inDefault, `${agent}: ${text.stdout}`);
-        const json = await run(['check', '--json', '--config', file, '--why', agent]);
-        const listing = await run(['check', '--config', file]);
-        assert.equal(listing.status, 0, listing.stderr);
-        assert.equal(/^store: says it is Virtuoso .*check --why AGENT names the graphs$/m.test(listing.stdout), virtuoso, listing.stdout);
         assert.equal(json.status, 0, json.stderr);
         const parsed = JSON.parse(json.stdout) as { refusedBesideNegation?: string[]; refusedBesideNegationInDefaultGraph?: string[] };
         assert.deepEqual(parsed.refusedBesideNegation ?? [], refused, `${agent}: ${json.stdout}`);

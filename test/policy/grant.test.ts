@@ -9,7 +9,7 @@ import type { Caller } from '../../src/auth/caller.js';
 import { ANONYMOUS_AGENT } from '../../src/vocabulary.js';
 import { grantFor } from '../../src/policy/grant.js';
 import type { Grant } from '../../src/policy/policy-set.js';
-import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
+import { loadPolicies } from '../helpers/load-policies.js';
 import type { PolicySet } from '../../src/policy/policy-set.js';
 import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 
@@ -17,7 +17,7 @@ const EX = 'https://example.org/';
 const anonymous: Caller = { agent: ANONYMOUS_AGENT, groups: [], authenticated: false };
 const user = (agent: string, ...groups: string[]): Caller => ({ agent, groups, authenticated: true });
 const load = (...files: string[]) =>
-  loadPolicySet({ policyFiles: files.map((file) => resolve('test/fixtures/policy', file)), ruleFiles: shippedRuleFiles() });
+  loadPolicies({ policyFiles: files.map((file) => resolve('test/fixtures/policy', file)), ruleFiles: shippedRuleFiles() });
 const names = (grant: Grant | undefined) => grant?.policies.map((iri) => iri.slice(EX.length));
 const hidden = (grant: Grant | undefined) =>
   Object.fromEntries(
@@ -117,7 +117,7 @@ describe('grantFor: 1,000 policies', () => {
     };
     await writeFile(join(folder, 'one.ttl'), lines(0, N / 2));
     await writeFile(join(folder, 'two.ttl'), lines(N / 2, N));
-    set = await loadPolicySet({ policyFiles: [join(folder, 'one.ttl'), join(folder, 'two.ttl')], ruleFiles: shippedRuleFiles() });
+    set = await loadPolicies({ policyFiles: [join(folder, 'one.ttl'), join(folder, 'two.ttl')], ruleFiles: shippedRuleFiles() });
   });
   after(async () => {
     await rm(folder, { recursive: true, force: true });

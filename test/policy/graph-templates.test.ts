@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import type { Caller } from '../../src/auth/caller.js';
 import { compileGraphTemplate, TemplateValueError } from '../../src/policy/compile-graph-template.js';
 import { grantFor } from '../../src/policy/grant.js';
-import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
+import { loadPolicies } from '../helpers/load-policies.js';
 import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
 import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 import { createPolicyHolder } from '../../src/server/policy-holder.js';
@@ -18,7 +18,7 @@ import { ANONYMOUS_AGENT } from '../../src/vocabulary.js';
 const POLICIES = resolve('test/fixtures/policy/graph-templates/policies.ttl');
 const D = 'https://data.example.org/';
 const ID = 'https://id.example.org/users/';
-const load = (file: string) => loadPolicySet({ policyFiles: [file], ruleFiles: shippedRuleFiles() });
+const load = (file: string) => loadPolicies({ policyFiles: [file], ruleFiles: shippedRuleFiles() });
 const jwtCaller = (sub: string, claims: Record<string, unknown> = {}, groups: string[] = []): Caller => ({
   agent: ID + sub,
   groups,

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
+import { loadPolicies } from '../helpers/load-policies.js';
 import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
 import type { PolicySet } from '../../src/policy/policy-set.js';
 import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
@@ -14,7 +15,7 @@ const FIXTURES = resolve('test/fixtures/policy');
 const EX = 'https://example.org/';
 const fixture = (...parts: string[]) => join(FIXTURES, ...parts);
 const load = (policyFiles: string[], extraRules: string[] = []) =>
-  loadPolicySet({ policyFiles, ruleFiles: [...shippedRuleFiles(), ...extraRules] });
+  loadPolicies({ policyFiles, ruleFiles: [...shippedRuleFiles(), ...extraRules] });
 const policy = (set: PolicySet, iri: string) => set.policies.find((p) => p.iri === iri);
 
 /** Asserts the load fails with a PolicyLoadError whose one-line message matches. */
@@ -31,6 +32,14 @@ async function refuses(promise: Promise<unknown>, pattern: RegExp): Promise<Poli
 }
 
 describe('loadPolicySet: targeting derived by the shipped rules', () => {
+  it('loads on a thread of its own (loadPolicySet) the set it loads on a shared worker', async () => {
+    const sources = { policyFiles: [fixture('targeting.ttl')], ruleFiles: shippedRuleFiles() };
+    const [own, shared] = await Promise.all([loadPolicySet(sources), loadPolicies(sources)]);
+    assert.deepEqual(own.policies, shared.policies);
+    assert.ok(own.policies.length > 3);
+    await refuses(loadPolicySet({ ...sources, policyFiles: [fixture('absent.ttl')] }), /absent\.ttl/);
+  });
+
   it('derives principals and graphs for agent, AuthenticatedAgent, Everyone and group policies', async () => {
     const set = await load([fixture('targeting.ttl')]);
     assert.deepEqual(policy(set, `${EX}everyone`)?.principals, [{ kind: 'everyone' }]);

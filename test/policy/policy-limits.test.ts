@@ -8,12 +8,12 @@ import { after, describe, it } from 'node:test';
 import type { Caller } from '../../src/auth/caller.js';
 import { ANONYMOUS_AGENT } from '../../src/vocabulary.js';
 import { grantFor } from '../../src/policy/grant.js';
-import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
+import { loadPolicies } from '../helpers/load-policies.js';
 import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
 import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 
 const EX = 'https://example.org/';
-const load = (file: string) => loadPolicySet({ policyFiles: [file], ruleFiles: shippedRuleFiles() });
+const load = (file: string) => loadPolicies({ policyFiles: [file], ruleFiles: shippedRuleFiles() });
 const caller = (agent: string, groups: string[] = []): Caller => ({ agent, groups, authenticated: agent !== ANONYMOUS_AGENT });
 
 describe('limits per caller from policies', () => {

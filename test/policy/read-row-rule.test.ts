@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { grantFor } from '../../src/policy/grant.js';
-import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
+import { loadPolicies } from '../helpers/load-policies.js';
 import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 
 const PREFIXES =
@@ -18,7 +18,7 @@ let files = 0;
 async function load(policy: string) {
   const file = join(folder, `p${files++}.ttl`);
   writeFileSync(file, `${PREFIXES}ex:p a guard:Policy; guard:agent guard:Everyone; guard:readGraph ex:g; ${policy}.`);
-  return { file, set: await loadPolicySet({ policyFiles: [file], ruleFiles: shippedRuleFiles() }) };
+  return { file, set: await loadPolicies({ policyFiles: [file], ruleFiles: shippedRuleFiles() }) };
 }
 
 describe('row rules and columns at load', () => {
@@ -101,7 +101,7 @@ describe('row rules and columns at load', () => {
       `${PREFIXES}ex:p a guard:Policy; guard:agent guard:Everyone; guard:readGraph ex:g; guard:rowClass ex:Public; guard:readPath ex:name.
        ex:q a guard:Policy; guard:agent guard:Everyone; guard:readGraph ex:g; guard:hidePath ex:salary.`,
     );
-    const set = await loadPolicySet({ policyFiles: [file], ruleFiles: shippedRuleFiles() });
+    const set = await loadPolicies({ policyFiles: [file], ruleFiles: shippedRuleFiles() });
     const grant = grantFor(set, { agent: 'https://example.org/a', groups: [], authenticated: true });
     // ex:q shows every column of every row but salary: the row rule adds nothing, salary stays hidden.
     assert.equal(grant?.views?.get('https://example.org/g'), undefined);
