@@ -2,7 +2,11 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { reachesLab } from './helpers/reaches-lab.js';
 
 const run = (...args: string[]) => spawnSync(process.execPath, ['dist/test/run-tests.js', '--list', ...args], { encoding: 'utf8' });
 
@@ -69,5 +73,33 @@ describe('test/run-tests.ts', () => {
     const help = run('--help');
     assert.equal(help.status, 0);
     assert.match(help.stdout, /^usage: run-tests /);
+  });
+
+  it('finds the files that reach the store lab, through helpers at any depth, and no other', () => {
+    const root = resolve('dist/test');
+    const known = new Map<string, boolean>();
+    const reaches = (file: string) => reachesLab(resolve(root, file), root, known);
+    // Directly (rig-stores names the variables), through one helper, through two (rows-stores imports rig-stores).
+    assert.equal(reaches('helpers/rig-stores.js'), true);
+    assert.equal(reaches('cli/check-why-virtuoso.test.js'), true);
+    assert.equal(reaches('security/rows/oracle.test.js'), true);
+    // Files that start guards of their own on the embedded store only.
+    assert.equal(reaches('run-tests.test.js'), false);
+    assert.equal(reaches('http/http-edge.test.js'), false);
+    assert.equal(reaches('policy/check-vocabulary.test.js'), false);
+    // A cycle of imports ends, and a file reaching the lab through it is found.
+    const folder = mkdtempSync(join(tmpdir(), 'reaches-lab-'));
+    try {
+      writeFileSync(join(folder, 'a.js'), "import { b } from './b.js';\n");
+      writeFileSync(join(folder, 'b.js'), "import { a } from './a.js';\nimport { c } from './c.js';\n");
+      // The variable's name is put together, so that this file itself does not name one.
+      writeFileSync(join(folder, 'c.js'), `export const c = process.env.${['RIG', 'JENA', 'QUERY'].join('_')};\n`);
+      writeFileSync(join(folder, 'd.js'), "import { e } from './e.js';\n");
+      writeFileSync(join(folder, 'e.js'), "import { d } from './d.js';\n");
+      assert.equal(reachesLab(join(folder, 'a.js'), folder), true);
+      assert.equal(reachesLab(join(folder, 'd.js'), folder), false);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

@@ -1,11 +1,13 @@
 // Runs every compiled test file with node's test runner and its spec reporter (same on Node 20, 22, 24).
 // --stores runs the store suite only; --skip=<folder> (repeatable) leaves a folder of test/ out (`w3c`, `security/rows`), and says so; --concurrency=N runs N files at once; --list prints the files instead.
+// With the store lab up, the files that use it run one at a time whatever --concurrency says: two of them at once could race a write against a comparison.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { reachesLab } from './helpers/reaches-lab.js';
 
 const testRoot = fileURLToPath(new URL('.', import.meta.url));
 const USAGE = 'usage: run-tests [--stores] [--list] [--skip=<folder of test/>]... [--concurrency=N]';
@@ -65,5 +67,37 @@ if (values.list) {
   process.stdout.write(files.map((file) => `${file}\n`).join(''));
   process.exit(0);
 }
-const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...concurrency, ...files], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+
+/** The lab is up when a lab store's variable is set (rig/up.sh's endpoints.env). */
+const labUp = Object.entries(process.env).some(([name, value]) => /^RIG_[A-Z_]+_QUERY$/.test(name) && value !== '');
+
+if (filesAtOnce === undefined || filesAtOnce === 1 || !labUp) {
+  const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...concurrency, ...files], { stdio: 'inherit' });
+  process.exit(result.status ?? 1);
+}
+
+// Two runs side by side: the lab's files one at a time (their report as it comes), and the others, N - 1 at once
+// (their report after both runs end, so that no two reports interleave).
+const known = new Map<string, boolean>();
+const labFiles = files.filter((file) => reachesLab(resolve(file), testRoot, known));
+const otherFiles = files.filter((file) => !labFiles.includes(file));
+process.stdout.write(
+  `# run-tests: ${labFiles.length} files use the store lab and run one at a time; beside them ${otherFiles.length} files run ${filesAtOnce - 1} at a time (their report follows the lab's)\n`,
+);
+const run = (group: readonly string[], atOnce: number, inherit: boolean) =>
+  new Promise<{ status: number; output: Buffer[] }>((done) => {
+    const output: Buffer[] = [];
+    const child = spawn(process.execPath, ['--test', '--test-reporter=spec', `--test-concurrency=${atOnce}`, ...group], {
+      stdio: inherit ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => output.push(chunk));
+    child.on('close', (code) => done({ status: code ?? 1, output }));
+  });
+const [lab, others] = await Promise.all([
+  labFiles.length > 0 ? run(labFiles, 1, true) : Promise.resolve({ status: 0, output: [] }),
+  otherFiles.length > 0 ? run(otherFiles, filesAtOnce - 1, false) : Promise.resolve({ status: 0, output: [] }),
+]);
+process.stdout.write(`# run-tests: the ${otherFiles.length} files that do not use the store lab\n`);
+for (const chunk of others.output) process.stdout.write(chunk);
+process.exit(lab.status !== 0 ? lab.status : others.status);
