@@ -3,7 +3,7 @@
 import type { GuardConfig } from '../config/read-config.js';
 import type { EmbeddedStore } from '../embedded/start-embedded-store.js';
 import type { PolicySetSources } from '../policy/load/policy-set-sources.js';
-import { loadSources, startConfiguredEmbeddedStore } from '../server/start-guard.js';
+import { loadSources, startConfiguredEmbeddedStore } from '../server/load-sources.js';
 import { createUpstream, nameOf, type Upstream } from '../upstream/create-upstream.js';
 
 /** A command's way to the store, and what its loads read. */

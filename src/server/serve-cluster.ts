@@ -4,7 +4,8 @@ import cluster, { type Worker } from 'node:cluster';
 import type { GuardConfig } from '../config/read-config.js';
 import { createClusterScrape } from '../metrics/create-metrics.js';
 import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
-import { startConfiguredEmbeddedStore, type LogLine } from './start-guard.js';
+import { startConfiguredEmbeddedStore } from './load-sources.js';
+import type { LogLine } from './start-guard.js';
 
 /** What a worker tells the primary over the cluster channel. */
 export interface ClusterWorkerReport {

@@ -4,21 +4,18 @@ import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { authChallenge, createCallerIdentifier, credentialHeaderNames } from '../auth/identify-caller.js';
 import type { GuardConfig } from '../config/read-config.js';
-import { demoDataFile, startEmbeddedStore, type EmbeddedStore } from '../embedded/start-embedded-store.js';
 import { createMetrics } from '../metrics/create-metrics.js';
 import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
 import { OWN_VERSION } from '../own-version.js';
 import { createPolicyWorker } from '../policy/load/create-policy-worker.js';
-import type { PolicySetSources } from '../policy/load/policy-set-sources.js';
-import { policySetSources } from '../policy/load/policy-set-sources.js';
 import { createPlanner } from '../sparql/create-planner.js';
 import { createDatasetGate } from '../upstream/check-dataset-support.js';
-import { createUpstream, type Upstream } from '../upstream/create-upstream.js';
-import { readStoreAnswer } from '../upstream/read-store-answer.js';
+import { createUpstream } from '../upstream/create-upstream.js';
 import { checkFactQueries } from './check-fact-queries.js';
 import { createApp } from './create-app.js';
 import { createAuditLog } from './create-audit-log.js';
 import { createLogWriter, type LogLine } from './create-log-writer.js';
+import { loadSources, startConfiguredEmbeddedStore } from './load-sources.js';
 import { createPolicyRefresh, type PolicyRefresh } from './create-policy-refresh.js';
 import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
 import { createReadiness, type Readiness } from './readiness.js';
@@ -93,22 +90,6 @@ function flushOnExit(): void {
     flushesOnExit = true;
     process.once('exit', stdoutWriter.flush);
   }
-}
-
-/**
- * Starts the embedded store (docs/design/embedded.md) when no upstream is configured: loaded
- * from `embedded.data`, else the demo data. Undefined when there is an upstream.
- */
-export async function startConfiguredEmbeddedStore(config: GuardConfig, log: LogLine): Promise<EmbeddedStore | undefined> {
-  if (config.upstream !== undefined) return undefined;
-  const dataFiles = config.embedded.data.length > 0 ? config.embedded.data : [demoDataFile()];
-  const embedded = await startEmbeddedStore({
-    dataFiles,
-    log: (level, message) => log({ event: 'embedded-store', level, message }),
-    queryTimeoutMs: config.timeoutMs,
-  });
-  log({ event: 'embedded-store-started', files: dataFiles.length });
-  return embedded;
 }
 
 /** Options of {@link startGuard}. */
@@ -287,20 +268,5 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     reload,
     reopenAudit: () => audit?.reopen(),
     close,
-  };
-}
-
-/**
- * What every load of this guard reads: the files, and the store for the load's own queries
- * (the graphs under each guard:readGraphPrefix), through the one upstream pool with its
- * headers, each answer bounded by the config's timeoutMs as a whole.
- */
-export function loadSources(config: GuardConfig, upstream: Upstream): PolicySetSources {
-  return {
-    ...policySetSources(config),
-    storeQuery: async (queryText, accept, maxBytes) =>
-      (await readStoreAnswer(upstream, queryText, { accept, maxBytes, timeoutMs: config.timeoutMs })).body.toString('utf8'),
-    maxPrefixGraphs: config.maxPrefixGraphs,
-    prefixRefreshMs: config.prefixRefreshMs,
   };
 }
