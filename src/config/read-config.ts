@@ -11,6 +11,7 @@ import { expandPlaceholders } from './expand-placeholders.js';
 import { MAX_TIMER_MS } from '../max-timer-ms.js';
 import { nearestWord } from '../nearest-word.js';
 import { decodeUtf8Text, NotUtf8Error } from '../decode-utf8-text.js';
+import { findRepeatedKey } from './find-repeated-key.js';
 
 export { ConfigError } from './config-error.js';
 
@@ -394,8 +395,9 @@ function readText(value: unknown, path: string, context: ReadContext): string {
 
 /** Parses JSON text (decodeUtf8Text already dropped a byte order mark); a syntax error reports line and column, never the text around it. */
 function parseJson(body: string, configFile: string): unknown {
+  let json: unknown;
   try {
-    return JSON.parse(body) as unknown;
+    json = JSON.parse(body) as unknown;
   } catch (error) {
     const message = error instanceof Error ? error.message : '';
     const where = jsonErrorPlace(message, body);
@@ -407,6 +409,15 @@ function parseJson(body: string, configFile: string): unknown {
       `config file ${configFile}: invalid JSON${detail === '' ? '' : ` (${detail})`} (fix the syntax; JSON has no comments or trailing commas)`,
     );
   }
+  const repeated = findRepeatedKey(body);
+  if (repeated !== undefined) {
+    const path = repeated.path.reduce<string>(
+      (parent, part) => (typeof part === 'number' ? `${parent}[${part}]` : keyPath(parent, part)),
+      '',
+    );
+    fail(path, `written twice, on lines ${repeated.firstLine} and ${repeated.secondLine}`, 'JSON would keep only the last: remove one');
+  }
+  return json;
 }
 
 function jsonErrorPlace(message: string, text: string): string | undefined {

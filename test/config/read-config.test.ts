@@ -1,7 +1,9 @@
 // Proves every rule of the configuration reader against real files and real environments.
 
 import assert from 'node:assert/strict';
-import { dirname, resolve } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, parseConfig, readConfig, type GuardConfig } from '../../src/config/read-config.js';
 
@@ -189,6 +191,20 @@ describe('readConfig file errors', () => {
         return true;
       },
     );
+  });
+
+  it('refuses a key written twice in one object, which JSON.parse would read as the last one', () => {
+    // Bob's second "groups" (spelt with an escape) would make him an admin, unseen by whoever reads the first.
+    assert.throws(() => readConfig({ GUARD_CONFIG: 'test/fixtures/config/repeated-key.json' }), {
+      name: 'ConfigError',
+      message: 'config auth.apiKeys[1].groups: written twice, on lines 9 and 11 (JSON would keep only the last: remove one)',
+    });
+    const twice = join(mkdtempSync(join(tmpdir(), 'repeated-key-')), 'config.json');
+    writeFileSync(twice, '{ "upstream": "http://s/q", "policies": ["p.ttl"], "explain": false,\n  "explain": true }');
+    assert.throws(() => readConfig({ GUARD_CONFIG: twice }), { message: /^config explain: written twice, on lines 1 and 2 \(/ });
+    // The same key in two objects, or one name as a key and a value, is no repeat.
+    writeFileSync(twice, '{ "upstream": "http://s/q", "policies": ["explain"], "auth": { "apiKeys": [] }, "explain": false }');
+    assert.equal(readConfig({ GUARD_CONFIG: twice }).explain, false);
   });
 
   it('accepts a UTF-8 byte order mark', () => {
