@@ -11,6 +11,7 @@ import { checkNestingDepth } from './check-nesting-depth.js';
 import { checkVariableScope } from './check-variable-scope.js';
 import { decodeCodepointEscapes } from './decode-codepoint-escapes.js';
 import { dropRepeatedTriples } from './drop-repeated-triples.js';
+import { nameExistsBlankNodes } from './name-exists-blank-nodes.js';
 import { parseQuery } from './parse-query.js';
 import type { QueryForm } from './plan.js';
 import type { PreparedQuery, TemplatePart } from './prepared-query.js';
@@ -66,6 +67,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
     checkBlankNodeScope(tree);
     checkVariableScope(tree);
     checkFunctionCalls(tree, settings.allowedFunctions);
+    nameExistsBlankNodes(tree);
     dropRepeatedTriples(tree);
 
     const usesProtocol = protocolDefault.length > 0 || protocolNamed.length > 0;
