@@ -251,8 +251,12 @@ function oxigraphParses(store: oxigraph.Store, query: string): boolean {
   try {
     store.query(query);
     return true;
-  } catch {
-    return false; // over an empty store, every error of these queries is a parse error
+  } catch (error) {
+    // Over an empty store, every error of these queries is a parse error, but one: Oxigraph implements no
+    // extension function, and refuses a call to one when it plans the query, which it parsed. Whether it
+    // plans the call depends on the rest of the text (seed 4121: a constant call in SELECT, kept beside a
+    // FILTER(?a) over an unbound variable only once the guard's NOT EXISTS stood after it).
+    return /^The custom function <[^>]*> is not supported/.test(error instanceof Error ? error.message : String(error));
   }
 }
 
