@@ -145,8 +145,9 @@ export function applyGrant(
             if (view !== undefined) addRuleData(view, iri, reads);
           }
         }
-        // FROM NAMED lists the effective named graphs only for a query that reads them.
-        const listed = prepared.reach.readsNamed ? reachableNamed(prepared, named) : [];
+        // FROM NAMED lists the effective named graphs only for a query that reads them: granted ones (datasetOf), so a
+        // rule's data graph the query names in GRAPH, FROM NAMED or named-graph-uri (not granted) is still added.
+        const listed = prepared.reach.readsNamed ? reachableNamed(prepared, named).filter((iri) => granted.has(iri)) : [];
         added = [...reads].filter((iri) => !listed.includes(iri));
         hiddenIn = hiddenInOf(grant);
       }

@@ -47,4 +47,18 @@ describeRowsOnEveryStore('rows: GRAPH ?g and the rule data', (rows) => {
       assert.doesNotMatch(parameters.body, /agents\/|orgX/, caller);
     }
   });
+
+  it('a query naming the rowData graph (GRAPH, FROM NAMED) keeps the rows its rule allows: the graph stays in the forwarded FROM NAMED', async () => {
+    const { members, main } = rows().fixture.graphs;
+    for (const caller of ['alice', 'erin', 'dan'] as const) {
+      for (const query of [
+        `SELECT * WHERE { ?s ?p ?o FILTER NOT EXISTS { GRAPH <${members}> { ?s ?q ?r } } }`,
+        `SELECT * WHERE { ?s ?p ?o MINUS { GRAPH <${members}> { ?s ?q ?r } } }`,
+        `SELECT * WHERE { { GRAPH <${main}> { ?s ?p ?o } } UNION { GRAPH <${members}> { ?s ?p ?o } } }`,
+        `SELECT * FROM NAMED <${members}> FROM NAMED <${main}> WHERE { GRAPH ?g { ?s ?p ?o } }`,
+      ]) {
+        await assertAsView(rows(), caller, identityOf(caller), query);
+      }
+    }
+  });
 });
