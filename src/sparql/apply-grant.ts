@@ -299,7 +299,7 @@ function datasetOf(
   let dataset = byReach?.[index];
   if (dataset === undefined) {
     const fromDefault = readsDefault ? defaults.filter((graph) => grant.graphs.has(graph)) : NO_GRAPHS;
-    // `added` holds granted graphs only.
+    // `added` is what the checks read and the granted named graphs below do not list (a rule's data graph need not be granted).
     const fromNamed = [...(readsNamed ? reachableNamed(prepared, named).filter((graph) => grant.graphs.has(graph)) : NO_GRAPHS), ...added];
     const text = clauses('FROM <', fromDefault) + clauses('FROM NAMED <', fromNamed);
     dataset = {

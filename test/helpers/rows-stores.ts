@@ -296,6 +296,10 @@ export function rowsAttacks(graphs: RowsFixture['graphs']): string[] {
     `SELECT * FROM <${graphs.members}> WHERE { ?s ?p ?o }`,
     `SELECT * FROM NAMED <${graphs.members}> WHERE { GRAPH ?g { ?s ?p ?o } }`,
     `SELECT * WHERE { GRAPH <${graphs.members}> { ?s ?p ?o } }`,
+    // Naming a rule's data graph beside a granted one: the rule must still read it (it was left out of FROM NAMED).
+    `${p}SELECT ?s ?n WHERE { ?s ex:name ?n FILTER NOT EXISTS { GRAPH <${graphs.members}> { ?s ?p ?o } } }`,
+    `SELECT * FROM NAMED <${graphs.members}> FROM NAMED <${graphs.main}> WHERE { GRAPH ?g { ?s ?p ?o } }`,
+    `${p}SELECT ?s ?n WHERE { { GRAPH <${graphs.main}> { ?s ex:name ?n } } UNION { GRAPH <${graphs.members}> { ?s ?p ?n } } }`,
     `${p}SELECT ?s ?b WHERE { GRAPH <${graphs.second}> { ?s ex:budget ?b } }`,
     `${p}SELECT ?g ?s ?n WHERE { GRAPH ?g { ?s ex:name ?n } }`,
     `${p}SELECT ?s ?n FROM <${graphs.main}> FROM <${graphs.second}> WHERE { ?s ex:name ?n }`,
