@@ -95,6 +95,18 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
   if (options.explain) allowByPath.set(explainPath, ALLOW_QUERY);
 
   decorateRequestState(app, options.trustRequestId);
+  // A request on the query or explain path has an audit record however it ends, also when it
+  // ends before its handler runs (a body over the limit: 413; a body too slow: 408; a
+  // connection past maxConnections: 503). The handler refines it (the service description) or,
+  // for the query page, clears it. GET {path} without a query string waits for the handler.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const route = request.routeOptions.url;
+    if (request.method === 'GET' || request.method === 'POST') {
+      if (route === explainPath && options.explain) request.operation = 'explain';
+      else if (route === options.path && !(request.method === 'GET' && request.url === options.path)) request.operation = 'query';
+    }
+    done();
+  });
 
   const metrics = services.metrics;
   if (metrics !== undefined) {

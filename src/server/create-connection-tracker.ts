@@ -65,6 +65,9 @@ export function createConnectionTracker(
     const response = reply?.raw;
     const answerStarted = response?.headersSent === true;
     if (socket.writable && !answerStarted) socket.write(rawErrorResponse(error));
+    // The response object never sends now: its status is the one written above, so the metrics
+    // (which read it when the response closes) count what the client got, as the log line does.
+    if (response !== undefined && !answerStarted) response.statusCode = status;
     if (request === undefined) {
       log({ method: null, path: null, agent: null, status, outcome, bytes: socket.bytesWritten, code, error: message });
     } else {

@@ -174,6 +174,37 @@ describe('every metric moves when it should', () => {
       assert.equal(queries(after, outcome) - queries(before, outcome), 1, outcome);
   });
 
+  it('http_requests_total: a request the guard ended with a 408 (its body stopped arriving) counts as 408, not 200', async () => {
+    const quick = await startTestGuard({
+      metrics: { port: 0, host: '127.0.0.1' },
+      http: { headersTimeoutMs: 10000, requestTimeoutMs: 30000, idleTimeoutMs: 300, maxConnections: 400 },
+    });
+    try {
+      const before = await scrape(quick);
+      const status = await new Promise<number>((resolve, reject) => {
+        const sending = httpRequest(
+          quick.endpoint,
+          { method: 'POST', headers: { 'content-type': 'application/sparql-query', 'content-length': 100, 'x-api-key': KEYS.beta } },
+          (response) => {
+            response.resume();
+            response.on('end', () => resolve(response.statusCode ?? 0));
+          },
+        );
+        sending.on('error', reject);
+        sending.write('ASK');
+      });
+      assert.equal(status, 408);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const after = await scrape(quick);
+      const requests = (text: string, code: number) =>
+        sample(text, 'http_requests_total', `method="POST",route="/sparql",status_code="${code}"`);
+      assert.equal(requests(after, 408) - requests(before, 408), 1, 'counted as 408');
+      assert.equal(requests(after, 200) - requests(before, 200), 0, 'not as 200');
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('sparql_guard_in_flight_requests: 1 while a query waits for the store, 0 after', async () => {
     link.delayMs = DELAY_MS * 3;
     let answered: Promise<number> | undefined;

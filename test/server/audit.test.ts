@@ -188,6 +188,21 @@ describe('audit records', () => {
     for (const secret of [unknownKey, KEYS.beta, KEYS.keeper, sha256(KEYS.beta)]) assert.ok(!text.includes(secret), 'no key or key digest');
   });
 
+  it('records a request refused before its handler ran: a body over the limit (413)', async () => {
+    const response = await fetch(t.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/sparql-query', 'x-api-key': KEYS.beta },
+      body: `ASK { } # ${'x'.repeat(1024 * 1024)}`,
+    });
+    assert.equal(response.status, 413);
+    await response.arrayBuffer();
+    const record = await recordOf(response.headers.get('x-request-id')!);
+    assert.deepEqual(
+      [record.operation, record.decision, record.code, record.status, record.form, record.dataset],
+      ['query', 'refused', 'too_large', 413, null, null],
+    );
+  });
+
   it('records explain and the service description as their own operations, and no probe', async () => {
     const explained = await send('SELECT * WHERE { ?s ?p ?o }', { 'x-api-key': KEYS.keeper }, '/explain');
     assert.equal(explained.status, 200);
