@@ -285,8 +285,9 @@ async function forward(
   metrics?.upstreamTime(storeMs / 1000);
   // A store's error is answered in the guard's shape with the store's status: its text may quote
   // the forwarded query (the granted graphs, hidden predicates), so it goes to the log, and to
-  // the caller only where explain is on.
-  if (answer.status >= 400) {
+  // the caller only where explain is on. A redirection (3xx) is no answer either: its body and
+  // its Location (the store's own address) stay here too; the guard never follows one.
+  if (answer.status >= 300) {
     const text = await readStoreText(answer);
     services.log?.({
       event: 'store-error',

@@ -60,7 +60,7 @@ export interface StoreErrorOptions {
 }
 
 /**
- * The StoreError that replaces an error status (400 to 599) of the store: the store's status,
+ * The StoreError that replaces a status of the store that is no answer (300 to 599): the store's status,
  * code `store_refused` when the store refused the query as forwarded for its cost, time,
  * memory or size (at any grant size), else `store_error`. The message is the guard's one line;
  * the store's text (which echoes the forwarded query, FROM list and hidden predicates included)

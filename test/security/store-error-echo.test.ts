@@ -75,8 +75,8 @@ describe('a store error that echoes the forwarded query (stub in the words of Vi
     for (const item of open.reverse()) await item.close();
   });
 
-  const start = async (status: number, wording: (query: string) => string, explain: boolean) => {
-    const store = await startEchoStore(status, wording);
+  const start = async (status: number, wording: (query: string) => string, explain: boolean, headers: Record<string, string> = {}) => {
+    const store = await startEchoStore(status, wording, headers);
     open.push(store);
     const t = await startTestGuard(configFor(store.url, explain));
     open.push(t);
@@ -119,6 +119,24 @@ describe('a store error that echoes the forwarded query (stub in the words of Vi
     assertNoRewrite(body);
   });
 
+  it("a store's redirection is no answer: its status passes on, its body and its Location (the store's address) do not", async () => {
+    const t = await start(302, (q) => `<a href="http://store.internal:8890/sparql?query=${encodeURIComponent(q)}">moved</a> ${q}`, false, {
+      location: 'http://store.internal:8890/sparql',
+    });
+    const response = await fetch(t.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${KEY}` },
+      body: new URLSearchParams({ query: SIMPLE }),
+      redirect: 'manual',
+    });
+    const body = await response.text();
+    assert.equal(response.status, 302);
+    assert.equal(response.headers.get('sparql-guard-error'), 'store_error');
+    assert.equal(response.headers.get('location'), null);
+    assert.equal(body, "the store answered HTTP 302 to the query as forwarded; its message is in the guard's log\n");
+    assertNoRewrite(body);
+  });
+
   it('with explain on, the store text reaches the caller (the rewrite is not confidential there): the oracle sees a leak', async () => {
     const t = await start(400, (q) => `Error 400: Parse error: \n${q}\n`, true);
     const { status, code, body } = await ask(t, SIMPLE);
@@ -129,8 +147,12 @@ describe('a store error that echoes the forwarded query (stub in the words of Vi
   });
 });
 
-/** A store that answers every query but the guard's dataset check with `status` and `wording(query)`. */
-async function startEchoStore(status: number, wording: (query: string) => string): Promise<{ url: string; close(): Promise<void> }> {
+/** A store that answers every query but the guard's dataset check with `status`, `headers` and `wording(query)`. */
+async function startEchoStore(
+  status: number,
+  wording: (query: string) => string,
+  headers: Record<string, string> = {},
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer(async (request, response) => {
     let text = '';
     for await (const chunk of request) text += String(chunk);
@@ -140,7 +162,7 @@ async function startEchoStore(status: number, wording: (query: string) => string
       response.end(`{"head":{},"boolean":${/WHERE \{ \}$/.test(query)}}`);
       return;
     }
-    response.writeHead(status, { 'content-type': 'text/plain' }).end(wording(query));
+    response.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(wording(query));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
