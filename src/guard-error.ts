@@ -87,9 +87,16 @@ export class GuardError extends Error {
  * status is the store's, its message the guard's own one line, never the store's text.
  */
 export class StoreError extends GuardError {
-  constructor(status: number, code: StoreErrorCode, message: string) {
+  /**
+   * The message without the store's text, for the request log line, which never holds the query
+   * (stores quote it); the store's text has a line of its own (`store-error`).
+   */
+  readonly logged: string;
+
+  constructor(status: number, code: StoreErrorCode, message: string, logged: string = message) {
     // The status is the store's: passed through unchanged (README.md#errors).
     super(status as GuardStatus, code, message);
+    this.logged = logged;
   }
 }
 

@@ -73,16 +73,14 @@ export function translateStoreError(status: number, storeText: string, plan: Pla
     (SIZE_STATUSES.has(status) || (SIZE_REFUSALS.has(status) && plan.datasetGraphs >= LARGE_DATASET_GRAPHS) ? 'size' : undefined);
   const said = options.explain && storeText.trim() !== '' ? `; the store said: ${oneLine(storeText)}` : '';
   if (refusal === undefined) {
-    const where = said === '' ? "; its message is in the guard's log" : said;
-    return new StoreError(status, 'store_error', `the store answered HTTP ${status} to the query as forwarded${where}`);
+    const answered = `the store answered HTTP ${status} to the query as forwarded`;
+    const inLog = `${answered}; its message is in the guard's log`;
+    return new StoreError(status, 'store_error', said === '' ? inLog : `${answered}${said}`, inLog);
   }
   const graphs = plan.datasetGraphs.toLocaleString('en-US');
   const size = `${graphs} graph${plan.datasetGraphs === 1 ? '' : 's'} in its dataset, ${Math.ceil(plan.formBytes / 1024).toLocaleString('en-US')} KiB`;
-  return new StoreError(
-    status,
-    'store_refused',
-    `the store refused the query as forwarded (HTTP ${status}): with ${size}, ${WHY[refusal]}; narrow the query or name fewer graphs with FROM / FROM NAMED, or ask the operator (store limits, docs/operations.md)${said}`,
-  );
+  const refused = `the store refused the query as forwarded (HTTP ${status}): with ${size}, ${WHY[refusal]}; narrow the query or name fewer graphs with FROM / FROM NAMED, or ask the operator (store limits, docs/operations.md)`;
+  return new StoreError(status, 'store_refused', `${refused}${said}`, refused);
 }
 
 /** The store's text as one line, bounded. */

@@ -2,7 +2,7 @@
 
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { DEFAULT_CONFIG } from '../config/read-config.js';
-import { errorKind, GuardError } from '../guard-error.js';
+import { errorKind, GuardError, StoreError } from '../guard-error.js';
 import { PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { createCorsHeaders } from '../http/cors.js';
 import { headerValue } from '../header-value.js';
@@ -201,7 +201,8 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
       services.log({ event: 'internal-error', path: pathOf(request.url), error: errorKind(error) });
       return renderError(reply, new GuardError(500, 'internal_error', 'internal error'));
     }
-    if (guardError.status >= 500) request.failure = guardError.message;
+    // A store's text (with explain on, in the caller's line) stays out of the request log: it quotes the query.
+    if (guardError.status >= 500) request.failure = guardError instanceof StoreError ? guardError.logged : guardError.message;
     // Which store failed and how, for the operator; the caller's line names only the kind.
     request.upstreamFailure = upstreamFailureOf(guardError, services.upstream.store);
     return renderError(reply, guardError);

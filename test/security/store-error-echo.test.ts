@@ -119,6 +119,20 @@ describe('a store error that echoes the forwarded query (stub in the words of Vi
     assertNoRewrite(body);
   });
 
+  it("with explain on, the store's text reaches the caller and its own log line, never the request log line (it quotes the query)", async () => {
+    const t = await start(503, (q) => `Service Unavailable while running:\n${q}`, true);
+    const { status, code, body } = await ask(t, SIMPLE);
+    assert.equal(status, 503);
+    assert.equal(code, 'store_error');
+    assert.match(body, /the store said: Service Unavailable while running: .*FROM <http:\/\/example\.org\/g\/public1>/);
+    assert.match(loggedText(t), /FROM <http:\/\/example\.org\/g\/public1>/);
+    const line = t.logs.findLast((each) => each.status === 503 && each.event === undefined);
+    assert.ok(line !== undefined, 'a request line');
+    assert.equal(line.error, "the store answered HTTP 503 to the query as forwarded; its message is in the guard's log");
+    for (const secret of [...SECRETS, 'SELECT', 'LIMIT 3'])
+      assert.ok(!JSON.stringify(line).includes(secret), `the request line holds ${secret}`);
+  });
+
   it("a store's redirection is no answer: its status passes on, its body and its Location (the store's address) do not", async () => {
     const t = await start(302, (q) => `<a href="http://store.internal:8890/sparql?query=${encodeURIComponent(q)}">moved</a> ${q}`, false, {
       location: 'http://store.internal:8890/sparql',
