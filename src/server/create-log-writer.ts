@@ -71,7 +71,7 @@ export function createLogWriter(write: (text: string) => void, options: LogWrite
 
   /** Splices the time into `fields` first (no copy of an entry to add it) and buffers the line. */
   const add = (fields: string, now: boolean): void => {
-    const line = fields === '{}' ? `${stamp}}\n` : `${stamp},${fields.slice(1)}\n`;
+    const line = escapeLineBreakers(fields === '{}' ? `${stamp}}\n` : `${stamp},${fields.slice(1)}\n`);
     const bytes = Buffer.byteLength(line);
     if (bufferedBytes + bytes > options.maxBatchBytes) flush();
     buffered += line;
@@ -89,4 +89,18 @@ export function createLogWriter(write: (text: string) => void, options: LogWrite
   };
 
   return { log, logText, flush };
+}
+
+/**
+ * Characters JSON.stringify writes as they are that readers take as a line's end or a terminal's
+ * command: DEL and the C1 controls (U+0085 is a line break to Python's splitlines, U+009B a
+ * terminal's CSI), U+2028 and U+2029. A header (groups, a claim) can carry them. Only string
+ * values can hold them, where `\u` escapes read back as the same value.
+ */
+const LINE_BREAKER = /[\u007f-\u009f\u2028\u2029]/;
+const LINE_BREAKERS = new RegExp(LINE_BREAKER.source, 'g');
+
+function escapeLineBreakers(line: string): string {
+  if (!LINE_BREAKER.test(line)) return line;
+  return line.replace(LINE_BREAKERS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -29,6 +29,21 @@ describe('createLogWriter', () => {
     for (const line of lines) assert.ok(!Number.isNaN(Date.parse(String(line.time))));
   });
 
+  it('escapes what a reader takes as a line break or a terminal command, and the line reads back as the same value', () => {
+    const writes: string[] = [];
+    const writer = createLogWriter((text) => writes.push(text), { flushIntervalMs: 10, maxBatchBytes: 1 << 20 });
+    const groups = ['hr\u0085g', '\u009bx', 'a\u2028b\u2029c\u007f', 'plain'];
+    writer.log({ event: 'x', groups });
+    writer.logText(`{"groups":${JSON.stringify(groups)}}`);
+    const text = writes.join('');
+    assert.doesNotMatch(text, /[\u007f-\u009f\u2028\u2029]/);
+    assert.match(text, /"hr\\u0085g","\\u009bx","a\\u2028b\\u2029c\\u007f"/);
+    writer.flush();
+    const lines = parseLines(writes);
+    assert.equal(lines.length, 2);
+    for (const line of lines) assert.deepEqual(line.groups, groups);
+  });
+
   it('writes an event line at once, after the request lines before it', () => {
     const writes: string[] = [];
     const writer = createLogWriter((text) => writes.push(text), { flushIntervalMs: 60_000, maxBatchBytes: 1 << 20 });
