@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { GuardError } from '../../src/guard-error.js';
 import { createDatasetGate } from '../../src/upstream/check-dataset-support.js';
-import type { Upstream } from '../../src/upstream/create-upstream.js';
+import { UpstreamError, type Upstream } from '../../src/upstream/create-upstream.js';
 import { absentRigStores, send, startSecurityGuard, storesUnderTest } from '../helpers/rig-stores.js';
 
 /** A store that answers every ASK with true: what a store ignoring the dataset answers over the empty graph. */
@@ -93,11 +93,12 @@ describe('an unreachable store', () => {
 
 describe('the gate follows the store', () => {
   /** Fakes only the transport, to force the store to change its behaviour between two checks. */
-  function fakeUpstream(state: { ignoring: boolean; sent: string[]; server?: string }): Upstream {
+  function fakeUpstream(state: { ignoring: boolean; sent: string[]; server?: string; down?: boolean }): Upstream {
     return {
       store: 'http://fake.example/sparql',
       async send({ query }) {
         state.sent.push(query);
+        if (state.down === true) throw new UpstreamError('refused', 'upstream refused the connection');
         const empty = !/WHERE \{ \}$/.test(query);
         const body = new PassThrough();
         body.end(JSON.stringify({ boolean: empty ? state.ignoring : true }));
@@ -135,6 +136,19 @@ describe('the gate follows the store', () => {
     state.ignoring = false;
     assert.equal(await gate.problem(), undefined, 'a store that is fixed is used again');
     await gate.admit(new AbortController().signal);
+  });
+
+  it('a store unreachable after it passed keeps /readyz at 200 (only a definite verdict replaces a good one); queries get its failure', async () => {
+    const state = { ignoring: false, sent: [] as string[], down: false };
+    const gate = createDatasetGate(fakeUpstream(state), { checkTimeoutMs: 1000, recheckMs: 0, log: () => undefined });
+    assert.equal((await gate.start()).kind, 'honoured');
+    state.down = true;
+    const probes = state.sent.length;
+    assert.equal(await gate.problem(), undefined);
+    assert.ok(state.sent.length > probes, 'the store was asked again');
+    assert.equal(gate.verdict(), 'honoured');
+    assert.equal(gate.admit(new AbortController().signal), undefined, 'queries go on to the store, whose failure they get');
+    gate.close();
   });
 
   it('rowChecks "exists" in front of a store that says it is Virtuoso: refused at start, one line naming the fix; "join" is served', async () => {
