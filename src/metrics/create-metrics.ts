@@ -5,8 +5,11 @@ import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, R
 import type { ErrorCode } from '../guard-error.js';
 import type { RetryReason, UpstreamFailureKind } from '../upstream/create-upstream.js';
 
-/** How a query on the query path ended: answered by the store, or the code of its refusal or failure. */
-export type QueryOutcome = 'answered' | ErrorCode;
+/**
+ * How a query on the query path ended: answered by the store, the code of its refusal or failure,
+ * or ended before any answer was sent: the client left, or the shutdown cut it.
+ */
+export type QueryOutcome = 'answered' | ErrorCode | 'client_closed' | 'shutdown_cut';
 
 /** Values read when Prometheus scrapes, from the parts that own them. */
 export interface ScrapedSources {

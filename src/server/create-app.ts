@@ -8,7 +8,7 @@ import { createCorsHeaders } from '../http/cors.js';
 import { headerValue } from '../header-value.js';
 import { pathOf } from '../http/path-of.js';
 import { ALLOW_QUERY, createQueryRoute, type QueryServices } from '../http/query-route.js';
-import { decorateRequestState, secondsSince, upstreamFailureOf } from '../http/request-state.js';
+import { decorateRequestState, upstreamFailureOf } from '../http/request-state.js';
 import { serveQueryPage } from '../http/serve-query-page.js';
 import { renderError } from '../http/render-error.js';
 import { translateHttpError } from '../http/translate-http-error.js';
@@ -61,7 +61,7 @@ export interface GuardServices extends QueryServices {
 /** Creates the application (not listening); `listen` is the caller's business. */
 export function createApp(options: AppOptions, services: GuardServices): FastifyInstance {
   const limits = options.limits ?? DEFAULT_CLIENT_LIMITS;
-  const connections = createConnectionTracker(limits, services.log, services.audit);
+  const connections = createConnectionTracker(limits, services.log, services.audit, services.metrics);
 
   const app = Fastify({
     logger: false,
@@ -107,20 +107,6 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     }
     done();
   });
-
-  const metrics = services.metrics;
-  if (metrics !== undefined) {
-    // 'close' fires however the response ends (sent whole, cut, or the client gone), where
-    // onResponse only sees the finished ones, so the in-flight gauge always comes back down.
-    app.addHook('onRequest', (request, reply, done) => {
-      metrics.requestStarted();
-      reply.raw.once('close', () => {
-        metrics.requestEnded(request.method, request.routeOptions.url ?? '', reply.statusCode, secondsSince(request));
-        if (request.queryOutcome !== undefined) metrics.queryEnded(request.queryOutcome);
-      });
-      done();
-    });
-  }
 
   // Every body reaches readQueryRequest as raw bytes, so that it, not fastify, decides
   // between 403 (update), 415 and 400, in the order docs/design/http.md gives.

@@ -26,6 +26,8 @@ export interface RequestEnd {
   /** Bytes written to the client for this request, headers included. */
   readonly bytes: number;
   readonly code: string | undefined;
+  /** No status was sent (the client left, or the shutdown cut, first): `status` is 499 or 444. */
+  readonly unsent?: boolean;
 }
 
 /** The audit log of one guard process. */
@@ -228,7 +230,15 @@ function createRecordWriter(settings: AuditSettings): (request: FastifyRequest, 
     else text += callerOf(caller);
     text += `,"form":${plan === undefined ? 'null' : `"${plan.form}"`}`;
     // What the guard decided; how the answer then ended is `outcome`.
-    const decision = end.status >= 500 ? 'failed' : end.status >= 400 ? 'refused' : 'allowed';
+    // A query the guard forwarded whose client got nothing (499, 444) was still allowed: the store ran it.
+    const decision =
+      end.unsent === true && request.plan !== undefined
+        ? 'allowed'
+        : end.status >= 500
+          ? 'failed'
+          : end.status >= 400
+            ? 'refused'
+            : 'allowed';
     text += `,"decision":"${decision}","code":${end.code === undefined ? 'null' : JSON.stringify(end.code)},"status":${end.status},"outcome":"${end.outcome}"`;
     text += `,"policies":${grant === undefined ? 'null' : listOf(grant.policies)}`;
     if (plan === undefined || grant === undefined || inForce === undefined || caller === undefined) text += ',"dataset":null';

@@ -8,7 +8,8 @@ import { PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { pathOf } from '../http/path-of.js';
 import { ALLOW_QUERY, setIdleBound } from '../http/query-route.js';
 import { renderError } from '../http/render-error.js';
-import type { RequestOutcome } from '../http/request-state.js';
+import { secondsSince, type RequestOutcome } from '../http/request-state.js';
+import type { GuardMetrics } from '../metrics/create-metrics.js';
 import type { AuditLog } from './create-audit-log.js';
 
 /** Bounds on what a client controls (GuardConfig `http`, and `timeoutMs` for a slow reader). */
@@ -42,11 +43,23 @@ export interface ConnectionTracker {
   readonly attach: (app: FastifyInstance) => void;
 }
 
-/** Creates the tracker of one app; `log` gets one line per request (and per connection ended before a request). */
+/**
+ * The status a request's log line, audit record and metrics give when the connection ended before
+ * any status was sent: nginx's 499 when the client closed it, its 444 when the guard did (the
+ * shutdown's cut). Not statuses of the protocol: no client ever receives them.
+ */
+export const CLIENT_CLOSED_STATUS = 499;
+export const CLOSED_UNANSWERED_STATUS = 444;
+
+/**
+ * Creates the tracker of one app; `log` gets one line per request (and per connection ended before
+ * a request), `audit` a record, `metrics` the request's end, all with the same status.
+ */
 export function createConnectionTracker(
   limits: ClientLimits,
   log: (entry: Readonly<Record<string, unknown>>) => void,
   audit?: Pick<AuditLog, 'record'>,
+  metrics?: Pick<GuardMetrics, 'requestStarted' | 'requestEnded' | 'queryEnded'>,
 ): ConnectionTracker {
   /** The answer under way on each connection (its request is `reply.request`), and how a connection ended when the guard ended it. */
   const current = new WeakMap<Socket, FastifyReply>();
@@ -132,10 +145,13 @@ export function createConnectionTracker(
 
     // A hook in callback style: an async hook costs a promise per request and hook.
     // Every request gets exactly one log line, written when its response closes, however it ended.
+    // 'close' fires however the response ends (sent whole, cut, or the client gone), where
+    // onResponse only sees the finished ones, so the in-flight gauge always comes back down.
     app.addHook('onRequest', (request, reply, done) => {
       const socket = request.raw.socket;
       const bytesBefore = socket.bytesWritten;
       current.set(socket, reply);
+      metrics?.requestStarted();
       reply.raw.once('close', () => {
         if (current.get(socket) === reply) current.delete(socket);
         const ended = endedBy.get(socket);
@@ -147,9 +163,25 @@ export function createConnectionTracker(
             : (ended?.outcome ?? request.outcome ?? 'client-closed');
         const failure = ended?.failure ?? request.failure;
         const code = ended?.code ?? request.errorCode;
-        const status = finished || ended === undefined ? reply.statusCode : ended.status;
+        // Nothing was sent (the client left, or the shutdown cut, while the store was still asked):
+        // no status of the handler's is what the client got.
+        const unsent = !finished && ended === undefined && !reply.raw.headersSent;
+        const status = unsent
+          ? outcome === 'shutdown-cut'
+            ? CLOSED_UNANSWERED_STATUS
+            : CLIENT_CLOSED_STATUS
+          : finished || ended === undefined
+            ? reply.statusCode
+            : ended.status;
+        if (unsent && request.operation === 'query' && request.queryOutcome === undefined) {
+          request.queryOutcome = outcome === 'shutdown-cut' ? 'shutdown_cut' : 'client_closed';
+        }
         const bytes = socket.bytesWritten - bytesBefore;
-        audit?.record(request, { status, outcome, bytes, code });
+        audit?.record(request, { status, outcome, bytes, code, unsent });
+        if (metrics !== undefined) {
+          metrics.requestEnded(request.method, request.routeOptions.url ?? '', status, secondsSince(request));
+          if (request.queryOutcome !== undefined) metrics.queryEnded(request.queryOutcome);
+        }
         log({
           method: request.method,
           path: pathOf(request.url),

@@ -205,6 +205,33 @@ describe('every metric moves when it should', () => {
     }
   });
 
+  it('a client that leaves before the store answered counts as 499 and as a query client_closed, never as 200 or answered', async () => {
+    const before = await scrape(slow);
+    link.delayMs = DELAY_MS * 3;
+    try {
+      const leaving = new AbortController();
+      const asked = fetch(`${slow.endpoint}?query=${encodeURIComponent('SELECT * WHERE { ?s ?p ?o } LIMIT 7')}`, {
+        headers: { 'x-api-key': KEYS.beta },
+        signal: leaving.signal,
+      });
+      await new Promise((resolve) => setTimeout(resolve, DELAY_MS));
+      leaving.abort();
+      await assert.rejects(asked);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      link.delayMs = 0;
+    }
+    const after = await scrape(slow);
+    const requests = (text: string, code: number) =>
+      sample(text, 'http_requests_total', `method="GET",route="/sparql",status_code="${code}"`);
+    const queries = (text: string, outcome: string) => sample(text, 'sparql_guard_queries_total', `outcome="${outcome}"`);
+    assert.equal(requests(after, 499) - requests(before, 499), 1, 'counted as 499');
+    assert.equal(requests(after, 200) - requests(before, 200), 0, 'not as 200');
+    assert.equal(queries(after, 'client_closed') - queries(before, 'client_closed'), 1);
+    assert.equal(queries(after, 'answered') - queries(before, 'answered'), 0);
+    assert.equal(sample(after, 'sparql_guard_in_flight_requests'), 0);
+  });
+
   it('sparql_guard_in_flight_requests: 1 while a query waits for the store, 0 after', async () => {
     link.delayMs = DELAY_MS * 3;
     let answered: Promise<number> | undefined;

@@ -135,6 +135,37 @@ describe('signals against the real bin', () => {
     },
   );
 
+  it(
+    'SIGTERM with the store still silent past the grace: the request is cut unanswered and logged 444 shutdown-cut, never 200',
+    { timeout: 120_000 },
+    async () => {
+      const guard = spawnGuard(folder.folder, {
+        upstream: store.url,
+        policies: [INTEGRATION_POLICIES],
+        shutdown: { drainMs: 0, graceMs: 500 },
+      });
+      try {
+        const url = await listeningUrl(guard);
+        store.mode = 'silent';
+        const before = store.received;
+        const waiting = get(`${url}/sparql?query=${QUERY}`, false);
+        await waitUntil(() => store.received > before, 10_000);
+        guard.child.kill('SIGTERM');
+        assert.equal(await guard.exited(), 0);
+        assert.equal((await waiting).status, 0, 'the client got no status');
+        const isRequest = (entry: Record<string, unknown>) => entry.method === 'GET' && entry.path === '/sparql';
+        await waitUntil(() => guard.lines.some(isRequest), 5000);
+        const line = guard.lines.find(isRequest);
+        assert.equal(line?.outcome, 'shutdown-cut');
+        assert.equal(line.status, 444);
+        assert.equal(line.bytes, 0);
+      } finally {
+        store.mode = 'answer';
+        await guard.stop();
+      }
+    },
+  );
+
   it('workers: 2, a worker killed with SIGKILL under load (a new connection per request): no 503', { timeout: 240_000 }, async () => {
     const guard = spawnGuard(folder.folder, {
       upstream: store.url,

@@ -188,6 +188,29 @@ describe('audit records', () => {
     for (const secret of [unknownKey, KEYS.beta, KEYS.keeper, sha256(KEYS.beta)]) assert.ok(!text.includes(secret), 'no key or key digest');
   });
 
+  it('records a query whose client left before the store answered: 499, allowed (the store ran it), nothing sent', async () => {
+    link.delayMs = 400;
+    try {
+      const leaving = new AbortController();
+      const asked = fetch(`${t.endpoint}?query=${encodeURIComponent('SELECT ?s WHERE { ?s ?p ?o } LIMIT 9')}`, {
+        headers: { 'x-api-key': KEYS.beta },
+        signal: leaving.signal,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      leaving.abort();
+      await assert.rejects(asked);
+    } finally {
+      link.delayMs = 0;
+    }
+    const record = (await records()).findLast((each) => each.outcome === 'client-closed');
+    assert.ok(record !== undefined, 'a record');
+    assert.equal(record.status, 499);
+    assert.equal(record.decision, 'allowed');
+    assert.equal(record.code, null);
+    assert.equal(record.bytes, 0);
+    assert.deepEqual(record.dataset, { default: [`${G}a`, `${G}b`, `${G}beta`], named: [`${G}a`, `${G}beta`, `${G}b`] });
+  });
+
   it('records a request refused before its handler ran: a body over the limit (413)', async () => {
     const response = await fetch(t.endpoint, {
       method: 'POST',
