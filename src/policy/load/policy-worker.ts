@@ -140,6 +140,8 @@ function digestOf(policies: AttachedPolicies): string {
   texts(policies.files);
   texts(policies.graphs);
   for (const paths of policies.hidePaths) texts(paths);
+  // Templates grant graphs too: a reload that only edits or removes one is a change.
+  for (const templates of policies.graphTemplates) texts(templates);
   for (const prefixes of policies.graphPrefixes) texts(prefixes);
   for (const limits of policies.limits) text(JSON.stringify(Object.entries(limits).sort()));
   for (const restriction of policies.restrictions) text(JSON.stringify(restriction));
