@@ -161,13 +161,22 @@ type Refuse = (message: string) => never;
 type Credential = { readonly kind: 'apiKey' | 'jwt'; readonly value: string };
 
 /**
+ * Leading and trailing whitespace of HTTP, spaces and tabs only (RFC 9110 section 5.6.3).
+ * Not String.trim: it also takes U+00A0, the byte A0 of a Latin-1 value, so `bob<A0>`
+ * would be taken for the agent `bob` and `hr<A0>` for the group `hr`.
+ */
+function trimOws(value: string): string {
+  return value.replace(/^[ \t]+|[ \t]+$/g, '');
+}
+
+/**
  * One header's value, trimmed (leading and trailing whitespace is not part of a field value,
  * RFC 9110 section 5.5); undefined when absent. A header given twice is ambiguous: 401.
  */
 function readSingle(value: string | string[] | undefined, label: string, refuse: Refuse): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === 'string') return value.trim();
-  if (value.length === 1 && value[0] !== undefined) return value[0].trim();
+  if (typeof value === 'string') return trimOws(value);
+  if (value.length === 1 && value[0] !== undefined) return trimOws(value[0]);
   return refuse(`${label} was given more than once`);
 }
 
@@ -196,7 +205,7 @@ function readAuthorization(authorization: string | undefined, jwtAccepted: boole
   const match = AUTHORIZATION.exec(authorization);
   if (match === null) return refuse('the Authorization header is empty');
   const scheme = match[1]?.toLowerCase();
-  const value = (match[2] ?? '').trim();
+  const value = trimOws(match[2] ?? '');
   if (scheme === 'bearer') {
     if (value === '') refuse('the Authorization header has the Bearer scheme but no key');
     return { kind: jwtAccepted && looksLikeJwt(value) ? 'jwt' : 'apiKey', value };
@@ -222,7 +231,7 @@ function splitGroups(value: string | undefined): string[] {
   if (value === undefined || value === '') return [];
   const groups = new Set<string>();
   for (const item of value.split(',')) {
-    const group = item.trim();
+    const group = trimOws(item);
     if (group !== '') groups.add(group);
   }
   return [...groups];

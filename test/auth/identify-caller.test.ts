@@ -299,6 +299,30 @@ describe('trusted headers', () => {
     refused({ 'x-agent': 'https://w3id.org/sparql-guard#AuthenticatedAgent' }, /it lies in the reserved namespace/, noPrefix);
   });
 
+  it('trim only the spaces and tabs of HTTP: a byte A0 (no-break space) is part of the name', () => {
+    // String.trim took U+00A0 too: `carol<A0>` was the agent carol, `staff<A0>` the group staff.
+    const caller = (() => {
+      try {
+        return identify({ 'x-remote-user': 'carol\u00a0', 'x-remote-groups': 'staff\u00a0, \u00a0admins' });
+      } catch (error) {
+        assert.ok(error instanceof GuardError && error.status === 401, String(error));
+        return undefined;
+      }
+    })();
+    if (caller !== undefined) assert.notEqual(caller.agent, 'https://idp.example.org/users/carol');
+    assert.deepEqual(identify({ 'x-remote-user': 'carol', 'x-remote-groups': 'staff\u00a0, \u00a0admins' }).groups, [
+      'staff\u00a0',
+      '\u00a0admins',
+    ]);
+    assert.deepEqual(identify({ 'x-remote-user': ' \tcarol\t ', 'x-remote-groups': '\tstaff\t' }), {
+      agent: 'https://idp.example.org/users/carol',
+      groups: ['staff'],
+      authenticated: true,
+      via: 'trusted-headers',
+    });
+    refused({ 'x-api-key': `${ALICE_KEY}\u00a0` }, /^unknown API key$/);
+  });
+
   it('refuse a groups header without an agent header', () => {
     refused({ 'x-remote-groups': 'admins' }, /^the trusted groups header arrived without the trusted agent header$/);
   });
