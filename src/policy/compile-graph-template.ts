@@ -24,6 +24,9 @@ const VARIABLE = /^(?:agent|group|claim\.([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*))$/;
  */
 const LITERAL = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
 
+/** A character of the literal text that no encoded value holds (RFC 3986 gen-delims and sub-delims). */
+const SEPARATOR = /[:/?#[\]@!$&'()*+,;=]/;
+
 /** The values of one caller a template is expanded with. */
 export interface TemplateValues {
   /** The agent IRI; undefined: the anonymous caller, for whom no template expands. */
@@ -88,6 +91,15 @@ export function compileGraphTemplate(text: string): GraphTemplate {
     rest = rest.slice(close + 1);
   }
   if (variables.length === 0) throw new Error('has no {variable} (a fixed graph is granted with guard:readGraph)');
+  // Values are encoded all but A-Z a-z 0-9 - . _ ~, so only a reserved character of the literal
+  // text tells where one value ends: `{agent}{group}` gave agent .../a with group bc the graph of
+  // agent .../ab with group c (and a %-escape is no separator: a value's / is written %2F too).
+  for (const [at, literal] of literals.entries()) {
+    if (at === 0 || at === literals.length - 1 || SEPARATOR.test(literal)) continue;
+    throw new Error(
+      `has {${variables[at - 1]}} and {${variables[at]}} with no reserved character between them, so two callers' values could give one IRI (put a / between them)`,
+    );
+  }
   if (!hasScheme(literals[0] ?? '')) throw new Error('must begin with a scheme such as https: before its first {variable}');
 
   const template = parseTemplate(text);

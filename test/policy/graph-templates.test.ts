@@ -48,6 +48,10 @@ describe('graph templates at load', () => {
     ['a reserved IRI', '"urn:x-sparql-guard:{agent}"', /reserved by the rewriter/],
     ['an IRI instead of a string', '<https://d.example.org/x>', /must be a plain string literal/],
     ['a language-tagged string', '"https://d.example.org/{agent}"@en', /must be a plain string literal/],
+    // agent .../a with group bc and agent .../ab with group c gave one graph
+    ['two variables side by side', '"https://d.example.org/{agent}{group}/"', /no reserved character between them/],
+    ['two variables apart by unreserved text', '"https://d.example.org/{group}-{claim.sub}/"', /no reserved character between them/],
+    ['two variables apart by a %-escape', '"https://d.example.org/{group}%2F{claim.sub}/"', /no reserved character between them/],
     ['a very long template', `"https://d.example.org/${'x'.repeat(2100)}{agent}"`, /longer than 2048/],
   ];
   for (const [name, object, reason] of cases) {
