@@ -122,6 +122,30 @@ async function run(job: WorkerJob): Promise<WorkerReply> {
 }
 
 /**
+ * Every column of the table and where digestOf reads it: a column added to AttachedPolicies does
+ * not compile until it is listed here, and so read. (The templates were once left out: a reload
+ * that only removed a template was "unchanged", and the template kept granting.)
+ */
+const DIGESTED: Readonly<Record<keyof AttachedPolicies, 'text' | 'array'>> = {
+  iris: 'text',
+  files: 'text',
+  graphs: 'text',
+  hidePaths: 'text',
+  graphTemplates: 'text',
+  graphPrefixes: 'text',
+  limits: 'text',
+  restrictions: 'text',
+  orders: 'array',
+  fileIndexes: 'array',
+  principalStarts: 'array',
+  principalIndexes: 'array',
+  graphStarts: 'array',
+  graphIndexes: 'array',
+  principals: 'array',
+};
+void DIGESTED;
+
+/**
  * The digest of everything compilePolicySet reads: two loads with the same digest build the same
  * PolicySet, so a refresh that finds the one in force swaps nothing. Strings are written with
  * their length, so no two tables give the same byte stream.
