@@ -168,6 +168,23 @@ describe('what a fact source may not do (each refresh fails whole, the set in fo
     }
   });
 
+  // The operator's rule makes a member's policy apply to the member: guard:Everyone as a member would grant Apollo to every caller.
+  it('naming a principal or any other term of the vocabulary, in any place (guard:Everyone as a member of Apollo)', async () => {
+    for (const triples of [
+      'guard:Everyone app:memberOf <https://example.org/projects/apollo> .',
+      'guard:AuthenticatedAgent app:memberOf <https://example.org/projects/apollo> .',
+      '<https://example.org/agents/mallory> app:memberOf guard:Anonymous .',
+      '<https://example.org/agents/mallory> app:likes guard:rowPattern .',
+    ]) {
+      const term = /guard:(\w+)/.exec(triples)![1]!;
+      await attackWith(
+        triples,
+        new RegExp(`names <https://w3id\\.org/sparql-guard#${term}>, a term of the policy vocabulary`),
+        'projects|copy',
+      );
+    }
+  });
+
   it('saying anything about a policy written on disk (pointing Apollo at Gemini)', () =>
     attackWith(
       'pol:project-apollo proj:forProject <https://example.org/projects/gemini> .',

@@ -2,7 +2,7 @@
 
 import { Parser, type Quad, type Term } from 'n3';
 import { isAbsoluteIri } from '../../iri.js';
-import { guard, isReservedIri, RDF_TYPE } from '../../vocabulary.js';
+import { GUARD, guard, isReservedIri, RDF_TYPE } from '../../vocabulary.js';
 import { factOrigin } from '../store-reads/fact-origin.js';
 import { policyLoadError } from '../policy-load-error.js';
 import { describeTerm } from './describe-term.js';
@@ -40,7 +40,8 @@ const FORMATS: Readonly<Record<string, string>> = {
  * blank node labels of its own, and checks it: at most `maxTriples` triples, every IRI
  * absolute and outside the reserved `urn:x-sparql-guard:` (a source cannot name the rewriter's
  * graphs nor the stand-ins of the policy files' blank nodes), and without `policies` no policy
- * term (POLICY_TERMS) and no `a guard:Policy`. Throws PolicyLoadError `facts:<name>: ...`.
+ * term (POLICY_TERMS), no `a guard:Policy` and no other IRI of the vocabulary anywhere (the
+ * principals: guard:Everyone as a member). Throws PolicyLoadError `facts:<name>: ...`.
  */
 export function parseFactSource(input: FactInput, index: number): Quad[] {
   const origin = factOrigin(input.name);
@@ -73,6 +74,13 @@ export function parseFactSource(input: FactInput, index: number): Quad[] {
     }
     if (quad.predicate.value === RDF_TYPE && quad.object.termType === 'NamedNode' && quad.object.value === guard.Policy) {
       fail(`declares ${describeTerm(quad.subject)} a guard:Policy (allow it with "policies": true)`);
+    }
+    // Nor any other IRI of the vocabulary, in any place: `guard:Everyone app:memberOf <apollo>`
+    // went through the operator's membership rule to grant apollo to every caller.
+    for (const term of [quad.subject, quad.predicate, quad.object]) {
+      if (term.termType === 'NamedNode' && term.value.startsWith(GUARD)) {
+        fail(`names ${describeTerm(term)}, a term of the policy vocabulary (allow it with "policies": true)`);
+      }
     }
   }
   return quads;
