@@ -131,6 +131,33 @@ describe('row rules and columns at load', () => {
     );
   });
 
+  it('reads a pattern with its file prefixes only where each is declared once (or again to the same IRI)', async () => {
+    const write = (text: string) => {
+      const file = join(folder, `p${files++}.ttl`);
+      writeFileSync(file, text);
+      return loadPolicies({ policyFiles: [file], ruleFiles: shippedRuleFiles() });
+    };
+    const policy = (pattern: string) =>
+      `ex:p a guard:Policy; guard:agent guard:Everyone; guard:readGraph ex:g; guard:rowPattern "${pattern}".\n`;
+    // ex: redefined after the policy: Turtle reads the pattern's ex: as the first, the pattern cannot know which.
+    await assert.rejects(
+      write(`${PREFIXES}${policy('?this ex:member ?agent')}@prefix ex: <https://other.example/>.\nex:q ex:r ex:s.\n`),
+      /guard:rowPattern uses ex:, which its file declares more than once with different IRIs \(declare each prefix once, or write the IRI in full\)$/,
+    );
+    await assert.rejects(
+      write(`${PREFIXES}@prefix ex: <https://other.example/>.\n${policy('?this ex:member ?agent VALUES ?agent { ex:a }')}`),
+      /guard:rowPattern uses ex:, which its file declares more than once/,
+    );
+    // The same IRI again, or a prefix the pattern does not use declared twice: read as before.
+    const same = await write(
+      `${PREFIXES}@prefix ex: <https://example.org/>. @prefix o: <https://a/>. @prefix o: <https://b/>.\n${policy('?this ex:member ?agent')}`,
+    );
+    assert.equal(same.policies[0]?.rowRule?.triples[0]?.predicate.value, 'https://example.org/member');
+    // A prefix named as a property of Object.prototype is a prefix like any other.
+    const named = await write(`${PREFIXES}@prefix constructor: <https://c.example/>.\n${policy('?this constructor:member ?agent')}`);
+    assert.equal(named.policies[0]?.rowRule?.triples[0]?.predicate.value, 'https://c.example/member');
+  });
+
   it('refuses, in one line naming file and policy, what the rewriter could not hold to the rule', async () => {
     const wrong: [string, RegExp][] = [
       ['guard:readPath "name"', /guard:readPath must be an IRI/],
@@ -180,6 +207,11 @@ describe('row rules and columns at load', () => {
       // A long string holding a quote, read as short strings, would end early and hide the = after it.
       ['guard:rowPattern \'?this ex:p ?o . """x"y""" = ex:z ; ex:q "w"\'', /writes =, which is N3/],
       [`guard:rowPattern "?this ex:p ?o . '''x'y''' = ex:z ; ex:q 'w'"`, /writes =, which is N3/],
+      // A relative IRI resolved against the file's path (not its @base) matched nothing: refused, as in VALUES.
+      ['guard:rowPattern "?this <member> ?agent"', /has the relative IRI <member> \(write it in full, or with a prefix\)/],
+      ['guard:rowPattern "?this <#member> ?agent"', /has the relative IRI <#member>/],
+      // N3 binds an undeclared `:` to the base: a pattern's `:member` is an undeclared prefix.
+      ['guard:rowPattern "?this :member ?agent"', /not a basic graph pattern: Undefined prefix ":"/],
       ['guard:rowclass ex:C', /did you mean guard:rowClass/],
       ['guard:readpath ex:C', /did you mean guard:readPath/],
     ];

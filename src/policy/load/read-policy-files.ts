@@ -15,7 +15,7 @@ import { factOrigin } from '../store-reads/fact-origin.js';
 import { parseFactSource } from './parse-fact-source.js';
 import type { FactInput } from './worker-messages.js';
 import { describeTerm } from './describe-term.js';
-import { readRowRule, type PolicyRestriction } from './read-row-rule.js';
+import { NO_PREFIXES, readRowRule, type FilePrefixes, type PolicyRestriction } from './read-row-rule.js';
 
 /** One declared policy as written in the Turtle, before the rules run. */
 export interface PolicySource {
@@ -90,7 +90,7 @@ export async function readPolicyFiles(files: readonly string[], facts: readonly 
   /** Subject id -> [file, position of its first triple]: this is the order of listing. */
   const firstSeen = new Map<string, { file: string; fileIndex: number; position: number }>();
   /** Per policy file, its prefixes (a row pattern reads them). */
-  const prefixesOf = new Map<string, Record<string, string>>();
+  const prefixesOf = new Map<string, FilePrefixes>();
   const add = (file: string, fileIndex: number, added: readonly Quad[]) => {
     checkVocabulary(added, file);
     origins.push({ origin: file, first: quads.length, count: added.length });
@@ -100,7 +100,8 @@ export async function readPolicyFiles(files: readonly string[], facts: readonly 
     }
   };
   for (const [fileIndex, file] of files.entries()) {
-    const prefixes: Record<string, string> = {};
+    // No prototype: a prefix may be named `constructor` or `toString`.
+    const prefixes = { iris: Object.create(null) as Record<string, string>, ambiguous: new Set<string>() };
     prefixesOf.set(file, prefixes);
     add(file, fileIndex, parseTurtle(await readText(file), file, prefixes));
   }
@@ -140,7 +141,7 @@ export async function readPolicyFiles(files: readonly string[], facts: readonly 
     if (subject === undefined || subject.termType !== 'NamedNode') {
       throw policyLoadError('a guard:Policy must be named by an IRI, not a blank node', file);
     }
-    return { iri: subject.value, file, order, ...validatePolicy(subject.value, file, own, prefixesOf.get(file) ?? {}) };
+    return { iri: subject.value, file, order, ...validatePolicy(subject.value, file, own, prefixesOf.get(file) ?? NO_PREFIXES) };
   });
   return { policies, quads, origins };
 }
@@ -183,7 +184,7 @@ function validatePolicy(
   iri: string,
   file: string,
   own: readonly Quad[],
-  prefixes: Readonly<Record<string, string>>,
+  prefixes: FilePrefixes,
 ): { hidePaths: string[]; graphTemplates: string[]; graphPrefixes: string[]; limits: PolicyLimits; restriction: PolicyRestriction } {
   const fail = (reason: string): never => {
     throw policyLoadError(reason, file, iri);
@@ -243,7 +244,7 @@ function validatePolicy(
     }
   }
   if (!targeted) fail('has neither guard:agent nor guard:group');
-  const restriction = readRowRule(own, prefixes, file.startsWith('facts:') ? 'urn:x-sparql-guard:facts' : pathToFileURL(file).href, fail);
+  const restriction = readRowRule(own, prefixes, fail);
   return { hidePaths, graphTemplates, graphPrefixes, limits: readLimits(own, fail), restriction };
 }
 
@@ -280,12 +281,16 @@ async function readText(file: string): Promise<string> {
   }
 }
 
-function parseTurtle(text: string, file: string, prefixes: Record<string, string>): Quad[] {
+function parseTurtle(text: string, file: string, prefixes: { iris: Record<string, string>; ambiguous: Set<string> }): Quad[] {
   // Relative IRIs resolve against the file itself, as any Turtle tool would.
   const parser = new Parser({ format: 'text/turtle', baseIRI: pathToFileURL(file).href });
   try {
     return parser.parse(text, null, (prefix: string, iri: { value: string }) => {
-      prefixes[prefix] = iri.value;
+      const before = prefixes.iris[prefix];
+      if (prefixes.ambiguous.has(prefix) || (before !== undefined && before !== iri.value)) {
+        prefixes.ambiguous.add(prefix);
+        delete prefixes.iris[prefix];
+      } else prefixes.iris[prefix] = iri.value;
     });
   } catch (error) {
     const { message } = error as Error;

@@ -56,15 +56,23 @@ const VALUES_TOKEN = new RegExp(
 );
 
 /**
- * The restriction one policy states, or throws through `fail` with one line naming what is wrong:
- * `prefixes` are its file's (a row pattern reads them as the policy does), `base` resolves relative IRIs.
+ * The prefixes of a policy file, as a row pattern reads them: each declared once (or always to the
+ * same IRI) in `iris`; a prefix declared again with another IRI is in `ambiguous` only, since the
+ * pattern, a string, does not say which declaration was in force where it was written.
  */
-export function readRowRule(
-  own: readonly Quad[],
-  prefixes: Readonly<Record<string, string>>,
-  base: string,
-  fail: (reason: string) => never,
-): PolicyRestriction {
+export interface FilePrefixes {
+  readonly iris: Readonly<Record<string, string>>;
+  readonly ambiguous: ReadonlySet<string>;
+}
+
+export const NO_PREFIXES: FilePrefixes = { iris: {}, ambiguous: new Set() };
+
+/**
+ * The restriction one policy states, or throws through `fail` with one line naming what is wrong:
+ * `prefixes` are its file's (a row pattern reads them as the policy does); a relative IRI in a
+ * row pattern is refused (the file's @base where the pattern stands is not known).
+ */
+export function readRowRule(own: readonly Quad[], prefixes: FilePrefixes, fail: (reason: string) => never): PolicyRestriction {
   const values = (predicate: string) => own.filter((quad) => quad.predicate.value === predicate).map((quad) => quad.object);
   const iris = (predicate: string, name: string): string[] =>
     values(predicate).map((object) => {
@@ -102,7 +110,7 @@ export function readRowRule(
     if (pattern.termType !== 'Literal' || pattern.datatype.value !== XSD_STRING || pattern.language !== '') {
       fail('guard:rowPattern must be a plain string literal holding triple patterns over ?this');
     }
-    rowRule = { ...parseRowPattern(pattern.value, prefixes, base, fail), data, source: pattern.value.trim() };
+    rowRule = { ...parseRowPattern(pattern.value, prefixes, fail), data, source: pattern.value.trim() };
   }
   return { ...(readPaths.length > 0 && { readPaths }), ...(rowRule !== undefined && { rowRule: Object.freeze(rowRule) }) };
 }
@@ -110,8 +118,7 @@ export function readRowRule(
 /** Triple patterns and VALUES blocks over `?this`, as RuleTriples (n3 reads the triples, with the file's prefixes). */
 function parseRowPattern(
   text: string,
-  prefixes: Readonly<Record<string, string>>,
-  base: string,
+  prefixes: FilePrefixes,
   fail: (reason: string) => never,
 ): { triples: RuleTriple[]; values: RuleValues[] } {
   const problem = (reason: string): never => fail(`guard:rowPattern ${reason}`);
@@ -139,21 +146,25 @@ function parseRowPattern(
   if (blocks.some((block) => block.variables.includes('this'))) problem('binds ?this in VALUES (name the records with a triple pattern)');
   if (rest.trim() === '') problem('holds no triple pattern');
   if (hasLoneTerm(rest)) problem('has a term that is no part of a triple pattern (write subject, predicate and object)');
-  const declarations = Object.entries(prefixes)
+  const declarations = Object.entries(prefixes.iris)
     .map(([name, iri]) => `@prefix ${name}: <${iri}> .\n`)
     .join('');
   let quads: Quad[];
   try {
     // N3 reads `?name` as a variable; what it reads beyond Turtle (formulas, paths, rules) is refused below.
-    quads = new Parser({ format: 'text/n3', baseIRI: base }).parse(`${declarations}${rest}\n.`);
+    // No base: a relative IRI stays relative and is refused below (and N3 binds no implicit `:` to it).
+    quads = new Parser({ format: 'text/n3' }).parse(`${declarations}${rest}\n.`);
   } catch (error) {
     const message = (error as Error).message.replace(/\.$/, '').replace(/ on line \d+/, '');
+    const undeclared = /^Undefined prefix "([^"]*):"/.exec(message)?.[1];
+    if (undeclared !== undefined && prefixes.ambiguous.has(undeclared)) return problem(ambiguousPrefix(undeclared));
     return problem(`is not a basic graph pattern: ${message}`);
   }
   if (quads.length === 0) problem('holds no triple pattern');
   const term = (value: Term): RuleTerm => {
     switch (value.termType) {
       case 'NamedNode': {
+        if (!hasScheme(value.value)) problem(`has the relative IRI <${value.value}> (write it in full, or with a prefix)`);
         if (isReservedIri(value.value)) problem(`names <${value.value}>, which is reserved by the rewriter (urn:x-sparql-guard:)`);
         const spliced = iriSpliceProblem(value.value);
         if (spliced !== undefined) problem(`names ${JSON.stringify(value.value)}, which ${spliced}`);
@@ -220,12 +231,7 @@ function variable(name: string, problem: (reason: string) => never): RuleTerm {
 }
 
 /** One VALUES block: its variables, and its rows of IRIs, prefixed names, literals or UNDEF. */
-function readValues(
-  variablePart: string,
-  body: string,
-  prefixes: Readonly<Record<string, string>>,
-  problem: (reason: string) => never,
-): RuleValues {
+function readValues(variablePart: string, body: string, prefixes: FilePrefixes, problem: (reason: string) => never): RuleValues {
   const variables = [...variablePart.matchAll(/\?(\w+)/g)].map((match) => (variable(match[1] ?? '', problem) as { value: string }).value);
   const single = !variablePart.trim().startsWith('(');
   const tokens: string[] = [];
@@ -246,8 +252,11 @@ function readValues(
       if (!hasScheme(iri)) problem(`has the relative IRI <${iri}> in VALUES (write it in full)`);
     } else {
       const colon = token.indexOf(':');
-      const namespace = prefixes[token.slice(0, colon)];
-      if (namespace === undefined) return problem(`uses the undeclared prefix ${token.slice(0, colon)}: in VALUES`);
+      const name = token.slice(0, colon);
+      const namespace = prefixes.iris[name];
+      if (namespace === undefined) {
+        return problem(prefixes.ambiguous.has(name) ? ambiguousPrefix(name) : `uses the undeclared prefix ${name}: in VALUES`);
+      }
       iri = namespace + token.slice(colon + 1);
     }
     if (isReservedIri(iri)) problem(`names <${iri}> in VALUES, which is reserved by the rewriter (urn:x-sparql-guard:)`);
@@ -292,4 +301,8 @@ function readValues(
     if (row !== undefined) problem('has a VALUES row that is not closed');
   }
   return { variables, rows };
+}
+
+function ambiguousPrefix(name: string): string {
+  return `uses ${name}:, which its file declares more than once with different IRIs (declare each prefix once, or write the IRI in full)`;
 }
