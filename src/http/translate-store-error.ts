@@ -73,7 +73,10 @@ export function translateStoreError(status: number, storeText: string, plan: Pla
     (SIZE_STATUSES.has(status) || (SIZE_REFUSALS.has(status) && plan.datasetGraphs >= LARGE_DATASET_GRAPHS) ? 'size' : undefined);
   const said = options.explain && storeText.trim() !== '' ? `; the store said: ${oneLine(storeText)}` : '';
   if (refusal === undefined) {
-    const answered = `the store answered HTTP ${status} to the query as forwarded`;
+    // The store's 401 or 407 refuses the guard's own credential (upstreamHeaders), not the caller's.
+    const whose =
+      status === 401 || status === 407 ? " (it refused the guard's own credential, upstreamHeaders: the caller's were accepted)" : '';
+    const answered = `the store answered HTTP ${status} to the query as forwarded${whose}`;
     const inLog = `${answered}; its message is in the guard's log`;
     return new StoreError(status, 'store_error', said === '' ? inLog : `${answered}${said}`, inLog);
   }

@@ -114,6 +114,18 @@ describe("translateStoreError: the lab stores' own words", () => {
     assert.match(error.message, /^the store refused the query as forwarded \(HTTP 500\): with 6 graphs in its dataset, 10 KiB, /);
   });
 
+  it("a store's 401 or 407 says it refused the guard's own credential, not the caller's; its status stays", () => {
+    for (const status of [401, 407]) {
+      const error = translateStoreError(status, 'Unauthorized', planOf(2), { explain: false });
+      assert.equal(error.status, status);
+      assert.equal(
+        error.message,
+        `the store answered HTTP ${status} to the query as forwarded (it refused the guard's own credential, upstreamHeaders: the caller's were accepted); its message is in the guard's log`,
+      );
+    }
+    assert.doesNotMatch(translateStoreError(403, 'Forbidden', planOf(2), { explain: false }).message, /credential/);
+  });
+
   it('a refusal the table does not name is put down to size from 1,000 graphs, not below', () => {
     assert.equal(translateStoreError(400, 'some store error', planOf(1_000), { explain: false }).code, 'store_refused');
     assert.equal(translateStoreError(400, 'some store error', planOf(999), { explain: false }).code, 'store_error');
