@@ -294,7 +294,7 @@ async function forward(
       store: services.upstream.store,
       status: answer.status,
       agent: request.agent ?? null,
-      text: text.slice(0, MAX_LOGGED_CHARS),
+      text: loggedStoreText(text),
     });
     throw translateStoreError(answer.status, text, plan, { explain });
   }
@@ -326,8 +326,27 @@ async function forward(
 
 /** Bytes of a store's error answer read: its message is at the start. */
 const MAX_STORE_TEXT_BYTES = 64 * 1024;
-/** Characters of a store's error text logged: the line stays within one atomic write of the log (4096 bytes). */
-const MAX_LOGGED_CHARS = 3_000;
+/**
+ * Bytes of a store's error text in its log line, as written (JSON-escaped UTF-8): the line stays
+ * within one atomic write of the log (4096 bytes). Counted in characters, 3,000 CJK characters
+ * wrote 9 KB and 3,000 control characters 18 KB.
+ */
+const MAX_LOGGED_BYTES = 3_000;
+
+/** The longest start of `text` whose JSON string takes at most MAX_LOGGED_BYTES. */
+export function loggedStoreText(text: string): string {
+  const fits = (length: number) => Buffer.byteLength(JSON.stringify(text.slice(0, length))) <= MAX_LOGGED_BYTES;
+  if (fits(text.length)) return text;
+  // Binary search on the length: at most 64 KiB of text (MAX_STORE_TEXT_BYTES), 17 steps.
+  let low = 0;
+  let high = Math.min(text.length, MAX_LOGGED_BYTES);
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle - 1;
+  }
+  return text.slice(0, low);
+}
 
 /** The start of a store's error answer as text (what arrived of it, should the store cut it). */
 async function readStoreText(answer: UpstreamResponse): Promise<string> {
