@@ -6,6 +6,7 @@ import { ConfigError } from './config/config-error.js';
 import { PolicyLoadError } from './policy/policy-load-error.js';
 import { nearestWord } from './nearest-word.js';
 import { OWN_VERSION } from './own-version.js';
+import { holdSignals } from './server/hold-signals.js';
 import type { RunningGuard } from './server/start-guard.js';
 
 // Each command's module is imported when that command runs: `--version` and `hash-key` load no
@@ -74,6 +75,9 @@ async function usage(asked: boolean): Promise<number> {
 }
 
 async function serve(): Promise<number> {
+  // From the first moment: the imports below take about half a second, in which a SIGHUP or a
+  // SIGTERM would otherwise end the process by default. The held signals are handed over below.
+  const held = holdSignals();
   const [{ readCommandConfig }, { reportReady, serveCluster, workerLog }, { logToStdout, startGuard }] = await Promise.all([
     import('./cli/read-command-config.js'),
     import('./server/serve-cluster.js'),
@@ -89,10 +93,10 @@ async function serve(): Promise<number> {
     logToStdout({ event: 'demo', message: 'GUARD_CONFIG is not set: serving the demo (policies/demo.json) on the embedded store' });
   }
   if (config.configFile !== undefined) env.GUARD_CONFIG = config.configFile;
-  if (cluster.isPrimary && config.workers > 1) return serveCluster(config, env, logToStdout);
+  if (cluster.isPrimary && config.workers > 1) return serveCluster(config, env, logToStdout, held);
 
-  // Signals are taken before the (slow) start, so none of them can end the process by default:
-  // SIGTERM / SIGINT shut down gracefully, SIGHUP reloads.
+  // The real listeners take over from the hold before the (slow) start: SIGTERM / SIGINT shut
+  // down gracefully, SIGHUP reloads.
   const log = workerLog(logToStdout);
   let guard: RunningGuard | undefined;
   let reloadAfterStart = false;
@@ -110,6 +114,13 @@ async function serve(): Promise<number> {
   });
   process.once('SIGTERM', requestStop);
   process.once('SIGINT', requestStop);
+  // Signals held since the top of serve: a SIGHUP needs nothing, since the first load has not
+  // begun and reads the files after it; a SIGTERM or SIGINT ends the process before it starts.
+  const stopBeforeStart = held.release().find((signal) => signal !== 'SIGHUP');
+  if (stopBeforeStart !== undefined) {
+    log({ event: 'shutdown', signal: stopBeforeStart });
+    return 0;
+  }
   // node's cluster ends a worker at once when the primary goes away (its own 'disconnect'
   // listener calls process.exit): this one runs first, so the line goes out as it exits.
   if (cluster.isWorker) {

@@ -5,6 +5,7 @@ import type { GuardConfig } from '../config/read-config.js';
 import { createClusterScrape } from '../metrics/create-metrics.js';
 import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
 import { startConfiguredEmbeddedStore } from './load-sources.js';
+import type { HeldSignals } from './hold-signals.js';
 import type { LogLine } from './start-guard.js';
 
 /** What a worker tells the primary over the cluster channel. */
@@ -38,11 +39,11 @@ export function workerLog(log: LogLine): LogLine {
  * listening port. Without an upstream, ONE embedded store starts here and every worker gets
  * its URL (GUARD_UPSTREAM in the worker's environment), so all of them see the same data.
  * SIGHUP is relayed to every worker (each reloads its policies); SIGTERM or SIGINT stops
- * them all gracefully, then the store. A worker that dies after start is replaced.
+ * them all gracefully, then the store. `held` holds the signals that came before this ran. A worker that dies after start is replaced.
  * Resolves with the exit code: 0 after a shutdown, 1 when a worker failed to start (it
  * has printed its own one-line reason).
  */
-export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, log: LogLine): Promise<number> {
+export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, log: LogLine, held: HeldSignals): Promise<number> {
   const workerEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) workerEnv[name] = value;
 
@@ -121,6 +122,20 @@ export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, 
   process.on('SIGHUP', relayReload);
   process.on('SIGTERM', requestStop);
   process.on('SIGINT', requestStop);
+  const stopTakingSignals = (): void => {
+    process.off('SIGHUP', relayReload);
+    process.off('SIGTERM', requestStop);
+    process.off('SIGINT', requestStop);
+  };
+  // Signals held since the top of serve (the embedded store's start included): a SIGHUP needs
+  // nothing, since no worker has read the files yet; a SIGTERM or SIGINT stops before any fork.
+  const stopBeforeStart = held.release().find((signal) => signal !== 'SIGHUP');
+  if (stopBeforeStart !== undefined) {
+    log({ event: 'shutdown', signal: stopBeforeStart, workers: 0 });
+    stopTakingSignals();
+    await stopAll();
+    return 0;
+  }
 
   const outcome = await Promise.race([
     new Promise<'ready' | 'failed'>((resolve) => {
@@ -137,9 +152,7 @@ export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, 
     const signal = await stopRequested;
     log({ event: 'shutdown', signal, workers: ready.size });
   }
-  process.off('SIGHUP', relayReload);
-  process.off('SIGTERM', requestStop);
-  process.off('SIGINT', requestStop);
+  stopTakingSignals();
   await stopAll();
   return outcome === 'failed' ? 1 : 0;
 }

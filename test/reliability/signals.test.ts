@@ -1,7 +1,8 @@
-// SIGTERM, SIGKILL of a worker and the loss of the primary, sent to the real bin under load.
+// SIGTERM, SIGKILL of a worker and the loss of the primary, sent to the real bin under load; SIGHUP and SIGTERM in its first moment.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { INTEGRATION_POLICIES } from '../helpers/start-test-guard.js';
@@ -58,6 +59,70 @@ function childrenOf(pid: number): number[] {
     return [];
   }
 }
+
+/** Whether `pid` catches SIGHUP now (bit 0 of SigCgt in /proc/<pid>/status): it has a listener, so a SIGHUP cannot end it. */
+function catchesSighup(pid: number): boolean {
+  try {
+    const mask = /^SigCgt:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return mask !== undefined && (BigInt(`0x${mask}`) & 1n) === 1n;
+  } catch {
+    return false;
+  }
+}
+
+/** CPU time `pid` has used so far, in clock ticks (utime + stime of /proc/<pid>/stat; a tick is 10 ms on Linux). */
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+interface Caught {
+  /** CPU used by then, in clock ticks. */
+  readonly ticks: number;
+  /** Wall time from spawn. */
+  readonly ms: number;
+}
+
+/** Waits, polling every millisecond or so, until `pid` catches SIGHUP. */
+async function sighupCaught(pid: number, spawnedAt: number): Promise<Caught> {
+  while (!catchesSighup(pid)) {
+    if (performance.now() - spawnedAt > 30_000) throw new Error('the process never caught SIGHUP');
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return { ticks: cpuTicks(pid), ms: Math.round(performance.now() - spawnedAt) };
+}
+
+/**
+ * When a bare node catches SIGHUP: the earliest any program can, since node boots first (0.1 to
+ * 0.3 s from spawn on a loaded two-core machine), so no signal sent sooner can be survived. The
+ * tests below send theirs as soon as the guard catches it, and ask that to come close to this
+ * floor in CPU, which a loaded machine stretches far less than wall time.
+ */
+async function bareNodeCatchesSighup(): Promise<Caught> {
+  const spawnedAt = performance.now();
+  const bare = spawn(process.execPath, ['-e', "process.on('SIGHUP', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
+  try {
+    return await sighupCaught(bare.pid!, spawnedAt);
+  } finally {
+    bare.kill('SIGKILL');
+  }
+}
+
+/**
+ * At most this much more CPU than a bare node, in ticks (200 ms), before the guard catches SIGHUP:
+ * its few static imports took 3 to 7. Before it held signals at the top of serve, it caught them
+ * only after importing the server and reading its configuration, 65 ticks more.
+ */
+const EARLY_CATCH_MARGIN_TICKS = 20;
+
+function assertCaughtEarly(guard: Caught, bare: Caught): void {
+  assert.ok(
+    guard.ticks <= bare.ticks + EARLY_CATCH_MARGIN_TICKS,
+    `the guard caught SIGHUP after ${guard.ticks} ticks of CPU (${guard.ms} ms), a bare node after ${bare.ticks} (${bare.ms} ms): serve must hold signals before its imports`,
+  );
+}
+
+const HAS_PROC = existsSync('/proc/self/status');
 
 describe('signals against the real bin', () => {
   let store: FaultyStore;
@@ -161,6 +226,58 @@ describe('signals against the real bin', () => {
         assert.equal(line.bytes, 0);
       } finally {
         store.mode = 'answer';
+        await guard.stop();
+      }
+    },
+  );
+
+  it(
+    'SIGHUP in the first moment of serve, while it imports the server: the process lives, becomes ready and serves',
+    { timeout: 120_000, skip: !HAS_PROC && 'needs /proc to see when the process catches SIGHUP' },
+    async () => {
+      const bare = await bareNodeCatchesSighup();
+      const spawnedAt = performance.now();
+      const guard = spawnGuard(folder.folder, { upstream: store.url, policies: [INTEGRATION_POLICIES] });
+      try {
+        const caught = await sighupCaught(guard.child.pid!, spawnedAt);
+        guard.child.kill('SIGHUP');
+        assertCaughtEarly(caught, bare);
+        const url = await listeningUrl(guard);
+        assert.equal(guard.child.exitCode, null);
+        assert.equal(guard.child.signalCode, null);
+        assert.equal((await fetch(`${url}/readyz`)).status, 200);
+        assert.equal((await get(`${url}/sparql?query=${QUERY}`, false)).status, 200);
+      } finally {
+        await guard.stop();
+      }
+    },
+  );
+
+  it(
+    'SIGTERM in the first moment of serve: exit 0 at once, one shutdown line, nothing started',
+    { timeout: 120_000, skip: !HAS_PROC && 'needs /proc to see when the process catches SIGHUP' },
+    async () => {
+      const bare = await bareNodeCatchesSighup();
+      const spawnedAt = performance.now();
+      const guard = spawnGuard(folder.folder, { upstream: store.url, policies: [INTEGRATION_POLICIES] });
+      try {
+        const caught = await sighupCaught(guard.child.pid!, spawnedAt);
+        const signalled = performance.now();
+        guard.child.kill('SIGTERM');
+        assertCaughtEarly(caught, bare);
+        assert.equal(await guard.exited(), 0, `stderr: ${guard.stderr()}`);
+        const tookMs = performance.now() - signalled;
+        assert.ok(tookMs < 5000, `exited ${Math.round(tookMs)} ms after SIGTERM`);
+        await waitUntil(() => guard.lines.some((line) => line.event === 'shutdown'), 5000);
+        assert.deepEqual(
+          guard.lines.filter((line) => line.event === 'shutdown').map((line) => line.signal),
+          ['SIGTERM'],
+        );
+        assert.equal(
+          guard.lines.some((line) => line.event === 'listening'),
+          false,
+        );
+      } finally {
         await guard.stop();
       }
     },
