@@ -252,7 +252,14 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
         log({ event: 'policies-changed', file });
         void reload();
       },
-      onError: (folder, reason) => log({ event: 'policies-watch-failed', folder, error: reason }),
+      onError: (folder, reason) =>
+        log({
+          event: 'policies-watch-failed',
+          folder,
+          error: reason,
+          message: 'changes in this folder go unseen until it is back (the guard keeps looking for it); SIGHUP still reloads',
+        }),
+      onResumed: (folder) => log({ event: 'policies-watch-resumed', folder }),
     });
   }
 

@@ -1,7 +1,7 @@
-// Policy reload with the real bin: SIGHUP, watched files replaced the way editors save, a broken file, a request in flight, start-up.
+// Policy reload with the real bin: SIGHUP, watched files replaced the way editors save, watched folders replaced, symlinked files, a broken file, a request in flight, start-up.
 
 import assert from 'node:assert/strict';
-import { copyFileSync, renameSync, writeFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -136,6 +136,83 @@ describe('reload on file change (watchPolicies)', () => {
     const line = await guard.waitFor((entry) => entry.event === 'policies-reload-failed', from);
     assert.equal(line.file, policyFile);
     assert.deepEqual((await explainAnonymous(url)).policies, [`<${P}everyone>`]);
+  });
+});
+
+describe('reload on file change when folders are replaced or files are symlinks (watchPolicies)', () => {
+  let folder: ReturnType<typeof makeFolder>;
+  let guard: SpawnedGuard;
+  let url: string;
+  let sub: string;
+  let target: string;
+  /** One policy file: everybody reads one graph, through the policy `name`. */
+  const policyText = (name: string) =>
+    `@prefix guard: <https://w3id.org/sparql-guard#> .\n<${P}${name}> a guard:Policy ; guard:agent guard:Everyone ; guard:readGraph <${G}${name}> .\n`;
+  /** Waits for the next reload after line `from` (10 s at most: a watch that saw nothing fails fast), then the policies in force. */
+  const reloaded = async (from: number) => {
+    await guard.waitFor((entry) => entry.event === 'policies-reloaded', from, 10_000);
+    return (await explainAnonymous(url)).policies;
+  };
+  before(async () => {
+    folder = makeFolder();
+    sub = join(folder.folder, 'sub');
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'p.ttl'), policyText('sub-1'));
+    // A policy file that is a symlink to a file in another folder.
+    mkdirSync(join(folder.folder, 'other'));
+    target = join(folder.folder, 'other', 'real.ttl');
+    writeFileSync(target, policyText('link-1'));
+    symlinkSync(target, join(folder.folder, 'link.ttl'));
+    guard = spawnGuard(folder.folder, {
+      policies: [join(sub, 'p.ttl'), join(folder.folder, 'link.ttl')],
+      explain: true,
+      watchPolicies: true,
+    });
+    url = await listeningUrl(guard);
+  });
+  after(async () => {
+    await guard.stop();
+    folder.remove();
+  });
+
+  it('follows a policy folder replaced by mv aside, mkdir, write, rm: that reloads, and so does the next edit', async () => {
+    let from = guard.lines.length;
+    renameSync(sub, `${sub}.old`);
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'p.ttl'), policyText('sub-2'));
+    rmSync(`${sub}.old`, { recursive: true });
+    assert.ok((await reloaded(from)).includes(`<${P}sub-2>`));
+    // The watch of the old folder died with it; the new folder is watched.
+    await new Promise((done) => setTimeout(done, 500));
+    from = guard.lines.length;
+    writeFileSync(join(sub, 'p.ttl'), policyText('sub-3'));
+    assert.ok((await reloaded(from)).includes(`<${P}sub-3>`));
+    assert.equal(guard.lines.filter((entry) => entry.event === 'policies-watch-failed').length, 0);
+  });
+
+  it('reloads when the target of a symlinked policy file is edited in its own folder (sed -i writes a file there and renames it over)', async () => {
+    const from = guard.lines.length;
+    saveLikeAnEditor(target, policyText('link-2'));
+    assert.ok((await reloaded(from)).includes(`<${P}link-2>`));
+  });
+
+  it('a policy folder removed: one policies-watch-failed line naming it and SIGHUP; watched again once it is back', async () => {
+    const from = guard.lines.length;
+    rmSync(sub, { recursive: true });
+    const failed = await guard.waitFor((entry) => entry.event === 'policies-watch-failed', from, 10_000);
+    assert.equal(failed.folder, sub);
+    assert.match(String(failed.message), /SIGHUP still reloads/);
+    // Still retrying after the line: the folder made again is watched, and its file read.
+    await new Promise((done) => setTimeout(done, 600));
+    const back = guard.lines.length;
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'p.ttl'), policyText('sub-4'));
+    await guard.waitFor((entry) => entry.event === 'policies-watch-resumed' && entry.folder === sub, back, 10_000);
+    assert.ok((await reloaded(back)).includes(`<${P}sub-4>`));
+    assert.equal(guard.lines.slice(from).filter((entry) => entry.event === 'policies-watch-failed').length, 1);
+    const edited = guard.lines.length;
+    writeFileSync(join(sub, 'p.ttl'), policyText('sub-5'));
+    assert.ok((await reloaded(edited)).includes(`<${P}sub-5>`));
   });
 });
 
