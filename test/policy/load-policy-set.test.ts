@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
+import { loadPolicySet, loadPolicySetWithStats } from '../../src/policy/load/load-policy-set.js';
 import { loadPolicies } from '../helpers/load-policies.js';
 import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
 import type { PolicySet } from '../../src/policy/policy-set.js';
@@ -299,5 +299,63 @@ describe('loadPolicySet: rule files', () => {
     await assert.rejects(load([fixture('targeting.ttl')], [fixture('rules', 'broken-syntax.n3')]));
     const set = await load([fixture('targeting.ttl')]);
     assert.equal(set.policies.length, 7);
+  });
+});
+
+describe('loadPolicySet: a refusal caused by a fact source names the source', () => {
+  const projects = resolve('policies/examples/project-membership.ttl');
+  const projectRules = resolve('rules/examples/project-membership.n3');
+  const APOLLO = '<https://example.org/projects/apollo>';
+  const MEMBER_OF = '<https://example.org/projects#memberOf>';
+  const loadWithFacts = (nTriples: string) =>
+    loadPolicySetWithStats(
+      {
+        policyFiles: [projects],
+        ruleFiles: [...shippedRuleFiles(), projectRules],
+        facts: [
+          {
+            name: 'projects',
+            query: '',
+            refreshMs: 1000,
+            timeoutMs: 1000,
+            maxTriples: 100,
+            maxBytes: 1 << 20,
+            maxStaleMs: 10_000,
+            policies: false,
+          },
+        ],
+      },
+      {
+        inputs: {
+          facts: [
+            { name: 'projects', contentType: 'application/n-triples', body: Buffer.from(nTriples), fetchMs: 1, fetchedAt: Date.now() },
+          ],
+        },
+      },
+    );
+
+  it('blames facts:projects, not the policy file, for a blank node member the rules make a principal', async () => {
+    const error = await refuses(
+      loadWithFacts(`_:c ${MEMBER_OF} ${APOLLO} .\n`),
+      /^facts:projects: policy <https:\/\/example\.org\/policies\/project-apollo>: the rules derived guard:appliesTo a blank node from this fact source's answer: a principal must be .* \(fix the data in the store, or the source's CONSTRUCT; the policy is in .*project-membership\.ttl\)$/,
+    );
+    assert.equal(error.file, 'facts:projects');
+    assert.equal(error.policy, 'https://example.org/policies/project-apollo');
+  });
+
+  it('blames facts:projects for an agent IRI of its answer that no caller can be', async () => {
+    await refuses(
+      loadWithFacts(`<https://example.org/agents/a\u200bb> ${MEMBER_OF} ${APOLLO} .\n`),
+      /^facts:projects: policy <[^>]+>: the rules derived guard:appliesTo <https:\/\/example\.org\/agents\/a\u200bb> from this fact source's answer: the agent IRI holds an invisible/,
+    );
+  });
+
+  it('still loads the same facts when they are good', async () => {
+    const { set } = await loadWithFacts(`<https://example.org/agents/ann> ${MEMBER_OF} ${APOLLO} .\n`);
+    assert.ok(
+      set.policies.some((p) =>
+        p.principals.some((principal) => principal.kind === 'agent' && principal.agent === 'https://example.org/agents/ann'),
+      ),
+    );
   });
 });

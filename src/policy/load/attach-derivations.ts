@@ -1,7 +1,7 @@
 // Validates what the rules derived and attaches it to the declared policies (on the policy worker).
 
 import { DataFactory, type BlankNode, type Quad } from 'n3';
-import { GUARD, guard, isReservedIri, isSkolemIri, XSD_STRING } from '../../vocabulary.js';
+import { GUARD, guard, isReservedIri, isSkolemIri, skolemIri, XSD_STRING } from '../../vocabulary.js';
 import { findAgentIriProblem, iriSpliceProblem } from '../../iri.js';
 import { policyLoadError } from '../policy-load-error.js';
 import type { PolicyLimits, Principal } from '../policy-set.js';
@@ -9,6 +9,7 @@ import { indexPrincipals, principalKey, PRINCIPAL_KINDS } from '../principal-ind
 import type { PolicyDocument } from './read-policy-files.js';
 import type { AttachedPolicies } from './worker-messages.js';
 import { describeTerm } from './describe-term.js';
+import { factOrigin } from '../store-reads/fact-origin.js';
 import type { PolicyRestriction } from './read-row-rule.js';
 import type { ClosureTerm } from '../rules/forward-chain.js';
 import type { DerivedTriples } from '../rules/derived-triples.js';
@@ -26,11 +27,12 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
   for (const policy of document.policies) byIri.set(policy.iri, { file: policy.file, principals: [], graphs: [] });
 
   // Engines derive in different orders: the error reported is that of the first bad triple in
-  // term order, and the lists are sorted, so the result does not depend on the engine.
-  let failure: { key: string; error: Error } | undefined;
+  // term order, and the lists are sorted, so the result does not depend on the engine. Its line
+  // is written once, at the end: naming the fact source a term came from reads every triple.
+  let failure: { key: string; error: () => Error } | undefined;
   const fail = (subject: ClosureTerm | BlankNode, predicate: string, object: Quad['object'] | BlankNode, error: () => Error) => {
     const key = `${subject.id}\u0000${predicate}\u0000${object.id}`;
-    if (failure === undefined || key < failure.key) failure = { key, error: error() };
+    if (failure === undefined || key < failure.key) failure = { key, error };
   };
   // Half a million derived triples name a few thousand terms: each term is judged once, by its
   // number, and each principal is one object shared by every policy that names it.
@@ -63,9 +65,13 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
       const index = targetOf(s);
       if (index < 0) {
         const subject = unskolemize(terms[s] as ClosureTerm);
-        fail(subject, predicate, unskolemize(terms[o] as ClosureTerm), () =>
-          policyLoadError(`the rules derived ${name} for ${describeTerm(subject)}, which is not a declared guard:Policy`),
-        );
+        fail(subject, predicate, unskolemize(terms[o] as ClosureTerm), () => {
+          const source = factSourceOf(document, terms[s] as ClosureTerm);
+          const what = `the rules derived ${name} for ${describeTerm(subject)}`;
+          return source === undefined
+            ? policyLoadError(`${what}, which is not a declared guard:Policy`)
+            : policyLoadError(`${what}${FROM_FACTS}, which is not a declared guard:Policy (${FIX_FACTS})`, source);
+        });
         continue;
       }
       const target = targets[index] as Target;
@@ -73,14 +79,22 @@ export function attachDerivations(document: PolicyDocument, derived: DerivedTrip
       if (judged < 0) {
         const subject = unskolemize(terms[s] as ClosureTerm);
         const object = unskolemize(terms[o] as ClosureTerm);
-        fail(subject, predicate, object, () =>
-          policyLoadError(`the rules derived ${name} ${describeTerm(object)}: ${judgements.refusal(o)}`, target.file, subject.value),
-        );
+        fail(subject, predicate, object, () => {
+          const source = factSourceOf(document, terms[o] as ClosureTerm);
+          const what = `the rules derived ${name} ${describeTerm(object)}`;
+          return source === undefined
+            ? policyLoadError(`${what}: ${judgements.refusal(o)}`, target.file, subject.value)
+            : policyLoadError(
+                `${what}${FROM_FACTS}: ${judgements.refusal(o)} (${FIX_FACTS}; the policy is in ${target.file})`,
+                source,
+                subject.value,
+              );
+        });
       } else if (grants) target.graphs.push(judged);
       else target.principals.push(judged);
     }
   }
-  if (failure !== undefined) throw failure.error;
+  if (failure !== undefined) throw failure.error();
   graphs.rank();
   principals.rank();
 
@@ -258,6 +272,35 @@ class Judgements<T> {
     const entry = this.byKey.get(key);
     return entry === undefined ? -1 : (this.ranks[entry.index] as number);
   }
+}
+
+/** How a line that blames a fact source says so, and what to change. */
+const FROM_FACTS = " from this fact source's answer";
+const FIX_FACTS = "fix the data in the store, or the source's CONSTRUCT";
+/** What every fact source's origin starts with (a policy file's is an absolute path). */
+const FACTS_ORIGIN = factOrigin('');
+
+/**
+ * The fact source (`facts:<name>`) whose answer holds `term` when no policy file states it: a
+ * derived term the load refuses then came from the store, and the line names the source rather
+ * than the policy file. Blank nodes are compared as the engines see them (skolemIri).
+ */
+function factSourceOf(document: PolicyDocument, term: ClosureTerm): string | undefined {
+  const id = term.id;
+  const holds = (quad: Quad) =>
+    [quad.subject, quad.object].some((part) => (part.termType === 'BlankNode' ? skolemIri(part.value) : part.id) === id);
+  let source: string | undefined;
+  for (const { origin, first, count } of document.origins) {
+    const fromFacts = origin.startsWith(FACTS_ORIGIN);
+    if (fromFacts && source !== undefined) continue;
+    for (let at = first; at < first + count; at += 1) {
+      if (!holds(document.quads[at] as Quad)) continue;
+      if (!fromFacts) return undefined;
+      source = origin;
+      break;
+    }
+  }
+  return source;
 }
 
 /** Per policy, the position of each graph and principal its own Turtle states: those come first, as written. */
