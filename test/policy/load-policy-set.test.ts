@@ -251,6 +251,31 @@ describe('loadPolicySet: rule files', () => {
     );
   });
 
+  it('refuses a rule that derives a blank node or an unbound variable as principal or graph (EYE would derive it, the load drop it)', async () => {
+    const blank = fixture('rules', 'derives-blank-principal.n3');
+    await refuses(
+      load([fixture('targeting.ttl')], [blank]),
+      new RegExp(
+        `^${blank}: rule 1 \\(\\{ \\?policy guard:group \\?group \\} => \\{ \\?policy guard:appliesTo \\[\\] \\}\\) derives guard:appliesTo a blank node, but a principal must be an agent IRI or a group name \\(bind it in the premise\\)$`,
+      ),
+    );
+    const unbound = fixture('rules', 'derives-unbound-graph.n3');
+    await refuses(
+      load([fixture('targeting.ttl')], [unbound]),
+      new RegExp(
+        `^${unbound}: rule 1 \\(.*\\) derives guard:grantsGraph \\?graph, unbound by the premise \\(a blank node to N3\\), but a graph must be an IRI`,
+      ),
+    );
+  });
+
+  it('refuses a rule that declares a guard:Policy (the loader would ignore it)', async () => {
+    const file = fixture('rules', 'derives-policy.n3');
+    await refuses(
+      load([fixture('targeting.ttl')], [file]),
+      new RegExp(`^${file}: rule 1 \\(.*\\) declares a guard:Policy, which the loader never reads from rules`),
+    );
+  });
+
   it('hands every triple to EYE when a rule has a variable predicate', async () => {
     const set = await load([fixture('targeting.ttl')], [fixture('rules', 'variable-predicate.n3')]);
     assert.deepEqual(policy(set, `${EX}everyone`)?.graphs, [`${EX}public`, `${EX}via-variable`]);

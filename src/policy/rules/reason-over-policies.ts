@@ -10,6 +10,7 @@ import { derivedTriples, type DerivedTriples } from './derived-triples.js';
 import { writeN3p } from './write-n3p.js';
 import { checkVocabulary } from '../check-vocabulary.js';
 import { readRuleFile } from './read-rule-file.js';
+import { checkRuleConclusions } from './check-rule-conclusions.js';
 
 /** The engine that ran a rule file: the forward chainer with copy rules only, the forward chainer (forwardChain), or EYE. */
 export type Engine = 'copy' | 'chain' | 'eye';
@@ -109,6 +110,7 @@ export async function reasonOverPolicies(
   const texts = await Promise.all(ruleFiles.map(readRuleFile));
   texts.forEach((text, index) => checkRuleVocabulary(text, ruleFiles[index] ?? ''));
   const readings = texts.map(classifyRules);
+  checkRuleConclusions(readings, ruleFiles);
   const inEye = planEngines(readings, choice);
 
   const files: RuleFileRun[] = ruleFiles.map((file, index) => {

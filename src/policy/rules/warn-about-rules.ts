@@ -146,7 +146,8 @@ function connected(patterns: readonly Quad[], i: number, j: number): boolean {
   return reached.has(j);
 }
 
-function summarise(rule: HornRule): string {
+/** A rule as one line of at most 120 characters, for messages. */
+export function summarise(rule: HornRule): string {
   const side = (quads: readonly Quad[]) => quads.map(pattern).join('. ');
   const text = `{ ${side(rule.premise)} } => { ${side(rule.conclusion)} }`;
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
@@ -156,10 +157,12 @@ function pattern(quad: Quad): string {
   const show = (term: Term) =>
     term.termType === 'Variable'
       ? `?${term.value}`
-      : term.termType === 'NamedNode'
-        ? term.value.startsWith(GUARD)
-          ? `guard:${term.value.slice(GUARD.length)}`
-          : `<${term.value}>`
-        : JSON.stringify(term.value);
+      : term.termType === 'BlankNode'
+        ? '[]'
+        : term.termType === 'NamedNode'
+          ? term.value.startsWith(GUARD)
+            ? `guard:${term.value.slice(GUARD.length)}`
+            : `<${term.value}>`
+          : JSON.stringify(term.value);
   return `${show(quad.subject)} ${show(quad.predicate)} ${show(quad.object)}`;
 }
