@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadPolicySet, loadPolicySetWithStats } from '../../src/policy/load/load-policy-set.js';
 import { loadPolicies } from '../helpers/load-policies.js';
+import { createPolicyWorker } from '../../src/policy/load/create-policy-worker.js';
 import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
 import type { PolicySet } from '../../src/policy/policy-set.js';
 import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
@@ -318,6 +319,23 @@ describe('loadPolicySet: rule files', () => {
       JSON.stringify(principals),
     );
     assert.deepEqual(policy(set, `${EX}via-copy`)?.graphs, [`${EX}copied-graph`]);
+  });
+
+  it('names the rule files of config rules when a load takes too long, and how to find the one at fault', async () => {
+    const worker = createPolicyWorker({ loadTimeoutMs: 1500 });
+    const file = fixture('rules', 'never-ends.n3');
+    try {
+      const sources = { policyFiles: [fixture('targeting.ttl')], ruleFiles: [...shippedRuleFiles(), file] };
+      const error = await refuses(
+        loadPolicySetWithStats(sources, { worker }),
+        new RegExp(
+          `^${file}: policy load took longer than 1500 ms and was abandoned: a rule of config rules that never ends is the likely cause \\(find it with sparql-guard check and the same configuration, leaving out one rule file at a time\\)$`,
+        ),
+      );
+      assert.equal(error.file, file);
+    } finally {
+      await worker.close();
+    }
   });
 
   it('loads again after a failed load (the worker survives or is replaced)', async () => {

@@ -3,6 +3,7 @@
 import { Worker } from 'node:worker_threads';
 import { PolicyLoadError } from '../policy-load-error.js';
 import type { WorkerJob, WorkerReply } from './worker-messages.js';
+import { shippedRuleFiles } from '../rules/shipped-rule-files.js';
 
 /** One policy worker thread and its queue of loads. */
 export interface PolicyWorker {
@@ -15,13 +16,20 @@ export interface PolicyWorker {
 /** A load that takes longer (an operator rule that never ends) is abandoned: the previous set stays. */
 const LOAD_TIMEOUT_MS = 60_000;
 
+/** What `createPolicyWorker` may be told. */
+export interface PolicyWorkerOptions {
+  /** How long one load may take before it is abandoned, milliseconds (LOAD_TIMEOUT_MS; tests shorten it). */
+  readonly loadTimeoutMs?: number;
+}
+
 /**
  * A worker whose thread starts at its first load and is kept between loads, so EYE's module stays
  * warm; a thread that fails or hangs is ended and the next load starts a new one. It never keeps
  * the process alive between loads. Each guard creates its own and closes it when it closes: two
  * guards in one process never share a worker, nor a queue.
  */
-export function createPolicyWorker(): PolicyWorker {
+export function createPolicyWorker(options: PolicyWorkerOptions = {}): PolicyWorker {
+  const loadTimeoutMs = options.loadTimeoutMs ?? LOAD_TIMEOUT_MS;
   let thread: Worker | undefined;
   let queue: Promise<unknown> = Promise.resolve();
   let nextId = 1;
@@ -55,10 +63,7 @@ export function createPolicyWorker(): PolicyWorker {
       const onError = (error: Error) =>
         abandon(new PolicyLoadError(`policy load failed in the worker: ${error.message.split('\n')[0] ?? ''}`));
       const onExit = (code: number) => abandon(new PolicyLoadError(`policy worker exited with code ${code}`));
-      const timer = setTimeout(
-        () => abandon(new PolicyLoadError(`policy load took longer than ${LOAD_TIMEOUT_MS} ms (a rule that never ends?)`)),
-        LOAD_TIMEOUT_MS,
-      );
+      const timer = setTimeout(() => abandon(timedOut(job.ruleFiles, loadTimeoutMs)), loadTimeoutMs);
       abandonRunning = abandon;
       current.on('message', onMessage);
       current.on('error', onError);
@@ -89,4 +94,25 @@ function startThread(): Worker {
   const thread = new Worker(new URL('./policy-worker.js', import.meta.url));
   thread.unref();
   return thread;
+}
+
+/**
+ * The line of a load that took too long. The likely cause is an operator rule that never ends (the
+ * shipped rules are copy rules, and the forward chainer always ends), so the line names the rule
+ * files of config `rules` (also as its `file`) and how to find the one at fault.
+ */
+function timedOut(ruleFiles: readonly string[], loadTimeoutMs: number): PolicyLoadError {
+  const shipped = new Set(shippedRuleFiles());
+  const operators = ruleFiles.filter((file) => !shipped.has(file));
+  const took = `policy load took longer than ${loadTimeoutMs} ms and was abandoned`;
+  if (operators.length === 0) {
+    return new PolicyLoadError(
+      `${took}: no rule file is configured, so the policy files and fact sources are more than a load can read in time (split or shrink them)`,
+    );
+  }
+  const files = operators.join(', ');
+  return new PolicyLoadError(
+    `${files}: ${took}: a rule of config rules that never ends is the likely cause (find it with sparql-guard check and the same configuration, leaving out one rule file at a time)`,
+    files,
+  );
 }
