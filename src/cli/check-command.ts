@@ -1,7 +1,6 @@
 // `sparql-guard check`: loads configuration, policies and rules as `serve` would, and lists what each principal gets.
 
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
 import type { Caller } from '../auth/caller.js';
 import { createCallerIdentifier } from '../auth/identify-caller.js';
 import { findAgentIriProblem } from '../iri.js';
@@ -20,6 +19,7 @@ import { checkDatasetSupport, saysVirtuoso } from '../upstream/check-dataset-sup
 import { createPlanner } from '../sparql/create-planner.js';
 import { checksVariablePredicateWithExists } from '../sparql/write-row-filter.js';
 import { readCommandConfig } from './read-command-config.js';
+import { parseCommandArgs } from './parse-command-args.js';
 
 export const CHECK_USAGE = `usage: sparql-guard check [--config FILE] [--json] [--offline] [--why AGENT [--group NAME]...]
   loads the configuration (--config, else GUARD_CONFIG, else the demo), the policies, the rules,
@@ -39,16 +39,13 @@ export const CHECK_USAGE = `usage: sparql-guard check [--config FILE] [--json] [
 export async function checkCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let values: { config?: string; json?: boolean; why?: string; group?: string[]; offline?: boolean };
   try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: {
-        config: { type: 'string' },
-        json: { type: 'boolean' },
-        why: { type: 'string' },
-        group: { type: 'string', multiple: true },
-        offline: { type: 'boolean' },
-      },
-    }));
+    values = parseCommandArgs(args, {
+      config: { type: 'string' },
+      json: { type: 'boolean' },
+      why: { type: 'string' },
+      group: { type: 'string', multiple: true },
+      offline: { type: 'boolean' },
+    });
   } catch (error) {
     return usageError((error as Error).message);
   }

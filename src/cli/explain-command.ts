@@ -1,7 +1,6 @@
 // `sparql-guard explain`: the explain JSON of one query for one caller, offline, through the server's own explain route.
 
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { Caller } from '../auth/caller.js';
 import { ANONYMOUS_AGENT } from '../vocabulary.js';
 import { findAgentIriProblem } from '../iri.js';
@@ -22,6 +21,7 @@ import { createPlanner } from '../sparql/create-planner.js';
 import type { Upstream } from '../upstream/create-upstream.js';
 import { openCommandStore } from './open-command-store.js';
 import { readCommandConfig } from './read-command-config.js';
+import { parseCommandArgs } from './parse-command-args.js';
 
 export const EXPLAIN_USAGE = `usage: sparql-guard explain [--config FILE] [--key KEY | --header 'Name: value'... | --agent IRI [--group NAME]...]
                             [--query TEXT | --query-file FILE] [--default-graph-uri IRI]... [--named-graph-uri IRI]...
@@ -57,20 +57,17 @@ interface ExplainArgs {
 export async function explainCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   let values: ExplainArgs;
   try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: {
-        config: { type: 'string' },
-        key: { type: 'string' },
-        header: { type: 'string', multiple: true },
-        agent: { type: 'string' },
-        group: { type: 'string', multiple: true },
-        query: { type: 'string' },
-        'query-file': { type: 'string' },
-        'default-graph-uri': { type: 'string', multiple: true },
-        'named-graph-uri': { type: 'string', multiple: true },
-      },
-    }));
+    values = parseCommandArgs(args, {
+      config: { type: 'string' },
+      key: { type: 'string' },
+      header: { type: 'string', multiple: true },
+      agent: { type: 'string' },
+      group: { type: 'string', multiple: true },
+      query: { type: 'string' },
+      'query-file': { type: 'string' },
+      'default-graph-uri': { type: 'string', multiple: true },
+      'named-graph-uri': { type: 'string', multiple: true },
+    });
   } catch (error) {
     return usageError((error as Error).message);
   }

@@ -1,7 +1,7 @@
 // `sparql-guard hash-key`: makes a new API key and its config entry, or hashes a key piped in.
 
 import { fstatSync, readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from './parse-command-args.js';
 import { createApiKey, hashApiKey } from '../auth/hash-api-key.js';
 import { findAgentIriProblem } from '../iri.js';
 import { decodeUtf8Text, NotUtf8Error } from '../decode-utf8-text.js';
@@ -17,7 +17,7 @@ export const HASH_KEY_USAGE = `usage: sparql-guard hash-key [--agent IRI] [--gro
 export function hashKeyCommand(args: readonly string[]): number {
   let values: { agent?: string; group?: string[] };
   try {
-    ({ values } = parseArgs({ args: [...args], options: { agent: { type: 'string' }, group: { type: 'string', multiple: true } } }));
+    values = parseCommandArgs(args, { agent: { type: 'string' }, group: { type: 'string', multiple: true } });
   } catch (error) {
     return usageError((error as Error).message);
   }

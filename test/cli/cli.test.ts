@@ -84,6 +84,33 @@ describe('sparql-guard (no command or an unknown one)', () => {
     assert.equal(why(['--version', 'x']), 'sparql-guard: --version takes no arguments');
     assert.equal(why(['\u0007bell']), 'sparql-guard: unknown command');
   });
+
+  it('refuses an option that takes one value given twice, naming it (parseArgs kept the last silently)', () => {
+    const cases: [string[], string][] = [
+      [
+        ['check', '--why', 'https://example.org/a', '--why', 'https://example.org/b'],
+        'sparql-guard check: option --why is given twice (give it once)',
+      ],
+      [['check', '--config', configFile, '--config=other.json'], 'sparql-guard check: option --config is given twice (give it once)'],
+      [
+        ['explain', '--agent', 'https://example.org/a', '--agent', 'https://example.org/b', '--query', 'ASK {}'],
+        'sparql-guard explain: option --agent is given twice (give it once)',
+      ],
+      [
+        ['hash-key', '--agent', 'https://example.org/a', '--agent', 'https://example.org/b'],
+        'sparql-guard hash-key: option --agent is given twice (give it once)',
+      ],
+    ];
+    for (const [args, line] of cases) {
+      const result = run(args);
+      assert.equal(result.status, 2, args.join(' '));
+      assert.equal(result.stderr.split('\n')[0], line);
+      assert.match(result.stderr, /\nusage: sparql-guard/);
+    }
+    // Options that may repeat still do.
+    const groups = run(['check', '--offline', '--config', configFile, '--why', 'https://example.org/a', '--group', 'x', '--group', 'y']);
+    assert.equal(groups.status, 0, groups.stderr);
+  });
 });
 
 describe('sparql-guard hash-key', () => {
