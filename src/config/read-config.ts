@@ -1,6 +1,6 @@
 // Reads the JSON configuration into one frozen, fully checked GuardConfig, every key declared once in CONFIG_KEYS.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createPublicKey } from 'node:crypto';
 import { ASYMMETRIC_ALGORITHMS, type JwtSettings } from '../auth/create-jwt-verifier.js';
@@ -497,6 +497,10 @@ function readPaths(value: unknown, path: string, what: string, context: ReadCont
     const absolute = resolve(context.baseDir, file);
     const earlier = files.indexOf(absolute);
     if (earlier >= 0) fail(itemPath, `same file as ${path}[${earlier}]`, 'list each file once');
+    // A folder would fail the load with EISDIR and no key; a missing file is the load's to report (it may appear before a reload).
+    if (statSync(absolute, { throwIfNoEntry: false })?.isDirectory() === true) {
+      fail(itemPath, `${absolute} is a folder`, `it must name one ${what}: list the files of the folder one by one`);
+    }
     files.push(absolute);
   });
   return files;

@@ -377,6 +377,12 @@ describe('parseConfig rejects', () => {
     rejects({ policies: ['a.ttl', 7] }, [/^config policies\[1\]: expected a string, found a number/]);
     rejects({ policies: [''] }, [/^config policies\[0\]: empty path/]);
     rejects({ policies: ['a.ttl', './a.ttl'] }, [/^config policies\[1\]: same file as policies\[0\] \(list each file once\)/]);
+    // A folder failed the load with `policy file cannot be read (EISDIR)`, naming neither key nor fix.
+    const folder = resolve('test/fixtures/policy');
+    rejects({ policies: [folder] }, [
+      /^config policies\[0\]: \/.*\/test\/fixtures\/policy is a folder \(it must name one policy file: list the files of the folder one by one\)$/,
+    ]);
+    rejects({ rules: [folder] }, [/^config rules\[0\]: .* is a folder \(it must name one N3 rule file/]);
     rejects({ rules: [null] }, [/^config rules\[0\]: expected a string, found null/]);
     rejects({ embedded: { data: 'demo.trig' } }, [/^config embedded\.data: expected an array/]);
   });
