@@ -8,8 +8,12 @@ import { policyLoadError } from './policy-load-error.js';
 /** The terms an input may use, for suggestions. */
 const TERM_NAMES = Object.keys(VOCABULARY_TERMS).filter((name) => VOCABULARY_TERMS[name] !== 'description');
 
-/** The namespace as written with another scheme, case or ending (`http:`, `SPARQL-Guard`, `/` for `#`). */
-const NAMESPACE_LOOKALIKE = /^https?:\/\/w3id\.org\/sparql-guard(?:[#/]|$)/i;
+/**
+ * The namespace as written with another scheme, host, case, separator or ending (`http:`,
+ * `www.w3id.org`, `SPARQL-Guard`, `sparql_guard`, `/` for `#`, or no `#` at all: a prefix
+ * declared as `<https://w3id.org/sparql-guard>` makes `guard:agent` `…/sparql-guardagent`).
+ */
+const NAMESPACE_LOOKALIKE = /^https?:\/\/(?:www\.)?w3id\.org\/sparql[-_]?guard(?:[#/]|$|[a-z])/i;
 
 /**
  * Checks every IRI of `triples` against the closed vocabulary (VOCABULARY_TERMS): an IRI of
@@ -58,7 +62,7 @@ function checkTerm(term: Term, kind: TermKind | undefined, where: string, origin
 
 /** The local part of an IRI that misspells the namespace: what follows its `#` or last `/`. */
 function localName(iri: string): string {
-  const rest = iri.replace(/^https?:\/\/w3id\.org\/sparql-guard/i, '');
+  const rest = iri.replace(/^https?:\/\/(?:www\.)?w3id\.org\/sparql[-_]?guard/i, '');
   return rest.replace(/^[#/]/, '');
 }
 

@@ -95,6 +95,19 @@ describe('checkVocabulary', () => {
       '<https://example.org/p> <https://w3id.org/sparql-guard/readGraph> <https://example.org/g>.',
       /did you mean <https:\/\/w3id\.org\/sparql-guard#readGraph>\?/,
     );
+    // A prefix declared without its #, with www., or with _ for -: each term fell outside the namespace, unchecked.
+    refuse(
+      '<https://example.org/p> <https://w3id.org/sparql-guardreadGraph> <https://example.org/g>.',
+      /^f: <https:\/\/w3id\.org\/sparql-guardreadGraph> \(as a predicate of <https:\/\/example\.org\/p>\) is not in the namespace of the policy vocabulary \(did you mean <https:\/\/w3id\.org\/sparql-guard#readGraph>\?\)$/,
+    );
+    refuse(
+      '<https://example.org/p> <https://www.w3id.org/sparql-guard#hidePath> <https://example.org/s>.',
+      /did you mean <https:\/\/w3id\.org\/sparql-guard#hidePath>\?\)$/,
+    );
+    refuse(
+      '<https://example.org/p> a <https://w3id.org/sparql_guard#Policy>.',
+      /did you mean <https:\/\/w3id\.org\/sparql-guard#Policy>\?\)$/,
+    );
     refuse(
       `<https://example.org/p> <https://example.org/q> <${GUARD}>.`,
       /guard: \(as an object\) is not a term of the policy vocabulary \(the terms are guard:Policy, /,
