@@ -6,7 +6,7 @@ import { errorKind, GuardError, StoreError } from '../guard-error.js';
 import { PRIVATE_NO_STORE } from '../http/cache-control.js';
 import { createCorsHeaders } from '../http/cors.js';
 import { headerValue } from '../header-value.js';
-import { pathOf } from '../http/path-of.js';
+import { escapeMalformedPath, pathOf } from '../http/path-of.js';
 import { ALLOW_QUERY, createQueryRoute, type QueryServices } from '../http/query-route.js';
 import { decorateRequestState, upstreamFailureOf } from '../http/request-state.js';
 import { serveQueryPage } from '../http/serve-query-page.js';
@@ -78,6 +78,9 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     // node checks headersTimeout and requestTimeout every connectionsCheckingInterval (30 s by default).
     http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs) },
     clientErrorHandler: connections.clientError,
+    // A path whose percent-encoding cannot be decoded reaches the not-found handler (a 400 there),
+    // not the router's own JSON answer, which no hook, log line or error code sees.
+    rewriteUrl: (request) => escapeMalformedPath(request.url ?? '/'),
   });
 
   const cors = createCorsHeaders({
@@ -168,6 +171,10 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
 
   // fastify answers an unrouted method with 404 by itself; a known path answers 405 with Allow (docs/design/http.md).
   app.setNotFoundHandler(async (request, reply) => {
+    // Only escapeMalformedPath changes a URL.
+    if (request.originalUrl !== request.url) {
+      return renderError(reply, new GuardError(400, 'bad_request', 'malformed URL: its path is not valid percent-encoding'));
+    }
     const allow = allowByPath.get(pathOf(request.url));
     const error =
       allow === undefined

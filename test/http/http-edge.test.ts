@@ -141,6 +141,22 @@ describe('paths and methods', () => {
     assertError(await app.inject({ method: 'POST', url: '/healthz' }), 'method_not_allowed');
   });
 
+  it('a path whose percent-encoding cannot be decoded is the one-line 400, logged; a decodable one is routed as before', async () => {
+    const { app, logs } = createEdge();
+    for (const url of ['/sparql%ZZ', '/x%C3', '/healthz%', '/sparql%E0%80?query=ASK%20%7B%7D']) {
+      for (const method of ['GET', 'POST', 'PUT'] as const) {
+        const response = await app.inject({ method, url, headers: { origin: ORIGIN } });
+        assert.match(assertError(response, 'bad_request'), /malformed URL/, `${method} ${url}`);
+        assert.equal(response.headers['access-control-allow-origin'], ORIGIN, `${method} ${url}`);
+        assert.match(String(response.headers.vary), /^Origin, Accept/, `${method} ${url}`);
+      }
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(logs.filter((entry) => entry.status === 400 && entry.code === 'bad_request').length, 12, JSON.stringify(logs));
+    assertError(await app.inject({ url: '/x%41' }), 'not_found');
+    assert.equal((await app.inject({ url: '/healt%68z' })).statusCode, 200, 'a decodable escape still names its path');
+  });
+
   it('explain off: {path}/explain is 404, not 405', async () => {
     const { app } = createEdge({ explain: false });
     assertError(await app.inject({ url: `/sparql/explain?query=${encodeURIComponent(SELECT)}` }), 'not_found');
