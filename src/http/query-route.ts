@@ -303,6 +303,10 @@ async function forward(
   setIdleBound(socket, sendIdleMs);
   reply.code(answer.status);
   reply.header('cache-control', composeCacheControl(answer.cacheControl));
+  // Asked for none, a store that still used a coding: its bytes are passed on named as they are.
+  if (answer.contentEncoding !== undefined && answer.contentEncoding.toLowerCase() !== 'identity') {
+    reply.header('content-encoding', answer.contentEncoding);
+  }
   if (answer.contentType !== undefined) {
     reply.header('content-type', answer.contentType);
     // A small answer that arrived whole goes out with its headers in one write, not as a
@@ -319,7 +323,8 @@ async function forward(
     request.upstreamFailure = upstreamFailureOf(error, services.upstream.store);
   });
   // The store's length passes on, so a fixed-size answer is not re-framed as chunks; the body
-  // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing).
+  // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing); a
+  // coding the store used all the same is named, so the caller is not handed gzip as JSON.
   if (answer.contentLength !== undefined) reply.header('content-length', String(answer.contentLength));
   return reply.send(answer.body);
 }

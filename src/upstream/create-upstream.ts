@@ -32,6 +32,8 @@ export type RetryReason = 'reset' | 'closed';
 export interface UpstreamResponse {
   status: number;
   contentType: string | undefined;
+  /** The store's Content-Encoding, if it sent one although asked for none: the bytes are passed on so labelled. */
+  contentEncoding?: string | undefined;
   /** The store's Cache-Control, if it sent one. */
   cacheControl: string | undefined;
   /** The store's Content-Length, when it sent one: the body is exactly that many bytes. */
@@ -325,10 +327,13 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     client.close().catch(ignore);
   };
   // Lower-cased names so an operator's `Content-Type` cannot sit beside ours; the guard's own
-  // Content-Type and Accept always win, the operator may replace the User-Agent.
+  // Content-Type, Accept-Encoding and Accept always win, the operator may replace the User-Agent.
   const fixedHeaders: Record<string, string> = { 'user-agent': USER_AGENT };
   for (const [name, value] of Object.entries(options.headers)) fixedHeaders[name.toLowerCase()] = value;
   fixedHeaders['content-type'] = 'application/x-www-form-urlencoded; charset=UTF-8';
+  // No Accept-Encoding lets a store choose any coding (RFC 9110 section 12.5.3), and the guard
+  // passes bytes on as they come, to callers that may not read gzip: the store is asked for none.
+  fixedHeaders['accept-encoding'] = 'identity';
 
   const shared = createShared(timeoutMs, options, sendAgain);
   // One Shared per timeout tier in use; tiers come from policies, so there are few.
@@ -391,6 +396,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   readonly response: Promise<UpstreamResponse>;
   status = 0;
   contentType: string | undefined;
+  contentEncoding: string | undefined;
   cacheControl: string | undefined;
   contentLength: number | undefined;
   server: string | undefined;
@@ -507,6 +513,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     this.headersReceived = true;
     this.status = statusCode;
     this.contentType = headerValue(headers['content-type']);
+    this.contentEncoding = headerValue(headers['content-encoding']);
     this.cacheControl = headerValue(headers['cache-control']);
     this.server = headerValue(headers.server);
     const contentLength = headerValue(headers['content-length']);

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { authChallenge, createCallerIdentifier, credentialHeaderNames } from '../../src/auth/identify-caller.js';
@@ -374,6 +374,18 @@ describe("the store's answer", () => {
     assert.equal(store.sent.at(-1)!.accept, 'application/sparql-results+xml');
     await app.inject({ url: queryUrl(SELECT), headers: BETA });
     assert.equal(store.sent.at(-1)!.accept, 'application/sparql-results+json');
+  });
+
+  it('a coding the store used although asked for none is named: the caller is not handed gzip as JSON', async () => {
+    const { app, store } = createEdge();
+    const json = '{"head":{},"boolean":true}';
+    store.answer = () => ({ contentEncoding: 'gzip', body: Readable.from([gzipSync(json)]) });
+    const response = await app.inject({ url: queryUrl('ASK {}'), headers: BETA });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-encoding'], 'gzip');
+    assert.equal(gunzipSync(response.rawPayload).toString(), json);
+    store.answer = () => ({ contentEncoding: 'identity' });
+    assert.equal((await app.inject({ url: queryUrl('ASK {}'), headers: BETA })).headers['content-encoding'], undefined);
   });
 
   it('Cache-Control: private, no-store, plus only the directives of the store that restrict further', async () => {

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { after, describe, test } from 'node:test';
 import type { Readable } from 'node:stream';
 import { GuardError } from '../../src/guard-error.js';
@@ -77,23 +78,50 @@ describe('createUpstream: request shape', () => {
     assert.deepEqual([...params.keys()], ['query']);
     assert.equal(params.get('query'), query);
     // Nothing beyond what the guard sets, plus what HTTP/1.1 itself needs.
-    const allowed = new Set(['host', 'connection', 'content-length', 'content-type', 'accept', 'user-agent', 'authorization', 'x-store']);
+    const allowed = new Set([
+      'host',
+      'connection',
+      'content-length',
+      'content-type',
+      'accept',
+      'accept-encoding',
+      'user-agent',
+      'authorization',
+      'x-store',
+    ]);
+    // Without Accept-Encoding a store may use any coding (RFC 9110 section 12.5.3): none is asked for.
+    assert.equal(seen.headers['accept-encoding'], 'identity');
     for (const name of Object.keys(seen.headers)) assert.ok(allowed.has(name), `unexpected header ${name}`);
   });
 
-  test("the guard's Content-Type and Accept win over configured headers of the same name", async () => {
+  test("the guard's Content-Type, Accept-Encoding and Accept win over configured headers of the same name", async () => {
     let headers: IncomingMessage['headers'] = {};
     const base = await serve((req, res) => {
       headers = req.headers;
       req.resume();
       res.end();
     });
-    const u = upstream(`${base}/q`, 2000, { 'Content-Type': 'text/plain', ACCEPT: 'x/y' });
+    const u = upstream(`${base}/q`, 2000, { 'Content-Type': 'text/plain', ACCEPT: 'x/y', 'Accept-Encoding': 'gzip' });
     await readAll(
       (await u.send({ query: 'ASK {}' }, { accept: 'application/sparql-results+xml', signal: new AbortController().signal })).body,
     );
     assert.equal(headers['content-type'], 'application/x-www-form-urlencoded; charset=UTF-8');
     assert.equal(headers.accept, 'application/sparql-results+xml');
+    assert.equal(headers['accept-encoding'], 'identity');
+  });
+
+  test('a coding the store used although asked for none is reported, so the bytes are passed on labelled', async () => {
+    const base = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/sparql-results+json', 'content-encoding': 'gzip' });
+      res.end(gzipSync('{"head":{},"boolean":true}'));
+    });
+    const res = await upstream(base).send(
+      { query: 'ASK {}' },
+      { accept: 'application/sparql-results+json', signal: new AbortController().signal },
+    );
+    assert.equal(res.contentEncoding, 'gzip');
+    res.body.resume();
   });
 
   test("passes the store's status, Content-Type and Cache-Control through", async () => {
