@@ -155,10 +155,7 @@ export function iriSpliceProblem(iri: string): string | undefined {
     const problem = hasScheme(iri) && !NOT_IN_IRI.test(iri) ? iriReferenceProblem(iri) : undefined;
     return `is not a valid absolute SPARQL IRI${problem === undefined ? '' : ` (RFC 3987: it ${problem})`}`;
   }
-  const path = PATH.exec(iri)?.[1] ?? '';
-  if (path.split('/').some((segment) => segment === '.' || segment === '..')) {
-    return 'has dot segments (/./ or /../), which stores may normalise away';
-  }
+  if (hasDotSegment(iri)) return 'has dot segments (/./ or /../), which stores may normalise away';
   return undefined;
 }
 
@@ -185,8 +182,9 @@ export function graphPrefixProblem(prefix: string): string | undefined {
 /**
  * Returns why `iri` cannot be an agent IRI (docs/design/auth.md#identity), as a phrase that never
  * repeats the IRI, or undefined when it can: it must be absolute (have a scheme), hold none
- * of the characters in NOT_IN_IRI nor an invisible one, and lie outside the guard's own namespace (so no caller
- * can pose as `guard:Anonymous`, `guard:Everyone` or `guard:AuthenticatedAgent`).
+ * of the characters in NOT_IN_IRI nor an invisible one, hold no dot segment in its path (so no claim or
+ * header value can name, on a store that normalises, another agent), and lie outside the guard's own
+ * namespace (so no caller can pose as `guard:Anonymous`, `guard:Everyone` or `guard:AuthenticatedAgent`).
  */
 export function findAgentIriProblem(iri: string): string | undefined {
   if (!SCHEME.test(iri)) return 'is not an absolute IRI (it lacks a scheme such as https:)';
@@ -196,6 +194,16 @@ export function findAgentIriProblem(iri: string): string | undefined {
   if (NOT_IN_IRI.test(iri)) return 'holds whitespace, a control character or one of <>"{}|^`\\';
   const problem = iriReferenceProblem(iri);
   if (problem !== undefined) return `is not an IRI as RFC 3987 writes one: it ${problem}`;
+  // A row rule writes the agent into the query as it is (sparql/write-row-filter.ts), and a store
+  // that removes dot segments (Jena) would read `.../users/../staff/root` as `.../staff/root`:
+  // the rows of another agent. As for policy IRIs (iriSpliceProblem), no agent holds one.
+  if (hasDotSegment(iri)) return 'has dot segments (/./ or /../), which stores may normalise away into another agent';
   if (iri.startsWith(GUARD)) return `lies in the reserved namespace ${GUARD}`;
   return undefined;
+}
+
+/** True when the path of `iri` holds a `.` or `..` segment (RFC 3986 section 5.2.4). */
+function hasDotSegment(iri: string): boolean {
+  const path = PATH.exec(iri)?.[1] ?? '';
+  return path.split('/').some((segment) => segment === '.' || segment === '..');
 }

@@ -165,6 +165,7 @@ describe('JWT verification against a local issuer', () => {
       [verifier, 'a b', /^the token's sub claim does not make a valid agent IRI: it holds whitespace/],
       [verifier, 'alice>', /^the token's sub claim does not make a valid agent IRI: it holds whitespace, a control character or one of/],
       [verifier, 'x\u0000y', /does not make a valid agent IRI/],
+      [verifier, '../staff/root', /^the token's sub claim does not make a valid agent IRI: it has dot segments/],
       [verifier, '', /^the token's sub claim is not a non-empty string$/],
       [verifier, 42, /^the token's sub claim is not a non-empty string$/],
       [verifier, ['alice'], /^the token's sub claim is not a non-empty string$/],

@@ -34,6 +34,26 @@ describe('findAgentIriProblem', () => {
     }
   });
 
+  it('refuses dot segments, which a store that normalises would read as another agent', () => {
+    // A row rule writes the agent as it is; Jena reads .../users/../staff/root as .../staff/root.
+    for (const iri of [
+      'https://idp.example.org/users/../staff/root',
+      'https://idp.example.org/users/./ann',
+      'https://idp.example.org/users/ann/..',
+      'https://idp.example.org/..',
+    ]) {
+      assert.match(findAgentIriProblem(iri) ?? '', /^has dot segments/, iri);
+    }
+    for (const iri of [
+      'https://idp.example.org/users/..ann',
+      'https://idp.example.org/users/a.b',
+      'https://idp.example.org/users/ann#..',
+      'urn:x:..',
+    ]) {
+      assert.equal(findAgentIriProblem(iri), undefined, iri);
+    }
+  });
+
   it('refuses the guard vocabulary namespace', () => {
     assert.match(
       findAgentIriProblem('https://w3id.org/sparql-guard#Everyone') ?? '',

@@ -297,6 +297,9 @@ describe('trusted headers', () => {
     refused({ 'x-agent': 'carol' }, /^the trusted agent header does not make a valid agent IRI: it is not an absolute IRI/, noPrefix);
     refused({ 'x-agent': 'https://w3id.org/sparql-guard#Anonymous' }, /it lies in the reserved namespace/, noPrefix);
     refused({ 'x-agent': 'https://w3id.org/sparql-guard#AuthenticatedAgent' }, /it lies in the reserved namespace/, noPrefix);
+    // A store that removes dot segments (Jena) would read the agent of a row rule as another's.
+    refused({ 'x-remote-user': '../staff/root' }, /^the trusted agent header does not make a valid agent IRI: it has dot segments/);
+    refused({ 'x-agent': 'https://example.org/agents/./carol' }, /it has dot segments/, noPrefix);
   });
 
   it('trim only the spaces and tabs of HTTP: a byte A0 (no-break space) is part of the name', () => {
