@@ -30,7 +30,7 @@ const REALM = 'sparql-guard';
 const ANONYMOUS: Caller = Object.freeze({ agent: ANONYMOUS_AGENT, groups: Object.freeze([]), authenticated: false, via: 'anonymous' });
 
 /** `<scheme> <credentials>` of an Authorization header (RFC 9110 section 11.4). */
-const AUTHORIZATION = /^(\S+)(?:\s+(.*))?$/s;
+const AUTHORIZATION = /^([^ \t]+)(?:[ \t]+(.*))?$/s;
 
 /** RFC 4648 section 4: the base64 alphabet with padding; Basic credentials use it (RFC 7617 section 2). */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

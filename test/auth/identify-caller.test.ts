@@ -324,6 +324,10 @@ describe('trusted headers', () => {
       via: 'trusted-headers',
     });
     refused({ 'x-api-key': `${ALICE_KEY}\u00a0` }, /^unknown API key$/);
+    // Nor does it part a scheme from its credentials: `Bearer<A0>key` is no Bearer key.
+    assert.equal(identify({ authorization: `Bearer \t${ALICE_KEY}` }).via, 'api-key');
+    // An unknown scheme is none the guard reads: ignored, as any other.
+    assert.equal(identify({ authorization: `Bearer\u00a0${ALICE_KEY}` }).via, 'anonymous');
   });
 
   it('refuse a groups header without an agent header', () => {
