@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { DEFAULT_CONFIG } from '../config/read-config.js';
 import { errorKind, GuardError, StoreError } from '../guard-error.js';
 import { PRIVATE_NO_STORE } from '../http/cache-control.js';
+import { chooseEndpointView } from '../http/choose-endpoint-view.js';
 import { createCorsHeaders } from '../http/cors.js';
 import { headerValue } from '../header-value.js';
 import { escapeMalformedPath, pathOf } from '../http/path-of.js';
@@ -153,8 +154,14 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     app.route({ method: 'OPTIONS', url: explainPath, handler: preflight });
   }
   if (options.ui) {
+    // A browser that names HTML is sent to the query page; to every other client `/` is the
+    // unknown path the contract says it is (404).
     allowByPath.set('/', 'GET');
-    app.get('/', async (_request, reply) => reply.redirect(options.path, 302));
+    app.get('/', async (request, reply) =>
+      chooseEndpointView(headerValue(request.headers.accept), ['text/html']) === 'text/html'
+        ? reply.redirect(options.path, 302)
+        : renderError(reply, new GuardError(404, 'not_found', 'not found')),
+    );
   }
   // Liveness: the process itself, never the store, so that a store
   // outage does not make an orchestrator restart every guard.
@@ -207,5 +214,6 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
 /** A probe's answer: 200 `ok`, or 503 with the reason as one line. */
 function probeAnswer(reply: FastifyReply, reason: string | undefined): FastifyReply {
   reply.header('content-type', 'text/plain; charset=utf-8');
-  return reason === undefined ? reply.send('ok\n') : reply.code(503).send(`${reason}\n`);
+  // The contract's body is `ok`, to the byte; a reason is a one-line message like every error.
+  return reason === undefined ? reply.send('ok') : reply.code(503).send(`${reason}\n`);
 }

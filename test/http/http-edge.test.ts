@@ -163,11 +163,15 @@ describe('paths and methods', () => {
     assertError(await app.inject({ method: 'PUT', url: '/sparql/explain' }), 'not_found');
   });
 
-  it('the query page off: / is 404; on: / redirects to the endpoint', async () => {
-    assertError(await createEdge().app.inject({ url: '/' }), 'not_found');
-    const response = await createEdge({ ui: true }).app.inject({ url: '/' });
+  it('the query page off: / is 404; on: / redirects a browser to the endpoint, and is 404 to any other client', async () => {
+    assertError(await createEdge().app.inject({ url: '/', headers: { accept: 'text/html' } }), 'not_found');
+    const { app } = createEdge({ ui: true });
+    const response = await app.inject({ url: '/', headers: { accept: 'text/html,*/*;q=0.8' } });
     assert.equal(response.statusCode, 302);
     assert.equal(response.headers.location, '/sparql');
+    for (const accept of [undefined, '*/*', 'application/sparql-results+json', 'text/html;q=0']) {
+      assertError(await app.inject({ url: '/', headers: accept === undefined ? {} : { accept } }), 'not_found');
+    }
   });
 });
 
@@ -410,7 +414,7 @@ describe('probes', () => {
     for (const url of ['/healthz', '/readyz']) {
       const response = await app.inject({ url });
       assert.equal(response.statusCode, 200);
-      assert.equal(response.body, 'ok\n');
+      assert.equal(response.body, 'ok');
       assert.equal(response.headers['cache-control'], 'private, no-store');
     }
   });

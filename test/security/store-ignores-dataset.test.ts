@@ -64,7 +64,7 @@ describe('stores that honour the dataset pass the check', () => {
       try {
         const ready = await fetch(`${guard.guard.url}/readyz`);
         assert.equal(ready.status, 200);
-        assert.equal(await ready.text(), 'ok\n');
+        assert.equal(await ready.text(), 'ok');
       } finally {
         await guard.close();
       }
@@ -78,7 +78,7 @@ describe('an unreachable store', () => {
     try {
       const health = await fetch(`${guard.guard.url}/healthz`);
       assert.equal(health.status, 200);
-      assert.equal(await health.text(), 'ok\n');
+      assert.equal(await health.text(), 'ok');
       const ready = await fetch(`${guard.guard.url}/readyz`);
       assert.equal(ready.status, 503);
       assert.match(await ready.text(), /upstream not verified: upstream unreachable/);

@@ -37,7 +37,7 @@ describe('health', () => {
   it('answers 200 ok without credentials and never contacts the store', async () => {
     const response = await fetch(`${t.guard.url}/healthz`);
     assert.equal(response.status, 200);
-    assert.equal(await response.text(), 'ok\n');
+    assert.equal(await response.text(), 'ok');
   });
 });
 

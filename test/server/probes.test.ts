@@ -16,7 +16,7 @@ describe('probes', () => {
   it('an unreachable store: /healthz 200 ok, /readyz 503 with the reason on one line', async () => {
     const t = await startTestGuard({ upstream: 'http://127.0.0.1:1/sparql', timeoutMs: 1000 });
     try {
-      assert.deepEqual(await probe(`${t.guard.url}/healthz`), { status: 200, body: 'ok\n', type: 'text/plain; charset=utf-8' });
+      assert.deepEqual(await probe(`${t.guard.url}/healthz`), { status: 200, body: 'ok', type: 'text/plain; charset=utf-8' });
       const ready = await probe(`${t.guard.url}/readyz`);
       assert.equal(ready.status, 503);
       assert.match(ready.body, /^upstream not verified: upstream unreachable[^\n]*\n$/);
@@ -33,7 +33,7 @@ describe('probes', () => {
       const before = store.queries.length;
       for (let i = 0; i < 5; i += 1) assert.equal((await probe(`${t.guard.url}/healthz`)).status, 200);
       assert.equal(store.queries.length, before, 'no request reached the store');
-      assert.deepEqual(await probe(`${t.guard.url}/readyz`), { status: 200, body: 'ok\n', type: 'text/plain; charset=utf-8' });
+      assert.deepEqual(await probe(`${t.guard.url}/readyz`), { status: 200, body: 'ok', type: 'text/plain; charset=utf-8' });
     } finally {
       await t.close();
       await store.close();

@@ -55,9 +55,13 @@ describe('query page', () => {
   });
 
   it('redirects / to the page, and leaves protocol requests alone', async () => {
-    const root = await fetch(`${on.guard.url}/`, { redirect: 'manual' });
+    const root = await fetch(`${on.guard.url}/`, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     assert.equal(root.status, 302);
     assert.equal(root.headers.get('location'), '/data/sparql');
+    // Any other client gets the contract's 404 for a path it does not know.
+    const plain = await fetch(`${on.guard.url}/`, { redirect: 'manual' });
+    assert.equal(plain.status, 404);
+    await plain.arrayBuffer();
     const post = await fetch(on.endpoint, { method: 'POST', headers: { accept: 'text/html' } });
     assert.equal(post.status, 415);
     const query = await fetch(`${on.endpoint}?query=${encodeURIComponent('ASK {}')}`, { headers: { accept: 'text/html' } });
