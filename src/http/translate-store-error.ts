@@ -86,8 +86,8 @@ export function translateStoreError(status: number, storeText: string, plan: Pla
   return new StoreError(status, 'store_refused', `${refused}${said}`, refused);
 }
 
-/** The store's text as one line, bounded. */
+/** The store's text as one line, bounded, without control characters (a NUL or an ESC of the store's is no part of a line). */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
   return flat.length > MAX_SHOWN_CHARS ? `${flat.slice(0, MAX_SHOWN_CHARS)}…` : flat;
 }

@@ -114,6 +114,14 @@ describe("translateStoreError: the lab stores' own words", () => {
     assert.match(error.message, /^the store refused the query as forwarded \(HTTP 500\): with 6 graphs in its dataset, 10 KiB, /);
   });
 
+  it('with explain on, the store text is one line without control characters', () => {
+    const error = translateStoreError(500, 'line one\r\nline two\u2028three\u0000\u001b[31m red\u0085end', planOf(2), { explain: true });
+    assert.equal(
+      error.message,
+      'the store answered HTTP 500 to the query as forwarded; the store said: line one line two three [31m red end',
+    );
+  });
+
   it("a store's 401 or 407 says it refused the guard's own credential, not the caller's; its status stays", () => {
     for (const status of [401, 407]) {
       const error = translateStoreError(status, 'Unauthorized', planOf(2), { explain: false });
