@@ -131,6 +131,11 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
     reply.header('vary', vary);
     // Answers from the store got composeCacheControl already; every other answer is the guard's.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', PRIVATE_NO_STORE);
+    // An answer opened in a browser is a document of the origin that keeps the query page's key:
+    // read as its own type only, and, but the page, with no script, no frame and no fetch of its
+    // own (a store that answers text/html, as Virtuoso does to a browser, renders inert).
+    reply.header('x-content-type-options', 'nosniff');
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', ANSWER_CSP);
     done(null, payload);
   });
 
@@ -210,6 +215,9 @@ export function createApp(options: AppOptions, services: GuardServices): Fastify
 
   return app;
 }
+
+/** The Content-Security-Policy of every answer but the query page's own. */
+const ANSWER_CSP = "default-src 'none'; frame-ancestors 'none'; sandbox";
 
 /** A probe's answer: 200 `ok`, or 503 with the reason as one line. */
 function probeAnswer(reply: FastifyReply, reason: string | undefined): FastifyReply {

@@ -380,6 +380,17 @@ describe("the store's answer", () => {
     assert.equal(store.sent.at(-1)!.accept, 'application/sparql-results+json');
   });
 
+  it("a store's answer, opened in a browser, is read as its type only and runs nothing (a store's HTML renders inert)", async () => {
+    const { app, store } = createEdge();
+    store.answer = () => ({ contentType: 'text/html', text: '<script>alert(1)</script>' });
+    const response = await app.inject({ url: queryUrl(SELECT), headers: { ...BETA, accept: 'text/html' } });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['x-content-type-options'], 'nosniff');
+    assert.equal(response.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'; sandbox");
+    const refused = await app.inject({ url: '/nowhere' });
+    assert.equal(refused.headers['x-content-type-options'], 'nosniff');
+  });
+
   it('a coding the store used although asked for none is named: the caller is not handed gzip as JSON', async () => {
     const { app, store } = createEdge();
     const json = '{"head":{},"boolean":true}';
