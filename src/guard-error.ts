@@ -1,7 +1,7 @@
 // The one error type of the service: an HTTP status, a stable code and a one-line message.
 
 /** Statuses the guard itself answers with (500 only for its own bugs). Anything else comes from the store. */
-export type GuardStatus = 400 | 401 | 403 | 404 | 405 | 408 | 413 | 415 | 429 | 431 | 500 | 502 | 503;
+export type GuardStatus = 400 | 401 | 403 | 404 | 405 | 408 | 413 | 414 | 415 | 429 | 431 | 500 | 502 | 503;
 
 /**
  * Every code the guard answers with, each with its one status: the one list. Metrics
@@ -26,6 +26,7 @@ export const GUARD_CODES = {
   method_not_allowed: 405,
   request_timeout: 408,
   too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   too_many_requests: 429,
   header_too_large: 431,

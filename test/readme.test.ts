@@ -78,6 +78,7 @@ describe('README errors table', () => {
       ],
       ['unsupported_media_type', await fetch(t.endpoint, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' })],
       ['header_too_large', await fetch(t.endpoint, { headers: { 'x-padding': 'x'.repeat(20_000) } })],
+      ['uri_too_long', await fetch(`${t.endpoint}?query=${'x'.repeat(20_000)}`)],
       ['upstream_failed', await fetch(`${unreachable.endpoint}?query=${q}`)],
     ]);
     for (const [code, response] of observed) {

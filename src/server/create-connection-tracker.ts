@@ -35,7 +35,7 @@ const REFUSAL_ROOM = 64;
 /** What the app hands to fastify and installs on itself. */
 export interface ConnectionTracker {
   /** fastify's `clientErrorHandler`: errors of node's HTTP parser and its time bounds. */
-  readonly clientError: (error: Error & { code?: string }, socket: Socket) => void;
+  readonly clientError: (error: ParserError, socket: Socket) => void;
   /**
    * Installs the bounds on the app's server, the request log's onRequest hook (which also
    * answers 503 on a connection past `maxConnections`) and `cutAllConnections`.
@@ -89,10 +89,10 @@ export function createConnectionTracker(
     socket.destroy();
   };
 
-  const clientError = (error: Error & { code?: string }, socket: Socket): void => {
+  const clientError = (error: ParserError, socket: Socket): void => {
     // Answered like every error: one line of text/plain.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const answer = clientErrorAnswer(error.code, limits);
+    const answer = clientErrorAnswer(error, limits);
     endConnection(socket, answer.status === 408 ? 'timeout' : 'completed', answer);
   };
 
@@ -214,12 +214,66 @@ export function createConnectionTracker(
   return { clientError, attach };
 }
 
+/**
+ * An error of node's HTTP parser: its code, and (node 20 to 24) the chunk it was reading (a Buffer,
+ * whatever fastify's type says) and the offset in it where it stopped.
+ */
+export type ParserError = Error & { code?: string; rawPacket?: unknown; bytesParsed?: number };
+
+/** A token (RFC 9110 section 5.6.2), such as a method name. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * A request line that had not ended where the header limit was reached: a method, a space and a
+ * request target (origin-form or absolute-form, RFC 9112 section 3.2), nothing else, up to where
+ * the parser stopped. Seen only when that line started in the chunk the parser failed on: a URL
+ * long enough to arrive in several reads is still 431.
+ */
+const UNENDED_REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ (?:\/|[A-Za-z][A-Za-z0-9+.-]*:\/\/)\S*(?: HTTP\/\d\.\d\r?)?$/;
+
+/**
+ * The line the parser stopped on, as latin1 text: from its start (after a line feed in the chunk
+ * it was reading, or the chunk's start) up to where it stopped (`before`) and on for up to `more`
+ * bytes (`from`); undefined when node gave no chunk.
+ */
+function failedLine({ rawPacket, bytesParsed }: ParserError, more: number): { before: string; from: string } | undefined {
+  if (!Buffer.isBuffer(rawPacket)) return undefined;
+  const at = Math.min(bytesParsed ?? rawPacket.length, rawPacket.length);
+  const start = at === 0 ? 0 : rawPacket.lastIndexOf(0x0a, at - 1) + 1;
+  return {
+    before: rawPacket.toString('latin1', start, at),
+    from: rawPacket.toString('latin1', start, Math.min(rawPacket.length, at + more)),
+  };
+}
+
 /** The answer to an error of node's HTTP parser or its time bounds, by the error's code. */
-function clientErrorAnswer(code: string | undefined, limits: ClientLimits): GuardError {
+function clientErrorAnswer(error: ParserError, limits: ClientLimits): GuardError {
+  const { code } = error;
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     return new GuardError(408, 'request_timeout', `the request did not arrive within ${limits.requestTimeoutMs} ms`);
   }
-  if (code === 'HPE_HEADER_OVERFLOW') return new GuardError(431, 'header_too_large', 'request header section too large');
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    // node counts the request line in the header section's limit: a target longer than the server
+    // reads is 414 (RFC 9110 section 15.5.15), and a query that long belongs in a POST's body.
+    const line = failedLine(error, 0);
+    if (line !== undefined && UNENDED_REQUEST_LINE.test(line.before)) {
+      return new GuardError(414, 'uri_too_long', 'the URL is too long: send the query with POST, in the body');
+    }
+    return new GuardError(431, 'header_too_large', 'request header section too large');
+  }
+  if (code === 'HPE_INVALID_METHOD') {
+    // node's parser knows a fixed list of methods (the same on node 20, 22 and 24) and stops at any
+    // other name with this one code; the contract's 405 covers every method but GET, POST and
+    // OPTIONS. A line that does not start with a token and a space (a TLS handshake, binary) names
+    // no method: malformed. The name is read only to the space after it, at most 32 bytes on.
+    const line = failedLine(error, 32)?.from ?? '';
+    const space = line.indexOf(' ');
+    const name = space < 0 ? line : line.slice(0, space);
+    if (TOKEN.test(name) && (space > 0 || line.length < 32)) {
+      const what = name.length <= 20 ? `method ${name}` : 'this method';
+      return new GuardError(405, 'method_not_allowed', `${what} is not allowed here`, { allow: ALLOW_QUERY });
+    }
+  }
   if (code === 'HPE_UNEXPECTED_CONTENT_LENGTH' || code === 'HPE_INVALID_CONTENT_LENGTH') {
     return new GuardError(400, 'bad_request', 'malformed HTTP request: invalid or repeated Content-Length');
   }

@@ -121,21 +121,32 @@ describe('a guard with tight client bounds, in front of a store that can stream 
 
   it('answers malformed HTTP with one text/plain line and logs each', async () => {
     const from = guard.lines.length;
-    const cases: [string, number][] = [
+    const cases: [string | Buffer, number][] = [
       ['GET /healthz HTTP/1.1\r\nHost: guard\r\nBad\u0001Name: x\r\n\r\n', 400],
       ['POST /sparql HTTP/1.1\r\nHost: guard\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello', 400],
       [`GET /healthz HTTP/1.1\r\nHost: guard\r\nX-Padding: ${'x'.repeat(20_000)}\r\n\r\n`, 431],
+      // The request line is the long part: 414, and the line says to POST (RFC 9110 section 15.5.15).
+      [`GET /sparql?query=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: guard\r\n\r\n`, 414],
+      [`GET http://guard/sparql?query=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: guard\r\n\r\n`, 414],
+      // A method name node's parser does not know is still a method other than GET, POST, OPTIONS.
+      ['FOO /sparql HTTP/1.1\r\nHost: guard\r\n\r\n', 405],
+      ['get /sparql HTTP/1.1\r\nHost: guard\r\n\r\n', 405],
+      ['PROPFINDX /sparql HTTP/1.1\r\nHost: guard\r\n\r\n', 405],
+      // A TLS handshake names no method: malformed.
+      [Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]), 400],
     ];
     for (const [head, status] of cases) {
       const answer = await rawRequest(url, head);
-      assert.equal(answer.status, status);
+      assert.equal(answer.status, status, String(head).slice(0, 40));
       assert.match(answer.headers, /content-type: text\/plain; charset=utf-8/i);
       assert.match(answer.body, /^[^\n{]+\n$/);
+      if (status === 405) assert.match(answer.headers, /\r\nallow: GET, POST, OPTIONS\r\n/i);
+      if (status === 414) assert.match(answer.body, /POST/);
     }
-    await guard.waitFor(() => parserLines(from).length >= 3, from);
+    await guard.waitFor(() => parserLines(from).length >= cases.length, from);
     assert.deepEqual(
       parserLines(from).map((line) => line.status),
-      [400, 400, 431],
+      cases.map(([, status]) => status),
     );
   });
 });

@@ -1,4 +1,4 @@
-// Bypass class: resource exhaustion. Deeply nested and very large queries get a clear 400 / 413 / 431, never a crash or a 5xx.
+// Bypass class: resource exhaustion. Deeply nested and very large queries get a clear 400 / 413 / 414 / 431, never a crash or a 5xx.
 
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
