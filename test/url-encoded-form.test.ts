@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodeFormPiece, encodeQueryForm, joinQueryForm, parseForm } from '../src/url-encoded-form.js';
+import { encodeFormPiece, encodeQueryForm, FormNotUtf8Error, joinQueryForm, parseForm } from '../src/url-encoded-form.js';
 
 const parse = (text: string | Buffer) => Object.fromEntries(parseForm(Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8')));
 
@@ -43,12 +43,15 @@ describe('parseForm', () => {
     }
   });
 
-  it('decodes escaped bytes as UTF-8, malformed sequences as U+FFFD', () => {
+  it('decodes escaped bytes as UTF-8, and refuses bytes that are not UTF-8 rather than read U+FFFD', () => {
     assert.deepEqual(parse('q=%E2%82%AC'), { q: ['€'] });
-    assert.deepEqual(parse('q=%FF'), { q: ['\uFFFD'] });
-    assert.deepEqual(parse('q=%E2%82'), { q: ['\uFFFD'] });
-    // An escaped lead byte completed by a literal byte is one character: the bytes are decoded together.
-    assert.deepEqual(parse(Buffer.concat([Buffer.from('q=%C3'), Buffer.from([0xa9])])), { q: ['é'] });
+    // The standard's decoder would put U+FFFD in their place: a text the caller did not write.
+    for (const text of ['q=%FF', 'q=%E2%82', 'q=ASK%7B%3Fs%20%3Fp%20%22%C3%22%7D', '%C3=x', 'q=%ED%A0%80', 'q=%C0%AF']) {
+      assert.throws(() => parse(text), FormNotUtf8Error, text);
+    }
+    // Raw bytes too, and an escaped lead byte completed by a raw byte (which alone is no UTF-8).
+    assert.throws(() => parse(Buffer.from([0x71, 0x3d, 0xff])), FormNotUtf8Error);
+    assert.throws(() => parse(Buffer.concat([Buffer.from('q=%C3'), Buffer.from([0xa9])])), FormNotUtf8Error);
   });
 });
 

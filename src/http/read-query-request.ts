@@ -1,8 +1,7 @@
 // Reads the SPARQL 1.1 Protocol query operation (section 2.1) out of an HTTP request, or refuses it.
 
-import { isUtf8 } from 'node:buffer';
 import { GuardError } from '../guard-error.js';
-import { parseForm, type FormParams } from '../url-encoded-form.js';
+import { FormNotUtf8Error, parseForm, type FormParams } from '../url-encoded-form.js';
 import type { QueryRequest } from '../sparql/query-request.js';
 
 /** The parts of an HTTP request that the query operation is read from. */
@@ -31,11 +30,12 @@ const NONE: readonly string[] = [];
  * Turns an HTTP request into a QueryRequest. Refusals, in this order: 403 for any
  * update (application/sparql-update, an `update` parameter), 400 for an `access_token`
  * parameter, 415 for a body under a content coding, an unsupported Content-Type or charset,
- * 400 for a missing, empty or repeated `query`, or a body that is not UTF-8.
+ * 400 for a missing, empty or repeated `query`, or a body or query string that is not UTF-8
+ * (percent-escapes included).
  */
 export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
   // The query string's bytes (node gives the request line's bytes as latin1 characters).
-  const urlParams = raw.search === '' ? EMPTY : parseForm(Buffer.from(raw.search, 'latin1'));
+  const urlParams = raw.search === '' ? EMPTY : readForm(Buffer.from(raw.search, 'latin1'), 'the query string of the URL');
   refuseUpdate(urlParams);
   refuseParameterCredential(urlParams);
   if (raw.method === 'GET') return fromParams(urlParams, EMPTY);
@@ -49,8 +49,7 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
     throw new GuardError(415, 'unsupported_media_type', 'unsupported charset: request bodies must be UTF-8');
   }
   if (mediaType === FORM) {
-    if (raw.body !== undefined && !isUtf8(raw.body)) throw notUtf8();
-    const bodyParams = raw.body === undefined ? EMPTY : parseForm(raw.body);
+    const bodyParams = raw.body === undefined ? EMPTY : readForm(raw.body, 'the request body');
     refuseUpdate(bodyParams);
     refuseParameterCredential(bodyParams);
     return fromParams(urlParams, bodyParams);
@@ -177,8 +176,18 @@ function decodeBody(body: Buffer | undefined): string {
   }
 }
 
-function notUtf8(): GuardError {
-  return new GuardError(400, 'bad_request', 'the request body is not valid UTF-8');
+function notUtf8(where = 'the request body'): GuardError {
+  return new GuardError(400, 'bad_request', `${where} is not valid UTF-8`);
+}
+
+/** A form's parameters; 400 when its bytes, raw or percent-escaped, are not UTF-8 (never U+FFFD in their place). */
+function readForm(bytes: Buffer, where: string): FormParams {
+  try {
+    return parseForm(bytes);
+  } catch (error) {
+    if (error instanceof FormNotUtf8Error) throw notUtf8(where);
+    throw error;
+  }
 }
 
 /** The last Content-Type parsed and its parts: clients send the same header again and again. */

@@ -196,7 +196,31 @@ describe('request bodies', () => {
     assertError(await post('application/sparql-query; charset=iso-8859-1', SELECT), 'unsupported_media_type');
     assertError(await post('application/sparql-update', 'DROP ALL'), 'update');
     assertError(await post('application/x-www-form-urlencoded', `update=${encodeURIComponent('DROP ALL')}`), 'update');
-    assertError(await post('application/x-www-form-urlencoded', 'query=%FF'), 'parse');
+    assertError(await post('application/x-www-form-urlencoded', 'query=%FF'), 'bad_request');
+    assert.equal(store.sent.length, 0);
+  });
+
+  it('400 for percent-escapes that are not UTF-8, in the URL or a form, as for such a raw body: never U+FFFD run as the query', async () => {
+    const { app, store } = createEdge();
+    const escaped = 'query=ASK%7B%3Fs%20%3Fp%20%22%C3%22%7D';
+    for (const path of ['/sparql', '/sparql/explain']) {
+      const get = await app.inject({ method: 'GET', url: `${path}?${escaped}`, headers: BETA });
+      assert.match(assertError(get, 'bad_request'), /not valid UTF-8/);
+      const form = await app.inject({
+        method: 'POST',
+        url: path,
+        headers: { ...BETA, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: escaped,
+      });
+      assert.match(assertError(form, 'bad_request'), /not valid UTF-8/);
+      const raw = await app.inject({
+        method: 'POST',
+        url: path,
+        headers: { ...BETA, 'content-type': 'application/sparql-query' },
+        payload: Buffer.from([...Buffer.from('ASK{?s ?p "'), 0xc3, ...Buffer.from('"}')]),
+      });
+      assert.match(assertError(raw, 'bad_request'), /not valid UTF-8/);
+    }
     assert.equal(store.sent.length, 0);
   });
 

@@ -143,4 +143,21 @@ describe('readQueryRequest', () => {
       400,
     );
   });
+
+  it('refuses percent-escapes that are not UTF-8 with 400, in the URL and in a form, as it does a raw body', () => {
+    const bad = 'query=ASK%7B%3Fs%20%3Fp%20%22%C3%22%7D';
+    for (const raw of [
+      { method: 'GET', search: bad, contentType: undefined, body: undefined } as const,
+      form(bad),
+      form(`query=${encodeURIComponent(Q)}`, 'default-graph-uri=urn%3A%FF'),
+      { method: 'POST', search: 'named-graph-uri=%E2%82', contentType: 'application/sparql-query', body: Buffer.from(Q) } as const,
+    ]) {
+      assert.throws(
+        () => readQueryRequest(raw),
+        (error) =>
+          error instanceof GuardError && error.status === 400 && error.code === 'bad_request' && /not valid UTF-8/.test(error.message),
+        raw.search || String(raw.body),
+      );
+    }
+  });
 });

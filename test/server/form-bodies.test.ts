@@ -52,12 +52,13 @@ describe('query forms through the guard', () => {
     assert.deepEqual(await post(body), ['é€😀']);
   });
 
-  it('reads escaped bytes as UTF-8, a malformed sequence and a stray % as the standard says (U+FFFD, the % kept)', async () => {
+  it('reads escaped bytes as UTF-8 and a stray % as the standard says (the % kept); refuses a malformed sequence (400, never U+FFFD)', async () => {
     const prefix = encodeURIComponent('SELECT ?x WHERE { BIND("');
     const suffix = encodeURIComponent('" AS ?x) }');
     assert.deepEqual(await post(`query=${prefix}%E2%82%AC${suffix}`), ['€']);
-    assert.deepEqual(await post(`query=${prefix}%FF${suffix}`), ['\uFFFD']);
-    assert.deepEqual(await post(`query=${prefix}%E2%82${suffix}`), ['\uFFFD']);
+    assert.equal(await post(`query=${prefix}%FF${suffix}`), 400);
+    assert.equal(await post(`query=${prefix}%E2%82${suffix}`), 400);
+    assert.equal(await get(`query=${prefix}%C3${suffix}`), 400);
     assert.deepEqual(await post(`query=${prefix}%zz%4${suffix}`), ['%zz%4']);
   });
 
