@@ -1,5 +1,6 @@
 // Reads the SPARQL 1.1 Protocol query operation (section 2.1) out of an HTTP request, or refuses it.
 
+import { isAscii } from 'node:buffer';
 import { GuardError } from '../guard-error.js';
 import { FormNotUtf8Error, parseForm, type FormParams } from '../url-encoded-form.js';
 import type { QueryRequest } from '../sparql/query-request.js';
@@ -24,6 +25,24 @@ const SPARQL_QUERY = 'application/sparql-query';
 const SPARQL_UPDATE = 'application/sparql-update';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The names of US-ASCII in IANA's character set registry (its name, preferred MIME name and
+ * aliases), lower case: a subset of UTF-8, read as UTF-8. `ascii` is no registered name (the
+ * WHATWG Encoding Standard reads it as windows-1252) and stays 415.
+ */
+const US_ASCII: ReadonlySet<string> = new Set([
+  'us-ascii',
+  'ansi_x3.4-1968',
+  'iso-ir-6',
+  'ansi_x3.4-1986',
+  'iso_646.irv:1991',
+  'iso646-us',
+  'us',
+  'ibm367',
+  'cp367',
+  'csascii',
+]);
 const NONE: readonly string[] = [];
 
 /**
@@ -46,7 +65,12 @@ export function readQueryRequest(raw: RawQueryRequest): QueryRequest {
   }
   refuseCodings(raw);
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new GuardError(415, 'unsupported_media_type', 'unsupported charset: request bodies must be UTF-8');
+    if (!US_ASCII.has(charset)) {
+      throw new GuardError(415, 'unsupported_media_type', 'unsupported charset: request bodies must be UTF-8');
+    }
+    // US-ASCII is UTF-8's first 128 characters; a byte above them is not what the header says.
+    if (raw.body !== undefined && !isAscii(raw.body))
+      throw new GuardError(400, 'bad_request', 'the request body is not US-ASCII, as its charset says');
   }
   if (mediaType === FORM) {
     const bodyParams = raw.body === undefined ? EMPTY : readForm(raw.body, 'the request body');

@@ -144,6 +144,29 @@ describe('readQueryRequest', () => {
     );
   });
 
+  it("reads a body whose charset is US-ASCII by any of IANA's names, any case, as UTF-8; a byte above ASCII under it is 400", () => {
+    for (const charset of ['us-ascii', 'US-ASCII', '"Us-Ascii"', 'ANSI_X3.4-1968', 'iso646-US', 'csASCII', 'cp367']) {
+      for (const contentType of [`application/sparql-query; charset=${charset}`, `application/x-www-form-urlencoded;charset=${charset}`]) {
+        const body = contentType.startsWith('application/sparql-query') ? Q : `query=${encodeURIComponent(Q)}`;
+        assert.equal(readQueryRequest({ method: 'POST', search: '', contentType, body: Buffer.from(body) }).query, Q, contentType);
+      }
+    }
+    // Escapes in an ASCII form still decode to UTF-8 (URL Standard, section 5).
+    const escaped = { method: 'POST', search: '', contentType: 'application/x-www-form-urlencoded; charset=us-ascii' } as const;
+    assert.equal(readQueryRequest({ ...escaped, body: Buffer.from('query=ASK%7B%22%C3%A9%22%7D') }).query, 'ASK{"é"}');
+    assert.equal(
+      refusal({ method: 'POST', search: '', contentType: 'application/sparql-query; charset=us-ascii', body: Buffer.from('ASK{"é"}') }),
+      400,
+    );
+    for (const charset of ['ascii', 'latin1', 'utf-16', 'us-ascii2']) {
+      assert.equal(
+        refusal({ method: 'POST', search: '', contentType: `application/sparql-query; charset=${charset}`, body: Buffer.from(Q) }),
+        415,
+        charset,
+      );
+    }
+  });
+
   it('refuses percent-escapes that are not UTF-8 with 400, in the URL and in a form, as it does a raw body', () => {
     const bad = 'query=ASK%7B%3Fs%20%3Fp%20%22%C3%22%7D';
     for (const raw of [
