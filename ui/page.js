@@ -33,6 +33,27 @@
   // What a link may set: the query and how it is shown. Never headers, request arguments or
   // another endpoint (a link is a URL, and a URL ends up in history, logs and chat messages).
   var LINK_PARAMS = ['query', 'tabTitle', 'requestMethod', 'contentTypeConstruct', 'contentTypeSelect', 'outputFormat', 'outputSettings', 'namedGraph', 'defaultGraph'];
+  // The parameters of a link's hash that the page keeps: those of LINK_PARAMS, and outputSettings
+  // only as a JSON object (YASGUI's link reader throws on bad JSON, which stopped this script, and
+  // hands anything else to a result plugin that expects an object). URLSearchParams never throws,
+  // even on a broken percent-encoding.
+  function readLink(hash) {
+    var kept = new URLSearchParams();
+    new URLSearchParams(hash.replace(/^#/, '')).forEach(function (value, name) {
+      if (LINK_PARAMS.indexOf(name) < 0) return;
+      if (name === 'outputSettings' && !isJsonObject(value)) return;
+      kept.append(name, value);
+    });
+    return kept;
+  }
+  function isJsonObject(text) {
+    try {
+      var value = JSON.parse(text);
+      return value !== null && typeof value === 'object' && !Array.isArray(value);
+    } catch {
+      return false;
+    }
+  }
   function fromLink(config) {
     config.requestConfig.headers = {};
     config.requestConfig.args = [];
@@ -44,14 +65,15 @@
   var shareableLink = Tab.prototype.getShareableLink;
   Tab.prototype.getShareableLink = function (base) {
     var link = new URL(shareableLink.call(this, base));
-    var shared = new URLSearchParams(link.hash.slice(1));
-    var kept = new URLSearchParams();
-    shared.forEach(function (value, name) { if (LINK_PARAMS.indexOf(name) >= 0) kept.append(name, value); });
     link.search = '';
-    link.hash = kept.toString();
+    link.hash = readLink(link.hash).toString();
     return link.href;
   };
 
+  // YASGUI reads the link from the address itself: give it the kept parameters only.
+  var opened = readLink(window.location.hash).toString();
+  var address = window.location.pathname + window.location.search + (opened === '' ? '' : '#' + opened);
+  window.history.replaceState(window.history.state, '', address);
   var yasgui = new window.Yasgui(document.getElementById('yasgui'), {
     persistenceId: 'sparql-guard-' + endpoint,
     copyEndpointOnNewTab: true,

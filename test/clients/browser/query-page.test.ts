@@ -263,6 +263,25 @@ describe('query page in Chromium', { skip: CLIENT_PACKAGE_SKIP }, () => {
     }
   });
 
+  it('a link with a malformed value keeps the page working: its query is shown, the key form works', async () => {
+    for (const bad of ['outputSettings=%7Bbad', 'headers=%7Bbad']) {
+      const before = problems.length;
+      const page = await context.newPage();
+      await page.goto(`${byDefault.endpoint}#query=ASK%7B%7D&${bad}`);
+      await page.waitForSelector('#access-facts:not([hidden])', { timeout: 10_000 });
+      assert.equal(await page.textContent('#agent'), 'https://w3id.org/sparql-guard#Anonymous', bad);
+      const text = await page.evaluate(() =>
+        (window as unknown as { yasgui: { getTab(): { getYasqe(): { getValue(): string } } } }).yasgui.getTab().getYasqe().getValue(),
+      );
+      assert.equal(text, 'ASK{}', bad);
+      await page.fill('#key', ALICE_KEY);
+      await page.click('#credentials button[type=submit]');
+      await page.waitForFunction((agent) => document.querySelector('#agent')?.textContent === agent, ALICE);
+      assert.deepEqual(problems.slice(before), [], `no script error with ${bad}`);
+      await page.close();
+    }
+  });
+
   it('shows, per granted graph, the predicates hidden from the caller', async () => {
     const page = await openPage(byDefault);
     await page.fill('#key', 'sg_demo_carol_3f6b8e21c9a0d457');
