@@ -74,6 +74,14 @@
   var opened = readLink(window.location.hash).toString();
   var address = window.location.pathname + window.location.search + (opened === '' ? '' : '#' + opened);
   window.history.replaceState(window.history.state, '', address);
+  // A link's query is shown, never run on load: any page can send this tab to a link, and the
+  // query would run in the name of the key stored here. YASGUI runs it with Tab.query() while it
+  // is being built, and the query button calls the editor directly, so only that call is held.
+  var building = true;
+  var tabQuery = Tab.prototype.query;
+  Tab.prototype.query = function () {
+    return building ? Promise.resolve() : tabQuery.call(this);
+  };
   var yasgui = new window.Yasgui(document.getElementById('yasgui'), {
     persistenceId: 'sparql-guard-' + endpoint,
     copyEndpointOnNewTab: true,
@@ -85,6 +93,7 @@
     // this browser (or the same after Forget) would see them.
     yasr: { maxPersistentResponseSize: 0 },
   });
+  building = false;
   // For scripts that embed or test the page.
   window.yasgui = yasgui;
   // Tabs persisted from an earlier visit keep their endpoint and may hold headers from an old

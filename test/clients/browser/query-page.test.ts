@@ -263,6 +263,38 @@ describe('query page in Chromium', { skip: CLIENT_PACKAGE_SKIP }, () => {
     }
   });
 
+  it('a link another page opens in this tab shows its query but does not run it with the stored key', async () => {
+    const page = await openPage(byDefault);
+    await page.fill('#key', ALICE_KEY);
+    await page.click('#credentials button[type=submit]');
+    await page.waitForFunction((agent) => document.querySelector('#agent')?.textContent === agent, ALICE);
+    // The attacker's page, in this very tab, sends it to a link: the tab's session storage still holds the key.
+    await page.goto(`http://127.0.0.1:${appPort}/`);
+    const query = 'SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY DESC(?g)';
+    const link = `${byDefault.endpoint}#${new URLSearchParams({ query }).toString()}`;
+    const posted: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().startsWith(byDefault.endpoint)) posted.push(request.url());
+    });
+    await page.evaluate((href) => {
+      (window as unknown as { location: { href: string } }).location.href = href;
+    }, link);
+    await page.waitForURL(`${byDefault.endpoint}**`);
+    await page.waitForFunction((agent) => document.querySelector('#agent')?.textContent === agent, ALICE);
+    await page.waitForTimeout(1_000);
+    assert.deepEqual(posted, [], 'no query was sent on load');
+    assert.equal(await page.$$eval('.yasr table tbody tr', (rows) => rows.length), 0, 'no answer is shown');
+    const text = await page.evaluate(() =>
+      (window as unknown as { yasgui: { getTab(): { getYasqe(): { getValue(): string } } } }).yasgui.getTab().getYasqe().getValue(),
+    );
+    assert.equal(text, query, 'the link opens its query in the editor');
+    // The user runs it with the button, in the name of the key they chose.
+    await page.click('.yasqe_queryButton');
+    await page.waitForSelector('.yasr table tbody tr >> text=graphs/hr', { timeout: 30_000 });
+    assert.equal(posted.length, 1);
+    await page.close();
+  });
+
   it('a link with a malformed value keeps the page working: its query is shown, the key form works', async () => {
     for (const bad of ['outputSettings=%7Bbad', 'headers=%7Bbad']) {
       const before = problems.length;
