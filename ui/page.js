@@ -194,15 +194,39 @@
       });
   }
 
+  // The answers on screen are the previous caller's: a new caller (Forget, or another key) starts
+  // with none, and a query still running is stopped so its answer never appears. Yasr has no
+  // clear of its own; this undoes what its draw() built (pinned YASGUI, see package.json).
+  function clearResults() {
+    Object.keys(yasgui._tabs || {}).forEach(function (id) {
+      var tab = yasgui.getTab(id);
+      var yasqe = tab && tab.getYasqe && tab.getYasqe();
+      if (yasqe && yasqe.abortQuery) yasqe.abortQuery();
+      var yasr = tab && tab.getYasr && tab.getYasr();
+      if (!yasr) return;
+      var drawn = yasr.drawnPlugin && yasr.plugins[yasr.drawnPlugin];
+      if (drawn && drawn.destroy) drawn.destroy();
+      yasr.drawnPlugin = undefined;
+      yasr.results = undefined;
+      yasr.resultsEl.replaceChildren();
+      yasr.pluginControls.replaceChildren();
+      yasr.emptyFallbackElement();
+      yasr.draw();
+    });
+  }
+
   keyInput.value = key();
   document.getElementById('credentials').addEventListener('submit', function (event) {
     event.preventDefault();
+    var previous = key();
     try { window.sessionStorage.setItem(STORAGE, keyInput.value.trim()); } catch { /* storage off: nothing kept */ }
+    if (key() !== previous) clearResults();
     showAccess();
   });
   document.getElementById('forget').addEventListener('click', function () {
     try { window.sessionStorage.removeItem(STORAGE); } catch { /* nothing kept */ }
     keyInput.value = '';
+    clearResults();
     showAccess();
   });
   showAccess();

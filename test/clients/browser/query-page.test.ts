@@ -314,6 +314,24 @@ describe('query page in Chromium', { skip: CLIENT_PACKAGE_SKIP }, () => {
     }
   });
 
+  it("Forget takes the previous caller's answer off the screen", async () => {
+    const page = await openPage(byDefault);
+    await page.fill('#key', ALICE_KEY);
+    await page.click('#credentials button[type=submit]');
+    await page.waitForFunction((agent) => document.querySelector('#agent')?.textContent === agent, ALICE);
+    await runQuery(page, 'SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g');
+    await page.waitForSelector('.yasr table tbody tr >> text=graphs/hr', { timeout: 30_000 });
+    await page.click('#forget');
+    await page.waitForFunction(() => document.querySelector('#agent')?.textContent === 'https://w3id.org/sparql-guard#Anonymous');
+    assert.equal(await page.$$eval('.yasr table tbody tr', (rows) => rows.length), 0);
+    assert.doesNotMatch((await page.textContent('.yasr')) ?? '', /graphs\/hr|results? in/);
+    // The page still draws the next answer.
+    await runQuery(page, 'SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g ORDER BY ?g');
+    await page.waitForSelector('.yasr table tbody tr >> text=graphs/public', { timeout: 30_000 });
+    assert.equal(await page.$$eval('.yasr table tbody tr', (rows) => rows.length), 1);
+    await page.close();
+  });
+
   it('shows, per granted graph, the predicates hidden from the caller', async () => {
     const page = await openPage(byDefault);
     await page.fill('#key', 'sg_demo_carol_3f6b8e21c9a0d457');
