@@ -13,8 +13,14 @@ export function chooseAccept(callerAccept: string | undefined, formDefault: stri
   }
   const ranges = callerAccept
     .split(',')
-    .map((range) => range.split(';')[0]?.trim() ?? '')
-    .filter((range) => range !== '');
-  if (ranges.length === 0 || ranges.every((range) => range === '*/*')) return formDefault;
+    .map((range) => range.split(';'))
+    .filter(([type = '']) => type.trim() !== '');
+  // `*/*;q=0` accepts nothing (RFC 9110 section 12.4.2): passed on, the store answers it (406).
+  if (ranges.length === 0 || ranges.every(([type = '', ...params]) => type.trim() === '*/*' && !refusesAll(params))) return formDefault;
   return callerAccept;
+}
+
+/** True when the parameters hold `q=0` (0, 0.0, 0.00, 0.000): the range is not acceptable. */
+function refusesAll(params: readonly string[]): boolean {
+  return params.some((param) => /^\s*q\s*=\s*0(\.0{0,3})?\s*$/i.test(param));
 }
