@@ -208,7 +208,9 @@ function translateJoseError(error: unknown): GuardError {
     case 'ERR_JWT_EXPIRED':
       return unauthorized('the token has expired');
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED': {
-      const claim = (error as errors.JWTClaimValidationFailed).claim;
+      const { claim, reason } = error as errors.JWTClaimValidationFailed;
+      // A date claim that is no number ("nbf": "soon") is malformed, not early or late.
+      if (reason === 'invalid' && (claim === 'nbf' || claim === 'iat')) return unauthorized(`the token's ${claim} claim is not a number`);
       if (claim === 'iss') return unauthorized('the token is from another issuer');
       if (claim === 'aud') return unauthorized('the token is for another audience');
       if (claim === 'nbf') return unauthorized('the token is not valid yet');
@@ -217,6 +219,10 @@ function translateJoseError(error: unknown): GuardError {
     }
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
     case 'ERR_JOSE_NOT_SUPPORTED':
+      // jose says so for a crit header naming an extension it does not know, too.
+      if (/Extension Header Parameter/.test((error as Error).message)) {
+        return unauthorized("the token's crit header names an extension the guard does not support");
+      }
       return unauthorized('the token is signed with an algorithm that is not accepted');
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
       return unauthorized("the token's signature does not verify");

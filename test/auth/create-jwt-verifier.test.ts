@@ -1,6 +1,7 @@
 // Proves JWT verification against a real issuer: a JWKS served over HTTP on loopback, keys made with jose, and the attacks on it.
 
 import assert from 'node:assert/strict';
+import { KeyObject, sign as cryptoSign } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createJwtVerifier, looksLikeJwt, MAX_TOKEN_LENGTH, type JwtSettings } from '../../src/auth/create-jwt-verifier.js';
 import { parseConfig } from '../../src/config/read-config.js';
@@ -139,6 +140,7 @@ describe('JWT verification against a local issuer', () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ exp: now - 60 }, /^the token has expired$/],
       [{ nbf: now + 600 }, /^the token is not valid yet$/],
+      [{ nbf: 'soon' }, /^the token's nbf claim is not a number$/],
       [{ exp: undefined }, /^the token's exp claim is missing or invalid$/],
       [{ iss: 'https://evil.example.org/realms/test' }, /^the token is from another issuer$/],
       [{ aud: 'another-service' }, /^the token is for another audience$/],
@@ -150,6 +152,22 @@ describe('JWT verification against a local issuer', () => {
     }
     // Within the clock tolerance an expired token still passes (clocks of issuer and guard differ).
     assert.equal((await verifier.verify(await issuer.sign({ claims: { sub: 'alice', exp: now - 2 } }))).agent, `${PREFIX}alice`);
+  });
+
+  it('names a crit header the guard does not support as such, not as an algorithm', async () => {
+    const verifier = createJwtVerifier(settings(issuer));
+    // jose will not sign it either: signed here by hand (RS256 is RSASSA-PKCS1-v1_5 over SHA-256).
+    const key = issuer.current();
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const input = `${part({ alg: key.alg, kid: key.kid, typ: 'JWT', crit: ['x-ext'], 'x-ext': 1 })}.${part({
+      iss: issuer.issuer,
+      aud: issuer.audience,
+      sub: 'alice',
+      exp: Math.floor(Date.now() / 1000) + 60,
+    })}`;
+    const signature = cryptoSign('sha256', Buffer.from(input), KeyObject.from(key.privateKey)).toString('base64url');
+    const token = `${input}.${signature}`;
+    await refused(verifier.verify(token), /^the token's crit header names an extension the guard does not support$/, token);
   });
 
   it('refuses a huge token before any parsing', async () => {
