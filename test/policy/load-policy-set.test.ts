@@ -159,6 +159,10 @@ describe('loadPolicySet: validation fails closed with one line naming file and p
     ['undeclared.ttl', /policy <https:\/\/example\.org\/p>: uses guard:agent but is not declared a guard:Policy$/],
     ['blank-policy.ttl', /: a guard:Policy must be named by an IRI, not a blank node$/],
     ['syntax-error.ttl', /: Turtle syntax error: .* on line 7$/],
+    [
+      'graph-relative.ttl',
+      /policy <https:\/\/example\.org\/p>: guard:readGraph <file:\/\/\/.*\/invalid\/graphs\/public> is a relative IRI resolved against the policy file's path \(write the IRI in full, or give the file an @base\)$/,
+    ],
   ];
   for (const [name, pattern] of cases) {
     it(`refuses ${name}`, async () => {
@@ -168,6 +172,11 @@ describe('loadPolicySet: validation fails closed with one line naming file and p
       assert.equal(error.file, file);
     });
   }
+
+  it('takes a relative IRI in a file with @base: the author chose its base', async () => {
+    const set = await load([fixture('relative-with-base.ttl')]);
+    assert.deepEqual(set.policies[0]?.graphs, ['https://example.org/graphs/public']);
+  });
 
   it('refuses a policy file that does not exist', async () => {
     const file = fixture('missing.ttl');

@@ -91,6 +91,8 @@ export async function readPolicyFiles(files: readonly string[], facts: readonly 
   const firstSeen = new Map<string, { file: string; fileIndex: number; position: number }>();
   /** Per policy file, its prefixes (a row pattern reads them). */
   const prefixesOf = new Map<string, FilePrefixes>();
+  /** The policy files without an @base or BASE: a relative IRI there resolves against the file's path. */
+  const baseless = new Set<string>();
   const add = (file: string, fileIndex: number, added: readonly Quad[]) => {
     checkVocabulary(added, file);
     origins.push({ origin: file, first: quads.length, count: added.length });
@@ -103,7 +105,10 @@ export async function readPolicyFiles(files: readonly string[], facts: readonly 
     // No prototype: a prefix may be named `constructor` or `toString`.
     const prefixes = { iris: Object.create(null) as Record<string, string>, ambiguous: new Set<string>() };
     prefixesOf.set(file, prefixes);
-    add(file, fileIndex, parseTurtle(await readText(file), file, prefixes));
+    const text = await readText(file);
+    // A text that merely mentions a base (in a string) is taken as having one: the check only errs lenient.
+    if (!/(^|[\s.;])(@base|BASE)\s*</im.test(text)) baseless.add(file);
+    add(file, fileIndex, parseTurtle(text, file, prefixes));
   }
   for (const [index, input] of facts.entries()) add(factOrigin(input.name), files.length + index, parseFactSource(input, index));
 
@@ -141,6 +146,7 @@ export async function readPolicyFiles(files: readonly string[], facts: readonly 
     if (subject === undefined || subject.termType !== 'NamedNode') {
       throw policyLoadError('a guard:Policy must be named by an IRI, not a blank node', file);
     }
+    if (baseless.has(file)) refuseFileRelative(subject.value, file, own);
     return { iri: subject.value, file, order, ...validatePolicy(subject.value, file, own, prefixesOf.get(file) ?? NO_PREFIXES) };
   });
   return { policies, quads, origins };
@@ -177,6 +183,33 @@ function checkFactsAboutPolicies(
 function checkSpliceable(term: string, iri: string, fail: (reason: string) => never): void {
   const problem = iriSpliceProblem(iri);
   if (problem !== undefined) fail(`${term} ${JSON.stringify(iri)} ${problem}`);
+}
+
+/** The terms whose IRI object names a graph, a predicate, a class or an agent the policy's grant depends on. */
+const NAMING_TERMS: ReadonlySet<string> = new Set([
+  guard.agent,
+  guard.readGraph,
+  guard.hidePath,
+  guard.readPath,
+  guard.rowClass,
+  guard.rowData,
+]);
+
+/**
+ * Refuses a `file:` IRI among what a policy names, in a file without @base: it is a relative IRI
+ * (`guard:readGraph <g1>`) resolved against the policy file's own path, which names no graph,
+ * predicate or agent of a store; it loaded and granted nothing, while `check` said ok.
+ */
+function refuseFileRelative(iri: string, file: string, own: readonly Quad[]): void {
+  for (const { predicate, object } of own) {
+    if (NAMING_TERMS.has(predicate.value) && object.termType === 'NamedNode' && object.value.toLowerCase().startsWith('file:')) {
+      throw policyLoadError(
+        `${short(predicate.value)} <${object.value}> is a relative IRI resolved against the policy file's path (write the IRI in full, or give the file an @base)`,
+        file,
+        iri,
+      );
+    }
+  }
 }
 
 /** Checks one policy's own triples and returns its hidden paths, graph templates, graph prefixes and limits. */
