@@ -2,11 +2,12 @@
 
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { EXISTS_BESIDE_NEGATION } from '../../../src/http/refuse-for-store.js';
 import { ROWS_EX, askRows, assertAsView, describeRowsOnEveryStore, identityOf, valuesOf } from '../../helpers/rows-stores.js';
 
 const P = `PREFIX ex: <${ROWS_EX}>\n`;
 
-describeRowsOnEveryStore('rows: GRAPH ?g and the rule data', (rows) => {
+describeRowsOnEveryStore('rows: GRAPH ?g and the rule data', (rows, store) => {
   it('each graph by its own rule: p1 is a member row in main, not a public record in second', async () => {
     const body = await assertAsView(rows(), 'alice', identityOf('alice'), `${P}SELECT ?g ?n WHERE { GRAPH ?g { ex:p1 ex:name ?n } }`);
     assert.deepEqual(valuesOf(body, 'n'), ['Apollo']);
@@ -57,7 +58,11 @@ describeRowsOnEveryStore('rows: GRAPH ?g and the rule data', (rows) => {
         `SELECT * WHERE { { GRAPH <${main}> { ?s ?p ?o } } UNION { GRAPH <${members}> { ?s ?p ?o } } }`,
         `SELECT * FROM NAMED <${members}> FROM NAMED <${main}> WHERE { GRAPH ?g { ?s ?p ?o } }`,
       ]) {
-        await assertAsView(rows(), caller, identityOf(caller), query);
+        // Virtuoso answers negation beside the row checks wrongly: there the guard refuses it, in one line.
+        const answer =
+          store.name === 'virtuoso' && /NOT EXISTS|MINUS/.test(query) ? await askRows(rows().endpoint, query, caller) : undefined;
+        if (answer?.status === 403) assert.equal(answer.body, `${EXISTS_BESIDE_NEGATION}\n`, `${caller}: ${query}`);
+        else await assertAsView(rows(), caller, identityOf(caller), query);
       }
     }
   });
