@@ -59,6 +59,12 @@ export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike,
       fix: 'make the store honour dataset clauses (no union default graph)',
     };
   } catch (error) {
+    // The store's own time-out and the check's bound are equal by default: whichever fires first,
+    // the line names the check (under load the store's fired first, and the 502 named no check).
+    if (error instanceof UpstreamError && error.kind === 'timeout' && !error.message.includes('dataset check')) {
+      const message = error.message.replace('did not answer within', 'did not answer the dataset check within');
+      return { kind: 'unverified', error: new UpstreamError('timeout', message, error.failureCause) };
+    }
     if (error instanceof GuardError) return { kind: 'unverified', error };
     return { kind: 'unverified', error: new GuardError(502, 'upstream_failed', 'upstream dataset check failed') };
   }

@@ -173,9 +173,11 @@ describe('loadPolicySet: validation fails closed with one line naming file and p
     });
   }
 
-  it('takes a relative IRI in a file with @base: the author chose its base', async () => {
+  it('takes a relative IRI in a file with @base (the author chose its base), and a file: IRI written in full', async () => {
     const set = await load([fixture('relative-with-base.ttl')]);
     assert.deepEqual(set.policies[0]?.graphs, ['https://example.org/graphs/public']);
+    const files = await load([fixture('file-iri-in-full.ttl')]);
+    assert.deepEqual(files.policies[0]?.graphs, ['file:///data/w3c/two-nested-opt.ttl']);
   });
 
   it('refuses a policy file that does not exist', async () => {

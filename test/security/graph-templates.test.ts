@@ -75,8 +75,6 @@ describe('graph templates through the guard', () => {
     ['a slash', { sub: 'alice/x' }],
     ['a trailing slash', { sub: 'alice/' }],
     ['an encoded slash', { sub: 'alice%2Fx' }],
-    ['a climb', { sub: '../users/alice' }],
-    ['a climb inside', { sub: 'bob/../alice' }],
     ['a fragment', { sub: 'x#/../alice' }],
     ['a query', { sub: '?alice' }],
     // The agent IRI refuses these in sub (401); a claim that only fills a template may hold them.
@@ -96,18 +94,21 @@ describe('graph templates through the guard', () => {
     });
   }
 
-  const refusals: [string, Record<string, unknown>, RegExp][] = [
-    ['a dot-segment sub', { sub: '..' }, /dot segments/],
-    ['a dot sub', { sub: '.' }, /dot segments/],
-    ['an array tenant', { sub: 'mallory', tenant: ['acme', 'globex'] }, /tenant claim.*not a string/],
-    ['a number tenant', { sub: 'mallory', tenant: 7 }, /tenant claim.*not a string/],
-    ['an object tenant', { sub: 'mallory', tenant: { id: 'acme' } }, /tenant claim.*not a string/],
-    ['a very long sub', { sub: 'a'.repeat(2100) }, /longer than 2048/],
+  const refusals: [string, Record<string, unknown>, RegExp, number][] = [
+    // A sub whose agent IRI holds a dot segment is no agent at all (401): a store that removes dot segments would read another.
+    ['a dot-segment sub', { sub: '..' }, /dot segments/, 401],
+    ['a dot sub', { sub: '.' }, /dot segments/, 401],
+    ['a climb', { sub: '../users/alice' }, /dot segments/, 401],
+    ['a climb inside', { sub: 'bob/../alice' }, /dot segments/, 401],
+    ['an array tenant', { sub: 'mallory', tenant: ['acme', 'globex'] }, /tenant claim.*not a string/, 403],
+    ['a number tenant', { sub: 'mallory', tenant: 7 }, /tenant claim.*not a string/, 403],
+    ['an object tenant', { sub: 'mallory', tenant: { id: 'acme' } }, /tenant claim.*not a string/, 403],
+    ['a very long sub', { sub: 'a'.repeat(2100) }, /longer than 2048/, 403],
   ];
-  for (const [name, claims, reason] of refusals) {
-    it(`refuses ${name} with one line (403)`, async () => {
+  for (const [name, claims, reason, expected] of refusals) {
+    it(`refuses ${name} with one line (${expected})`, async () => {
       const { status, body } = await ownersAs(await bearerOf(claims));
-      assert.equal(status, 403, body);
+      assert.equal(status, expected, body);
       assert.match(body, reason);
       assert.doesNotMatch(body, /acme|globex|aaaaaaaa/);
     });

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { GuardError } from '../../src/guard-error.js';
-import { createDatasetGate } from '../../src/upstream/check-dataset-support.js';
+import { checkDatasetSupport, createDatasetGate } from '../../src/upstream/check-dataset-support.js';
 import { UpstreamError, type Upstream } from '../../src/upstream/create-upstream.js';
 import { absentRigStores, send, startSecurityGuard, storesUnderTest } from '../helpers/rig-stores.js';
 
@@ -136,6 +136,17 @@ describe('the gate follows the store', () => {
     state.ignoring = false;
     assert.equal(await gate.problem(), undefined, 'a store that is fixed is used again');
     await gate.admit(new AbortController().signal);
+  });
+
+  it("the store's own time-out during the check names the check, as the check's bound does (they race at equal times)", async () => {
+    const timedOut: Upstream = {
+      store: 'http://fake.example/sparql',
+      send: () => Promise.reject(new UpstreamError('timeout', 'upstream did not answer within 500 ms', 'timeout')),
+      close: async () => undefined,
+    };
+    const found = await checkDatasetSupport(timedOut, new AbortController().signal);
+    assert.equal(found.kind, 'unverified');
+    assert.equal(found.kind === 'unverified' ? found.error.message : '', 'upstream did not answer the dataset check within 500 ms');
   });
 
   it('a store unreachable after it passed keeps /readyz at 200 (only a definite verdict replaces a good one); queries get its failure', async () => {
