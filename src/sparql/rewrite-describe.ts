@@ -1,6 +1,7 @@
 // Rewrites a DESCRIBE query into the CONSTRUCT the guard sends instead: each described resource's outgoing triples.
 
 import { inScopeVariables } from './in-scope-variables.js';
+import { parseQuery } from './parse-query.js';
 import type { Term } from './tree-shapes.js';
 import { freshVariableNamer } from './fresh-variable-namer.js';
 
@@ -30,16 +31,18 @@ const SOLUTION_MODIFIERS = ['group', 'having', 'order', 'limit', 'offset', 'valu
  *     CONSTRUCT { ?r ?p ?o } WHERE {
  *       { VALUES ?r { <i1> } }
  *       UNION
- *       { SELECT DISTINCT (?v AS ?r) WHERE {
+ *       { SELECT DISTINCT (COALESCE(?v, "") AS ?r) WHERE {
  *           { SELECT ?v WHERE { P } ORDER BY … LIMIT n } } }
  *       FILTER(isIRI(?r) || isBlank(?r))
  *       ?r ?p ?o.
  *     }
  *
  * One union branch per described variable, keeping P's solution modifiers and VALUES; the filter
- * drops unbound values and literals. It stands outside the branches: inside, beside P's sub-select,
- * Virtuoso 7.2.5 dropped the FILTERs in P (a row check among them). `DESCRIBE *` describes P's
- * in-scope variables (§16.4).
+ * drops literals. It stands outside the branches: inside, beside P's sub-select, Virtuoso 7.2.5
+ * dropped the FILTERs in P (a row check among them). Outside, it runs after the join with
+ * `?r ?p ?o` (§18.2.2.6), which binds an unbound `?r` to every subject, so a branch turns an unbound
+ * value into the literal "" (COALESCE), which the join matches to nothing and the filter drops.
+ * `DESCRIBE *` describes P's in-scope variables (§16.4).
  */
 export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
   const name = freshVariableNamer(tree);
@@ -84,7 +87,7 @@ export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
       type: 'query',
       queryType: 'SELECT',
       distinct: true,
-      variables: [{ expression: term, variable: resource }],
+      variables: [{ expression: orEmptyLiteral(term), variable: resource }],
       where: [{ type: 'group', patterns: [solutions] }],
     });
   }
@@ -112,6 +115,14 @@ export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
     template: sources.length === 0 ? [] : [{ subject: resource, predicate, object }],
     where,
   };
+}
+
+/** `COALESCE(term, "")`: an unbound value becomes a literal, which no triple has as subject. */
+function orEmptyLiteral(term: Term): unknown {
+  const query = parseQuery('SELECT (COALESCE(?v, "") AS ?r) WHERE {}') as { variables: { expression: { args: unknown[] } }[] };
+  const expression = query.variables[0]!.expression;
+  expression.args[0] = term;
+  return expression;
 }
 
 /** A sub-select inside a group is written `{ SELECT … }`, which parses as a group holding it. */
