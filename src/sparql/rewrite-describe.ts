@@ -53,9 +53,9 @@ export function rewriteDescribe(tree: DescribeTree): Record<string, unknown> {
 
   const iris = tree.variables.filter((term) => term.termType === 'NamedNode');
   const wildcard = tree.variables.some((term) => term.termType === 'Wildcard');
-  const described = wildcard
-    ? inScopeVariables(tree.where ?? []).map((name) => variable(name.slice(1)))
-    : tree.variables.filter((term) => term.termType === 'Variable');
+  // A variable named twice (`DESCRIBE ?v ?v`, `?v $v`: [11] allows it) is one branch: its sub-select would project it twice.
+  const named = new Map(tree.variables.filter((term) => term.termType === 'Variable').map((term) => [term.value, term]));
+  const described = wildcard ? inScopeVariables(tree.where ?? []).map((name) => variable(name.slice(1))) : [...named.values()];
 
   const sources: unknown[] = [];
   if (iris.length > 0) {

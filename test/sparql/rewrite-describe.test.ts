@@ -51,3 +51,12 @@ test('a cached shape fills its constants, not the literal the rewrite adds', () 
   assert.deepEqual(describedSubjects(shape('a'), cachingPlanner), [`${EX}b`]);
   assert.deepEqual(describedSubjects(shape(''), cachingPlanner), []);
 });
+
+test('a variable described twice is described once, not refused', () => {
+  // `DESCRIBE ( VarOrIri+ | '*' )` ([11]) repeats a variable freely; its branch projected it twice, a text the guard's own
+  // check refused as unsafe_rewrite (found comparing the guard with Jena's parser over random queries).
+  assert.deepEqual(describedSubjects('DESCRIBE ?s ?s WHERE { ?s ex:link ?o }'), [`${EX}a`]);
+  assert.deepEqual(describedSubjects('DESCRIBE ?s $s ?o ?s WHERE { ?s ex:link ?o }'), [`${EX}a`, `${EX}b`]);
+  assert.deepEqual(describedSubjects('DESCRIBE ?x ?x'), []);
+  assert.deepEqual(describedSubjects('DESCRIBE ex:c ex:c'), [`${EX}c`]);
+});
