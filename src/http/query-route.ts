@@ -1,5 +1,6 @@
 // The query and explain routes: read -> identify -> grant -> plan, then the plan forwarded to the store and its answer streamed back, or explained.
 
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/caller.js';
 import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js';
@@ -321,6 +322,7 @@ async function forward(
     request.outcome = kind === 'timeout' ? 'timeout' : kind === 'aborted' ? 'client-closed' : 'upstream-cut';
     request.failure = errorKind(error);
     request.upstreamFailure = upstreamFailureOf(error, services.upstream.store);
+    endCut(reply.raw);
   });
   // The store's length passes on, so a fixed-size answer is not re-framed as chunks; the body
   // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing); a
@@ -370,6 +372,17 @@ async function readStoreText(answer: UpstreamResponse): Promise<string> {
   }
   answer.body.destroy();
   return Buffer.concat(chunks, bytes).subarray(0, MAX_STORE_TEXT_BYTES).toString('utf8');
+}
+
+/**
+ * Ends a response whose answer the store cut after its headers went out. With a length or chunks
+ * the caller can tell (too few bytes, no last chunk), and fastify's close does; an answer framed
+ * by the connection's close (an HTTP/1.0 caller, or nginx's default `proxy_http_version 1.0`)
+ * would look whole after a clean close, so that connection is reset instead.
+ */
+function endCut(response: ServerResponse): void {
+  if (!response.headersSent || response.chunkedEncoding || response.hasHeader('content-length')) return;
+  response.socket?.resetAndDestroy();
 }
 
 /** A client gone before its query was forwarded: the query is not sent (the answer reaches nobody). */

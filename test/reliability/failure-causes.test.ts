@@ -1,7 +1,7 @@
 // Every 502 / 503 of the guard names its true cause, and readiness follows the store without traffic.
 
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 import { startFaultyStore, type FaultyStore } from './start-faulty-store.js';
@@ -101,6 +101,44 @@ describe('the cause in each 502 / 503', () => {
     await waitUntil(() => t.logs.some((line) => line.outcome === 'upstream-cut'));
     assert.equal(t.logs.find((line) => line.outcome === 'upstream-cut')?.error, 'upstream closed the connection');
     assert.equal(t.logs.find((line) => line.outcome === 'upstream-cut')?.cause, 'closed');
+  });
+
+  it('an answer cut by the store, to an HTTP/1.0 caller (framed by the close): the connection is reset, never closed as if complete', async () => {
+    // Without a length or chunks (HTTP/1.0 has none; nginx's default proxy_http_version is 1.0)
+    // the end of the answer is the end of the connection: only a reset tells a cut one apart.
+    const store = await storeIn('cut');
+    const t = await guardFor({ upstream: store.url, timeoutMs: 2000 });
+    const { port } = new URL(t.guard.url);
+    const ending = await new Promise<{ text: string; error: string | undefined }>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let text = '';
+      let error: string | undefined;
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('error', (each: NodeJS.ErrnoException) => (error = each.code));
+      socket.on('close', () => resolve({ text, error }));
+      socket.write(`GET /sparql?query=${QUERY} HTTP/1.0\r\nHost: guard\r\n\r\n`);
+    });
+    assert.match(ending.text, /^HTTP\/1\.1 200 /);
+    assert.doesNotMatch(ending.text, /\r\n(content-length|transfer-encoding):/i, 'the answer is framed by the close');
+    assert.equal(ending.error, 'ECONNRESET', 'a clean close would pass the cut answer off as whole');
+    await waitUntil(() => t.logs.some((line) => line.outcome === 'upstream-cut'));
+  });
+
+  it('an answer cut by the store, to an HTTP/1.1 caller: the chunks end without their last one (curl says so)', async () => {
+    const store = await storeIn('cut');
+    const t = await guardFor({ upstream: store.url, timeoutMs: 2000 });
+    const { port } = new URL(t.guard.url);
+    const ending = await new Promise<{ text: string; error: string | undefined }>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let text = '';
+      let error: string | undefined;
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('error', (each: NodeJS.ErrnoException) => (error = each.code));
+      socket.on('close', () => resolve({ text, error }));
+      socket.write(`GET /sparql?query=${QUERY} HTTP/1.1\r\nHost: guard\r\n\r\n`);
+    });
+    assert.match(ending.text, /\r\ntransfer-encoding: chunked\r\n/i);
+    assert.ok(!ending.text.endsWith('0\r\n\r\n'), 'no last chunk: the caller can tell the answer is not whole');
   });
 
   it('readiness follows a store that comes back within seconds, with only probes arriving', { timeout: 20_000 }, async () => {
