@@ -1,6 +1,5 @@
 // The query and explain routes: read -> identify -> grant -> plan, then the plan forwarded to the store and its answer streamed back, or explained.
 
-import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/caller.js';
 import type { CallerOrPromise, RequestHeaders } from '../auth/identify-caller.js';
@@ -13,6 +12,7 @@ import type { Plan } from '../sparql/plan.js';
 import type { QueryRequest } from '../sparql/query-request.js';
 import { UpstreamError, type AbortLike, type Upstream, type UpstreamResponse } from '../upstream/create-upstream.js';
 import { ClientGone } from './client-gone.js';
+import { endCut } from './end-cut.js';
 import { composeCacheControl } from './cache-control.js';
 import { chooseAccept } from './choose-accept.js';
 import { chooseEndpointView, type EndpointView } from './choose-endpoint-view.js';
@@ -322,7 +322,8 @@ async function forward(
     request.outcome = kind === 'timeout' ? 'timeout' : kind === 'aborted' ? 'client-closed' : 'upstream-cut';
     request.failure = errorKind(error);
     request.upstreamFailure = upstreamFailureOf(error, services.upstream.store);
-    endCut(reply.raw);
+    // An answer framed by the close must not end in a clean close (fastify's): it would look whole.
+    if (reply.raw.headersSent) endCut(reply.raw, socket);
   });
   // The store's length passes on, so a fixed-size answer is not re-framed as chunks; the body
   // is passed on byte for byte (the guard asks for no Content-Encoding and changes nothing); a
@@ -372,17 +373,6 @@ async function readStoreText(answer: UpstreamResponse): Promise<string> {
   }
   answer.body.destroy();
   return Buffer.concat(chunks, bytes).subarray(0, MAX_STORE_TEXT_BYTES).toString('utf8');
-}
-
-/**
- * Ends a response whose answer the store cut after its headers went out. With a length or chunks
- * the caller can tell (too few bytes, no last chunk), and fastify's close does; an answer framed
- * by the connection's close (an HTTP/1.0 caller, or nginx's default `proxy_http_version 1.0`)
- * would look whole after a clean close, so that connection is reset instead.
- */
-function endCut(response: ServerResponse): void {
-  if (!response.headersSent || response.chunkedEncoding || response.hasHeader('content-length')) return;
-  response.socket?.resetAndDestroy();
 }
 
 /** A client gone before its query was forwarded: the query is not sent (the answer reaches nobody). */

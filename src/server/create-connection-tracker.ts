@@ -5,6 +5,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import { ERROR_CODE_HEADER, GuardError, type ErrorCode } from '../guard-error.js';
 import { PRIVATE_NO_STORE } from '../http/cache-control.js';
+import { endCut } from '../http/end-cut.js';
 import { pathOf } from '../http/path-of.js';
 import { ALLOW_QUERY, setIdleBound } from '../http/query-route.js';
 import { renderError } from '../http/render-error.js';
@@ -65,6 +66,8 @@ export function createConnectionTracker(
   const current = new WeakMap<Socket, FastifyReply>();
   const endedBy = new WeakMap<Socket, { outcome: RequestOutcome; status: number; code: ErrorCode; failure: string }>();
   let cutting = false;
+  /** The requests not yet ended, for the shutdown's cut. */
+  const underway = new Set<FastifyReply>();
 
   /**
    * Ends a connection the guard gives up on: answers `error` as one line when no answer has
@@ -86,7 +89,9 @@ export function createConnectionTracker(
     } else {
       endedBy.set(socket, { outcome, status: answerStarted ? response!.statusCode : status, code, failure: message });
     }
-    socket.destroy();
+    // An answer under way is cut so that its client can tell (a reset when it is framed by the close).
+    if (answerStarted) endCut(response!, socket);
+    else socket.destroy();
   };
 
   const clientError = (error: ParserError, socket: Socket): void => {
@@ -140,6 +145,8 @@ export function createConnectionTracker(
 
     app.decorate('cutAllConnections', () => {
       cutting = true;
+      // An answer under way is cut so that its client can tell (a reset when it is framed by the close).
+      for (const reply of underway) if (reply.raw.headersSent) endCut(reply.raw, reply.request.raw.socket);
       app.server.closeAllConnections();
     });
 
@@ -151,9 +158,11 @@ export function createConnectionTracker(
       const socket = request.raw.socket;
       const bytesBefore = socket.bytesWritten;
       current.set(socket, reply);
+      underway.add(reply);
       metrics?.requestStarted();
       reply.raw.once('close', () => {
         if (current.get(socket) === reply) current.delete(socket);
+        underway.delete(reply);
         const ended = endedBy.get(socket);
         const finished = reply.raw.writableFinished;
         const outcome: RequestOutcome = finished

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -120,6 +120,33 @@ describe('RunningGuard.close()', () => {
       assert.equal(answer.status, 200);
       assert.equal(answer.complete, false, 'the stalled answer is cut, not completed');
       assert.equal(answer.body, ANSWER.slice(0, 20));
+    } finally {
+      await t.close();
+      await store.close();
+    }
+  });
+
+  it('cuts an answer framed by the close (an HTTP/1.0 caller) with a reset, so it never looks whole', { timeout: 20_000 }, async () => {
+    const store = await startHeldStore('stall');
+    const t = await startTestGuard({ upstream: store.url });
+    try {
+      const { port } = new URL(t.guard.url);
+      const inFlight = new Promise<{ text: string; error: string | undefined }>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let text = '';
+        let error: string | undefined;
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', (each: NodeJS.ErrnoException) => (error = each.code));
+        socket.on('close', () => resolve({ text, error }));
+        const body = 'SELECT ?s WHERE { ?s ?p ?o }';
+        socket.write(`POST /sparql HTTP/1.0\r\nContent-Type: application/sparql-query\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      });
+      await store.arrived();
+      await t.guard.close({ drainMs: 0, graceMs: 200 });
+      const answer = await inFlight;
+      assert.match(answer.text, /^HTTP\/1\.1 200 [^]*\r\n\r\n/);
+      assert.doesNotMatch(answer.text, /\r\n(content-length|transfer-encoding):/i, 'the answer is framed by the close');
+      assert.equal(answer.error, 'ECONNRESET', 'a clean close would pass the cut answer off as whole');
     } finally {
       await t.close();
       await store.close();
