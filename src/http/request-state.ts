@@ -107,14 +107,23 @@ export function decorateRequestState(app: FastifyInstance, trustRequestId = fals
   app.addHook('onRequest', (request, reply, done) => {
     request.startedAt = performance.now();
     const { headers } = request;
-    // A header sent twice is no trace context (node joins a repeated tracestate with commas, as it should).
+    // A header sent twice is no trace context (node joins a repeated tracestate with commas, as it
+    // should, and a repeated traceparent too: a later version's extra fields would take in the second).
     const traceparent = headers.traceparent;
-    request.trace = readTraceContext(typeof traceparent === 'string' ? traceparent : undefined, headerValue(headers.tracestate));
+    const once = typeof traceparent === 'string' && (!traceparent.includes(',') || copiesOf(request.raw.rawHeaders, 'traceparent') === 1);
+    request.trace = readTraceContext(once ? traceparent : undefined, headerValue(headers.tracestate));
     const offered = trustRequestId ? headers[REQUEST_ID_HEADER] : undefined;
     request.requestId = typeof offered === 'string' && REQUEST_ID.test(offered) ? offered : request.trace.spanId;
     reply.header(REQUEST_ID_HEADER, request.requestId);
     done();
   });
+}
+
+/** How many times the header `name` (lower case) came in the raw header list. */
+function copiesOf(rawHeaders: readonly string[], name: string): number {
+  let copies = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) copies += 1;
+  return copies;
 }
 
 /** Seconds since `request` arrived. */

@@ -291,6 +291,12 @@ describe('the W3C Trace Context test suite, through the guard to a real store', 
       ['traceparent', `00-${T}-${P}-01`],
     ]);
     assert.ok(![T, `${T.slice(0, 31)}1`].includes(twice.traceId));
+    // node joins the two lines with ", ": a later version's extra fields swallowed the second one.
+    const twiceLater = await send([
+      ['traceparent', `cc-${T}-${P}-01-what-the-future-will-be-like`],
+      ['traceparent', `cc-${T.slice(0, 31)}1-${P}-01`],
+    ]);
+    assert.ok(![T, `${T.slice(0, 31)}1`].includes(twiceLater.traceId), 'two traceparent headers of a later version');
     for (const name of ['trace-parent', 'trace.parent']) assert.notEqual((await send([[name, `00-${T}-${P}-01`]])).traceId, T, name);
   });
 
