@@ -131,6 +131,7 @@ type Failure =
   | 'reset'
   | 'closed'
   | 'protocol'
+  | 'interim'
   | 'cut'
   | 'cut-reset'
   | 'cut-protocol'
@@ -163,6 +164,7 @@ const FAILURES: Readonly<Record<Failure, readonly [UpstreamFailureKind, Upstream
   reset: ['reset', 'reset'],
   closed: ['reset', 'closed'],
   protocol: ['failed', 'protocol'],
+  interim: ['failed', 'protocol'],
   cut: ['cut', 'closed'],
   'cut-reset': ['cut', 'reset'],
   'cut-protocol': ['cut', 'protocol'],
@@ -262,6 +264,7 @@ function createShared(timeoutMs: number, options: UpstreamOptions, sendAgain: Sh
       reset: 'upstream reset the connection before answering',
       closed: 'upstream closed the connection before answering',
       protocol: 'upstream answered with malformed HTTP',
+      interim: 'upstream sent an interim answer the guard cannot take (100 Continue unasked, or 101)',
       cut: 'upstream closed the connection',
       'cut-reset': 'upstream reset the connection mid-answer',
       'cut-protocol': 'upstream sent a malformed answer',
@@ -655,7 +658,10 @@ function retryReason(error: unknown): RetryReason | undefined {
  * reset is `closed` or `reset`, and a malformed answer `protocol`.
  */
 function translate(error: unknown, beforeHeaders: boolean): Failure {
-  const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+  const { code, name, message } = (error ?? {}) as { code?: unknown; name?: unknown; message?: unknown };
+  // undici destroys the socket itself on a 100 Continue (it never sends Expect) or a 101 it did
+  // not ask for, though RFC 9110 section 15.2 lets a server send a 1xx unasked: not the store's close.
+  if (beforeHeaders && code === 'UND_ERR_SOCKET' && (message === 'bad response' || message === 'bad upgrade')) return 'interim';
   const failure: Failure =
     typeof code !== 'string'
       ? // undici's parser error has no code when the answer does not even start like HTTP.

@@ -288,6 +288,41 @@ describe('createUpstream: faults', () => {
     }
   });
 
+  test('an interim answer undici cannot take (an unasked 100 Continue, a 101) gives 502 naming it, not a closed connection', async () => {
+    for (const interim of [
+      'HTTP/1.1 100 Continue\r\n\r\n',
+      'HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: h2c\r\n\r\n',
+    ]) {
+      let connections = 0;
+      const server = createNetServer((socket) => {
+        connections += 1;
+        // The store would go on with its answer: it never closes the connection itself.
+        socket.once('data', () => socket.write(interim));
+        socket.on('error', () => undefined);
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const port = (server.address() as AddressInfo).port;
+      try {
+        await assert.rejects(
+          upstream(`http://127.0.0.1:${port}/sparql`).send(
+            { query: 'ASK {}' },
+            { accept: 'text/csv', signal: new AbortController().signal },
+          ),
+          (e: unknown) =>
+            e instanceof UpstreamError &&
+            e.message === 'upstream sent an interim answer the guard cannot take (100 Continue unasked, or 101)' &&
+            e.failureCause === 'protocol' &&
+            e.kind === 'failed',
+          interim,
+        );
+        assert.equal(connections, 1, 'not sent again');
+      } finally {
+        server.close();
+      }
+    }
+  });
+
   test('a connection reset before the headers gives 502 naming the reset, not an unreachable store', async () => {
     const base = await serve((req) => req.socket.resetAndDestroy());
     await assert.rejects(
