@@ -512,6 +512,9 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     if (this.settled) return controller.abort(ENDED_BY_GUARD);
     if (statusCode < 200) return; // 1xx: informational, the answer follows
+    // llhttp takes any three digits; HTTP's codes end at 599 (RFC 9110 section 15), and no
+    // caller could be sent another (fastify answered its own JSON 500 for it).
+    if (statusCode > 599) return this.fail('protocol');
     clearTimeout(this.deadline);
     this.headersReceived = true;
     this.status = statusCode;

@@ -323,6 +323,32 @@ describe('createUpstream: faults', () => {
     }
   });
 
+  test('a status HTTP has no such code for (600 to 999) gives 502 naming malformed HTTP, not the status passed on', async () => {
+    // llhttp takes any three digits; fastify refuses a reply code over 599 and answered its own JSON 500.
+    for (const status of [600, 999]) {
+      const server = createNetServer((socket) => {
+        socket.once('data', () => socket.write(`HTTP/1.1 ${status} Odd\r\ncontent-type: text/plain\r\ncontent-length: 4\r\n\r\nodd\n`));
+        socket.on('error', () => undefined);
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const port = (server.address() as AddressInfo).port;
+      try {
+        await assert.rejects(
+          upstream(`http://127.0.0.1:${port}/sparql`).send(
+            { query: 'ASK {}' },
+            { accept: 'text/csv', signal: new AbortController().signal },
+          ),
+          (e: unknown) =>
+            e instanceof UpstreamError && e.message === 'upstream answered with malformed HTTP' && e.failureCause === 'protocol',
+          String(status),
+        );
+      } finally {
+        server.close();
+      }
+    }
+  });
+
   test('a connection reset before the headers gives 502 naming the reset, not an unreachable store', async () => {
     const base = await serve((req) => req.socket.resetAndDestroy());
     await assert.rejects(
