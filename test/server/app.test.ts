@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { ERROR_CODE_HEADER, GUARD_CODES, type GuardCode } from '../../src/guard-error.js';
 import { KEYS, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 import { rawRequest } from '../reliability/raw-request.js';
+import { startStubStore } from '../helpers/start-stub-store.js';
 
 const SELECT = 'SELECT * WHERE { ?s ?p ?o } LIMIT 1';
 const CONSTRUCT = 'CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o } LIMIT 1';
@@ -374,6 +375,25 @@ describe('a store that fails', () => {
       }
     } finally {
       await Promise.all([closed.close(), reset.close(), slow.close()]);
+    }
+  });
+
+  it("a store's 304 keeps its status and the guard's code, with no content: no Content-Length a 304 may not carry", async () => {
+    const store = await startStubStore({ status: 304 });
+    const guard = await startTestGuard({ upstream: store.url });
+    try {
+      const answer = await rawRequest(
+        guard.endpoint,
+        `GET /sparql?query=${encodeURIComponent(SELECT)} HTTP/1.1\r\nHost: guard\r\nConnection: close\r\n\r\n`,
+      );
+      assert.equal(answer.status, 304);
+      assert.match(answer.headers, new RegExp(`\\r\\n${ERROR_CODE_HEADER}: store_error\\r\\n`, 'i'));
+      // RFC 9110 section 8.6: a 304's Content-Length is the length of the 200 it stands for, or absent.
+      assert.doesNotMatch(answer.headers, /\r\ncontent-(length|type):/i);
+      assert.equal(answer.body, '');
+    } finally {
+      await guard.close();
+      await store.close();
     }
   });
 
