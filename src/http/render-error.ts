@@ -24,6 +24,6 @@ export function renderError(reply: FastifyReply, error: GuardError): FastifyRepl
   reply.header('cache-control', PRIVATE_NO_STORE).header(ERROR_CODE_HEADER, error.code);
   // A store's 304 keeps its status (its 3xx is no answer, docs/design/http.md), and a 304 has no
   // content (RFC 9110 section 15.4.5): its line would be dropped, under a Content-Length for it.
-  if (error.status === 304) return reply.send();
+  if ((error.status as number) === 304) return reply.send();
   return reply.header('content-type', 'text/plain; charset=utf-8').send(`${error.message}\n`);
 }
