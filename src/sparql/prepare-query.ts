@@ -55,6 +55,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
   if (rawRegions.every((r) => r.kind === 'comment' || (r.kind === 'code' && raw.slice(r.start, r.end).trim() === ''))) {
     throw new GuardError(400, 'parse', 'query is not valid SPARQL 1.1: empty query');
   }
+  checkWhiteSpace(raw, rawRegions);
   try {
     const decoded = decodeCodepointEscapes(raw, rawRegions);
     const regions = decoded === raw ? rawRegions : splitQueryText(decoded);
@@ -200,6 +201,31 @@ function isNegatedSet(items: unknown): boolean {
 }
 
 /** sparqljs reads LIMIT and OFFSET into JavaScript numbers: above 2^53 - 1 they would be written back rounded. */
+/** A character JavaScript's `\s` (and so sparqljs's lexer) takes for white space that [173] WS does not. */
+const NOT_WHITE_SPACE = /(?![ \t\n\r])[\s\u0085]/u;
+
+/**
+ * SPARQL 1.1 §19.8 [173]: white space is space, tab, line feed and carriage return, nothing else. sparqljs
+ * skips whatever JavaScript calls white space (the no-break space, the line separator, U+3000), which
+ * Jena and Oxigraph refuse; outside strings, IRIs and comments such a character is a 400. A byte order
+ * mark before the text is no part of it (both stores take it). A codepoint escape never decodes to one
+ * there (decodeCodepointEscapes).
+ */
+function checkWhiteSpace(text: string, regions: readonly TextRegion[]): void {
+  for (const region of regions) {
+    if (region.kind !== 'code') continue;
+    const start = region.start === 0 && text.startsWith('\uFEFF') ? 1 : region.start;
+    const found = NOT_WHITE_SPACE.exec(text.slice(start, region.end));
+    if (found === null) continue;
+    const lines = text.slice(0, start + found.index).split(/\r\n|\r|\n/);
+    throw new GuardError(
+      400,
+      'parse',
+      `query is not valid SPARQL 1.1: white space other than space, tab, line feed or carriage return (§19.8 [173] WS) at line ${lines.length}, column ${(lines[lines.length - 1] ?? '').length + 1}`,
+    );
+  }
+}
+
 function checkLimitOffset(query: Record<string, unknown>): void {
   for (const clause of ['limit', 'offset'] as const) {
     const value = query[clause];

@@ -30,6 +30,7 @@ function verdict(query: string): string {
 }
 
 const BNODE_IN_TWO_BGPS = 'a blank node label is used in two basic graph patterns';
+const WHITE_SPACE = /^white space other than space, tab, line feed or carriage return \(§19\.8 \[173\] WS\) at line 1, column \d+$/;
 
 /** Valid SPARQL 1.1 that Jena refuses ("Variable used when already in-scope"), or that the guard refused. */
 const VALID: readonly (readonly [string, string])[] = [
@@ -69,4 +70,17 @@ test('what is not SPARQL 1.1 though Jena 4.5 takes it is a 400 naming the rule',
 
 test('the control: a FILTER does not end a basic graph pattern, so its label may be reused across it', () => {
   assert.equal(verdict('SELECT * WHERE { _:a ?p ?o . FILTER(true) _:a ?q ?r }'), 'planned');
+});
+
+test('white space is space, tab, line feed and carriage return ([173] WS): any other separator is a 400 naming the rule', () => {
+  // The guard's parser took every character JavaScript calls white space, so `SELECT *\u00A0{ … }` was planned; Jena 4.5
+  // and Oxigraph 0.5 refuse it (Jena takes the form feed only).
+  for (const space of ['\u000B', '\u000C', '\u0085', '\u00A0', '\u1680', '\u2003', '\u2028', '\u2029', '\u202F', '\u3000', '\uFEFF']) {
+    for (const query of [`SELECT *${space}{ ?s ?p ?o }`, `SELECT * { ?s ?p ( 1${space}2 ) }`, `SELECT * { ?s ?p ?o }${space}`]) {
+      assert.match(verdict(query), WHITE_SPACE, JSON.stringify(query));
+    }
+  }
+  // Where SPARQL 1.1 lets any character stand (a string, a comment), and a byte order mark before the text.
+  for (const query of ['SELECT * { ?s ?p "a\u00A0\u2028b" }', 'SELECT * { ?s ?p ?o } # a\u00A0\u3000b', '\uFEFFSELECT * { ?s ?p ?o }'])
+    assert.equal(verdict(query), 'planned', JSON.stringify(query));
 });
