@@ -24,6 +24,7 @@ const KNOWN_REASONS: readonly (readonly [RegExp, string])[] = [
 /** What jison attaches to its parse and lexical errors. */
 interface JisonErrorHash {
   readonly token?: string | null;
+  readonly expected?: readonly string[];
   readonly line?: number;
   readonly loc?: { readonly first_line: number; readonly first_column: number };
 }
@@ -45,6 +46,9 @@ export function parseQuery(text: string): sparqljs.SparqlQuery {
 function reasonOf(error: unknown): string {
   if (!(error instanceof Error)) return 'invalid query';
   const hash = (error as Error & { hash?: JisonErrorHash }).hash;
+  // After SELECT *'s WHERE clause sparqljs's grammar expects the solution modifiers but GROUP BY (the one
+  // state where HAVING may follow and GROUP may not): the rule, not the token, is what the caller needs.
+  if (hash?.token === 'GROUP' && hash.expected?.includes("'HAVING'") === true) return SCOPE_RULES.star;
   if (hash?.loc !== undefined) {
     const token = typeof hash.token === 'string' && /^[A-Za-z_0-9]+$/.test(hash.token) ? hash.token : 'token';
     return `unexpected ${token === 'EOF' ? 'end of query' : token} at line ${hash.loc.first_line}, column ${hash.loc.first_column + 1}`;
