@@ -210,9 +210,14 @@ function createRecordWriter(settings: AuditSettings): (request: FastifyRequest, 
       text = '';
     } else {
       const policies = grant.policies.map((iri) => policyOf(set, iri));
-      const table: Record<string, { grantedBy: string[]; restrictions: GraphRestriction[] }> = {};
+      const table: Record<string, { grantedBy: string[]; rowDataOf?: string[]; restrictions: GraphRestriction[] }> = {};
       for (const graph of graphs) {
-        table[graph] = { grantedBy: grantersOf(graph, grant, policies, caller), restrictions: restrictionsIn(grant, graph) };
+        const rowDataOf = rowDataReaders(graph, grant);
+        table[graph] = {
+          grantedBy: grantersOf(graph, grant, policies, caller),
+          ...(rowDataOf.length > 0 && { rowDataOf }),
+          restrictions: restrictionsIn(grant, graph),
+        };
       }
       text = `,"graphs":${JSON.stringify(table)}`;
     }
@@ -273,6 +278,16 @@ function grantersOf(graph: string, grant: Grant, policies: readonly (CompiledPol
     if (byTemplate || graphSetOf(policy).has(graph)) granters.push(policy.iri);
   }
   return granters;
+}
+
+/**
+ * The policies whose row rule reads `graph` as its `guard:rowData` in this grant, in order of listing: the forwarded
+ * query names such a graph in FROM NAMED although the caller's own patterns never read it (docs/audit.md).
+ */
+function rowDataReaders(graph: string, grant: Grant): string[] {
+  const readers = new Set<string>();
+  for (const view of grant.views?.values() ?? []) for (const row of view.rows) if (row.rule.data.includes(graph)) readers.add(row.policy);
+  return grant.policies.filter((iri) => readers.has(iri));
 }
 
 /** sha256 of the IRIs sorted (UTF-16 code units, which is byte order for ASCII IRIs), each followed by a line feed. */

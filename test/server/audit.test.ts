@@ -23,6 +23,8 @@ p:beta a guard:Policy ; guard:group "beta" ; guard:readGraph g:b ; guard:hidePat
 p:keeper a guard:Policy ; guard:agent <${AGENTS}keeper> ; guard:readGraph g:a, g:b, g:secret .
 p:per-group a guard:Policy ; guard:group "beta" ; guard:readGraphTemplate "${G}{group}" .
 p:nobody a guard:Policy ; guard:agent <${AGENTS}nomatch> ; guard:readGraph g:b .
+p:lonely-rows a guard:Policy ; guard:agent <${AGENTS}lonely> ; guard:readGraph g:b ;
+    guard:rowPattern "?this <http://example.org/ns#seenIn> ?where" ; guard:rowData g:secret .
 `;
 
 /** A key whose caller is granted 300 graphs by one policy: more than the records list. */
@@ -33,7 +35,7 @@ const WIDE_POLICY = `<${P}wide> a <https://w3id.org/sparql-guard#Policy> ; <http
 
 type AuditRecord = Record<string, unknown> & {
   dataset: { default: string[] | { count: number; sha256: string }; named: string[] | { count: number; sha256: string } } | null;
-  graphs?: Record<string, { grantedBy: string[]; restrictions: { kind: string; predicates: string[] }[] }>;
+  graphs?: Record<string, { grantedBy: string[]; rowDataOf?: string[]; restrictions: { kind: string; predicates?: string[] }[] }>;
   durationMs: { total: number; store: number | null };
 };
 
@@ -141,6 +143,27 @@ describe('audit records', () => {
     // Secret is not granted; b is granted but the query reads no named graph, so FROM NAMED names none.
     assert.deepEqual(record.dataset, { default: [`${G}a`], named: [] });
     assert.deepEqual(Object.keys(record.graphs!), [`${G}a`]);
+  });
+
+  it('names the policies whose row rule reads a graph of the dataset that no policy grants (guard:rowData), apart from grantedBy', async () => {
+    // The store's query lists the rule's data graph in FROM NAMED; the caller reads only the rule's yes or no of it.
+    // The record said grantedBy [] and no restriction, as if the caller had read the whole graph under no policy.
+    const { status, id } = await send('SELECT ?s ?p ?o WHERE { ?s ?p ?o }', { 'x-api-key': KEYS.lonely });
+    assert.equal(status, 200);
+    const record = await recordOf(id);
+    assert.deepEqual(record.dataset, datasetOf(link.queries.at(-1)!));
+    assert.ok(Array.isArray(record.dataset?.named) && record.dataset.named.includes(`${G}secret`), 'the rule reads secret');
+    const rows = {
+      kind: 'rows',
+      policy: `${P}lonely-rows`,
+      rule: '?this <http://example.org/ns#seenIn> ?where',
+      columns: { hidePath: [] },
+    };
+    assert.deepEqual(record.graphs, {
+      [`${G}a`]: { grantedBy: [`${P}everyone`], restrictions: [] },
+      [`${G}b`]: { grantedBy: [`${P}lonely-rows`], restrictions: [rows] },
+      [`${G}secret`]: { grantedBy: [], rowDataOf: [`${P}lonely-rows`], restrictions: [] },
+    });
   });
 
   it('gives the same shape to queries that differ only in constants, and never writes a constant', async () => {
