@@ -12,6 +12,10 @@ export interface RowPolicy {
   readonly agents: readonly string[];
   readonly groups: readonly string[];
   readonly graphs: readonly string[];
+  /** `guard:readGraphTemplate` texts, as written: `{agent}` and `{group}` are filled in per caller (graphsOf). */
+  readonly templates?: readonly string[];
+  /** `guard:readGraphPrefix` values: every non-empty graph of the data whose IRI starts with one (graphsOf). */
+  readonly prefixes?: readonly string[];
   /** The `guard:readPath` allow-list; undefined when the policy lists none (every predicate). */
   readonly readPaths: ReadonlySet<string> | undefined;
   readonly hidePaths: ReadonlySet<string>;
@@ -58,12 +62,40 @@ export function readRowPolicies(turtle: string): RowPolicy[] {
       agents: values('agent'),
       groups: values('group'),
       graphs: values('readGraph'),
+      templates: values('readGraphTemplate'),
+      prefixes: values('readGraphPrefix'),
       readPaths: readPaths.length === 0 ? undefined : new Set(readPaths),
       hidePaths: new Set(values('hidePath')),
       rowPattern: patterns[0] === undefined ? undefined : `${prefixes}\n${patterns[0]}`,
       rowData: values('rowData'),
     };
   });
+}
+
+/** A value as RFC 6570 simple expansion writes it: every byte of its UTF-8 but A-Z a-z 0-9 - . _ ~ percent-encoded. */
+const encodeValue = (value: string): string =>
+  encodeURIComponent(value).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * The graphs `policy` grants `caller` over `data`: its readGraph IRIs, its templates filled in with the caller's
+ * agent (`{agent}`) and each of its groups (`{group}`; an anonymous caller fills none), and the non-empty graphs of
+ * `data` under its prefixes.
+ */
+export function graphsOf(policy: RowPolicy, caller: RowCaller, data?: oxigraph.Store): string[] {
+  const graphs = [...policy.graphs];
+  for (const template of policy.templates ?? []) {
+    if (caller.agent === undefined) continue;
+    if (template.includes('{agent}')) graphs.push(template.replaceAll('{agent}', encodeValue(caller.agent)));
+    else if (template.includes('{group}'))
+      for (const group of caller.groups) graphs.push(template.replaceAll('{group}', encodeValue(group)));
+    else throw new Error(`${policy.iri}: the oracle fills {agent} and {group} only`);
+  }
+  if ((policy.prefixes ?? []).length > 0) {
+    if (data === undefined) throw new Error(`${policy.iri}: a prefix grant needs the data to list`);
+    const names = new Set(data.match(null, null, null, null).map((quad) => quad.graph.value));
+    for (const name of names) if (policy.prefixes?.some((prefix) => name.startsWith(prefix))) graphs.push(name);
+  }
+  return [...new Set(graphs)];
 }
 
 /** The policies that apply to `caller`: by agent IRI, group, guard:AuthenticatedAgent or guard:Everyone. */
@@ -123,9 +155,10 @@ export function rowSubjects(data: oxigraph.Store, pattern: string, rowData: read
 export function buildView(data: oxigraph.Store, policies: readonly RowPolicy[], caller: RowCaller): oxigraph.Store {
   const applying = policiesFor(policies, caller);
   const view = new oxigraph.Store();
-  const graphs = [...new Set(applying.flatMap((policy) => policy.graphs))];
+  const grants = new Map(applying.map((policy) => [policy, graphsOf(policy, caller, data)]));
+  const graphs = [...new Set([...grants.values()].flat())];
   for (const graph of graphs) {
-    const granting = applying.filter((policy) => policy.graphs.includes(graph));
+    const granting = applying.filter((policy) => grants.get(policy)?.includes(graph) === true);
     const rows = granting.map((policy) =>
       policy.rowPattern === undefined
         ? ('all' as const)
@@ -145,6 +178,6 @@ export function buildView(data: oxigraph.Store, policies: readonly RowPolicy[], 
 }
 
 /** The graphs `caller` reads under `policies`, sorted. */
-export function grantedGraphs(policies: readonly RowPolicy[], caller: RowCaller): string[] {
-  return [...new Set(policiesFor(policies, caller).flatMap((policy) => policy.graphs))].sort();
+export function grantedGraphs(policies: readonly RowPolicy[], caller: RowCaller, data?: oxigraph.Store): string[] {
+  return [...new Set(policiesFor(policies, caller).flatMap((policy) => graphsOf(policy, caller, data)))].sort();
 }

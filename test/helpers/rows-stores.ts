@@ -206,7 +206,7 @@ export function viewAnswer(fixture: RowsFixture, identity: RowCaller, query: str
   data.load(fixture.data, { format: 'application/trig' });
   const policies = readRowPolicies(fixture.policies);
   const view = buildView(data, policies, identity);
-  const granted = grantedGraphs(policies, identity).map((graph) => oxigraph.namedNode(graph));
+  const granted = grantedGraphs(policies, identity, data).map((graph) => oxigraph.namedNode(graph));
   const tree = new sparqljs.Parser().parse(query);
   const graph = tree.type === 'query' && (tree.queryType === 'CONSTRUCT' || tree.queryType === 'DESCRIBE');
   const asked =
