@@ -51,7 +51,9 @@ export function composeGrant(policies: readonly CompiledPolicy[], values?: Templ
     if (values !== undefined && policy.graphTemplates.length > 0) {
       const expanded = policy.graphTemplates.flatMap((template) => template.expand(values));
       for (const graph of expanded) fromTemplates.add(graph);
-      own = [...own, ...expanded];
+      // Each graph once: a policy that names it and fills a template with it (or two templates) grants it once, so its
+      // row rule stands once in the view (explain, check --why, the audit record and the forwarded checks).
+      own = [...new Set([...own, ...expanded])];
     }
     for (const graph of own) {
       if (policy.readPaths !== undefined || policy.rowRule !== undefined || restricting.has(graph)) {

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Caller } from '../../src/auth/caller.js';
 import { compileGraphTemplate, TemplateValueError } from '../../src/policy/compile-graph-template.js';
-import { grantFor } from '../../src/policy/grant.js';
+import { grantFor, restrictionsIn } from '../../src/policy/grant.js';
 import { loadPolicies } from '../helpers/load-policies.js';
 import { PolicyLoadError } from '../../src/policy/policy-load-error.js';
 import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
@@ -200,6 +200,34 @@ describe('graph templates in grants', async () => {
     // A missing claim and a claim that is not a string are different identities: the second is refused.
     holder.grant(jwtCaller('frank'));
     assert.throws(() => holder.grant(jwtCaller('frank', { tenant: ['x'] })), /not a string/);
+  });
+});
+
+describe('a graph one policy gives twice', async () => {
+  // A policy naming a graph both directly and through its template, or through two templates, grants it once: its row
+  // rule was listed twice in the graph's view, so check --why, explain and the audit record showed the same rule twice,
+  // as if two policies restricted the graph, and the forwarded query checked it twice.
+  const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-graph-templates-twice-'));
+  after(() => rmSync(folder, { recursive: true, force: true }));
+  const file = join(folder, 'policies.ttl');
+  writeFileSync(
+    file,
+    `@prefix guard: <https://w3id.org/sparql-guard#> .
+<https://example.org/policies/twice> a guard:Policy ; guard:group "staff" ; guard:readGraph <${D}groups/staff/> ;
+    guard:readGraphTemplate "${D}groups/{group}/", "${D}groups/{claim.unit}/" ;
+    guard:rowClass <http://example.org/ns#Record> ; guard:readPath <http://example.org/ns#name> .
+`,
+  );
+  const set = await load(file);
+
+  it('holds its row rule once in the view, and its restriction once', () => {
+    const grant = grantFor(set, jwtCaller('alice', { unit: 'staff' }, ['staff']));
+    assert.ok(grant?.graphs.has(`${D}groups/staff/`));
+    assert.equal(grant?.views?.get(`${D}groups/staff/`)?.rows.length, 1);
+    assert.deepEqual(
+      restrictionsIn(grant, `${D}groups/staff/`).map(({ kind }) => kind),
+      ['rows'],
+    );
   });
 });
 
