@@ -30,7 +30,7 @@ export const CHECK_USAGE = `usage: sparql-guard check [--config FILE] [--json] [
   --why AGENT: instead of the listing, every graph that caller (an agent IRI, authenticated, with
   the groups of --group; or the word anonymous) gets, each with its policies and the chain of
   facts (file or fact source), rules, templates and prefixes that gave it, and the restrictions
-  that apply there`;
+  that apply there; and the caller's limits with the policies that set them`;
 
 /**
  * Runs the command; returns the exit code. A bad configuration, policy or rule
@@ -86,7 +86,7 @@ export async function checkCommand(args: readonly string[], env: NodeJS.ProcessE
                 2,
               )}\n`,
             ]
-          : [...traceText(trace), ...viewText(views), ...refusedText(refused), ...refusedInDefaultText(refusedInDefault)],
+          : [...traceText(trace, config.timeoutMs), ...viewText(views), ...refusedText(refused), ...refusedInDefaultText(refusedInDefault)],
       );
       return 0;
     }
@@ -216,7 +216,7 @@ async function factGroups(sources: PolicySetSources, inputs: PolicyInputs) {
 }
 
 /** The trace of `--why` as indented lines: per graph, per policy, the chain that applies it and the one that grants the graph. */
-function* traceText(trace: GrantTrace) {
+function* traceText(trace: GrantTrace, ceilingMs: number) {
   const who = trace.authenticated ? `<${trace.agent}>, authenticated` : 'the anonymous caller';
   yield `caller ${who}, groups: ${trace.groups.map((group) => JSON.stringify(group)).join(' ') || '(none)'}\n`;
   if (trace.graphs.length === 0 && trace.policies.length === 0) {
@@ -224,6 +224,12 @@ function* traceText(trace: GrantTrace) {
     return;
   }
   yield `policies: ${trace.policies.map((policy) => `<${policy}>`).join(' ')}\n`;
+  // The largest value per kind among the policies that set one; a kind none sets does not limit (docs/policies.md).
+  const limits = trace.limits.map(({ kind, value, policies }) => {
+    const capped = kind === 'timeoutMs' && value > ceilingMs ? `; the configuration's timeoutMs ${ceilingMs} caps it` : '';
+    return `${kind} ${value} (${policies.map((policy) => `<${policy}>`).join(' ')}${capped})`;
+  });
+  yield `limits: ${limits.length === 0 ? 'none (no policy of this caller sets one)' : limits.join(', ')}\n`;
   if (trace.graphs.length === 0) yield 'graphs: (none)\n';
   for (const { graph, policies, restrictions } of trace.graphs) {
     const lines = [`graph <${graph}>`];

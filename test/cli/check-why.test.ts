@@ -223,6 +223,31 @@ describe('sparql-guard check --why', () => {
     );
   });
 
+  it("names the caller's limits: per kind the largest its policies set, the policies that set it, and the global ceiling", () => {
+    // Several policies set limits for one caller; --why named none, so a 429 or a capped answer had no explanation there.
+    const tiersConfig = join(folder, 'tiers.json');
+    writeFileSync(
+      tiersConfig,
+      JSON.stringify({
+        upstream: 'http://127.0.0.1:9/sparql',
+        timeoutMs: 20000,
+        policies: [resolve('test/fixtures/policy/limits/tiers.ttl')],
+      }),
+    );
+    const staff = run(['check', '--config', tiersConfig, '--offline', '--why', 'https://example.org/alice', '--group', 'staff']);
+    assert.equal(staff.status, 0, staff.stderr);
+    assert.match(
+      staff.stdout,
+      /^limits: timeoutMs 30000 \(<https:\/\/example\.org\/staff>; the configuration's timeoutMs 20000 caps it\), resultLimit 10000 \(<https:\/\/example\.org\/staff>\), maxConcurrent 8 \(<https:\/\/example\.org\/alice>\)$/m,
+    );
+    const json = run(['check', '--config', tiersConfig, '--offline', '--json', '--why', 'anonymous']);
+    assert.deepEqual((JSON.parse(json.stdout) as { limits: unknown }).limits, [
+      { kind: 'timeoutMs', value: 2000, policies: ['https://example.org/public'] },
+      { kind: 'resultLimit', value: 100, policies: ['https://example.org/public'] },
+      { kind: 'maxConcurrent', value: 2, policies: ['https://example.org/public'] },
+    ]);
+  });
+
   it('says when no policy applies', () => {
     const result = run(['check', '--config', configFile, '--why', 'anonymous']);
     assert.equal(result.status, 0, result.stderr);

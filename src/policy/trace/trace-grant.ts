@@ -9,7 +9,7 @@ import { readRuleFile } from '../rules/read-rule-file.js';
 import { forwardChain, type Closure } from '../rules/forward-chain.js';
 import { templateGives, type GraphTemplate, type TemplateValues } from '../compile-graph-template.js';
 import { grantFor, restrictionsIn, type GraphRestriction } from '../grant.js';
-import type { CompiledPolicy, PolicySet, Principal } from '../policy-set.js';
+import type { CompiledPolicy, PolicyLimits, PolicySet, Principal } from '../policy-set.js';
 
 /** Triples that entered a load from one place: a policy file (its path), a rule file's facts, or a fact source. */
 export interface FactGroup {
@@ -43,6 +43,13 @@ export interface TracedPolicy {
   readonly grants: TraceStep;
 }
 
+/** One kind of limit a caller gets: the value in force and the policies that set that value. */
+export interface TracedLimit {
+  readonly kind: keyof PolicyLimits;
+  readonly value: number;
+  readonly policies: readonly string[];
+}
+
 /** The whole explanation of one caller's grant. */
 export interface GrantTrace {
   readonly agent: string;
@@ -50,6 +57,11 @@ export interface GrantTrace {
   readonly authenticated: boolean;
   /** The policies that apply, in order of listing. */
   readonly policies: readonly string[];
+  /**
+   * The caller's limits (docs/policies.md, "Limits per caller"): per kind some policy sets, the largest value and the
+   * policies that set it, in order of listing; a kind no policy sets is absent (it does not limit the caller).
+   */
+  readonly limits: readonly TracedLimit[];
   /**
    * Every granted graph, sorted, with the policies that grant it (by name, by prefix, or by a
    * template this caller fills) and the restrictions that apply to the caller there.
@@ -77,7 +89,7 @@ export async function traceGrant(
 ): Promise<GrantTrace> {
   const grant = grantFor(set, caller);
   const summary = { agent: caller.agent, groups: [...caller.groups], authenticated: caller.authenticated };
-  if (grant === undefined) return { ...summary, policies: [], graphs: [] };
+  if (grant === undefined) return { ...summary, policies: [], limits: [], graphs: [] };
 
   const rules: { rule: HornRule; traced: TracedRule }[] = [];
   const eyeFiles: string[] = [];
@@ -129,7 +141,18 @@ export async function traceGrant(
       }),
     restrictions: restrictionsIn(grant, graph),
   }));
-  return { ...summary, policies: policies.map((policy) => policy.iri), graphs };
+  return { ...summary, policies: policies.map((policy) => policy.iri), limits: limitsOf(grant.limits, policies), graphs };
+}
+
+const LIMIT_KINDS: readonly (keyof PolicyLimits)[] = ['timeoutMs', 'resultLimit', 'maxConcurrent'];
+
+/** Per kind in force, its value and the policies (of those that apply) that set exactly it: the largest wins. */
+function limitsOf(limits: PolicyLimits | undefined, policies: readonly CompiledPolicy[]): TracedLimit[] {
+  return LIMIT_KINDS.flatMap((kind) => {
+    const value = limits?.[kind];
+    if (value === undefined) return [];
+    return [{ kind, value, policies: policies.filter((policy) => policy.limits[kind] === value).map((policy) => policy.iri) }];
+  });
 }
 
 type Explain = (subject: Quad['subject'], predicate: Quad['predicate'], object: Quad['object']) => TraceStep;
