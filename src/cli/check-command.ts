@@ -406,9 +406,10 @@ function* text(
     lines.push(`rules: ${run.engine} took ${run.ms} ms over ${run.inputTriples} triples for ${run.files.length} file(s)`);
   }
   for (const warning of warnings) lines.push(`warning: ${warning}`);
-  for (const { policy, readPath, rowRule, rowData } of restrictionsOf(set)) {
+  for (const { policy, readPath, hidePath, rowRule, rowData } of restrictionsOf(set)) {
     const rows = rowRule === undefined ? '' : ` rows ${JSON.stringify(rowRule)} in ${rowData.join(' ')}`;
-    lines.push(`restricts: ${policy}${readPath === undefined ? '' : ` readPath ${readPath.join(' ')}`}${rows}`);
+    const hidden = hidePath === undefined ? '' : ` hidePath ${hidePath.join(' ')}`;
+    lines.push(`restricts: ${policy}${readPath === undefined ? '' : ` readPath ${readPath.join(' ') || '(none)'}`}${hidden}${rows}`);
   }
   yield `${lines.join('\n')}\n`;
   for (const entry of listing(set, (iri) => iri)) {
@@ -422,13 +423,19 @@ function* text(
   yield 'a caller gets the union of Everyone, AuthenticatedAgent (when authenticated), its agent IRI and its groups\n';
 }
 
-/** The policies that list columns or have a row rule, in order of listing (rowData empty: the graph granted). */
+/**
+ * The policies that list columns or have a row rule, in order of listing (rowData empty: the graph granted): the
+ * columns each shows (its readPath less its hidePath: hidden wins) and the predicates it hides.
+ */
 function restrictionsOf(set: PolicySet) {
   return set.policies
     .filter((policy) => policy.readPaths !== undefined || policy.rowRule !== undefined)
     .map((policy) => ({
       policy: `<${policy.iri}>`,
-      ...(policy.readPaths !== undefined && { readPath: policy.readPaths.map((iri) => `<${iri}>`) }),
+      ...(policy.readPaths !== undefined && {
+        readPath: policy.readPaths.filter((iri) => !policy.hidePaths.includes(iri)).map((iri) => `<${iri}>`),
+      }),
+      ...(policy.hidePaths.length > 0 && { hidePath: [...policy.hidePaths].sort().map((iri) => `<${iri}>`) }),
       ...(policy.rowRule !== undefined && { rowRule: policy.rowRule.source }),
       rowData:
         policy.rowRule === undefined || policy.rowRule.data.length === 0

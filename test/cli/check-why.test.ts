@@ -248,6 +248,21 @@ describe('sparql-guard check --why', () => {
     ]);
   });
 
+  it('lists a policy that lists columns and hides one of them with what it shows: hidden wins', () => {
+    // contractor-columns lists salary and hides it; the listing said "readPath … salary", as if contractors read salaries.
+    const rowsConfig = join(folder, 'rows-listing.json');
+    writeFileSync(
+      rowsConfig,
+      JSON.stringify({ upstream: 'http://127.0.0.1:9/sparql', policies: [resolve('test/fixtures/security/rows/policies.ttl')] }),
+    );
+    const result = run(['check', '--config', rowsConfig, '--offline']);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(
+      result.stdout,
+      /^restricts: <http:\/\/example\.org\/policies\/rows\/contractor-columns> readPath <http:\/\/example\.org\/rows#email> <http:\/\/example\.org\/rows#name> hidePath <http:\/\/example\.org\/rows#salary>$/m,
+    );
+  });
+
   it('says when no policy applies', () => {
     const result = run(['check', '--config', configFile, '--why', 'anonymous']);
     assert.equal(result.status, 0, result.stderr);
