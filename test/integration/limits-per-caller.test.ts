@@ -70,6 +70,17 @@ describe('result cap: a LIMIT per caller, the largest of its policies', () => {
     assert.match(construct, /\nLIMIT 2$/);
   });
 
+  it("caps a DESCRIBE's triples, not its resources (docs/design/policy.md, 'Limits per caller')", async () => {
+    const describe = 'PREFIX ex: <http://example.org/ns#>\nDESCRIBE ?s WHERE { ?s a ex:Thing }';
+    const capped = await fetch(`${t.endpoint}?query=${encodeURIComponent(describe)}`, { headers: { accept: 'application/n-triples' } });
+    assert.equal(capped.status, 200);
+    assert.equal((await capped.text()).trim().split('\n').length, 2, 'anonymous: at most 2 triples');
+    const whole = await fetch(`${t.endpoint}?query=${encodeURIComponent(describe)}`, {
+      headers: { accept: 'application/n-triples', ...asKey(KEYS.keeper) },
+    });
+    assert.ok((await whole.text()).trim().split('\n').length >= 5, 'keeper: every Thing described');
+  });
+
   it("refuses a capped caller's query that ends in VALUES (no LIMIT can follow it)", async () => {
     const response = await fetch(`${t.endpoint}?query=${encodeURIComponent(`${THINGS} VALUES ?s { <http://example.org/ns#a1> }`)}`);
     assert.equal(response.status, 403);
