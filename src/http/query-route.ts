@@ -356,12 +356,17 @@ export function loggedStoreText(text: string): string {
   return text.slice(0, low);
 }
 
-/** The start of a store's error answer as text (what arrived of it, should the store cut it). */
+/**
+ * The start of a store's error answer as text (what arrived of it, should the store cut it),
+ * read for at most the exchange's time-out: the body's bound is only on its idle gaps, and a
+ * store dripping its error held the caller for as long as it dripped.
+ */
 async function readStoreText(answer: UpstreamResponse): Promise<string> {
   const whole = answer.takeWhole();
   if (whole !== undefined) return whole.subarray(0, MAX_STORE_TEXT_BYTES).toString('utf8');
   const chunks: Buffer[] = [];
   let bytes = 0;
+  const deadline = setTimeout(() => answer.body.destroy(), answer.timeoutMs);
   try {
     for await (const chunk of answer.body as AsyncIterable<Buffer>) {
       chunks.push(chunk);
@@ -369,7 +374,9 @@ async function readStoreText(answer: UpstreamResponse): Promise<string> {
       if (bytes >= MAX_STORE_TEXT_BYTES) break;
     }
   } catch {
-    // Cut by the store or the deadline: what arrived is all there is.
+    // Cut by the store or a deadline: what arrived is all there is.
+  } finally {
+    clearTimeout(deadline);
   }
   answer.body.destroy();
   return Buffer.concat(chunks, bytes).subarray(0, MAX_STORE_TEXT_BYTES).toString('utf8');

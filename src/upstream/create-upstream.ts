@@ -40,6 +40,8 @@ export interface UpstreamResponse {
   contentLength: number | undefined;
   /** The store's Server header (what it says it is), if it sent one. */
   server: string | undefined;
+  /** The exchange's time-out (the pool's, or the caller's tier): what the guard may wait for the store. */
+  readonly timeoutMs: number;
   /**
    * Streamed, never buffered. A failure after the headers (idle gap longer than timeoutMs,
    * connection reset, client abort) destroys it with a GuardError whose message is one line.

@@ -45,6 +45,7 @@ function createStubStore(): StubStore {
         contentLength: undefined,
         server: undefined,
         body: Readable.from([Buffer.from(text)]),
+        timeoutMs: 60_000,
         takeWhole: () => undefined,
         ...rest,
       });

@@ -92,6 +92,16 @@ describe('the cause in each 502 / 503', () => {
     assert.equal(await retries(), 1);
   });
 
+  it("a store's error whose text drips on: its status within timeoutMs, not after the last drop", async () => {
+    // The body's bound is on its idle gaps only; a drop every 100 ms for a minute never trips it.
+    const store = await storeIn('drip-error');
+    const t = await guardFor({ upstream: store.url, timeoutMs: 500 });
+    const response = await fetch(`${t.endpoint}?query=${QUERY}`, { signal: AbortSignal.timeout(20_000) });
+    assert.equal(response.status, 500);
+    assert.equal(await response.text(), "the store answered HTTP 500 to the query as forwarded; its message is in the guard's log\n");
+    assert.match(String(t.logs.find((line) => line.event === 'store-error')?.text), /^ +$/, 'what arrived of the text is logged');
+  });
+
   it('an answer cut by the store: a truncated stream logged upstream-cut with the reason', async () => {
     const store = await storeIn('cut');
     const t = await guardFor({ upstream: store.url, timeoutMs: 2000 });

@@ -10,9 +10,9 @@ export const SMALL_ANSWER = '{"head":{"vars":["s"]},"results":{"bindings":[{"s":
  * How the store answers a query that is not the guard's dataset check: `answer` at once;
  * `huge` streams 64 MiB as fast as it is read; `drip` one small chunk every 100 ms for a
  * minute; `cut` half an answer then a closed connection; `silent` nothing, ever; `reset`
- * destroys the connection on arrival.
+ * destroys the connection on arrival; `drip-error` a 500 whose text comes as `drip` does.
  */
-export type StoreMode = 'answer' | 'huge' | 'drip' | 'cut' | 'silent' | 'reset';
+export type StoreMode = 'answer' | 'huge' | 'drip' | 'cut' | 'silent' | 'reset' | 'drip-error';
 
 export interface FaultyStore {
   readonly url: string;
@@ -57,8 +57,9 @@ export async function startFaultyStore(port = 0): Promise<FaultyStore> {
         response.writeHead(200, type);
         response.write(SMALL_ANSWER.slice(0, 30), () => setTimeout(() => request.socket.destroy(), 50));
         return;
-      case 'drip': {
-        response.writeHead(200, type);
+      case 'drip':
+      case 'drip-error': {
+        response.writeHead(store.mode === 'drip' ? 200 : 500, store.mode === 'drip' ? type : { 'content-type': 'text/plain' });
         let left = 600;
         const timer = setInterval(() => {
           if ((left -= 1) <= 0 || response.destroyed) {

@@ -109,6 +109,7 @@ describe('the gate follows the store', () => {
           contentLength: undefined,
           server: state.server,
           body,
+          timeoutMs: 60_000,
           takeWhole: () => undefined,
         };
       },
@@ -214,6 +215,7 @@ describe('the gate follows the store', () => {
               contentLength: undefined,
               server: undefined,
               body,
+              timeoutMs: 60_000,
               takeWhole: () => undefined,
             });
           }, 100);
