@@ -79,6 +79,9 @@ const PROXY_OWNED_UPSTREAM_HEADERS = new Set([
   'keep-alive',
   'proxy-connection',
   'te',
+  // The W3C trace context of each request (http/read-trace-context.ts), never a fixed one.
+  'traceparent',
+  'tracestate',
   'trailer',
   'transfer-encoding',
   'upgrade',

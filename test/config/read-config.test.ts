@@ -443,6 +443,14 @@ describe('parseConfig rejects', () => {
       /^config upstreamHeaders\.Content-Type: this header is set by the guard itself \(remove it\)/,
     ]);
     rejects({ upstreamHeaders: { Host: 'store' } }, [/^config upstreamHeaders\.Host: this header is set by the guard itself/]);
+    // The trace context is each request's own: a fixed traceparent was replaced unsaid, a fixed
+    // tracestate went with every trace the guard started or continued.
+    rejects({ upstreamHeaders: { traceparent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01` } }, [
+      /^config upstreamHeaders\.traceparent: this header is set by the guard itself/,
+    ]);
+    rejects({ upstreamHeaders: { TraceState: 'vendor=1' } }, [
+      /^config upstreamHeaders\.TraceState: this header is set by the guard itself/,
+    ]);
   });
 
   it('bad API key entries', () => {
