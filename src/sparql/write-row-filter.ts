@@ -116,6 +116,18 @@ export function checksVariablePredicateWithExists(view: GraphView, graph: string
   return viewCondition(view, graph, triple, values, 'check_')?.includes('NOT EXISTS') === true;
 }
 
+/**
+ * The set a row check joins: one solution per value of `variable` where `where` holds, a `SELECT DISTINCT`
+ * with `OFFSET 0`. Without the slice, Jena 4.5 (ARQ) runs a join whose right side is a DISTINCT sub-select
+ * as a sequence, feeding the left's solutions through the DISTINCT, so equal solutions of the caller's
+ * pattern (a UNION, a VALUES with UNDEF, a sub-select projecting some variables) came back once: less
+ * than the view. A slice is joined as written. A `GROUP BY` in its place Virtuoso 7.2 answers wrongly
+ * inside a NOT EXISTS of a sub-select (docs/design/sparql.md, "Rows and columns").
+ */
+function rowSet(variable: string, where: string): string {
+  return ` { SELECT DISTINCT ${variable} WHERE { ${where} } OFFSET 0 }`;
+}
+
 /** A triple's check as a join: a column filter, and the join that holds its subject to the rows the rules allow. */
 interface RowJoin {
   /** ` FILTER(...)` on a variable predicate, or undefined when the columns show the triple as it is. */
@@ -183,7 +195,7 @@ export function planRowFold(
   }
   if (keys.size === 0) return undefined;
   const subject = target.carrier.slice(' { SELECT DISTINCT '.length, target.carrier.indexOf(' WHERE '));
-  return { target: target.carrier, folded: ` { SELECT DISTINCT ${subject} WHERE { ${target.where}${checks} } }`, keys };
+  return { target: target.carrier, folded: rowSet(subject, `${target.where}${checks}`), keys };
 }
 
 /**
@@ -214,7 +226,7 @@ function rowJoin(view: GraphView, graph: string, triple: RowTriple, values: RowV
   if (shownAlike === undefined) return { filter: undefined, carrier: ' FILTER(1 = 0)', key: undefined };
   const filter = shownAlike === TRUE ? undefined : ` FILTER(${shownAlike})`;
   const where = bodies.length === 1 ? (bodies[0] ?? '') : bodies.map((body) => `{ ${body} }`).join(' UNION ');
-  if (subject.startsWith('?')) return { filter, carrier: ` { SELECT DISTINCT ${subject} WHERE { ${where} } }`, key: undefined, where };
+  if (subject.startsWith('?')) return { filter, carrier: rowSet(subject, where), key: undefined, where };
   // A constant subject: the triple itself with the rules, joined on one variable of its own (none new in
   // scope): every value the triple binds it to is in the set when a rule holds, and the set is empty when
   // none does. One variable, the predicate's where it is one (an IRI): joined on two, Virtuoso 7.2 took
@@ -222,7 +234,7 @@ function rowJoin(view: GraphView, graph: string, triple: RowTriple, values: RowV
   const key = `${subject}\u0000${bodies.join('\u0000')}`;
   const own = [triple.predicate, triple.object ?? ''].find((term) => term.startsWith('?'));
   if (own === undefined || triple.object === null) return { filter, carrier: undefined, key, where };
-  const carrier = ` { SELECT DISTINCT ${own} WHERE { ${subject} ${triple.predicate} ${triple.object} . ${bodies.length === 1 ? `{ ${where} }` : where} } }`;
+  const carrier = rowSet(own, `${subject} ${triple.predicate} ${triple.object} . ${bodies.length === 1 ? `{ ${where} }` : where}`);
   return { filter, carrier, key, where };
 }
 
