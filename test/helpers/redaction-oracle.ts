@@ -222,10 +222,12 @@ export function canonical(text: string, graph: boolean): string[] {
         .split('\n')
         // Virtuoso 7.2 separates terms by tabs (a literal holds a tab only escaped) and writes `# Empty NT` for no triples.
         .map((line) =>
-          line
-            .trim()
-            .replaceAll('\t', ' ')
-            .replace(/_:[^\s]+/g, '_:'),
+          unescapeCodepoints(
+            line
+              .trim()
+              .replaceAll('\t', ' ')
+              .replace(/_:[^\s]+/g, '_:'),
+          ),
         )
         .filter((line) => line !== '' && !line.startsWith('#'))
         .sort()
@@ -249,6 +251,19 @@ export function canonical(text: string, graph: boolean): string[] {
         .join(' '),
     )
     .sort();
+}
+
+/**
+ * An N-Triples line with its \u and \U escapes written as the characters (Virtuoso 7.2 escapes every non-ASCII character,
+ * Oxigraph and Jena write UTF-8): one text per triple whichever the store. An escaped backslash is passed over whole, so
+ * the literal `\\u0022` (a backslash, then u0022) stays as it is; a character N-Triples must escape keeps its escape.
+ */
+function unescapeCodepoints(line: string): string {
+  return line.replace(/\\(\\|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})/g, (escape, body: string) => {
+    if (body === '\\') return escape;
+    const code = Number.parseInt(body.slice(1), 16);
+    return code < 0x20 || code === 0x22 || code === 0x5c || code === 0x7f ? escape : String.fromCodePoint(code);
+  });
 }
 
 /** True when every item of `small` occurs in `big` at least as often. */

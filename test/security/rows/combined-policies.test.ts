@@ -103,15 +103,30 @@ function combinedQueries(base: string): string[] {
   ];
 }
 
+/**
+ * Queries whose answer on Virtuoso 7.2.5 differs from SPARQL 1.1's over any data, the caller's view or the whole store
+ * alike (the rows oracle reports them as store deviations, comparing an unrestricted caller): the view built here is
+ * SPARQL's, so the comparison would judge the store, not the guard. SUM over a group with an unbound value is the sum
+ * of the bound ones, not an error (§18.5.1.3); `?s ex:note* ?o` with neither end bound is a 500 ("transitive start not
+ * given"); its N-Triples writes non-ASCII characters as \u escapes, which the answer's reader here takes as written.
+ */
+const VIRTUOSO_DEVIATES = new Set(
+  [
+    `${P}SELECT ?t (COUNT(?s) AS ?n) (SUM(?b) AS ?total) WHERE { ?s ex:team ?t OPTIONAL { ?s ex:budget ?b } } GROUP BY ?t`,
+    `${P}SELECT ?s ?o WHERE { ?s ex:note* ?o }`,
+  ].map((query) => query.replace(/\s+/g, ' ')),
+);
+
 describeRowsOnEveryStore(
   'several policies granting one graph',
-  (rows) => {
+  (rows, store) => {
     for (const [name, { caller: who, identity }] of Object.entries(CALLERS)) {
       it(`${name}: every answer is the view's, or a refusal`, async () => {
         const wrong: string[] = [];
         const queries = combinedQueries(rows().fixture.graphs.main.replace(/main$/, ''));
         let answered = 0;
         for (const query of queries) {
+          if (store.name === 'virtuoso' && VIRTUOSO_DEVIATES.has(query.replace(/\s+/g, ' '))) continue;
           const answer = await askRows(rows().endpoint, query, who);
           // A refusal names a predicate hidden where it is read, or a path of variable length over row rules: the
           // oracle does not judge which; its share is bounded below.
