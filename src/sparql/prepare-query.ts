@@ -200,7 +200,6 @@ function isNegatedSet(items: unknown): boolean {
   return Array.isArray(items) && items.length === 1 && !Array.isArray(items[0]);
 }
 
-/** sparqljs reads LIMIT and OFFSET into JavaScript numbers: above 2^53 - 1 they would be written back rounded. */
 /** A character JavaScript's `\s` (and so sparqljs's lexer) takes for white space that [173] WS does not. */
 const NOT_WHITE_SPACE = /(?![ \t\n\r])[\s\u0085]/u;
 
@@ -226,6 +225,7 @@ function checkWhiteSpace(text: string, regions: readonly TextRegion[]): void {
   }
 }
 
+/** sparqljs reads LIMIT and OFFSET into JavaScript numbers: above 2^53 - 1 they would be written back rounded. */
 function checkLimitOffset(query: Record<string, unknown>): void {
   for (const clause of ['limit', 'offset'] as const) {
     const value = query[clause];
