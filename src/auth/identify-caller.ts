@@ -51,9 +51,11 @@ export interface CallerIdentifier {
  * no API key is configured, since a 401 must name at least one scheme. Basic comes first, in
  * one header: clients that read only the first challenge (Apache Jena's HTTP client) answer
  * Basic with the key of a `http://user:KEY@host/` URL, and fail on a Bearer they cannot answer.
+ * `bearerError` is RFC 6750 section 3.1's code for a bearer token that was sent and failed.
  */
-export function authChallenge(auth: AuthSettings): string {
-  return auth.apiKeys.length > 0 ? `${BASIC_CHALLENGE}, ${BEARER_CHALLENGE}` : BEARER_CHALLENGE;
+export function authChallenge(auth: AuthSettings, bearerError?: 'invalid_token'): string {
+  const bearer = bearerError === undefined ? BEARER_CHALLENGE : `${BEARER_CHALLENGE}, error="${bearerError}"`;
+  return auth.apiKeys.length > 0 ? `${BASIC_CHALLENGE}, ${bearer}` : bearer;
 }
 
 const BASIC_CHALLENGE = `Basic realm="${REALM}", charset="UTF-8"`;
@@ -88,11 +90,18 @@ export function scriptChallenge(challenge: string): string {
  */
 export function createCallerIdentifier(auth: AuthSettings): CallerIdentifier {
   const challenge = Object.freeze({ 'WWW-Authenticate': authChallenge(auth) });
+  // RFC 6750 section 3.1: a bearer token that was sent and is unknown, expired or does not verify
+  // is named `invalid_token` in its challenge; a request without one, or whose credentials are
+  // malformed or conflict, gets the plain challenge.
+  const tokenChallenge = Object.freeze({ 'WWW-Authenticate': authChallenge(auth, 'invalid_token') });
   const refuse = (message: string): never => {
     throw new GuardError(401, 'unauthenticated', message, challenge);
   };
+  const refuseToken = (message: string): never => {
+    throw new GuardError(401, 'unauthenticated', message, tokenChallenge);
+  };
   const withChallenge = (error: unknown): never => {
-    if (error instanceof GuardError && error.status === 401) throw new GuardError(401, error.code, error.message, challenge);
+    if (error instanceof GuardError && error.status === 401) throw new GuardError(401, error.code, error.message, tokenChallenge);
     throw error;
   };
   // Keyed by digest, so the secret itself is never compared: no timing leak on the key.
@@ -105,10 +114,10 @@ export function createCallerIdentifier(auth: AuthSettings): CallerIdentifier {
   // valid enters, so the map holds at most one entry per configured digest, and an unknown
   // key is hashed every time and never stored.
   const callersByKey = new Map<string, Caller>();
-  const callerOfKey = (key: string): Caller => {
+  const callerOfKey = (key: string, bearer: boolean): Caller => {
     const known = callersByKey.get(key);
     if (known !== undefined) return known;
-    const caller = callersByDigest.get(hashApiKey(key)) ?? refuse('unknown API key');
+    const caller = callersByDigest.get(hashApiKey(key)) ?? (bearer ? refuseToken : refuse)('unknown API key');
     if (callersByKey.size < callersByDigest.size) callersByKey.set(key, caller);
     return caller;
   };
@@ -123,7 +132,7 @@ export function createCallerIdentifier(auth: AuthSettings): CallerIdentifier {
     const credential = readCredential(headers, jwt !== undefined, refuse);
     if (credential?.kind === 'jwt') return jwt!.verify(credential.value).catch(withChallenge);
     // A caller-held credential wins over trusted headers: it is the stronger, caller-held proof.
-    if (credential !== undefined) return callerOfKey(credential.value);
+    if (credential !== undefined) return callerOfKey(credential.value, credential.bearer);
     if (trusted === undefined) return ANONYMOUS;
 
     const agentValue = readSingle(headers[trusted.agent], 'the trusted agent header', refuse);
@@ -157,8 +166,8 @@ export function credentialHeaderNames(auth: AuthSettings): readonly string[] {
 
 type Refuse = (message: string) => never;
 
-/** A caller-held credential: an API key (from Bearer, Basic or X-API-Key) or a JWT. */
-type Credential = { readonly kind: 'apiKey' | 'jwt'; readonly value: string };
+/** A caller-held credential: an API key (from Bearer, Basic or X-API-Key) or a JWT; `bearer` when `Authorization: Bearer` carried it. */
+type Credential = { readonly kind: 'apiKey' | 'jwt'; readonly value: string; readonly bearer: boolean };
 
 /**
  * Leading and trailing whitespace of HTTP, spaces and tabs only (RFC 9110 section 5.6.3).
@@ -191,7 +200,7 @@ function readCredential(headers: RequestHeaders, jwtAccepted: boolean, refuse: R
   if (fromAuthorization !== undefined && fromAuthorization.value !== fromHeader) {
     refuse('the Authorization and X-API-Key headers carry different API keys');
   }
-  return { kind: 'apiKey', value: fromHeader };
+  return { kind: 'apiKey', value: fromHeader, bearer: fromAuthorization?.bearer ?? false };
 }
 
 /**
@@ -208,7 +217,7 @@ function readAuthorization(authorization: string | undefined, jwtAccepted: boole
   const value = trimOws(match[2] ?? '');
   if (scheme === 'bearer') {
     if (value === '') refuse('the Authorization header has the Bearer scheme but no key');
-    return { kind: jwtAccepted && looksLikeJwt(value) ? 'jwt' : 'apiKey', value };
+    return { kind: jwtAccepted && looksLikeJwt(value) ? 'jwt' : 'apiKey', value, bearer: true };
   }
   if (scheme !== 'basic') return undefined;
   if (value === '') refuse('the Authorization header has the Basic scheme but no credentials');
@@ -223,7 +232,7 @@ function readAuthorization(authorization: string | undefined, jwtAccepted: boole
   if (colon < 0) refuse('the Basic credentials have no colon between user name and API key');
   const key = decoded.slice(colon + 1);
   if (key === '') refuse('the Basic credentials carry no API key (put the key in the password)');
-  return { kind: 'apiKey', value: key };
+  return { kind: 'apiKey', value: key, bearer: false };
 }
 
 /** Groups header: comma-separated, items trimmed, empty items dropped, duplicates removed. */

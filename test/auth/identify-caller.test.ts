@@ -39,7 +39,7 @@ function refused(headers: RequestHeaders, pattern: RegExp, identifyCaller: (head
       assert.equal(error.status, 401);
       assert.match(
         error.headers['WWW-Authenticate'] ?? '',
-        /^(Basic realm="sparql-guard", charset="UTF-8", )?Bearer realm="sparql-guard"$/,
+        /^(Basic realm="sparql-guard", charset="UTF-8", )?Bearer realm="sparql-guard"(, error="invalid_token")?$/,
       );
       assert.match(error.message, pattern);
       assert.doesNotMatch(error.message, /[\r\n]/);
@@ -131,6 +131,31 @@ describe('API keys', () => {
       (error: GuardError) => error.headers['WWW-Authenticate'] === 'Bearer realm="sparql-guard"',
     );
   });
+  it('names invalid_token (RFC 6750) only for a bearer token that was sent and failed', () => {
+    const challengeOf = (headers: RequestHeaders, identifyCaller: (headers: RequestHeaders) => unknown = identify): string => {
+      try {
+        identifyCaller(headers);
+      } catch (error) {
+        assert.ok(error instanceof GuardError && error.status === 401, String(error));
+        return error.headers['WWW-Authenticate'] ?? '';
+      }
+      assert.fail('expected a 401');
+    };
+    const basicAndBearer = 'Basic realm="sparql-guard", charset="UTF-8", Bearer realm="sparql-guard"';
+    assert.equal(challengeOf({ authorization: 'Bearer sg_not-a-key' }), `${basicAndBearer}, error="invalid_token"`);
+    assert.equal(
+      challengeOf({ authorization: 'Bearer sg_not-a-key', 'x-api-key': 'sg_not-a-key' }),
+      `${basicAndBearer}, error="invalid_token"`,
+    );
+    const noKeys = syncIdentifier({ apiKeys: [], trustedHeaders: undefined, jwt: undefined });
+    assert.equal(challengeOf({ authorization: 'Bearer sg_not-a-key' }, noKeys), 'Bearer realm="sparql-guard", error="invalid_token"');
+    // No bearer token sent, or one that is not a token's failure: the plain challenge.
+    assert.equal(challengeOf({ 'x-api-key': 'sg_not-a-key' }), basicAndBearer);
+    assert.equal(challengeOf({ authorization: `Basic ${Buffer.from('u:sg_not-a-key').toString('base64')}` }), basicAndBearer);
+    assert.equal(challengeOf({ authorization: 'Bearer' }), basicAndBearer);
+    assert.equal(challengeOf({ authorization: `Bearer ${ALICE_KEY}`, 'x-api-key': BOB_KEY }), basicAndBearer);
+  });
+
   it('refuses empty credentials', () => {
     refused({ 'x-api-key': '' }, /^the X-API-Key header is empty$/);
     refused({ 'x-api-key': '   ' }, /^the X-API-Key header is empty$/);

@@ -220,8 +220,8 @@ describeOnEveryStore(
       assert.equal(body, 'the token is for another audience\n');
       assert.equal(
         response.headers.get('www-authenticate'),
-        'Bearer realm="sparql-guard", Basic realm="sparql-guard", charset="UTF-8"',
-        'Node fetch sends Sec-Fetch-Mode: Bearer first',
+        'Bearer realm="sparql-guard", error="invalid_token", Basic realm="sparql-guard", charset="UTF-8"',
+        'Node fetch sends Sec-Fetch-Mode: Bearer first; the token failed: invalid_token (RFC 6750 section 3.1)',
       );
     });
 
