@@ -171,7 +171,7 @@ function fromParams(url: FormParams, body: FormParams): QueryRequest {
   const queries = [...valuesOf(url, 'query'), ...valuesOf(body, 'query')];
   if (queries.length > 1) throw new GuardError(400, 'bad_request', 'the query parameter was given more than once');
   const query = queries[0];
-  if (query === undefined || query.trim() === '') throw new GuardError(400, 'bad_request', 'the query parameter is missing');
+  if (query === undefined || query.trim() === '') throw missingQuery(url, body);
   return {
     query,
     defaultGraphs: [...valuesOf(url, 'default-graph-uri'), ...valuesOf(body, 'default-graph-uri')],
@@ -183,8 +183,27 @@ function fromOneSide(params: FormParams): QueryRequest {
   const queries = valuesOf(params, 'query');
   if (queries.length > 1) throw new GuardError(400, 'bad_request', 'the query parameter was given more than once');
   const query = queries[0];
-  if (query === undefined || query.trim() === '') throw new GuardError(400, 'bad_request', 'the query parameter is missing');
+  if (query === undefined || query.trim() === '') throw missingQuery(params);
   return { query, defaultGraphs: valuesOf(params, 'default-graph-uri'), namedGraphs: valuesOf(params, 'named-graph-uri') };
+}
+
+/**
+ * The 400 for a request without a query. When a parameter is named `query` but for its case or
+ * a leading byte order mark (a form body saved by an editor that writes one: WHATWG's form
+ * parser keeps it in the first name), the message names what was sent, since it is no typo the
+ * caller can see. Any other name is not echoed.
+ */
+function missingQuery(...sides: FormParams[]): GuardError {
+  for (const params of sides) {
+    for (const name of params.keys()) {
+      if (name === 'query' || name.replace(/^\uFEFF/, '').toLowerCase() !== 'query') continue;
+      const sent = name.startsWith('\uFEFF')
+        ? 'a byte order mark (U+FEFF) before `query`: send the body without it'
+        : `\`${name}\`: parameter names are case-sensitive`;
+      return new GuardError(400, 'bad_request', `the query parameter is missing; the request has ${sent}`);
+    }
+  }
+  return new GuardError(400, 'bad_request', 'the query parameter is missing');
 }
 
 function valuesOf(params: FormParams, name: string): readonly string[] {

@@ -89,6 +89,36 @@ describe('readQueryRequest', () => {
     assert.equal(refusal({ method: 'POST', search: '', contentType: 'application/sparql-query', body: undefined }), 400);
   });
 
+  it('names a query parameter sent with another case or behind a byte order mark, and echoes no other name', () => {
+    const messageOf = (raw: RawQueryRequest): string => {
+      try {
+        readQueryRequest(raw);
+      } catch (error) {
+        assert.ok(error instanceof GuardError && error.status === 400);
+        return error.message;
+      }
+      assert.fail('expected a refusal');
+    };
+    const get = (search: string): RawQueryRequest => ({ method: 'GET', search, contentType: undefined, body: undefined });
+    assert.equal(
+      messageOf(form(`\uFEFFquery=${encodeURIComponent(Q)}`)),
+      'the query parameter is missing; the request has a byte order mark (U+FEFF) before `query`: send the body without it',
+    );
+    assert.equal(
+      messageOf(get(`Query=${encodeURIComponent(Q)}`)),
+      'the query parameter is missing; the request has `Query`: parameter names are case-sensitive',
+    );
+    assert.equal(
+      messageOf(form(`QUERY=${encodeURIComponent(Q)}`, 'default-graph-uri=x')),
+      'the query parameter is missing; the request has `QUERY`: parameter names are case-sensitive',
+    );
+    assert.equal(messageOf(get('qeury=SECRET')), 'the query parameter is missing');
+    assert.equal(
+      messageOf(get('query=&Query=x')),
+      'the query parameter is missing; the request has `Query`: parameter names are case-sensitive',
+    );
+  });
+
   it('refuses a body under a content coding with 415 and Accept-Encoding: identity, naming only a short token', () => {
     const direct = (contentEncoding: string | undefined): RawQueryRequest => ({
       method: 'POST',
