@@ -127,6 +127,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
       }
       inForce = inputs;
       waiting = false;
+      policies.staleCause('source');
       triplesInForce = loaded.stats.facts.map((each) => each.triples);
       for (const name of reads) metrics?.factsRead(name, 'success');
       metrics?.policiesLoaded(loaded.set === undefined ? 'unchanged' : 'success', first);
@@ -159,6 +160,8 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
       if (first) waiting = true;
       const message = error instanceof Error ? error.message : String(error);
       if (source !== undefined) metrics?.factsRead(source.name, 'failure');
+      // The store answered (or was not asked) and the set could not be loaded: the stale refusal says so.
+      policies.staleCause(source === undefined && !listing ? 'load' : 'source');
       metrics?.policiesLoaded('failure', first);
       log({
         event: first ? 'policies-load-failed' : 'policies-reload-failed',

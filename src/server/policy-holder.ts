@@ -20,6 +20,12 @@ export interface PolicyHolder {
   replace(set: PolicySet, freshUntil?: number): void;
   /** Moves the end of the set's freshness (a refresh read the same facts again). */
   extend(freshUntil: number): void;
+  /**
+   * What kept the facts from being renewed, for the stale refusal: 'source' (a fact source could
+   * not be read or its answer was refused, or no load failed since), 'load' (the last load read the
+   * store and failed on the files, the rules or the prefix listing).
+   */
+  staleCause(cause: 'source' | 'load'): void;
   /** Why the set in force may not be used ('' when it may): none loaded yet, or its facts are too old. */
   unusableReason(): string;
   /** Caller -> Grant, or 503 before the first load or once stale, 401 (anonymous) / 403 when no policy applies. */
@@ -32,6 +38,9 @@ export const GRANT_CACHE_GRAPHS = 2_000_000;
 
 /** The refusal of every query while the facts in force are older than a source's maxStaleMs. */
 export const STALE_MESSAGE = 'the policies are stale: a fact source has not been read for longer than its maxStaleMs';
+/** The same refusal when the sources were read but the set could not be loaded again (a policy or rule file, say). */
+export const STALE_AFTER_FAILED_LOAD_MESSAGE =
+  "the policies are stale: the facts in force are older than a fact source's maxStaleMs, as the policy set could not be loaded again since (see policies-reload-failed in the guard's log)";
 
 /**
  * `challenge` is the `WWW-Authenticate` value of the 401 that refuses an anonymous caller
@@ -40,6 +49,7 @@ export const STALE_MESSAGE = 'the policies are stale: a fact source has not been
 export function createPolicyHolder(challenge = 'Bearer'): PolicyHolder {
   let set: PolicySet | undefined;
   let freshUntil = Number.POSITIVE_INFINITY;
+  let staleMessage = STALE_MESSAGE;
   // Grants of the callers identification hands out as shared frozen objects (API-key
   // callers, the anonymous caller, a JWT while its token is cached), computed once per
   // policy set: a per-caller object is weakly held, so per-request callers just miss.
@@ -61,11 +71,14 @@ export function createPolicyHolder(challenge = 'Bearer'): PolicyHolder {
     extend(until) {
       freshUntil = until;
     },
-    unusableReason: () => (set === undefined ? 'policies are not loaded yet' : Date.now() >= freshUntil ? STALE_MESSAGE : ''),
+    staleCause(cause) {
+      staleMessage = cause === 'load' ? STALE_AFTER_FAILED_LOAD_MESSAGE : STALE_MESSAGE;
+    },
+    unusableReason: () => (set === undefined ? 'policies are not loaded yet' : Date.now() >= freshUntil ? staleMessage : ''),
     grant(caller) {
       if (set === undefined) throw new GuardError(503, 'not_ready', 'policies are not loaded yet');
       // Fail closed: facts older than a source allows may hold revoked memberships.
-      if (freshUntil !== Number.POSITIVE_INFINITY && Date.now() >= freshUntil) throw new GuardError(503, 'stale_policies', STALE_MESSAGE);
+      if (freshUntil !== Number.POSITIVE_INFINITY && Date.now() >= freshUntil) throw new GuardError(503, 'stale_policies', staleMessage);
       const cached = grants.get(caller);
       if (cached !== undefined) return cached;
       const key = identityKey(set, caller);

@@ -1,7 +1,9 @@
 // Facts from the store: an application's memberships written with SPARQL Update reach the guard at its next refresh, and no source can do more than a policy file could.
 
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 import { startWritableStore, type WritableStore } from '../helpers/start-writable-store.js';
@@ -307,5 +309,50 @@ describe('a guard whose fact source cannot be read', () => {
     assert.equal((await fetch(`${guard.guard.url}/healthz`)).status, 200);
     store.fault('none');
     await until(async () => (await labelsOf(guard, 'alice')).toString() === APOLLO, 4000, 'fresh again');
+  });
+});
+
+describe('a guard whose policy file breaks while its fact source answers', () => {
+  let store: WritableStore;
+  let t: TestGuard;
+  let folder: string;
+  let policyFile: string;
+  before(async () => {
+    store = await startWritableStore([DATA]);
+    folder = mkdtempSync(join(tmpdir(), 'sparql-guard-facts-'));
+    policyFile = join(folder, 'policies.ttl');
+    copyFileSync(POLICIES, policyFile);
+    t = await startTestGuard({
+      upstream: store.queryUrl,
+      policies: [policyFile],
+      rules: [RULES],
+      facts: [{ name: 'projects', query: PROJECTS_QUERY, refreshMs: 1000, maxStaleMs: 2000 }],
+      auth: TRUSTED,
+    });
+  });
+  after(async () => {
+    await t.close();
+    await store.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('refuses every query once stale, and says the loads failed, not that the store was not read', async () => {
+    assert.deepEqual(await labelsOf(t, 'alice'), [APOLLO]);
+    const constructs = store.constructs();
+    writeFileSync(policyFile, '@prefix guard: <https://w3id.org/sparql-guard#> .\n<p> a guard:Policy ; guard:readGraph .\n');
+    await until(async () => String(await labelsOf(t, 'alice')).startsWith('503 '), 6000, 'stale');
+    // The store answered every scheduled read meanwhile: the facts could not be put in force for the file.
+    assert.ok(store.constructs() > constructs, 'the source was read');
+    const refusal = String(await labelsOf(t, 'alice'));
+    assert.match(refusal, /the policies are stale/);
+    assert.doesNotMatch(refusal, /has not been read/);
+    assert.match(refusal, /could not be loaded/);
+    const ready = await fetch(`${t.guard.url}/readyz`);
+    assert.equal(ready.status, 503);
+    const reason = await ready.text();
+    assert.doesNotMatch(reason, /has not been read/);
+    assert.match(reason, /could not be loaded/);
+    copyFileSync(POLICIES, policyFile);
+    await until(async () => (await labelsOf(t, 'alice')).toString() === APOLLO, 4000, 'fresh again');
   });
 });
