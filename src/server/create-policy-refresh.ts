@@ -160,8 +160,8 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
       if (first) waiting = true;
       const message = error instanceof Error ? error.message : String(error);
       if (source !== undefined) metrics?.factsRead(source.name, 'failure');
-      // The store answered (or was not asked) and the set could not be loaded: the stale refusal says so.
-      policies.staleCause(source === undefined && !listing ? 'load' : 'source');
+      // Only a source's own failure means its facts were not read; else the stale refusal says the set could not be loaded.
+      policies.staleCause(source !== undefined ? 'source' : 'load');
       metrics?.policiesLoaded('failure', first);
       log({
         event: first ? 'policies-load-failed' : 'policies-reload-failed',

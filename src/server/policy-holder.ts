@@ -22,8 +22,8 @@ export interface PolicyHolder {
   extend(freshUntil: number): void;
   /**
    * What kept the facts from being renewed, for the stale refusal: 'source' (a fact source could
-   * not be read or its answer was refused, or no load failed since), 'load' (the last load read the
-   * store and failed on the files, the rules or the prefix listing).
+   * not be read or its answer was refused, or no load failed since), 'load' (the last load failed
+   * otherwise: the files, the rules, the prefix listing).
    */
   staleCause(cause: 'source' | 'load'): void;
   /** Why the set in force may not be used ('' when it may): none loaded yet, or its facts are too old. */
