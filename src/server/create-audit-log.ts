@@ -235,15 +235,10 @@ function createRecordWriter(settings: AuditSettings): (request: FastifyRequest, 
     else text += callerOf(caller);
     text += `,"form":${plan === undefined ? 'null' : `"${plan.form}"`}`;
     // What the guard decided; how the answer then ended is `outcome`.
-    // A query the guard forwarded whose client got nothing (499, 444) was still allowed: the store ran it.
+    // A query the guard forwarded whose client got nothing (499, 444) was still allowed: the store ran it. One whose
+    // client left before it was sent (while the store's dataset check or the caller's token was awaited) read nothing.
     const decision =
-      end.unsent === true && request.plan !== undefined
-        ? 'allowed'
-        : end.status >= 500
-          ? 'failed'
-          : end.status >= 400
-            ? 'refused'
-            : 'allowed';
+      end.unsent === true && request.forwarded ? 'allowed' : end.status >= 500 ? 'failed' : end.status >= 400 ? 'refused' : 'allowed';
     text += `,"decision":"${decision}","code":${end.code === undefined ? 'null' : JSON.stringify(end.code)},"status":${end.status},"outcome":"${end.outcome}"`;
     text += `,"policies":${grant === undefined ? 'null' : listOf(grant.policies)}`;
     if (plan === undefined || grant === undefined || inForce === undefined || caller === undefined) text += ',"dataset":null';
