@@ -182,8 +182,11 @@ export function createConnectionTracker(
           : finished || ended === undefined
             ? reply.statusCode
             : ended.status;
-        if (unsent && request.operation === 'query' && request.queryOutcome === undefined) {
-          request.queryOutcome = outcome === 'shutdown-cut' ? 'shutdown_cut' : 'client_closed';
+        if (request.operation === 'query' && request.queryOutcome === undefined) {
+          if (unsent) request.queryOutcome = outcome === 'shutdown-cut' ? 'shutdown_cut' : 'client_closed';
+          // Refused before the handler ran (a body too slow: 408; past maxConnections: 503): the audit record names it a
+          // query with its code, so the query count does too.
+          else if (code !== undefined) request.queryOutcome = code;
         }
         const bytes = socket.bytesWritten - bytesBefore;
         audit?.record(request, { status, outcome, bytes, code, unsent });
