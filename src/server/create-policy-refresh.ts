@@ -106,6 +106,9 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
 
   const loadOnce = async (wanted: Wanted, trigger: Trigger): Promise<boolean> => {
     const first = trigger === 'start';
+    // The lines of a load that would put the first set in force say load, not reload: the start's,
+    // and the retries of a start whose fact source could not be read.
+    const initial = policies.current() === undefined;
     const started = performance.now();
     // Without a set in force every source is read (there is nothing to keep).
     const reads = wanted === 'all' || inForce === undefined ? facts.map((source) => source.name) : [...wanted];
@@ -135,7 +138,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
       // the operator asked for always answers with a line.
       if (loaded.set !== undefined || trigger === 'reload') {
         log({
-          event: first ? 'policies-loaded' : 'policies-reloaded',
+          event: initial ? 'policies-loaded' : 'policies-reloaded',
           policies: loaded.stats.policyCount,
           durationMs: Math.round(performance.now() - started),
           ...(!first && { trigger }),
@@ -164,7 +167,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
       policies.staleCause(source !== undefined ? 'source' : 'load');
       metrics?.policiesLoaded('failure', first);
       log({
-        event: first ? 'policies-load-failed' : 'policies-reload-failed',
+        event: initial ? 'policies-load-failed' : 'policies-reload-failed',
         ...(file !== undefined && { file }),
         error: message.split('\n')[0] ?? '',
       });

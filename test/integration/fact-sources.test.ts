@@ -295,6 +295,12 @@ describe('a guard whose fact source cannot be read', () => {
     store.fault('none');
     await until(async () => (await labelsOf(guard, 'alice')).toString() === APOLLO, 4000, 'served after the store came back');
     assert.equal((await fetch(`${guard.guard.url}/readyz`)).status, 200);
+    // The first set in force is loaded, not reloaded: whatever waits for policies-loaded sees it.
+    const events = guard.logs.map((line) => line.event).filter((event) => typeof event === 'string' && event.startsWith('policies-'));
+    assert.deepEqual(
+      events.filter((event) => event !== 'policies-load-failed'),
+      ['policies-loaded'],
+    );
   });
 
   it('refuses every query (503) and turns /readyz to 503 once the facts are older than maxStaleMs', async () => {
