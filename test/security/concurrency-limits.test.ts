@@ -127,6 +127,12 @@ function sendAndDrop(endpoint: string, authorization: string, dropAfterMs: numbe
   });
 }
 
+/** The value of the sample `name` (with its labels as written) in a scrape, 0 when absent. */
+function sample(scrape: string, name: string): number {
+  const line = scrape.split('\n').find((each) => each.startsWith(`${name} `));
+  return line === undefined ? 0 : Number(line.slice(name.length + 1));
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits (bounded) until the store runs none of the guard's queries. */
@@ -174,6 +180,7 @@ describe('guard:maxConcurrent holds whatever the client does', () => {
       upstream: store.url,
       embedded: undefined,
       timeoutMs: 10_000,
+      metrics: { port: 0 },
       auth: {
         apiKeys: [{ agent: 'http://example.org/agents/beta-user', groups: ['beta'], sha256: sha256(KEYS.beta) }],
         jwt: {
@@ -228,6 +235,42 @@ describe('guard:maxConcurrent holds whatever the client does', () => {
     assert.equal(store.received - before, 0, 'no query of a departed client was forwarded');
     issuer.delayJwks(0);
     await limitIsWhole(t.endpoint, async () => `Bearer ${await issuer.sign({ claims: { sub: 'jwt-user' } })}`);
+  });
+
+  it('the metrics count each refusal past the limit, and the requests in flight are the ones the store runs', async () => {
+    const scrape = async () => (await fetch(`${t.guard.metricsUrl}/metrics`)).text();
+    const refused = 'sparql_guard_queries_total{outcome="too_many_requests"}';
+    const answered = 'sparql_guard_queries_total{outcome="answered"}';
+    const before = await scrape();
+    store.delayMs = 5000;
+    const arrivals = [store.nextQuery(), store.nextQuery()];
+    const responses = Array.from({ length: 4 * LIMIT }, () =>
+      fetch(`${t.endpoint}?query=${encodeURIComponent(QUERY)}`, { headers: { authorization: `Bearer ${KEYS.beta}` } }).then(
+        async (response) => {
+          await response.text();
+          return response.status;
+        },
+      ),
+    );
+    await Promise.all(arrivals);
+    // The refused ones are answered at once; the two the store holds are still in flight.
+    const settled = await Promise.all(responses.map((response) => Promise.race([response, sleep(3000).then(() => 0)])));
+    const held = await scrape();
+    assert.equal(settled.filter((status) => status === 429).length, 3 * LIMIT, JSON.stringify(settled));
+    assert.equal(sample(held, refused) - sample(before, refused), 3 * LIMIT);
+    assert.equal(sample(held, 'sparql_guard_in_flight_requests'), LIMIT);
+    const statuses = await Promise.all(responses);
+    assert.equal(statuses.filter((status) => status === 200).length, LIMIT);
+    // Counted when each response closes, a moment after its client has read it: waited for, bounded.
+    let after = await scrape();
+    for (let tries = 0; tries < 50 && sample(after, 'sparql_guard_in_flight_requests') > 0; tries++) {
+      await sleep(20);
+      after = await scrape();
+    }
+    assert.equal(sample(after, answered) - sample(before, answered), LIMIT);
+    assert.equal(sample(after, refused) - sample(before, refused), 3 * LIMIT);
+    assert.equal(sample(after, 'sparql_guard_in_flight_requests'), 0);
+    store.delayMs = 400;
   });
 
   it('a forwarded query whose client leaves has its store connection closed at once', async () => {
