@@ -274,7 +274,7 @@ async function forward(
   const sent = performance.now();
   // A client that goes away aborts the upstream request and closes its connection
   // (docs/design/http.md); one already gone is refused here, unsent. The count ends with the exchange.
-  request.forwarded = !clientGone.aborted;
+  if (!clientGone.aborted) request.forwardedAt = sent;
   const answer = await services.upstream.send(plan, {
     accept,
     signal: clientGone,

@@ -65,8 +65,11 @@ declare module 'fastify' {
     plan: Plan | undefined;
     /** Milliseconds from sending the query to the store's response headers; undefined when nothing was sent. */
     storeMs: number | undefined;
-    /** The query was handed to the store's connection pool: the store may have run it (the audit record's decision). */
-    forwarded: boolean;
+    /**
+     * performance.now() when the query was handed to the store's connection pool (the store may have run it: the audit
+     * record's decision, and its store time when no response headers came); undefined when it was not.
+     */
+    forwardedAt: number | undefined;
   }
 }
 
@@ -104,7 +107,7 @@ export function decorateRequestState(app: FastifyInstance, trustRequestId = fals
   app.decorateRequest('policiesInForce', undefined);
   app.decorateRequest('plan', undefined);
   app.decorateRequest('storeMs', undefined);
-  app.decorateRequest('forwarded', false);
+  app.decorateRequest('forwardedAt', undefined);
   // The first hook: every later one measures from here. fastify's reply.elapsedTime is not
   // used: it is 0 unless the app has a logger or an onResponse hook.
   app.addHook('onRequest', (request, reply, done) => {

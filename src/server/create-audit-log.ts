@@ -238,7 +238,13 @@ function createRecordWriter(settings: AuditSettings): (request: FastifyRequest, 
     // A query the guard forwarded whose client got nothing (499, 444) was still allowed: the store ran it. One whose
     // client left before it was sent (while the store's dataset check or the caller's token was awaited) read nothing.
     const decision =
-      end.unsent === true && request.forwarded ? 'allowed' : end.status >= 500 ? 'failed' : end.status >= 400 ? 'refused' : 'allowed';
+      end.unsent === true && request.forwardedAt !== undefined
+        ? 'allowed'
+        : end.status >= 500
+          ? 'failed'
+          : end.status >= 400
+            ? 'refused'
+            : 'allowed';
     text += `,"decision":"${decision}","code":${end.code === undefined ? 'null' : JSON.stringify(end.code)},"status":${end.status},"outcome":"${end.outcome}"`;
     text += `,"policies":${grant === undefined ? 'null' : listOf(grant.policies)}`;
     if (plan === undefined || grant === undefined || inForce === undefined || caller === undefined) text += ',"dataset":null';
@@ -246,7 +252,11 @@ function createRecordWriter(settings: AuditSettings): (request: FastifyRequest, 
     text += inForce === undefined ? ',"policyDigest":null,"factsGeneration":null' : versionOf(inForce);
     text += `,"shape":${shapeOf(plan?.shape)},"bytes":${end.bytes},"limitedTo":${plan?.limitedTo ?? 'null'}`;
     const totalMs = Math.round((performance.now() - request.startedAt) * 100) / 100;
-    const storeMs = request.storeMs === undefined ? 'null' : String(Math.round(request.storeMs * 100) / 100);
+    // Sent, and no response headers came (a time-out, a reset, the client gone): the time the store had it, since null
+    // says nothing was sent.
+    const forwardedMs = request.forwardedAt === undefined ? undefined : performance.now() - request.forwardedAt;
+    const store = request.storeMs ?? forwardedMs;
+    const storeMs = store === undefined ? 'null' : String(Math.round(store * 100) / 100);
     text += `,"durationMs":{"total":${totalMs},"store":${storeMs}}`;
     if (settings.queryText) text += `,"query":${JSON.stringify(queryTextOf(request))}`;
     return `${text}}`;
