@@ -135,6 +135,37 @@ function graphsOf(policy: PolicySpec, caller: CallerSpec): Set<string> {
   return graphs;
 }
 
+type Columns = { readPath: string[] } | { hidePath: string[] };
+type Restriction = { kind: string; predicates?: string[]; columns?: Columns } & Partial<Record<'readPath' | 'hidePath', string[]>>;
+
+const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+
+/** The triples of one graph of {@link dataset}, as `s p o` with IRIs bare and literals as their text, sorted. */
+function triplesOf(graph: string): string[] {
+  const at = ALL_GRAPHS.indexOf(graph);
+  if (graph === MEMBERS) return ALL_GRAPHS.map((_, row) => `${EX}r${row} ${EX}member ${CALLERS[row % 3]!.agent}`).sort();
+  return [
+    `${EX}r${at} ${RDF_TYPE} ${EX}Row`,
+    `${EX}r${at} ${EX}p in ${graph}`,
+    `${EX}r${at} ${EX}hid hidden ${at}`,
+    `${EX}q${at} ${RDF_TYPE} ${EX}Other`,
+    `${EX}q${at} ${EX}p other ${graph}`,
+  ].sort();
+}
+
+/** The triples a caller reads in `GRAPH <graph>`, as triplesOf writes them. */
+async function graphTriples(endpoint: string, key: string, graph: string): Promise<string[]> {
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/sparql-query', accept: 'application/sparql-results+json', 'x-api-key': key },
+    body: `SELECT ?s ?p ?o WHERE { GRAPH <${graph}> { ?s ?p ?o } }`,
+  });
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  const rows = (JSON.parse(text) as { results: { bindings: Record<string, { value: string }>[] } }).results.bindings;
+  return rows.map((row) => `${row['s']!.value} ${row['p']!.value} ${row['o']!.value}`).sort();
+}
+
 interface AuditRecord {
   requestId: string;
   traceId: string;
@@ -268,9 +299,13 @@ describe('audit records against what the store ran, over random policy sets', ()
             own.map(({ iri }) => iri),
             `policies of ${what}`,
           );
-          const sent = link.received.flatMap((headers, at) =>
-            String(headers['traceparent'] ?? '').includes(request.traceId) ? [link.queries[at]!] : [],
+          const reached = link.received.flatMap((headers, at) =>
+            String(headers['traceparent'] ?? '').includes(request.traceId) ? [at] : [],
           );
+          const sent = reached.map((at) => link.queries[at]!);
+          // The store's span is a child of the guard's, whose id is the record's requestId.
+          for (const at of reached)
+            assert.equal(link.received[at]!['traceparent'], `00-${request.traceId}-${record.requestId}-01`, `traceparent of ${what}`);
           if (request.status !== 200) {
             assert.equal(sent.length, 0, `a refused query never reaches the store: ${what}`);
             continue;
@@ -309,7 +344,9 @@ describe('audit records against what the store ran, over random policy sets', ()
           // Asynchronously: the store's link runs in this process.
           const result = await promisify(execFile)(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 60_000 });
           if (own.length === 0) continue;
-          const trace = JSON.parse(result.stdout) as { graphs: { graph: string; policies: { policy: string }[] }[] };
+          const trace = JSON.parse(result.stdout) as {
+            graphs: { graph: string; policies: { policy: string }[]; restrictions: Restriction[] }[];
+          };
           const expected = new Map<string, string[]>();
           for (const policy of own) {
             for (const graph of graphsOf(policy, caller)) expected.set(graph, [...(expected.get(graph) ?? []), policy.iri]);
@@ -322,6 +359,36 @@ describe('audit records against what the store ran, over random policy sets', ()
           );
           for (const [graph, list] of expected)
             assert.deepEqual(told.get(graph), list, `check --why on ${graph} for ${caller.name}\n${context}`);
+          // What check --why says of each graph is what a live query of that caller reads there.
+          const restrictionsOf = new Map(trace.graphs.map(({ graph, restrictions }) => [graph, restrictions]));
+          for (const graph of ALL_GRAPHS) {
+            const live = await graphTriples(guard.endpoint, caller.key!, graph);
+            const what = `GRAPH <${graph}> read by ${caller.name}\n${context}\n${JSON.stringify(restrictionsOf.get(graph))}`;
+            const restrictions = restrictionsOf.get(graph);
+            if (restrictions === undefined) {
+              assert.deepEqual(live, [], `not granted by check --why, nothing read: ${what}`);
+              continue;
+            }
+            const data = triplesOf(graph);
+            for (const triple of live) assert.ok(data.includes(triple), `a triple of the graph: ${triple}: ${what}`);
+            const shown = (triple: string, columns: Columns): boolean => {
+              const predicate = triple.split(' ')[1]!;
+              return 'readPath' in columns ? columns.readPath.includes(predicate) : !columns.hidePath.includes(predicate);
+            };
+            const rows = restrictions.filter((each) => each.kind === 'rows');
+            const open = restrictions.filter((each) => each.kind !== 'rows');
+            const openShows = (triple: string): boolean =>
+              open.every((each) =>
+                each.kind === 'hidePath' ? !each.predicates!.includes(triple.split(' ')[1]!) : shown(triple, each as unknown as Columns),
+              );
+            if (rows.length === 0) {
+              assert.deepEqual(live, data.filter(openShows), `what check --why says is read: ${what}`);
+            } else {
+              // A row rule shows its rows' columns; the policies without one, theirs: nothing else is read.
+              for (const triple of live)
+                assert.ok(openShows(triple) || rows.some((row) => shown(triple, row.columns!)), `${triple} shown by none: ${what}`);
+            }
+          }
         }
       } finally {
         await guard.close();
