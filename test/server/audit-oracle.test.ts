@@ -154,10 +154,14 @@ function triplesOf(graph: string): string[] {
 }
 
 /** The triples a caller reads in `GRAPH <graph>`, as triplesOf writes them. */
-async function graphTriples(endpoint: string, key: string, graph: string): Promise<string[]> {
+async function graphTriples(endpoint: string, key: string | undefined, graph: string): Promise<string[]> {
   const response = await fetch(endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/sparql-query', accept: 'application/sparql-results+json', 'x-api-key': key },
+    headers: {
+      'content-type': 'application/sparql-query',
+      accept: 'application/sparql-results+json',
+      ...(key !== undefined && { 'x-api-key': key }),
+    },
     body: `SELECT ?s ?p ?o WHERE { GRAPH <${graph}> { ?s ?p ?o } }`,
   });
   const text = await response.text();
@@ -232,10 +236,18 @@ describe('audit records against what the store ran, over random policy sets', ()
         groups,
         sha256: sha256(key!),
       }));
-      const guard = await startTestGuard({ upstream: link.url, policies: [policyFile], auth: { apiKeys }, audit: { file: auditFile } });
+      const guard = await startTestGuard({
+        upstream: link.url,
+        policies: [policyFile],
+        auth: { apiKeys },
+        audit: { file: auditFile },
+        explain: true,
+      });
       const context = `policies:\n${policyText(policies)}`;
       try {
+        const explained: { form: URLSearchParams; caller: CallerSpec; dataset: AuditRecord['dataset'] }[] = [];
         const asked: {
+          form: URLSearchParams;
           caller: CallerSpec;
           id: string;
           traceId: string;
@@ -269,6 +281,7 @@ describe('audit records against what the store ran, over random policy sets', ()
               code: response.headers.get('sparql-guard-error'),
               body,
               query,
+              form,
             });
           }
         }
@@ -313,6 +326,7 @@ describe('audit records against what the store ran, over random policy sets', ()
           assert.equal(sent.length, 1, `one query to the store for ${what}`);
           // The dataset is the one the store's query ran over.
           assert.deepEqual(record.dataset, forwardedDataset(sent[0]!), `dataset of ${what}\nsent: ${sent[0]}`);
+          explained.push({ form: request.form, caller: request.caller, dataset: record.dataset });
           const graphs = new Set([...record.dataset!.default, ...record.dataset!.named]);
           assert.deepEqual(Object.keys(record.graphs ?? {}).sort(), [...graphs].sort(), `graphs table of ${what}`);
           for (const graph of graphs) {
@@ -332,13 +346,27 @@ describe('audit records against what the store ran, over random policy sets', ()
             assert.ok(graphs.has(graph) && record.graphs![graph]!.grantedBy.length > 0, `answer reads ${graph} for ${what}`);
           }
         }
+        // Explain shows the query the store got: its dataset is the record's.
+        for (const { form, caller, dataset: recorded } of explained) {
+          const response = await fetch(`${guard.endpoint}/explain`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              ...(caller.key !== undefined && { 'x-api-key': caller.key }),
+            },
+            body: form,
+          });
+          const text = await response.text();
+          assert.equal(response.status, 200, text);
+          const shown = forwardedDataset((JSON.parse(text) as { query: string }).query);
+          assert.deepEqual(shown, recorded, `explain's dataset for ${caller.name}: ${form.get('query')}\n${context}`);
+        }
         // check --why names, per graph, the policies the records name (the same grant, the same table).
         for (const caller of CALLERS) {
-          if (caller.agent === undefined) continue;
           const own = applying(policies, caller);
           const configFile = join(folder, `check-${round}.json`);
           writeFileSync(configFile, JSON.stringify({ upstream: link.url, policies: [policyFile] }));
-          const args = ['check', '--offline', '--json', '--config', configFile, '--why', caller.agent];
+          const args = ['check', '--offline', '--json', '--config', configFile, '--why', caller.agent ?? 'anonymous'];
           for (const group of caller.groups) args.push('--group', group);
           const { GUARD_CONFIG: _c, GUARD_UPSTREAM: _u, ...env } = process.env;
           // Asynchronously: the store's link runs in this process.
@@ -362,7 +390,7 @@ describe('audit records against what the store ran, over random policy sets', ()
           // What check --why says of each graph is what a live query of that caller reads there.
           const restrictionsOf = new Map(trace.graphs.map(({ graph, restrictions }) => [graph, restrictions]));
           for (const graph of ALL_GRAPHS) {
-            const live = await graphTriples(guard.endpoint, caller.key!, graph);
+            const live = await graphTriples(guard.endpoint, caller.key, graph);
             const what = `GRAPH <${graph}> read by ${caller.name}\n${context}\n${JSON.stringify(restrictionsOf.get(graph))}`;
             const restrictions = restrictionsOf.get(graph);
             if (restrictions === undefined) {
