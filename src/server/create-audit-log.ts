@@ -295,10 +295,15 @@ function rowDataReaders(graph: string, grant: Grant): string[] {
   return grant.policies.filter((iri) => readers.has(iri));
 }
 
-/** sha256 of the IRIs sorted (UTF-16 code units, which is byte order for ASCII IRIs), each followed by a line feed. */
+/**
+ * sha256 of the IRIs sorted by their UTF-8 bytes (code point order: `LC_ALL=C sort`), each followed by a line feed.
+ * JavaScript's own sort compares UTF-16 code units, which put an IRI with a character past U+FFFF before one with
+ * U+F900 to U+FFEF (both allowed in IRIs), so the digest of docs/audit.md's command differed.
+ */
 export function digestOf(iris: readonly string[]): string {
   const hash = createHash('sha256');
-  for (const iri of [...iris].sort()) hash.update(`${iri}\n`);
+  const lines = iris.map((iri) => Buffer.from(`${iri}\n`));
+  for (const line of lines.sort(Buffer.compare)) hash.update(line);
   return hash.digest('hex');
 }
 

@@ -1,6 +1,7 @@
 // Audit records through the real guard and a real store: one line per request, the dataset the forwarded query really ran over, who granted each graph, never a credential or a constant.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -360,5 +361,36 @@ describe('audit settings', () => {
       startTestGuard({ audit: { file: '/nonexistent-folder/audit.jsonl' } }),
       /^Error: audit file \/nonexistent-folder\/audit\.jsonl: cannot be opened for appending \(ENOENT\)/,
     );
+  });
+});
+
+describe('the digest of a list past maxListed', () => {
+  it('is the one the documented `LC_ALL=C sort | sha256sum` gives, also for IRIs beyond ASCII', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-audit-'));
+    const file = join(folder, 'audit.jsonl');
+    const policyFile = join(folder, 'policies.ttl');
+    // U+FF47 (fullwidth g) and U+1F600: UTF-16 code units put the second first, code points (and UTF-8 bytes) the first.
+    const graphs = [`${G}\uff47`, `${G}\u{1f600}`, `${G}plain`];
+    writeFileSync(
+      policyFile,
+      `<${P}wide> a <https://w3id.org/sparql-guard#Policy> ; <https://w3id.org/sparql-guard#agent> <https://w3id.org/sparql-guard#Everyone> ;
+  <https://w3id.org/sparql-guard#readGraph> ${graphs.map((graph) => `<${graph}>`).join(', ')} .\n`,
+    );
+    const t = await startTestGuard({ policies: [policyFile], audit: { file, maxListed: 1 } });
+    try {
+      const response = await fetch(`${t.endpoint}?query=${encodeURIComponent('ASK { ?s ?p ?o }')}`);
+      assert.equal(response.status, 200);
+      await response.arrayBuffer();
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      const record = JSON.parse(readFileSync(file, 'utf8').trim()) as AuditRecord;
+      // The command of docs/audit.md, as written, over the list kept elsewhere.
+      const documented = execFileSync('sh', ['-c', `printf '%s\\n' "$@" | LC_ALL=C sort | sha256sum`, 'sh', ...graphs], {
+        encoding: 'utf8',
+      });
+      assert.deepEqual(record.dataset?.default, { count: 3, sha256: documented.split(' ')[0] });
+    } finally {
+      await t.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
