@@ -1,6 +1,5 @@
 // Reads, parses and validates the policy Turtle files: the part of a load that needs no rules (on the policy worker).
 
-import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { Lexer, Parser, type Quad } from 'n3';
 import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../../vocabulary.js';
@@ -16,6 +15,7 @@ import { parseFactSource } from './parse-fact-source.js';
 import type { FactInput } from './worker-messages.js';
 import { describeTerm } from './describe-term.js';
 import { NO_PREFIXES, readRowRule, type FilePrefixes, type PolicyRestriction } from './read-row-rule.js';
+import { FileUnsettledError, readSettledFile } from '../read-settled-file.js';
 
 /** One declared policy as written in the Turtle, before the rules run. */
 export interface PolicySource {
@@ -319,8 +319,9 @@ function readLimits(own: readonly Quad[], fail: (reason: string) => never): Poli
 async function readText(file: string): Promise<string> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = await readSettledFile(file);
   } catch (error) {
+    if (error instanceof FileUnsettledError) throw policyLoadError(`policy file ${error.message}`, file);
     const code = (error as NodeJS.ErrnoException).code ?? 'read error';
     throw policyLoadError(`policy file cannot be read (${code})`, file);
   }
