@@ -1,7 +1,12 @@
 // The shape cache's oracle: a plan filled from another query of the same shape equals, byte for byte, the plan made without a cache; refusals too.
 
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import type { Caller } from '../../src/auth/caller.js';
+import { ANONYMOUS_AGENT } from '../../src/vocabulary.js';
 import { GuardError } from '../../src/guard-error.js';
 import type { Grant } from '../../src/policy/policy-set.js';
 import { createPlanner, type Planner } from '../../src/sparql/create-planner.js';
@@ -13,6 +18,11 @@ import type { PreparedQuery } from '../../src/sparql/prepared-query.js';
 import { encodeQueryForm } from '../../src/url-encoded-form.js';
 import { lexQueryShape } from '../../src/sparql/lex-query-shape.js';
 import { embeddedSources, goldenSources, GRANTS, mutate, random, w3cSources, type Source } from '../helpers/query-corpus.js';
+import { policySetSources } from '../../src/policy/load/policy-set-sources.js';
+import { grantFor } from '../../src/policy/grant.js';
+import { loadPolicies } from '../helpers/load-policies.js';
+import { oracleCorpus, sampleOf, type OracleVocabulary } from '../helpers/redaction-oracle.js';
+import { ROWS_CALLERS, ROWS_EX, rowsAttacks, rowsFixture } from '../helpers/rows-stores.js';
 
 function outcome(plan: () => Plan): string {
   let planned: Plan;
@@ -279,5 +289,85 @@ test("shape cache: the result cap is the smaller of the request's own LIMIT and 
     assert.match(plan(shape('e', ''), capped(5)), /"e"\. \}\nLIMIT 5$/);
     assert.doesNotMatch(plan(shape('f', ''), plain), /LIMIT/);
     assert.match(plan(shape('g', ' OFFSET 4 LIMIT 9'), capped(6)), /"g"\. \}\nOFFSET 4\nLIMIT 6$/);
+  }
+});
+
+/** The rows fixture's callers as identification hands them out, and an anonymous one. */
+const ROWS_IDENTITIES: readonly Caller[] = [
+  ...Object.values(ROWS_CALLERS).map((caller) => ({ ...caller, authenticated: true, via: 'api-key' as const })),
+  { agent: ANONYMOUS_AGENT, groups: [], authenticated: false },
+];
+
+test('shape cache oracle: the rows policies (row rules, columns, the caller in the checks), callers in random order, plan as without a cache', async () => {
+  const fixture = rowsFixture();
+  const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-shape-rows-'));
+  try {
+    const file = join(folder, 'policies.ttl');
+    writeFileSync(file, fixture.policies);
+    const set = await loadPolicies(policySetSources({ policies: [file], rules: [] }));
+    // grantFor: undefined for a caller no policy applies to (the guard answers 401 or 403, nothing is planned).
+    const callers = ROWS_IDENTITIES.flatMap((caller) => {
+      const grant = grantFor(set, caller);
+      return grant === undefined ? [] : [{ caller, grant }];
+    });
+    assert.ok(callers.filter(({ grant }) => (grant.views?.size ?? 0) > 0).length >= 5, 'callers with row rules or columns');
+    const vocabulary: OracleVocabulary = {
+      namespace: ROWS_EX,
+      locals: ['name', 'budget', 'team', 'region', 'lead', 'note', 'text', 'email', 'phone', 'salary', 'member', 'nothing'],
+      nodes: ['?a', '?b', '?c', '[]', 'ex:p1', 'ex:p2', 'ex:alice', 'ex:Project', 'ex:PublicRecord', '"Apollo"', '100', '"team-a"'],
+      graphs: [fixture.graphs.main, fixture.graphs.second, fixture.graphs.members],
+    };
+    const seed = Number(process.env['ORACLE_SEED'] ?? 32);
+    const queries = sampleOf(oracleCorpus(seed, vocabulary, rowsAttacks(fixture.graphs), 100), 150, seed);
+    const settings = { baseIri: 'http://localhost/', maxQueryDepth: 64, allowedFunctions: compileFunctionAllowList([]) };
+    for (const rowChecks of ['join', 'exists'] as const) {
+      const cached = createPlanner({ ...settings, allowedFunctions: [], rowChecks, planCache: { maxEntries: 5000, maxBytes: 1 << 26 } });
+      const next = random(seed);
+      let compared = 0;
+      let planned = 0;
+      const mismatches: string[] = [];
+      queries.forEach(({ query }, index) => {
+        const variants = [query];
+        for (let m = 0; m < 3; m++) {
+          const mutated = mutate(query, seed * 7 + index * 31 + m, m === 2);
+          if (mutated !== undefined) variants.push(mutated);
+        }
+        for (const variant of variants) {
+          // The protocol dataset is part of the key: some requests name the main graph.
+          const request = { query: variant, defaultGraphs: next() < 0.3 ? [fixture.graphs.main] : [], namedGraphs: [] };
+          let prepared: PreparedQuery | GuardError;
+          try {
+            prepared = prepareQueryForTest(request, settings);
+          } catch (error) {
+            if (!(error instanceof GuardError)) throw error;
+            prepared = error;
+          }
+          const order = callers.map((each) => ({ each, at: next() })).sort((a, b) => a.at - b.at);
+          for (const { each } of order) {
+            const expected = outcome(() => {
+              if (prepared instanceof GuardError) throw prepared;
+              return applyGrant(prepared, each.grant, undefined, each.caller, rowChecks);
+            });
+            const actual = outcome(() => cached.plan(request, each.grant, each.caller));
+            compared++;
+            if (actual.startsWith('plan ')) planned++;
+            if (actual !== expected && mismatches.length < 5) {
+              mismatches.push(
+                `${each.caller.agent}, ${rowChecks}\n--- query\n${variant}\n--- without cache\n${expected}\n--- through the shape cache\n${actual}`,
+              );
+            }
+          }
+        }
+      });
+      assert.deepEqual(mismatches, [], mismatches.join('\n\n'));
+      assert.ok(planned > compared / 4, `only ${planned} of ${compared} planned`);
+      const { hits, misses } = cached.cacheStats();
+      assert.ok(hits > misses, `${hits} hits against ${misses} misses: the cache was hardly used`);
+      console.log(
+        `# shape oracle, rows policies, ${rowChecks}: ${queries.length} queries, ${compared} comparisons, ${planned} plans, ${hits} hits`,
+      );
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
   }
 });
