@@ -264,7 +264,7 @@ export function createMetrics(version: string): GuardMetrics {
   });
   const factReads = new Counter({
     name: 'sparql_guard_fact_source_reads_total',
-    help: 'Reads of each fact source by result: success, or failure (store, answer or checks; the set in force stays).',
+    help: 'Reads of each fact source by how their load ended: success (in force, or the set in force derived again), or failure (store, answer or checks; the set in force stays); a read whose load failed for another reason counts in neither.',
     labelNames: ['source', 'result'],
     registers,
   });
