@@ -5,7 +5,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, test } from 'node:test';
-import { findAgentIriProblem, hasScheme, iriReferenceProblem, iriSpliceProblem, isAbsoluteIri, NOT_IN_IRI } from '../src/iri.js';
+import {
+  findAgentIriProblem,
+  hasScheme,
+  iriReferenceProblem,
+  iriSpliceProblem,
+  isAbsoluteIri,
+  NOT_IN_IRI,
+  storeReadingProblem,
+} from '../src/iri.js';
 import { GuardError } from '../src/guard-error.js';
 import type { Grant } from '../src/policy/policy-set.js';
 import { createPlanner } from '../src/sparql/create-planner.js';
@@ -283,5 +291,23 @@ describe('through the guard (embedded Oxigraph)', () => {
         'query is not valid SPARQL 1.1: an IRI is not an IRI reference as RFC 3987 writes one (§19.5): it has a port that is not a number',
       );
     }
+  });
+});
+
+describe('storeReadingProblem: IRIs a store may refuse to read back in a query', () => {
+  it('takes an IRI in NFC without private-use characters, Unicode and percent-encoding included', () => {
+    for (const iri of [
+      'https://ex.org/g/ok',
+      'https://ex.org/g/\u00c5ngstr\u00f6m',
+      'https://ex.org/g/%E2%84%AB',
+      'https://ex.org/g/\u{1F600}',
+    ])
+      assert.equal(storeReadingProblem(iri), undefined, iri);
+  });
+  it('names an IRI not in NFC (a singleton such as U+212B, a decomposed letter) and a private-use character', () => {
+    assert.match(storeReadingProblem('https://ex.org/g/\u212b') ?? '', /not in Unicode Normalization Form C/);
+    assert.match(storeReadingProblem('https://ex.org/g/A\u030a') ?? '', /not in Unicode Normalization Form C/);
+    assert.match(storeReadingProblem('https://ex.org/g/x?\ue000') ?? '', /private-use character/);
+    assert.match(storeReadingProblem('https://ex.org/g/x?\u{100000}') ?? '', /private-use character/);
   });
 });

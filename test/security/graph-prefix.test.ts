@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { startEmbeddedStore, type EmbeddedStore } from '../../src/embedded/start-embedded-store.js';
 import { listPrefixGraphs, type StoreQuery } from '../../src/policy/store-reads/list-prefix-graphs.js';
@@ -328,6 +329,26 @@ describe('listPrefixGraphs against answers a store should never give', () => {
     assert.match(listing.skipped[0] ?? '', /is not granted: it has dot segments/);
   });
 
+  it('grants no graph a store cannot read back in a query (not in NFC, a private-use character), and says so', async () => {
+    // Jena 4.5 holds such names (a bulk load of N-Quads keeps them) but refuses them in a query text: every query
+    // of every caller granted the prefix, which lists them all in FROM and FROM NAMED, would fail.
+    const listing = await listPrefixGraphs(
+      answer(
+        { type: 'uri', value: `${acme}ok` },
+        { type: 'uri', value: `${acme}\u212bngstr\u00f6m` },
+        { type: 'uri', value: `${acme}A\u030a` },
+        { type: 'uri', value: `${acme}x?\ue000` },
+        { type: 'uri', value: `${acme}\u00c5ngstr\u00f6m` },
+      ),
+      [acme],
+      10,
+    );
+    assert.deepEqual(listing.graphs.get(acme), [`${acme}ok`, `${acme}\u00c5ngstr\u00f6m`]);
+    assert.equal(listing.skipped.length, 3);
+    assert.match(listing.skipped[0] ?? '', /is not granted: it is not in Unicode Normalization Form C/);
+    assert.match(listing.skipped[2] ?? '', /is not granted: it holds a private-use character/);
+  });
+
   it('asks for one graph more than the bound and fails past it', async () => {
     let asked = '';
     const query: StoreQuery = (text) => {
@@ -397,6 +418,43 @@ describe('guard:readGraphPrefix on the lab stores', () => {
         await guard.close();
         remove();
         for (const graph of ['acme/a', 'acme/b', 'acme-evil/a']) await write(`DROP SILENT GRAPH <${root}${graph}>`);
+      }
+    });
+    it(`leaves out a graph ${store.name} holds under the prefix in a spelling Jena refuses in a query (not in NFC), so the tenant's queries still run`, async () => {
+      const root = `https://sparql-guard.test/nfc-${process.pid}-${Date.now()}/tenants/`;
+      // U+212B ANGSTROM SIGN (its NFC form is U+00C5). Jena 4.5 refuses it in any query or update text with 500 Bad IRI
+      // (NOT_NFC) but keeps it from a bulk load, so on Jena it comes from N-Quads; Oxigraph takes it in INSERT DATA.
+      const odd = `${root}acme/\u212b`;
+      const write = async (text: string) => {
+        const response = await fetch(update, { method: 'POST', headers: { 'content-type': 'application/sparql-update' }, body: text });
+        assert.ok(response.ok, `update on ${store.name}: ${response.status} ${await response.text()}`);
+      };
+      const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-nfc-'));
+      const quads = join(folder, 'odd.nq');
+      writeFileSync(quads, `<${root}s> <${root}p> "odd" <${odd}> .\n<${root}s> <${root}p> "ok" <${root}acme/ok> .\n`);
+      const { file, remove } = policyFile(
+        `<https://example.org/policies/acme> a guard:Policy; guard:group "acme"; guard:readGraphPrefix "${root}acme/".`,
+      );
+      await write(
+        store.name === 'jena'
+          ? `LOAD <${pathToFileURL(quads).href}>`
+          : `INSERT DATA { GRAPH <${odd}> { <${root}s> <${root}p> "odd" } GRAPH <${root}acme/ok> { <${root}s> <${root}p> "ok" } }`,
+      );
+      const guard = await startTestGuard({ upstream: store.queryUrl, policies: [file], auth: { apiKeys: API_KEYS } });
+      try {
+        const { status, rows, body } = await select(guard.endpoint, `SELECT ?o WHERE { ?s <${root}p> ?o }`, { key: ACME_KEY });
+        assert.equal(status, 200, body);
+        assert.deepEqual(
+          rows.map((row) => row.o),
+          ['ok'],
+        );
+        assert.deepEqual(guard.guard.policies.current()?.policies[0]?.graphs, [`${root}acme/ok`]);
+      } finally {
+        await guard.close();
+        remove();
+        rmSync(folder, { recursive: true, force: true });
+        // Named by its subject: Jena refuses the graph's own name in the update text.
+        await write(`DELETE WHERE { GRAPH ?g { <${root}s> ?p ?o } }`);
       }
     });
   }

@@ -1,6 +1,6 @@
 // Lists the store's graphs under each guard:readGraphPrefix of the policies, at load time, bounded (on the serving thread).
 
-import { graphPrefixProblem, iriSpliceProblem } from '../../iri.js';
+import { graphPrefixProblem, iriSpliceProblem, storeReadingProblem } from '../../iri.js';
 import { isReservedIri } from '../../vocabulary.js';
 import { policyLoadError, type PolicyLoadError } from '../policy-load-error.js';
 
@@ -52,9 +52,10 @@ const SKIPPED_NAMED = 5;
  * Nothing the store answers is trusted: a binding that is not an IRI, or an IRI that does not
  * start with the prefix byte for byte, fails the load like a garbled answer; an IRI that a
  * policy could not grant (reserved, or refused by iriSpliceProblem, such as one with dot
- * segments a store may normalise into another tenant's graph) is left out and named in
- * `skipped`. More than `maxGraphs` graphs under one prefix, or any failure of the store,
- * throws PolicyLoadError: the load fails and the set in force stays.
+ * segments a store may normalise into another tenant's graph) or that a store may refuse to
+ * read back in a query (storeReadingProblem) is left out and named in `skipped`. More than
+ * `maxGraphs` graphs under one prefix, or any failure of the store, throws PolicyLoadError:
+ * the load fails and the set in force stays.
  */
 export async function listPrefixGraphs(query: StoreQuery, prefixes: Iterable<string>, maxGraphs: number): Promise<PrefixListing> {
   const started = performance.now();
@@ -84,7 +85,11 @@ export async function listPrefixGraphs(query: StoreQuery, prefixes: Iterable<str
     }
     const granted: string[] = [];
     for (const graph of listed) {
-      const why = isReservedIri(graph) ? 'is reserved by the rewriter (urn:x-sparql-guard:)' : iriSpliceProblem(graph);
+      // Granted, a graph the store cannot read back in a query would fail every query of every caller of the prefix
+      // (FROM and FROM NAMED list it): whoever can make the application create one would stop the tenant's queries.
+      const why = isReservedIri(graph)
+        ? 'is reserved by the rewriter (urn:x-sparql-guard:)'
+        : (iriSpliceProblem(graph) ?? storeReadingProblem(graph));
       if (why === undefined) granted.push(graph);
       else if ((skippedCount += 1) <= SKIPPED_NAMED)
         skipped.push(`graph <${graph}> under guard:readGraphPrefix ${JSON.stringify(prefix)} is not granted: it ${why}`);
