@@ -162,17 +162,23 @@ export function iriSpliceProblem(iri: string): string | undefined {
 /** RFC 3987 iprivate: private-use characters, which an IRI may hold in its query part only. */
 const PRIVATE_USE = new RegExp(`[${IPRIVATE}]`, 'u');
 
+/** Unicode's deprecated characters (U+0149, U+0673, U+0F77, U+0F79, U+17A3, U+17A4, U+206A-U+206F and three more). */
+const DEPRECATED = /\p{Deprecated}/u;
+
 /**
  * Why a store may refuse to read `iri` in a query text although RFC 3987 and the guard accept it,
  * as a phrase that repeats no IRI, or undefined. Jena 4.5 answers a query naming such an IRI with
- * 500 (Bad IRI: NOT_NFC, PRIVATE_USE_CHARACTER) while it keeps one from a bulk load; RFC 3987
- * section 5.3.2.2 asks for NFC. The test is NFC itself, a little wider than Jena's.
+ * 500 (Bad IRI: NOT_NFC, PRIVATE_USE_CHARACTER, DEPRECATED_UNICODE_CHARACTER) while it keeps one
+ * from a bulk load; RFC 3987 section 5.3.2.2 asks for NFC. The test is NFC itself, a little wider
+ * than Jena's; the deprecated characters are the ones Jena refused of every character the guard
+ * takes in a path (a scan of the lab's Jena).
  */
 export function storeReadingProblem(iri: string): string | undefined {
   if (iri.normalize('NFC') !== iri) {
     return 'is not in Unicode Normalization Form C (RFC 3987 section 5.3.2.2), and Jena refuses such an IRI in a query';
   }
   if (PRIVATE_USE.test(iri)) return 'holds a private-use character, and Jena refuses such an IRI in a query';
+  if (DEPRECATED.test(iri)) return 'holds a deprecated Unicode character, and Jena refuses such an IRI in a query';
   return undefined;
 }
 

@@ -304,10 +304,12 @@ describe('storeReadingProblem: IRIs a store may refuse to read back in a query',
     ])
       assert.equal(storeReadingProblem(iri), undefined, iri);
   });
-  it('names an IRI not in NFC (a singleton such as U+212B, a decomposed letter) and a private-use character', () => {
+  it('names an IRI not in NFC (a singleton such as U+212B, a decomposed letter), a private-use and a deprecated character', () => {
     assert.match(storeReadingProblem('https://ex.org/g/\u212b') ?? '', /not in Unicode Normalization Form C/);
     assert.match(storeReadingProblem('https://ex.org/g/A\u030a') ?? '', /not in Unicode Normalization Form C/);
     assert.match(storeReadingProblem('https://ex.org/g/x?\ue000') ?? '', /private-use character/);
     assert.match(storeReadingProblem('https://ex.org/g/x?\u{100000}') ?? '', /private-use character/);
+    for (const deprecated of ['\u0149', '\u0f77', '\u17a3', '\u206a'])
+      assert.match(storeReadingProblem(`https://ex.org/g/${deprecated}`) ?? '', /deprecated Unicode character/);
   });
 });

@@ -329,7 +329,7 @@ describe('listPrefixGraphs against answers a store should never give', () => {
     assert.match(listing.skipped[0] ?? '', /is not granted: it has dot segments/);
   });
 
-  it('grants no graph a store cannot read back in a query (not in NFC, a private-use character), and says so', async () => {
+  it('grants no graph a store cannot read back in a query (not in NFC, a private-use or deprecated character), and says so', async () => {
     // Jena 4.5 holds such names (a bulk load of N-Quads keeps them) but refuses them in a query text: every query
     // of every caller granted the prefix, which lists them all in FROM and FROM NAMED, would fail.
     const listing = await listPrefixGraphs(
@@ -338,15 +338,17 @@ describe('listPrefixGraphs against answers a store should never give', () => {
         { type: 'uri', value: `${acme}\u212bngstr\u00f6m` },
         { type: 'uri', value: `${acme}A\u030a` },
         { type: 'uri', value: `${acme}x?\ue000` },
+        { type: 'uri', value: `${acme}\u0149` },
         { type: 'uri', value: `${acme}\u00c5ngstr\u00f6m` },
       ),
       [acme],
       10,
     );
     assert.deepEqual(listing.graphs.get(acme), [`${acme}ok`, `${acme}\u00c5ngstr\u00f6m`]);
-    assert.equal(listing.skipped.length, 3);
+    assert.equal(listing.skipped.length, 4);
     assert.match(listing.skipped[0] ?? '', /is not granted: it is not in Unicode Normalization Form C/);
     assert.match(listing.skipped[2] ?? '', /is not granted: it holds a private-use character/);
+    assert.match(listing.skipped[3] ?? '', /is not granted: it holds a deprecated Unicode character/);
   });
 
   it('asks for one graph more than the bound and fails past it', async () => {
