@@ -142,6 +142,21 @@ function authorityProblem(authority: string): string | undefined {
 }
 
 /**
+ * Why `value` is not an absolute IRI, as a phrase that repeats no value (`is not an absolute IRI`
+ * is said by the caller): it lacks a scheme, holds a character no IRI holds (NOT_IN_IRI), or is no
+ * IRI as RFC 3987 writes one. Undefined when isAbsoluteIri takes it.
+ */
+export function absoluteIriProblem(value: string): string | undefined {
+  if (!SCHEME.test(value)) return 'it lacks a scheme such as https:';
+  if (BIDI_CONTROL.test(value))
+    return 'it holds a bidirectional formatting character (U+202E and its kind), which RFC 3987 forbids in IRIs';
+  if (NOT_IN_IRI.test(value))
+    return 'it holds white space, a control character or one of <>"{}|^`\\, which no IRI holds: percent-encode it';
+  const problem = iriReferenceProblem(value);
+  return problem === undefined ? undefined : `RFC 3987: it ${problem}`;
+}
+
+/**
  * The reason `iri` may not be a granted graph or a hidden path, or undefined
  * when it may. The planner compares graph and predicate IRIs as exact strings
  * and keeps the query's absolute IRIs byte for byte (SPARQL 1.1 §4.1.1), while

@@ -313,3 +313,28 @@ describe('storeReadingProblem: IRIs a store may refuse to read back in a query',
       assert.match(storeReadingProblem(`https://ex.org/g/${deprecated}`) ?? '', /deprecated Unicode character/);
   });
 });
+
+test('the protocol dataset says why a value is no absolute IRI: no scheme, a character no IRI holds, or what RFC 3987 finds', () => {
+  const why = (value: string): string => {
+    try {
+      readProtocolGraphs([value], 'default-graph-uri');
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return assert.fail(`${value} was taken`);
+  };
+  assert.equal(why('graphs/a'), 'default-graph-uri is not an absolute IRI (it lacks a scheme such as https:)');
+  // An unencoded space is the common slip: the value has a scheme, and the message says what is wrong with it.
+  for (const value of ['http://example.org/a b', 'http://example.org/a>b', 'http://example.org/a\u0085b', 'http://example.org/a\\u0062']) {
+    assert.equal(
+      why(value),
+      'default-graph-uri is not an absolute IRI (it holds white space, a control character or one of <>"{}|^`\\, which no IRI holds: percent-encode it)',
+      JSON.stringify(value),
+    );
+  }
+  assert.equal(
+    why('http://example.org/a\u202eb'),
+    'default-graph-uri is not an absolute IRI (it holds a bidirectional formatting character (U+202E and its kind), which RFC 3987 forbids in IRIs)',
+  );
+  assert.match(why('http://example.org/%zz'), /^default-graph-uri is not an absolute IRI \(RFC 3987: it has a character its path/);
+});

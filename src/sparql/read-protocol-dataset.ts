@@ -1,7 +1,7 @@
 // Reads the protocol dataset (default-graph-uri / named-graph-uri) into checked graph IRIs, kept as written.
 
 import { GuardError } from '../guard-error.js';
-import { hasScheme, iriReferenceProblem, isAbsoluteIri, NOT_IN_IRI } from '../iri.js';
+import { absoluteIriProblem, isAbsoluteIri } from '../iri.js';
 
 /**
  * SPARQL 1.1 Protocol 2.1.4: each value an absolute IRI, else 400 naming the parameter. Values stay
@@ -12,12 +12,9 @@ export function readProtocolGraphs(values: readonly string[], parameter: string)
   for (const value of values) {
     if (value === '') throw new GuardError(400, 'bad_request', `${parameter} has an empty value`);
     if (!isAbsoluteIri(value)) {
-      const problem = hasScheme(value) && !NOT_IN_IRI.test(value) ? iriReferenceProblem(value) : undefined;
-      throw new GuardError(
-        400,
-        'bad_request',
-        `${parameter} is not an absolute IRI${problem === undefined ? '' : ` (RFC 3987: it ${problem})`}`,
-      );
+      // Each reason named (no scheme, a character no IRI holds, RFC 3987): `http://example.org/a b` has a scheme.
+      const problem = absoluteIriProblem(value);
+      throw new GuardError(400, 'bad_request', `${parameter} is not an absolute IRI${problem === undefined ? '' : ` (${problem})`}`);
     }
     if (!graphs.includes(value)) graphs.push(value);
   }
