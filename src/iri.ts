@@ -167,8 +167,8 @@ export function absoluteIriProblem(value: string): string | undefined {
  */
 export function iriSpliceProblem(iri: string): string | undefined {
   if (!isAbsoluteIri(iri)) {
-    const problem = hasScheme(iri) && !NOT_IN_IRI.test(iri) ? iriReferenceProblem(iri) : undefined;
-    return `is not a valid absolute SPARQL IRI${problem === undefined ? '' : ` (RFC 3987: it ${problem})`}`;
+    const problem = absoluteIriProblem(iri);
+    return `is not a valid absolute SPARQL IRI${problem === undefined ? '' : ` (${problem})`}`;
   }
   if (hasDotSegment(iri)) return 'has dot segments (/./ or /../), which stores may normalise away';
   return undefined;
