@@ -157,6 +157,14 @@ export function absoluteIriProblem(value: string): string | undefined {
 }
 
 /**
+ * The longest IRI a policy may grant or hide, in characters. Virtuoso 7.2 keeps an IRI of up to
+ * 1,880 characters as written and stores a longer one as its first 1,847 characters and the MD5
+ * of the rest (1,879 characters); written in a query, that short form names the long IRI's graph.
+ * Below both lengths, no granted IRI is shortened, and none is the short form of another.
+ */
+export const MAX_GRANTED_IRI_LENGTH = 1800;
+
+/**
  * The reason `iri` may not be a granted graph or a hidden path, or undefined
  * when it may. The planner compares graph and predicate IRIs as exact strings
  * and keeps the query's absolute IRIs byte for byte (SPARQL 1.1 §4.1.1), while
@@ -171,6 +179,9 @@ export function iriSpliceProblem(iri: string): string | undefined {
     return `is not a valid absolute SPARQL IRI${problem === undefined ? '' : ` (${problem})`}`;
   }
   if (hasDotSegment(iri)) return 'has dot segments (/./ or /../), which stores may normalise away';
+  if (iri.length > MAX_GRANTED_IRI_LENGTH) {
+    return `is longer than ${MAX_GRANTED_IRI_LENGTH} characters, and Virtuoso reads a longer IRI as a shorter one another IRI can spell`;
+  }
   return undefined;
 }
 

@@ -1,11 +1,11 @@
 // Compiles a `guard:readGraphTemplate` (RFC 6570 simple expansion) and expands it for one caller; the one entry of url-template (checked on the policy worker, expanded on the serving thread).
 
 import { parseTemplate } from 'url-template';
-import { hasScheme, iriSpliceProblem } from '../iri.js';
+import { hasScheme, iriSpliceProblem, MAX_GRANTED_IRI_LENGTH } from '../iri.js';
 import { isReservedIri } from '../vocabulary.js';
 
-/** The longest template, and the longest IRI an expansion may give, in characters. */
-export const MAX_TEMPLATE_IRI_LENGTH = 2048;
+/** The longest template, and the longest IRI an expansion may give, in characters: as for every granted IRI (MAX_GRANTED_IRI_LENGTH). */
+export const MAX_TEMPLATE_IRI_LENGTH = MAX_GRANTED_IRI_LENGTH;
 
 /** The longest claim name a template may name (`{claim.NAME}`). */
 const MAX_CLAIM_NAME_LENGTH = 64;

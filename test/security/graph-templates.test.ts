@@ -1,8 +1,14 @@
 // Bypass class: graph templates: a caller's token or agent, however spelled, names only the graphs the template says, through the real guard, a real issuer and the embedded store.
 
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { updateLabStore } from '../helpers/lab-update.js';
+import { storesUnderTest } from '../helpers/rig-stores.js';
 import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 import { startTestIssuer, type TestIssuer } from '../helpers/start-test-issuer.js';
 
@@ -103,7 +109,7 @@ describe('graph templates through the guard', () => {
     ['an array tenant', { sub: 'mallory', tenant: ['acme', 'globex'] }, /tenant claim.*not a string/, 403],
     ['a number tenant', { sub: 'mallory', tenant: 7 }, /tenant claim.*not a string/, 403],
     ['an object tenant', { sub: 'mallory', tenant: { id: 'acme' } }, /tenant claim.*not a string/, 403],
-    ['a very long sub', { sub: 'a'.repeat(2100) }, /longer than 2048/, 403],
+    ['a very long sub', { sub: 'a'.repeat(2100) }, /longer than 1800/, 403],
   ];
   for (const [name, claims, reason, expected] of refusals) {
     it(`refuses ${name} with one line (${expected})`, async () => {
@@ -145,4 +151,66 @@ describe('graph templates through the guard', () => {
     assert.match(description, /<https:\/\/data\.example\.org\/users\/alice\/>/);
     assert.doesNotMatch(description, /users\/bob\//);
   });
+});
+
+// Virtuoso 7.2 keeps an IRI of up to 1,880 characters as written and stores a longer one as its first 1,847 characters
+// and the MD5 of the rest; that 1,879-character string, written in a query, then names the long IRI's graph. A caller
+// whose own value spells it would read another caller's graph: every granted IRI stays below both lengths.
+describe('graph templates: a value that spells a store’s short form of another caller’s long graph IRI', () => {
+  const AGENTS = 'https://data.example.org/agents/';
+  const victimSub = 'v'.repeat(1900);
+  const victimGraph = `${AGENTS}${encodeURIComponent(`https://id.example.org/users/${victimSub}`)}`;
+  const shortForm = victimGraph.slice(0, 1847) + createHash('md5').update(victimGraph.slice(1847)).digest('hex');
+  const attackerSub = shortForm.slice(`${AGENTS}${encodeURIComponent('https://id.example.org/users/')}`.length);
+  const SUBJECT = 'http://example.org/ns#long-graph-doc';
+  const quad = `<${SUBJECT}> <${OWNER}> "long-victim" <${victimGraph}> .`;
+
+  for (const store of storesUnderTest()) {
+    it(`never gives the caller whose agent graph IRI is that short form the long graph [${store.name}]`, async () => {
+      // The attacker's own agent graph is the short form, letter for letter (hex digits are not encoded).
+      assert.equal(`${AGENTS}${encodeURIComponent(`https://id.example.org/users/${attackerSub}`)}`, shortForm);
+      const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-long-'));
+      writeFileSync(join(folder, 'long.nq'), `${quad}\n`);
+      const isql = (sql: string) => {
+        const port = Number(new URL(store.queryUrl ?? '').port) + 10;
+        const run = spawnSync('isql-vt', [`127.0.0.1:${port}`, 'dba', 'dba'], { input: `${sql}\n`, encoding: 'utf8' });
+        assert.ok(run.status === 0 && !/\*\*\* Error/.test(run.stdout), run.stdout + run.stderr);
+      };
+      // isql cuts a long line: the graph IRI is built in SQL.
+      const prefix = victimGraph.slice(0, -victimSub.length);
+      if (store.name === 'virtuoso')
+        isql(`DB.DBA.RDF_QUAD_URI_L (concat('${prefix}', repeat('v', ${victimSub.length})), '${SUBJECT}', '${OWNER}', 'long-victim');`);
+      else if (store.queryUrl !== undefined)
+        await updateLabStore(store, `INSERT DATA { GRAPH <${victimGraph}> { <${SUBJECT}> <${OWNER}> "long-victim" } }`);
+      const guard = await startTestGuard({
+        policies: [`${FIXTURES}/policies.ttl`],
+        ...(store.queryUrl === undefined
+          ? { embedded: { data: [`${FIXTURES}/data.trig`, join(folder, 'long.nq')] } }
+          : { upstream: store.queryUrl, embedded: undefined }),
+        auth: {
+          jwt: { issuer: issuer.issuer, audience: issuer.audience, jwksUri: issuer.jwksUri, agentPrefix: 'https://id.example.org/users/' },
+        },
+      });
+      try {
+        const response = await fetch(guard.endpoint, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            accept: 'application/sparql-results+json',
+            authorization: await bearerOf({ sub: attackerSub }),
+          },
+          body: new URLSearchParams({ query: `SELECT ?o WHERE { ?s <${OWNER}> ?o }` }),
+        });
+        const body = await response.text();
+        assert.doesNotMatch(body, /long-victim/);
+        assert.equal(response.status, 403, body);
+        assert.match(body, /longer than 1800 characters/);
+      } finally {
+        await guard.close();
+        rmSync(folder, { recursive: true, force: true });
+        if (store.name === 'virtuoso') isql(`DELETE FROM DB.DBA.RDF_QUAD WHERE S = iri_to_id('${SUBJECT}');`);
+        else if (store.queryUrl !== undefined) await updateLabStore(store, `DELETE WHERE { GRAPH ?g { <${SUBJECT}> ?p ?o } }`);
+      }
+    });
+  }
 });
