@@ -248,6 +248,11 @@ export function findAgentIriProblem(iri: string): string | undefined {
   // the rows of another agent. As for policy IRIs (iriSpliceProblem), no agent holds one.
   if (hasDotSegment(iri)) return 'has dot segments (/./ or /../), which stores may normalise away into another agent';
   if (iri.startsWith(GUARD)) return `lies in the reserved namespace ${GUARD}`;
+  // A row rule writes the agent into the query too: as for granted IRIs, Virtuoso would read a
+  // longer one's short form (MAX_GRANTED_IRI_LENGTH) as that agent, and match its rows.
+  if (iri.length > MAX_GRANTED_IRI_LENGTH) {
+    return `is longer than ${MAX_GRANTED_IRI_LENGTH} characters, and Virtuoso reads a longer IRI as a shorter one another IRI can spell`;
+  }
   return undefined;
 }
 
