@@ -109,7 +109,9 @@ describe('graph templates through the guard', () => {
     ['an array tenant', { sub: 'mallory', tenant: ['acme', 'globex'] }, /tenant claim.*not a string/, 403],
     ['a number tenant', { sub: 'mallory', tenant: 7 }, /tenant claim.*not a string/, 403],
     ['an object tenant', { sub: 'mallory', tenant: { id: 'acme' } }, /tenant claim.*not a string/, 403],
-    ['a very long sub', { sub: 'a'.repeat(2100) }, /longer than 1800/, 403],
+    ['a very long tenant', { sub: 'mallory', tenant: 'a'.repeat(2100) }, /longer than 1800/, 403],
+    // An agent IRI over the same bound is no agent (401): a row rule writes it into the query.
+    ['a very long sub', { sub: 'a'.repeat(2100) }, /longer than 1800 characters/, 401],
   ];
   for (const [name, claims, reason, expected] of refusals) {
     it(`refuses ${name} with one line (${expected})`, async () => {
@@ -155,37 +157,40 @@ describe('graph templates through the guard', () => {
 
 // Virtuoso 7.2 keeps an IRI of up to 1,880 characters as written and stores a longer one as its first 1,847 characters
 // and the MD5 of the rest; that 1,879-character string, written in a query, then names the long IRI's graph. A caller
-// whose own value spells it would read another caller's graph: every granted IRI stays below both lengths.
-describe('graph templates: a value that spells a store’s short form of another caller’s long graph IRI', () => {
-  const AGENTS = 'https://data.example.org/agents/';
-  const victimSub = 'v'.repeat(1900);
-  const victimGraph = `${AGENTS}${encodeURIComponent(`https://id.example.org/users/${victimSub}`)}`;
+// whose own claim spells it would read another caller's graph: every granted IRI stays below both lengths.
+describe('graph templates: a claim that spells a store’s short form of another caller’s long graph IRI', () => {
+  const NOTES = 'https://data.example.org/notes/';
+  const victimNote = 'v'.repeat(1900);
+  const victimGraph = `${NOTES}${victimNote}`;
   const shortForm = victimGraph.slice(0, 1847) + createHash('md5').update(victimGraph.slice(1847)).digest('hex');
-  const attackerSub = shortForm.slice(`${AGENTS}${encodeURIComponent('https://id.example.org/users/')}`.length);
+  // Hex digits and letters are not encoded: the attacker's graph is the short form, letter for letter.
+  const attackerNote = shortForm.slice(NOTES.length);
   const SUBJECT = 'http://example.org/ns#long-graph-doc';
-  const quad = `<${SUBJECT}> <${OWNER}> "long-victim" <${victimGraph}> .`;
 
   for (const store of storesUnderTest()) {
-    it(`never gives the caller whose agent graph IRI is that short form the long graph [${store.name}]`, async () => {
-      // The attacker's own agent graph is the short form, letter for letter (hex digits are not encoded).
-      assert.equal(`${AGENTS}${encodeURIComponent(`https://id.example.org/users/${attackerSub}`)}`, shortForm);
+    it(`never gives the caller whose graph IRI is that short form the long graph [${store.name}]`, async () => {
       const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-long-'));
-      writeFileSync(join(folder, 'long.nq'), `${quad}\n`);
+      writeFileSync(join(folder, 'long.nq'), `<${SUBJECT}> <${OWNER}> "long-victim" <${victimGraph}> .\n`);
+      writeFileSync(
+        join(folder, 'policies.ttl'),
+        '<http://example.org/policies/notes> a <https://w3id.org/sparql-guard#Policy> ;\n' +
+          '  <https://w3id.org/sparql-guard#agent> <https://w3id.org/sparql-guard#AuthenticatedAgent> ;\n' +
+          `  <https://w3id.org/sparql-guard#readGraphTemplate> "${NOTES}{claim.note}" .\n`,
+      );
       const isql = (sql: string) => {
         const port = Number(new URL(store.queryUrl ?? '').port) + 10;
         const run = spawnSync('isql-vt', [`127.0.0.1:${port}`, 'dba', 'dba'], { input: `${sql}\n`, encoding: 'utf8' });
         assert.ok(run.status === 0 && !/\*\*\* Error/.test(run.stdout), run.stdout + run.stderr);
       };
       // isql cuts a long line: the graph IRI is built in SQL.
-      const prefix = victimGraph.slice(0, -victimSub.length);
       if (store.name === 'virtuoso')
-        isql(`DB.DBA.RDF_QUAD_URI_L (concat('${prefix}', repeat('v', ${victimSub.length})), '${SUBJECT}', '${OWNER}', 'long-victim');`);
+        isql(`DB.DBA.RDF_QUAD_URI_L (concat('${NOTES}', repeat('v', ${victimNote.length})), '${SUBJECT}', '${OWNER}', 'long-victim');`);
       else if (store.queryUrl !== undefined)
         await updateLabStore(store, `INSERT DATA { GRAPH <${victimGraph}> { <${SUBJECT}> <${OWNER}> "long-victim" } }`);
       const guard = await startTestGuard({
-        policies: [`${FIXTURES}/policies.ttl`],
+        policies: [join(folder, 'policies.ttl')],
         ...(store.queryUrl === undefined
-          ? { embedded: { data: [`${FIXTURES}/data.trig`, join(folder, 'long.nq')] } }
+          ? { embedded: { data: [join(folder, 'long.nq')] } }
           : { upstream: store.queryUrl, embedded: undefined }),
         auth: {
           jwt: { issuer: issuer.issuer, audience: issuer.audience, jwksUri: issuer.jwksUri, agentPrefix: 'https://id.example.org/users/' },
@@ -197,7 +202,7 @@ describe('graph templates: a value that spells a store’s short form of another
           headers: {
             'content-type': 'application/x-www-form-urlencoded',
             accept: 'application/sparql-results+json',
-            authorization: await bearerOf({ sub: attackerSub }),
+            authorization: await bearerOf({ sub: 'mallory', note: attackerNote }),
           },
           body: new URLSearchParams({ query: `SELECT ?o WHERE { ?s <${OWNER}> ?o }` }),
         });
