@@ -296,6 +296,13 @@ const KEEP_ALIVE_MS = 4_000;
  * it (undici's own margin), so it is never reused in the last seconds of its life.
  */
 const KEEP_ALIVE_MARGIN_MS = 2_000;
+/**
+ * undici's own header and body time-outs run on its coarse timers (a tick of about 500 ms), which
+ * fire up to a tick early: with 800 ms, a store silent for 600 ms between chunks was cut as "went
+ * silent for more than 800 ms", and one answering after 620 ms "did not answer within 800 ms".
+ * The guard keeps both bounds with its own timers; undici's, this much later, only back them up.
+ */
+const UNDICI_TIMER_SLACK_MS = 1_000;
 
 /**
  * The reason handed to undici when the guard itself ends an exchange (deadline, caller gone,
@@ -317,8 +324,8 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   // a slow answer), one request per connection at a time (no pipelining: a slow query would
   // hold up the ones behind it), keep-alive between requests.
   const connection = {
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    headersTimeout: timeoutMs + UNDICI_TIMER_SLACK_MS,
+    bodyTimeout: timeoutMs + UNDICI_TIMER_SLACK_MS,
     connectTimeout: timeoutMs,
     keepAliveTimeout: KEEP_ALIVE_MS,
     keepAliveTimeoutThreshold: KEEP_ALIVE_MARGIN_MS,
@@ -361,7 +368,8 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     }
     const formBody = outgoing.formParts;
     const tier = sharedFor(tierMs);
-    const own = tier.timeoutMs === timeoutMs ? {} : { headersTimeout: tier.timeoutMs, bodyTimeout: tier.timeoutMs };
+    const slack = tier.timeoutMs + UNDICI_TIMER_SLACK_MS;
+    const own = tier.timeoutMs === timeoutMs ? {} : { headersTimeout: slack, bodyTimeout: slack };
     const many = isParts(formBody) && formBody.length > 1;
     const request: Dispatcher.DispatchOptions = {
       origin: url.origin,
@@ -409,6 +417,9 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   private reject!: (error: UpstreamError) => void;
   private controller: Dispatcher.DispatchController | undefined;
   private readonly deadline: NodeJS.Timeout;
+  /** The bound on each silence of the body (timeoutMs), from the headers on; not while the guard paused the store. */
+  private idle: NodeJS.Timeout | undefined;
+  private paused = false;
   private headersReceived = false;
   /** Chunks that arrived before the body stream was asked for, and their size. */
   private pending: Buffer[] = [];
@@ -518,6 +529,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     // caller could be sent another (fastify answered its own JSON 500 for it).
     if (statusCode > 599) return this.fail('protocol');
     clearTimeout(this.deadline);
+    this.idle = setTimeout(onIdle, this.shared.timeoutMs, this);
     this.headersReceived = true;
     this.status = statusCode;
     this.contentType = headerValue(headers['content-type']);
@@ -532,18 +544,30 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.settled) return;
+    this.idle?.refresh();
     if (this.stream === undefined) {
       this.pending.push(chunk);
       this.pendingBytes += chunk.length;
       // Nobody reads yet: stop the socket at the stream's own bound; making the stream resumes.
-      if (this.pendingBytes >= BODY_HIGH_WATER_MARK) controller.pause();
+      if (this.pendingBytes >= BODY_HIGH_WATER_MARK) this.pause(controller);
       return;
     }
     // Backpressure: the consumer is slower than the store; _read resumes.
-    if (!this.stream.push(chunk)) controller.pause();
+    if (!this.stream.push(chunk)) this.pause(controller);
+  }
+
+  private pause(controller: Dispatcher.DispatchController): void {
+    this.paused = true;
+    controller.pause();
+  }
+
+  /** The body was silent for timeoutMs: the store's fault unless the guard had paused it (as undici's own bound). */
+  idleTimedOut(): void {
+    if (!this.paused) this.fail('body-timeout');
   }
 
   onResponseEnd(): void {
+    clearTimeout(this.idle);
     this.end();
     if (this.settled) return;
     this.complete = true;
@@ -569,6 +593,10 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
 
   /** The consumer wants more. */
   resume(): void {
+    if (this.paused) {
+      this.paused = false;
+      this.idle?.refresh();
+    }
     this.controller?.resume();
   }
 
@@ -583,6 +611,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   private settle(): void {
     this.settled = true;
     clearTimeout(this.deadline);
+    clearTimeout(this.idle);
     this.stopListening();
   }
 
@@ -595,6 +624,10 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
 
 function onDeadline(exchange: Exchange): void {
   exchange.fail('headers-timeout');
+}
+
+function onIdle(exchange: Exchange): void {
+  exchange.idleTimedOut();
 }
 
 /** The store's body as it arrives: undici's chunks pushed straight in, no stream in between. */
