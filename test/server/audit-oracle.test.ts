@@ -72,6 +72,7 @@ interface PolicySpec {
   readonly hidePath: boolean;
   readonly readPath: boolean;
   readonly row: 'class' | 'members' | undefined;
+  readonly resultLimit: number | undefined;
 }
 
 function drawPolicies(random: () => number, count: number): PolicySpec[] {
@@ -91,6 +92,7 @@ function drawPolicies(random: () => number, count: number): PolicySpec[] {
       hidePath: random() < 0.3,
       readPath: random() < 0.2,
       row: random() < 0.25 ? pick(['class', 'members'] as const) : undefined,
+      resultLimit: random() < 0.25 ? 1 + Math.floor(random() * 4) : undefined,
     };
   });
 }
@@ -110,6 +112,7 @@ function policyText(policies: readonly PolicySpec[]): string {
     if (policy.hidePath) terms.push('guard:hidePath ex:hid');
     if (policy.readPath) terms.push('guard:readPath ex:p, ex:hid');
     if (policy.row === 'class') terms.push('guard:rowClass ex:Row');
+    if (policy.resultLimit !== undefined) terms.push(`guard:resultLimit ${policy.resultLimit}`);
     if (policy.row === 'members') terms.push(`guard:rowPattern "?this ex:member ?agent" ; guard:rowData <${MEMBERS}>`);
     lines.push(`<${policy.iri}> ${terms.join(' ;\n  ')} .`);
   }
@@ -153,21 +156,28 @@ function triplesOf(graph: string): string[] {
   ].sort();
 }
 
-/** The triples a caller reads in `GRAPH <graph>`, as triplesOf writes them. */
-async function graphTriples(endpoint: string, key: string | undefined, graph: string): Promise<string[]> {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/sparql-query',
-      accept: 'application/sparql-results+json',
-      ...(key !== undefined && { 'x-api-key': key }),
-    },
-    body: `SELECT ?s ?p ?o WHERE { GRAPH <${graph}> { ?s ?p ?o } }`,
-  });
-  const text = await response.text();
-  assert.equal(response.status, 200, text);
-  const rows = (JSON.parse(text) as { results: { bindings: Record<string, { value: string }>[] } }).results.bindings;
-  return rows.map((row) => `${row['s']!.value} ${row['p']!.value} ${row['o']!.value}`).sort();
+/**
+ * The triples a caller reads in `GRAPH <graph>`, as triplesOf writes them: in pages of `page` (the caller's result
+ * limit, which caps each answer), ordered, until one comes back short.
+ */
+async function graphTriples(endpoint: string, key: string | undefined, graph: string, page: number | undefined): Promise<string[]> {
+  const all: string[] = [];
+  for (let offset = 0; ; offset += page ?? 0) {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/sparql-query',
+        accept: 'application/sparql-results+json',
+        ...(key !== undefined && { 'x-api-key': key }),
+      },
+      body: `SELECT ?s ?p ?o WHERE { GRAPH <${graph}> { ?s ?p ?o } } ORDER BY ?s ?p ?o${page === undefined ? '' : ` OFFSET ${offset}`}`,
+    });
+    const text = await response.text();
+    assert.equal(response.status, 200, text);
+    const rows = (JSON.parse(text) as { results: { bindings: Record<string, { value: string }>[] } }).results.bindings;
+    all.push(...rows.map((row) => `${row['s']!.value} ${row['p']!.value} ${row['o']!.value}`));
+    if (page === undefined || rows.length < page) return all.sort();
+  }
 }
 
 interface AuditRecord {
@@ -178,6 +188,7 @@ interface AuditRecord {
   code: string | null;
   agent: string | null;
   policies: string[] | null;
+  limitedTo: number | null;
   dataset: { default: string[]; named: string[] } | null;
   graphs?: Record<string, { grantedBy: string[]; rowDataOf?: string[]; restrictions: unknown[] }>;
 }
@@ -326,6 +337,13 @@ describe('audit records against what the store ran, over random policy sets', ()
           assert.equal(sent.length, 1, `one query to the store for ${what}`);
           // The dataset is the one the store's query ran over.
           assert.deepEqual(record.dataset, forwardedDataset(sent[0]!), `dataset of ${what}\nsent: ${sent[0]}`);
+          // The caller's result limit (the largest its policies set) is the LIMIT the store ran for a query without one.
+          const limits = own.flatMap(({ resultLimit }) => (resultLimit === undefined ? [] : [resultLimit]));
+          const cap = limits.length === 0 ? null : Math.max(...limits);
+          if (request.query === 'SELECT ?s ?p ?o WHERE { ?s ?p ?o }') {
+            assert.equal(record.limitedTo, cap, `limitedTo of ${what}`);
+            if (cap !== null) assert.match(sent[0]!, new RegExp(`LIMIT ${cap}\\s*$`), `the store's LIMIT for ${what}`);
+          }
           explained.push({ form: request.form, caller: request.caller, dataset: record.dataset });
           const graphs = new Set([...record.dataset!.default, ...record.dataset!.named]);
           assert.deepEqual(Object.keys(record.graphs ?? {}).sort(), [...graphs].sort(), `graphs table of ${what}`);
@@ -373,8 +391,18 @@ describe('audit records against what the store ran, over random policy sets', ()
           const result = await promisify(execFile)(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 60_000 });
           if (own.length === 0) continue;
           const trace = JSON.parse(result.stdout) as {
+            limits: { kind: string; value: number; policies: string[] }[];
             graphs: { graph: string; policies: { policy: string }[]; restrictions: Restriction[] }[];
           };
+          const limits = own.flatMap(({ resultLimit }) => (resultLimit === undefined ? [] : [resultLimit]));
+          const cap = Math.max(...limits);
+          assert.deepEqual(
+            trace.limits.filter(({ kind }) => kind === 'resultLimit'),
+            limits.length === 0
+              ? []
+              : [{ kind: 'resultLimit', value: cap, policies: own.filter(({ resultLimit }) => resultLimit === cap).map(({ iri }) => iri) }],
+            `check --why's result limit for ${caller.name}\n${context}`,
+          );
           const expected = new Map<string, string[]>();
           for (const policy of own) {
             for (const graph of graphsOf(policy, caller)) expected.set(graph, [...(expected.get(graph) ?? []), policy.iri]);
@@ -387,10 +415,11 @@ describe('audit records against what the store ran, over random policy sets', ()
           );
           for (const [graph, list] of expected)
             assert.deepEqual(told.get(graph), list, `check --why on ${graph} for ${caller.name}\n${context}`);
+          const page = limits.length === 0 ? undefined : cap;
           const reads = new Map<string, Promise<string[]>>();
           const liveRead = (graph: string): Promise<string[]> => {
             let read = reads.get(graph);
-            if (read === undefined) reads.set(graph, (read = graphTriples(guard.endpoint, caller.key, graph)));
+            if (read === undefined) reads.set(graph, (read = graphTriples(guard.endpoint, caller.key, graph, page)));
             return read;
           };
           // The service description names the same graphs, with columns that are what the caller reads there.
