@@ -22,6 +22,13 @@ interface AuditRecord {
   durationMs: { total: number; store: number | null };
 }
 
+/** sparql_guard_upstream_retries_total over both reasons, in a scrape. */
+function retriesIn(text: string): number {
+  return ['closed', 'reset']
+    .map((reason) => text.split('\n').find((line) => line.startsWith(`sparql_guard_upstream_retries_total{reason="${reason}"} `)))
+    .reduce((sum, line) => sum + (line === undefined ? 0 : Number(line.split(' ')[1])), 0);
+}
+
 /** Sends one query; `leaveAfterMs` closes the connection that long after the answer's headers came. */
 function ask(guard: TestGuard, traceId: string, leaveAfterMs?: number): Promise<number> {
   return new Promise((resolve) => {
@@ -82,7 +89,10 @@ describe('audit records beside the log and the metrics when the store fails', ()
         const line = text.split('\n').find((each2) => each2.startsWith(`sparql_guard_queries_total{outcome="${each.query}"} `));
         return line === undefined ? 0 : Number(line.split(' ')[1]);
       };
-      const before = count(await scrape());
+      const first = await scrape();
+      const before = count(first);
+      const retriesBefore = retriesIn(first);
+      const receivedBefore = store.received;
       store.mode = each.mode;
       const traceId = `${'d'.repeat(30)}${String(at).padStart(2, '0')}`;
       const status = await ask(t, traceId, each.leaveAfterMs);
@@ -108,7 +118,11 @@ describe('audit records beside the log and the metrics when the store fails', ()
         [lines[0]!.requestId, lines[0]!.status, lines[0]!.outcome, lines[0]!.code ?? null, lines[0]!.bytes],
         [record.requestId, record.status, record.outcome, record.code, record.bytes],
       );
-      assert.equal(count(await scrape()) - before, 1, `one query counted ${each.query}`);
+      const after = await scrape();
+      assert.equal(count(after) - before, 1, `one query counted ${each.query}`);
+      // A reset before any byte is retried once on a fresh connection: still one request, one record, one count.
+      assert.equal(retriesIn(after) - retriesBefore, each.mode === 'reset' ? 1 : 0, 'retries');
+      assert.equal(store.received - receivedBefore, each.mode === 'reset' ? 2 : 1, 'queries the store received');
     });
   }
 });
