@@ -261,3 +261,20 @@ function hasDotSegment(iri: string): boolean {
   const path = PATH.exec(iri)?.[1] ?? '';
   return path.split('/').some((segment) => segment === '.' || segment === '..');
 }
+
+/** Graph names a store reads as other graphs than the one named: Jena's `urn:x-arq:` names, RDF4J's (and Sesame's) `nil`. */
+const STORE_ALIAS = /^urn:x-arq:/i;
+const STORE_ALIASES: ReadonlySet<string> = new Set(['http://rdf4j.org/schema/rdf4j#nil', 'http://www.openrdf.org/schema/sesame#nil']);
+
+/**
+ * Why `iri` cannot be granted as a graph because a store reads it as other graphs, or undefined.
+ * On Jena `urn:x-arq:UnionGraph` is every named graph of the store and `urn:x-arq:DefaultGraph`
+ * its default graph; on RDF4J `rdf4j:nil` is the graph of triples without one. A template like
+ * `urn:{claim.org}:{claim.project}` would otherwise give a caller whose claims are `x-arq` and
+ * `UnionGraph` the whole store. The whole `urn:x-arq:` namespace is refused, in any case.
+ */
+export function storeAliasProblem(iri: string): string | undefined {
+  if (STORE_ALIAS.test(iri)) return 'is a name Jena reads as other graphs of the store (urn:x-arq:)';
+  if (STORE_ALIASES.has(iri)) return 'is a name RDF4J reads as the graph of triples without one (nil)';
+  return undefined;
+}

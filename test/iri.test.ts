@@ -13,6 +13,7 @@ import {
   isAbsoluteIri,
   NOT_IN_IRI,
   storeReadingProblem,
+  storeAliasProblem,
 } from '../src/iri.js';
 import { GuardError } from '../src/guard-error.js';
 import type { Grant } from '../src/policy/policy-set.js';
@@ -337,4 +338,22 @@ test('the protocol dataset says why a value is no absolute IRI: no scheme, a cha
     'default-graph-uri is not an absolute IRI (it holds a bidirectional formatting character (U+202E and its kind), which RFC 3987 forbids in IRIs)',
   );
   assert.match(why('http://example.org/%zz'), /^default-graph-uri is not an absolute IRI \(RFC 3987: it has a character its path/);
+});
+
+describe('storeAliasProblem', () => {
+  it("names Jena's urn:x-arq: graphs in any case and RDF4J's nil, and nothing else", () => {
+    for (const iri of ['urn:x-arq:UnionGraph', 'URN:X-ARQ:DefaultGraph', 'urn:x-arq:DefaultGraphNode', 'urn:x-arq:anything']) {
+      assert.match(storeAliasProblem(iri) ?? '', /Jena reads as other graphs/, iri);
+    }
+    assert.match(storeAliasProblem('http://rdf4j.org/schema/rdf4j#nil') ?? '', /RDF4J/);
+    assert.match(storeAliasProblem('http://www.openrdf.org/schema/sesame#nil') ?? '', /RDF4J/);
+    for (const iri of [
+      'urn:x-arqs:UnionGraph',
+      'urn:tenant:x-arq:UnionGraph',
+      'http://example.org/urn:x-arq:UnionGraph',
+      'http://rdf4j.org/schema/rdf4j#nils',
+    ]) {
+      assert.equal(storeAliasProblem(iri), undefined, iri);
+    }
+  });
 });

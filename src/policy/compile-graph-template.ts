@@ -1,7 +1,7 @@
 // Compiles a `guard:readGraphTemplate` (RFC 6570 simple expansion) and expands it for one caller; the one entry of url-template (checked on the policy worker, expanded on the serving thread).
 
 import { parseTemplate } from 'url-template';
-import { hasScheme, iriSpliceProblem, MAX_GRANTED_IRI_LENGTH } from '../iri.js';
+import { hasScheme, iriSpliceProblem, MAX_GRANTED_IRI_LENGTH, storeAliasProblem } from '../iri.js';
 import { isReservedIri } from '../vocabulary.js';
 
 /** The longest template, and the longest IRI an expansion may give, in characters: as for every granted IRI (MAX_GRANTED_IRI_LENGTH). */
@@ -155,7 +155,7 @@ function expandOne(template: ReturnType<typeof parseTemplate>, context: Record<s
 /** Why `iri` may not be granted, as for guard:readGraph (read-policy-files.ts), or undefined. */
 function grantProblem(iri: string): string | undefined {
   if (isReservedIri(iri)) return 'is reserved by the rewriter (urn:x-sparql-guard:)';
-  return iriSpliceProblem(iri);
+  return iriSpliceProblem(iri) ?? storeAliasProblem(iri);
 }
 
 /** Whether `template` gives `graph` to the caller of `values`; a value that cannot fill it gives nothing (no throw). */

@@ -135,6 +135,10 @@ describe('loadPolicySet: validation fails closed with one line naming file and p
     ['graph-literal.ttl', /policy <https:\/\/example\.org\/p>: guard:readGraph must be an IRI, found literal "https:\/\/example\.org\/g"$/],
     ['graph-blank.ttl', /policy <https:\/\/example\.org\/p>: guard:readGraph must be an IRI, found a blank node$/],
     ['graph-reserved.ttl', /policy <https:\/\/example\.org\/p>: guard:readGraph <URN:X-Sparql-Guard:empty> is reserved by the rewriter/],
+    [
+      'graph-store-alias.ttl',
+      /policy <https:\/\/example\.org\/p>: guard:readGraph <urn:x-arq:UnionGraph> is a name Jena reads as other graphs of the store/,
+    ],
     ['agent-literal.ttl', /policy <https:\/\/example\.org\/p>: guard:agent must be an IRI, found literal "https:\/\/example\.org\/alice"$/],
     ['group-iri.ttl', /policy <https:\/\/example\.org\/p>: guard:group must be a string literal, found <https:\/\/example\.org\/staff>$/],
     ['group-lang.ttl', /policy <https:\/\/example\.org\/p>: guard:group must be a plain string literal, found literal "staff"@en$/],

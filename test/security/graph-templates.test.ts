@@ -219,3 +219,60 @@ describe('graph templates: a claim that spells a store’s short form of another
     });
   }
 });
+
+// Jena reads `urn:x-arq:UnionGraph` as every named graph of the store (and `urn:x-arq:DefaultGraph` as its default
+// graph): a template with two claims around a literal colon spells it for a caller whose claims are `x-arq` and
+// `UnionGraph`, who would then read every tenant's graph. A grant of such a name is refused, expanded or written.
+describe('graph templates: claims that spell a store’s name for other graphs', () => {
+  const VICTIM_GRAPH = 'http://example.org/graphs/union-victim';
+  const SUBJECT = 'http://example.org/ns#union-victim-doc';
+
+  for (const store of storesUnderTest()) {
+    it(`never gives the caller whose claims spell urn:x-arq:UnionGraph another graph [${store.name}]`, async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-alias-'));
+      writeFileSync(join(folder, 'victim.nq'), `<${SUBJECT}> <${OWNER}> "union-victim" <${VICTIM_GRAPH}> .\n`);
+      writeFileSync(
+        join(folder, 'policies.ttl'),
+        '<http://example.org/policies/projects> a <https://w3id.org/sparql-guard#Policy> ;\n' +
+          '  <https://w3id.org/sparql-guard#agent> <https://w3id.org/sparql-guard#AuthenticatedAgent> ;\n' +
+          '  <https://w3id.org/sparql-guard#readGraphTemplate> "urn:{claim.org}:{claim.project}" .\n',
+      );
+      if (store.queryUrl !== undefined)
+        await updateLabStore(store, `INSERT DATA { GRAPH <${VICTIM_GRAPH}> { <${SUBJECT}> <${OWNER}> "union-victim" } }`);
+      const guard = await startTestGuard({
+        policies: [join(folder, 'policies.ttl')],
+        ...(store.queryUrl === undefined
+          ? { embedded: { data: [join(folder, 'victim.nq')] } }
+          : { upstream: store.queryUrl, embedded: undefined }),
+        auth: {
+          jwt: { issuer: issuer.issuer, audience: issuer.audience, jwksUri: issuer.jwksUri, agentPrefix: 'https://id.example.org/users/' },
+        },
+      });
+      try {
+        for (const [org, project] of [
+          ['x-arq', 'UnionGraph'],
+          ['X-ARQ', 'UnionGraph'],
+          ['x-arq', 'DefaultGraph'],
+        ]) {
+          const response = await fetch(guard.endpoint, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              accept: 'application/sparql-results+json',
+              authorization: await bearerOf({ sub: 'mallory', org, project }),
+            },
+            body: new URLSearchParams({ query: `SELECT ?o WHERE { ?s <${OWNER}> ?o }` }),
+          });
+          const body = await response.text();
+          assert.doesNotMatch(body, /union-victim/);
+          assert.equal(response.status, 403, body);
+          assert.match(body, /a name Jena reads as other graphs of the store/);
+        }
+      } finally {
+        await guard.close();
+        rmSync(folder, { recursive: true, force: true });
+        if (store.queryUrl !== undefined) await updateLabStore(store, `DELETE WHERE { GRAPH ?g { <${SUBJECT}> ?p ?o } }`);
+      }
+    });
+  }
+});

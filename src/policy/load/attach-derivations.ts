@@ -2,7 +2,7 @@
 
 import { DataFactory, type BlankNode, type Quad } from 'n3';
 import { GUARD, guard, isReservedIri, isSkolemIri, skolemIri, XSD_STRING } from '../../vocabulary.js';
-import { findAgentIriProblem, iriSpliceProblem } from '../../iri.js';
+import { findAgentIriProblem, iriSpliceProblem, storeAliasProblem } from '../../iri.js';
 import { policyLoadError } from '../policy-load-error.js';
 import type { PolicyLimits, Principal } from '../policy-set.js';
 import { indexPrincipals, principalKey, PRINCIPAL_KINDS } from '../principal-index.js';
@@ -341,7 +341,7 @@ function principalOf(object: Quad['object'] | BlankNode): { key: string; value: 
 function graphProblem(object: Quad['object'] | BlankNode): string | undefined {
   if (object.termType !== 'NamedNode') return 'a graph must be an IRI';
   if (isReservedIri(object.value)) return 'the IRI is reserved by the rewriter (urn:x-sparql-guard:)';
-  const problem = iriSpliceProblem(object.value);
+  const problem = iriSpliceProblem(object.value) ?? storeAliasProblem(object.value);
   return problem === undefined ? undefined : `the IRI ${problem}`;
 }
 

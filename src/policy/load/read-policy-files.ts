@@ -3,7 +3,7 @@
 import { pathToFileURL } from 'node:url';
 import { Lexer, Parser, type Quad } from 'n3';
 import { GUARD, guard, isReservedIri, RDF_TYPE, XSD_STRING } from '../../vocabulary.js';
-import { graphPrefixProblem, hasScheme, iriSpliceProblem } from '../../iri.js';
+import { graphPrefixProblem, hasScheme, iriSpliceProblem, storeAliasProblem } from '../../iri.js';
 import { compileGraphTemplate } from '../compile-graph-template.js';
 import { policyLoadError } from '../policy-load-error.js';
 import { checkVocabulary } from '../check-vocabulary.js';
@@ -261,6 +261,10 @@ function validatePolicy(
         if (object.termType !== 'NamedNode') fail(`guard:readGraph must be an IRI, found ${describeTerm(object)}`);
         if (isReservedIri(object.value)) fail(`guard:readGraph <${object.value}> is reserved by the rewriter (urn:x-sparql-guard:)`);
         checkSpliceable('guard:readGraph', object.value, fail);
+        {
+          const alias = storeAliasProblem(object.value);
+          if (alias !== undefined) fail(`guard:readGraph <${object.value}> ${alias}`);
+        }
         break;
       case guard.readGraphTemplate:
         if (object.termType !== 'Literal' || object.datatype.value !== XSD_STRING || object.language !== '') {

@@ -1,6 +1,6 @@
 // Lists the store's graphs under each guard:readGraphPrefix of the policies, at load time, bounded (on the serving thread).
 
-import { graphPrefixProblem, iriSpliceProblem, storeReadingProblem } from '../../iri.js';
+import { graphPrefixProblem, iriSpliceProblem, storeAliasProblem, storeReadingProblem } from '../../iri.js';
 import { isReservedIri } from '../../vocabulary.js';
 import { policyLoadError, type PolicyLoadError } from '../policy-load-error.js';
 
@@ -89,7 +89,7 @@ export async function listPrefixGraphs(query: StoreQuery, prefixes: Iterable<str
       // (FROM and FROM NAMED list it): whoever can make the application create one would stop the tenant's queries.
       const why = isReservedIri(graph)
         ? 'is reserved by the rewriter (urn:x-sparql-guard:)'
-        : (iriSpliceProblem(graph) ?? storeReadingProblem(graph));
+        : (iriSpliceProblem(graph) ?? storeReadingProblem(graph) ?? storeAliasProblem(graph));
       if (why === undefined) granted.push(graph);
       else if ((skippedCount += 1) <= SKIPPED_NAMED)
         skipped.push(`graph <${graph}> under guard:readGraphPrefix ${JSON.stringify(prefix)} is not granted: it ${why}`);
