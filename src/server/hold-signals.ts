@@ -3,7 +3,12 @@
 /** The signals `serve` answers: SIGHUP reloads, SIGTERM and SIGINT shut down. */
 export type ServeSignal = 'SIGHUP' | 'SIGTERM' | 'SIGINT';
 
-const SERVE_SIGNALS: readonly ServeSignal[] = ['SIGHUP', 'SIGTERM', 'SIGINT'];
+/**
+ * SIGHUP is taken last: whoever watches the process (the signal tests read /proc's caught set)
+ * and sees SIGHUP caught knows SIGTERM and SIGINT are too. Taken first, a SIGTERM sent the moment
+ * SIGHUP showed could land before its own handler (CI saw the process end by the signal).
+ */
+const SERVE_SIGNALS: readonly ServeSignal[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
 /** Signals held since `holdSignals`; `release` hands them over. */
 export interface HeldSignals {
