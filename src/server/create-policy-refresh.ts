@@ -6,6 +6,7 @@ import { factOrigin } from '../policy/store-reads/fact-origin.js';
 import { fetchPolicyInputs, type PolicyInputs } from '../policy/store-reads/fetch-policy-inputs.js';
 import { isPrefixListingFailure } from '../policy/store-reads/list-prefix-graphs.js';
 import type { PolicyWorker } from '../policy/load/create-policy-worker.js';
+import type { FileTexts } from '../policy/load/worker-messages.js';
 import { reloadPolicySet } from '../policy/load/load-policy-set.js';
 import type { PolicySetSources } from '../policy/load/policy-set-sources.js';
 import { PolicyLoadError } from '../policy/policy-load-error.js';
@@ -72,6 +73,8 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
   let inForce: PolicyInputs | undefined;
   let triplesInForce: readonly number[] = [];
   let digest: string | undefined;
+  /** The files' texts the set in force was loaded from: a schedule reads the store again, not the files. */
+  let textsInForce: FileTexts | undefined;
   let version: PoliciesInForce | undefined;
   let factsGeneration = 0;
   let closed = false;
@@ -114,7 +117,9 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
     const reads = wanted === 'all' || inForce === undefined ? facts.map((source) => source.name) : [...wanted];
     try {
       const inputs = await fetchPolicyInputs(upstream, sources, inForce, wanted === 'all' ? undefined : new Set(reads));
-      const loaded = await reloadPolicySet(sources, inputs, digest, worker);
+      // Only the start and a reload (SIGHUP, a file change) read the files: a schedule builds on the
+      // texts in force, so a file saved without either never takes effect on its own.
+      const loaded = await reloadPolicySet(sources, inputs, digest, worker, trigger === 'schedule' ? textsInForce : undefined);
       const until = freshUntil(inputs);
       if (loaded.set === undefined) {
         policies.extend(until);
@@ -129,6 +134,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
         version = Object.freeze({ set: policies.current()!, policyDigest: digest ?? loaded.digest, factsGeneration });
       }
       inForce = inputs;
+      textsInForce = loaded.fileTexts;
       waiting = false;
       policies.staleCause('source');
       triplesInForce = loaded.stats.facts.map((each) => each.triples);

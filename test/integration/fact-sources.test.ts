@@ -1,7 +1,7 @@
 // Facts from the store: an application's memberships written with SPARQL Update reach the guard at its next refresh, and no source can do more than a policy file could.
 
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -318,7 +318,7 @@ describe('a guard whose fact source cannot be read', () => {
   });
 });
 
-describe('a guard whose policy file breaks while its fact source answers', () => {
+describe('a policy file saved while fact sources refresh (watchPolicies off)', () => {
   let store: WritableStore;
   let t: TestGuard;
   let folder: string;
@@ -334,6 +334,7 @@ describe('a guard whose policy file breaks while its fact source answers', () =>
       rules: [RULES],
       facts: [{ name: 'projects', query: PROJECTS_QUERY, refreshMs: 1000, maxStaleMs: 2000 }],
       auth: TRUSTED,
+      watchPolicies: false,
     });
   });
   after(async () => {
@@ -342,23 +343,48 @@ describe('a guard whose policy file breaks while its fact source answers', () =>
     rmSync(folder, { recursive: true, force: true });
   });
 
-  it('refuses every query once stale, and says the loads failed, not that the store was not read', async () => {
+  /** Waits until the source has been read `reads` more times, past maxStaleMs: every answer since was built on a schedule. */
+  const schedulesPass = async (reads: number) => {
+    const from = store.constructs();
+    await until(async () => store.constructs() >= from + reads, 6000, `${reads} scheduled reads`);
+  };
+
+  it('takes a saved file only at a reload: the schedules build on the files as loaded', async () => {
     assert.deepEqual(await labelsOf(t, 'alice'), [APOLLO]);
-    const constructs = store.constructs();
-    writeFileSync(policyFile, '@prefix guard: <https://w3id.org/sparql-guard#> .\n<p> a guard:Policy ; guard:readGraph .\n');
-    await until(async () => String(await labelsOf(t, 'alice')).startsWith('503 '), 6000, 'stale');
-    // The store answered every scheduled read meanwhile: the facts could not be put in force for the file.
-    assert.ok(store.constructs() > constructs, 'the source was read');
-    const refusal = String(await labelsOf(t, 'alice'));
-    assert.match(refusal, /the policies are stale/);
-    assert.doesNotMatch(refusal, /has not been read/);
-    assert.match(refusal, /could not be loaded/);
-    const ready = await fetch(`${t.guard.url}/readyz`);
-    assert.equal(ready.status, 503);
-    const reason = await ready.text();
-    assert.doesNotMatch(reason, /has not been read/);
-    assert.match(reason, /could not be loaded/);
+    // A valid file in which no policy is for Apollo's project any more: Alice, a member of Apollo only, is refused.
+    const swapped = readFileSync(POLICIES, 'utf8').replace(
+      'proj:forProject <https://example.org/projects/apollo>',
+      'proj:forProject <https://example.org/projects/gemini>',
+    );
+    assert.notEqual(swapped, readFileSync(POLICIES, 'utf8'));
+    writeFileSync(policyFile, swapped);
+    await schedulesPass(3);
+    assert.deepEqual(await labelsOf(t, 'alice'), [APOLLO], 'no schedule read the saved file');
+    assert.equal(await t.guard.reload(), true);
+    assert.match(String(await labelsOf(t, 'alice')), /^403 /, 'the reload did');
     copyFileSync(POLICIES, policyFile);
-    await until(async () => (await labelsOf(t, 'alice')).toString() === APOLLO, 4000, 'fresh again');
+    assert.equal(await t.guard.reload(), true);
+    assert.deepEqual(await labelsOf(t, 'alice'), [APOLLO]);
+  });
+
+  it('keeps serving fresh facts over a file saved broken, before and after a reload that fails on it', async () => {
+    const broken = '@prefix guard: <https://w3id.org/sparql-guard#> .\n<p> a guard:Policy ; guard:readGraph .\n';
+    writeFileSync(policyFile, broken);
+    await schedulesPass(3);
+    assert.deepEqual(await labelsOf(t, 'alice'), [APOLLO], 'not stale: the schedules read the store, not the file');
+    const from = t.logs.length;
+    assert.equal(await t.guard.reload(), false);
+    const line = t.logs.slice(from).find((entry) => entry.event === 'policies-reload-failed');
+    assert.equal(line?.file, policyFile);
+    // A membership written now still arrives: the facts are refreshed on the set in force.
+    const carol = '<https://example.org/agents/carol> app:memberOf <https://example.org/projects/apollo> .';
+    await store.update(insert(carol));
+    await until(async () => (await labelsOf(t, 'carol')).toString() === APOLLO, 4000, 'carol granted over the broken file');
+    await schedulesPass(3);
+    assert.deepEqual(await labelsOf(t, 'alice'), [APOLLO]);
+    assert.equal((await fetch(`${t.guard.url}/readyz`)).status, 200);
+    await store.update(remove(carol));
+    copyFileSync(POLICIES, policyFile);
+    assert.equal(await t.guard.reload(), true);
   });
 });

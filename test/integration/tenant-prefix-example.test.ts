@@ -1,7 +1,7 @@
 // The shipped tenants example (guard:readGraphPrefix) through the real bin: the embedded store, then a store the application writes.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startWritableStore, type WritableStore } from '../helpers/start-writable-store.js';
@@ -102,5 +102,42 @@ describe('tenants example on a store the application writes', () => {
     await store.update(`DROP GRAPH <${ACME}invoices>`);
     await until(async () => !(await labelsOf(url, 'acme')).includes('Acme invoice 1'), 'the removal');
     assert.ok(guard.lines.some((line) => line.event === 'policies-reloaded' && line.trigger === 'schedule'));
+  });
+});
+
+describe('a policy file saved between two listings, watchPolicies off', () => {
+  const folder = makeFolder();
+  const policyFile = resolve(folder.folder, 'tenant-prefix.ttl');
+  let store: WritableStore;
+  let guard: SpawnedGuard;
+  let url: string;
+  before(async () => {
+    store = await startWritableStore([resolve(dirname(EXAMPLE), 'tenant-prefix.trig')]);
+    copyFileSync(resolve(dirname(EXAMPLE), 'tenant-prefix.ttl'), policyFile);
+    guard = spawnGuard(folder.folder, exampleConfig({ upstream: store.queryUrl, prefixRefreshMs: 1000, policies: [policyFile] }));
+    url = await listeningUrl(guard);
+    await guard.waitFor((line) => line.event === 'policies-loaded');
+  });
+  after(async () => {
+    await guard.stop();
+    await store.close();
+    folder.remove();
+  });
+
+  it('lists the graphs again under the prefixes in force, and takes the saved file at SIGHUP only', async () => {
+    // Saved, not signalled: Acme's prefix moved to a tenant that holds nothing.
+    writeFileSync(policyFile, readFileSync(policyFile, 'utf8').replace(`"${ACME}"`, '"https://data.example.org/tenants/nobody/"'));
+    await store.update(
+      `INSERT DATA { GRAPH <${ACME}invoices> { <${ACME}invoices/1> <http://www.w3.org/2000/01/rdf-schema#label> "Acme invoice 1" } }`,
+    );
+    const started = Date.now();
+    while (!(await labelsOf(url, 'acme')).includes('Acme invoice 1')) {
+      if (Date.now() - started > 10_000) assert.fail('the listing on the schedule did not keep the prefix in force');
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    const from = guard.lines.length;
+    guard.child.kill('SIGHUP');
+    await guard.waitFor((line) => line.event === 'policies-reloaded' && line.trigger === 'reload', from);
+    assert.deepEqual(await labelsOf(url, 'acme'), []);
   });
 });

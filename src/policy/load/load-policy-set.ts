@@ -8,7 +8,7 @@ import { DEFAULT_MAX_PREFIX_GRAPHS, listPrefixGraphs, type PrefixListing } from 
 import { PolicyLoadError } from '../policy-load-error.js';
 import type { PolicySet } from '../policy-set.js';
 import type { PolicySetSources } from './policy-set-sources.js';
-import type { LoadStats, WorkerJob } from './worker-messages.js';
+import type { FileTexts, LoadStats, WorkerJob } from './worker-messages.js';
 import type { EngineChoice } from '../rules/reason-over-policies.js';
 
 /** A loaded set and what loading it cost. */
@@ -20,6 +20,8 @@ export interface LoadedPolicySet {
    * a `guard:readGraphPrefix`: two loads with equal digests built the same set.
    */
   readonly digest: string;
+  /** The policy and rule files' texts this load was built from. */
+  readonly fileTexts: FileTexts;
 }
 
 /** A load that derived the table of `digest` again: nothing was compiled. */
@@ -27,6 +29,7 @@ export interface UnchangedPolicySet {
   readonly set: undefined;
   readonly stats: LoadStats;
   readonly digest: string;
+  readonly fileTexts: FileTexts;
 }
 
 /** What `loadPolicySetWithStats` may be told besides the sources. */
@@ -37,6 +40,8 @@ export interface LoadOptions {
   readonly inputs?: PolicyInputs;
   /** The guard's policy worker; absent: a worker of this load's own, closed when it ends. */
   readonly worker?: PolicyWorker;
+  /** Texts to use instead of reading these files (a scheduled refresh: the set in force's); absent: every file is read. */
+  readonly fileTexts?: FileTexts;
 }
 
 /**
@@ -60,15 +65,17 @@ export async function loadPolicySetWithStats(sources: PolicySetSources, options:
 /**
  * `loadPolicySetWithStats` for a refresh: when the rules derive the table whose digest is
  * `digestInForce` again, nothing is compiled and `set` is undefined (the caller keeps its set,
- * and every cache built on it).
+ * and every cache built on it). With `fileTexts`, the files are not read again: their texts are
+ * those.
  */
 export function reloadPolicySet(
   sources: PolicySetSources,
   inputs: PolicyInputs,
   digestInForce: string | undefined,
   worker: PolicyWorker,
+  fileTexts?: FileTexts,
 ): Promise<LoadedPolicySet | UnchangedPolicySet> {
-  return loadUnlessSame(sources, { inputs, worker }, digestInForce);
+  return loadUnlessSame(sources, { inputs, worker, ...(fileTexts !== undefined && { fileTexts }) }, digestInForce);
 }
 
 async function loadUnlessSame(
@@ -98,6 +105,7 @@ async function loadUnlessSame(
     // A set in force built with a prefix listing (its digest has a `+` part) needs the table back
     // whatever the worker finds: its prefixes are listed again, and the listing may have changed.
     ...(digestInForce !== undefined && !digestInForce.includes('+') && { digestInForce }),
+    ...(options.fileTexts !== undefined && { fileTexts: options.fileTexts }),
   };
   const worker = options.worker ?? createPolicyWorker();
   const reply = await worker.run(job).finally(() => (worker === options.worker ? undefined : worker.close()));
@@ -125,7 +133,7 @@ async function loadUnlessSame(
       prefixListing: { prefixes: prefixes.size, graphs: listing.graphCount, ms: listing.ms },
     }),
   };
-  return { set, stats: Object.freeze(stats), digest };
+  return { set, stats: Object.freeze(stats), digest, fileTexts: reply.fileTexts };
 }
 
 /** A digest of every prefix and the graphs listed under it. */

@@ -7,7 +7,8 @@ import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { attachDerivations } from './attach-derivations.js';
 import { PolicyLoadError } from '../policy-load-error.js';
-import { readPolicyFiles } from './read-policy-files.js';
+import { readPolicyFiles, readPolicyText } from './read-policy-files.js';
+import { readRuleFile } from '../rules/read-rule-file.js';
 import { shippedRuleFiles } from '../rules/shipped-rule-files.js';
 import { warnAboutRules } from '../rules/warn-about-rules.js';
 import { reasonOverPolicies, warmEye } from '../rules/reason-over-policies.js';
@@ -72,9 +73,16 @@ function tableArrays(policies: AttachedPolicies): readonly (Int32Array | Uint8Ar
 async function run(job: WorkerJob): Promise<WorkerReply> {
   try {
     const started = performance.now();
-    const document = await readPolicyFiles(job.policyFiles, job.facts);
+    const fileTexts = new Map<string, string>();
+    /** A file's text as the job gives it, else as `read` reads it; kept for the reply either way. */
+    const textOf = (read: (file: string) => Promise<string>) => async (file: string) => {
+      const text = job.fileTexts?.get(file) ?? (await read(file));
+      fileTexts.set(file, text);
+      return text;
+    };
+    const document = await readPolicyFiles(job.policyFiles, job.facts, textOf(readPolicyText));
     const readMs = performance.now() - started;
-    const reasoning = await reasonOverPolicies(document.quads, job.ruleFiles, job.engine);
+    const reasoning = await reasonOverPolicies(document.quads, job.ruleFiles, job.engine, textOf(readRuleFile));
     const attachStarted = performance.now();
     const attached = attachDerivations(document, reasoning.derived);
     const digest = digestOf(attached);
@@ -86,6 +94,7 @@ async function run(job: WorkerJob): Promise<WorkerReply> {
       ok: true,
       policies,
       digest,
+      fileTexts,
       stats: {
         policyCount: attached.iris.length,
         eyeInputTriples: reasoning.inputTriples,

@@ -83,8 +83,14 @@ const MAX_LIMIT = MAX_TIMER_MS;
  * (checkVocabulary) and validates every policy (docs/design/policy.md#vocabulary); a policy that a
  * source with `policies: true` declares has the file `facts:<name>`. A source without
  * `policies` may say nothing about a declared policy. Throws PolicyLoadError on the first problem.
+ * `readText` gives a file's text: from disk by default (readPolicyText); a scheduled refresh gives
+ * the texts the set in force was loaded from.
  */
-export async function readPolicyFiles(files: readonly string[], facts: readonly FactInput[] = []): Promise<PolicyDocument> {
+export async function readPolicyFiles(
+  files: readonly string[],
+  facts: readonly FactInput[] = [],
+  readText: (file: string) => Promise<string> = readPolicyText,
+): Promise<PolicyDocument> {
   const quads: Quad[] = [];
   const origins: QuadOrigin[] = [];
   /** Subject id -> [file, position of its first triple]: this is the order of listing. */
@@ -320,7 +326,8 @@ function readLimits(own: readonly Quad[], fail: (reason: string) => never): Poli
   return Object.freeze(limits);
 }
 
-async function readText(file: string): Promise<string> {
+/** The text of a policy file on disk, once settled; a PolicyLoadError naming the file when it cannot be read or is not UTF-8. */
+export async function readPolicyText(file: string): Promise<string> {
   let bytes: Buffer;
   try {
     bytes = await readSettledFile(file);

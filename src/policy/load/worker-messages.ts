@@ -15,7 +15,15 @@ export interface WorkerJob {
   readonly facts: readonly FactInput[];
   /** The digest of the set in force: a load that derives it again sends no table back. */
   readonly digestInForce?: string;
+  /**
+   * Texts of policy and rule files by path, used instead of reading those files: a scheduled
+   * refresh passes the texts the set in force was loaded from (docs/design/server.md, "A schedule never reads the files").
+   */
+  readonly fileTexts?: FileTexts;
 }
+
+/** The text of each policy and rule file a load read, by the path it was listed under. */
+export type FileTexts = ReadonlyMap<string, string>;
 
 /** The answer: the policies with their derived principals and graphs, or the one-line failure. */
 export type WorkerReply =
@@ -27,6 +35,8 @@ export type WorkerReply =
       /** sha256 of the attached table: equal digests, equal sets. */
       readonly digest: string;
       readonly stats: WorkerLoadStats;
+      /** The texts this load read (or was given), for a later scheduled refresh. */
+      readonly fileTexts: FileTexts;
     }
   | { readonly id: number; readonly ok: false; readonly message: string; readonly file?: string; readonly policy?: string };
 

@@ -99,15 +99,16 @@ const TARGET_PREDICATES = new Set<string>([guard.appliesTo, guard.grantsGraph]);
  * when it holds only copy rules (the shipped rules), unless an EYE file's
  * conclusions feed it; every other file runs in EYE, after the chainer, with
  * the chainer's closure as facts. A rule file that cannot be read, or any error EYE reports, fails the
- * load: fail closed.
+ * load: fail closed. `readText` gives a rule file's text (from disk by default).
  */
 export async function reasonOverPolicies(
   quads: readonly Quad[],
   ruleFiles: readonly string[],
   choice: EngineChoice = 'auto',
+  readText: (file: string) => Promise<string> = readRuleFile,
 ): Promise<Reasoning> {
   const started = performance.now();
-  const texts = await Promise.all(ruleFiles.map(readRuleFile));
+  const texts = await Promise.all(ruleFiles.map((file) => readText(file)));
   texts.forEach((text, index) => checkRuleVocabulary(text, ruleFiles[index] ?? ''));
   const readings = texts.map(classifyRules);
   checkRuleConclusions(readings, ruleFiles);
