@@ -1,4 +1,4 @@
-// A refresh is a reload: after random writes to the store, the set a guard's schedules built (each source read on its own, the others' answers reused) answers as a guard started on the same store now.
+// A refresh is a reload: after random writes to the store, the set a guard's schedules built (each fact source read on its own, the others' answers reused; the graphs under each prefix listed again) answers as a guard started on the same store now.
 
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
@@ -113,6 +113,78 @@ describe('a refresh is a reload: the scheduled set against a guard started now',
       const fresh = await startTestGuard({ ...config, upstream: store.queryUrl });
       try {
         assert.deepEqual(await answers(t), await answers(fresh), `step ${step}: ${write} ${triple}`);
+      } finally {
+        await fresh.close();
+      }
+    }
+  });
+});
+
+describe('a listing is a reload: the graphs under each prefix after random creations and drops', { timeout: 300_000 }, () => {
+  const TENANTS = resolve('policies/examples/tenant-prefix');
+  const TENANT_GRAPHS = ['acme/orders', 'acme/invoices', 'acme-evil/orders', 'globex/orders', 'globex/acme/', 'acme/notes#x'];
+  const config = {
+    policies: [`${TENANTS}.ttl`],
+    prefixRefreshMs: 1000,
+    auth: { trustedHeaders: { agent: 'x-remote-user', groups: 'x-remote-groups', agentPrefix: 'https://example.org/agents/' } },
+    watchPolicies: false,
+  };
+  let store: WritableStore;
+  let t: TestGuard;
+  before(async () => {
+    store = await startWritableStore([`${TENANTS}.trig`]);
+    t = await startTestGuard({ ...config, upstream: store.queryUrl, metrics: { port: 0 } });
+  });
+  after(async () => {
+    await t?.close();
+    await store?.close();
+  });
+
+  /** What a member of each tenant reads through `guard`: every value of every graph it may read. */
+  const tenantAnswers = async (guard: TestGuard) => {
+    const all: Record<string, string> = {};
+    for (const group of ['acme', 'globex']) {
+      const response = await fetch(guard.endpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/sparql-query',
+          accept: 'application/sparql-results+json',
+          'x-remote-user': `${group}-user`,
+          'x-remote-groups': group,
+        },
+        body: 'SELECT ?g ?o WHERE { GRAPH ?g { ?s ?p ?o } } ORDER BY ?g ?o',
+      });
+      const body = await response.text();
+      all[group] = response.status === 200 ? body : String(response.status);
+    }
+    return all;
+  };
+  /** Loads that ended in force (a listing that found the same graphs counts too). */
+  const loads = async () =>
+    scrapeSample(await (await fetch(`${t.guard.metricsUrl}/metrics`)).text(), 'sparql_guard_policy_reloads_total', 'result="success"');
+
+  it(`answers alike after each of ${STEPS} random creations and drops (seed ${SEED})`, async () => {
+    const next = random(SEED + 1);
+    for (let step = 0; step < STEPS; step += 1) {
+      const name = `https://data.example.org/tenants/${TENANT_GRAPHS[Math.floor(next() * TENANT_GRAPHS.length)]!}`;
+      const update =
+        next() < 0.6
+          ? `INSERT DATA { GRAPH <${name}> { <${name}#r> <http://www.w3.org/2000/01/rdf-schema#label> "step ${step}" } }`
+          : `DROP SILENT GRAPH <${name}>`;
+      await store.update(update);
+      if (step % 3 === 2) assert.equal(await t.guard.reload(), true);
+      else {
+        // Two listings more: the second began after the first ended, so after the write.
+        const from = await loads();
+        const started = Date.now();
+        while ((await loads()) < from + 2) {
+          if (Date.now() - started > 20_000) assert.fail('no two listings within 20 s');
+          await new Promise((done) => setTimeout(done, 100));
+        }
+      }
+      const fresh = await startTestGuard({ ...config, upstream: store.queryUrl });
+      try {
+        assert.deepEqual(await tenantAnswers(t), await tenantAnswers(fresh), `step ${step}: ${update}`);
       } finally {
         await fresh.close();
       }
