@@ -142,11 +142,20 @@ const STORE_CHECK_TIMEOUT_MS = 10_000;
 /**
  * Asks the configured store the dataset check serve runs at start (checkDatasetSupport): the
  * check, or the one-line problem that makes `check` fail. The embedded store (no upstream) is
- * the guard's own and is not asked.
+ * the guard's own and is not asked: it is started, loading `embedded.data` as serve does.
  */
 async function checkStore(config: GuardConfig, store: CommandStore): Promise<StoreCheck | string> {
   const url = storeUrl(config.upstream);
-  if (url === undefined) return { url, contacted: false };
+  if (url === undefined) {
+    // serve starts the embedded store with the data of embedded.data before it listens: a file
+    // it cannot load stops serve, so it fails check too.
+    try {
+      await store.open();
+    } catch (error) {
+      return `embedded store: ${(error as Error).message} (serve would not start either: fix embedded.data; --offline skips this check)`;
+    }
+    return { url, contacted: false };
+  }
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), Math.min(config.timeoutMs, STORE_CHECK_TIMEOUT_MS));
   try {

@@ -12,6 +12,8 @@ export interface CommandStore {
   readonly upstream: Upstream;
   /** The files and the store, as `serve` loads them (loadSources). */
   readonly sources: PolicySetSources;
+  /** Opens the store now: without an upstream, starts the embedded store and loads `embedded.data`, as serve does at start. */
+  open(): Promise<void>;
   /** Closes the connections and stops the embedded store, when opened. */
   close(): Promise<void>;
 }
@@ -30,8 +32,10 @@ export function openCommandStore(config: GuardConfig): CommandStore {
       return { upstream: createUpstream({ url, headers: config.upstreamHeaders, timeoutMs: config.timeoutMs }), embedded };
     })());
   const close = async () => {
-    if (opened === undefined) return;
-    const { upstream, embedded } = await opened;
+    // A store that failed to open has nothing to close; its error went to whoever opened it.
+    const store = await opened?.catch(() => undefined);
+    if (store === undefined) return;
+    const { upstream, embedded } = store;
     await upstream.close();
     await embedded?.stop();
   };
@@ -40,5 +44,5 @@ export function openCommandStore(config: GuardConfig): CommandStore {
     store: config.upstream === undefined ? 'the embedded store' : nameOf(new URL(config.upstream)),
     close,
   };
-  return { upstream, sources: loadSources(config, upstream), close };
+  return { upstream, sources: loadSources(config, upstream), open: async () => void (await open()), close };
 }

@@ -279,6 +279,28 @@ describe('sparql-guard check', () => {
     assert.match(key.stderr, /^sparql-guard: [^\n]*polices[^\n]*\n$/);
   });
 
+  it("loads the embedded store's data as serve does: a data file serve cannot load fails check, but with --offline", () => {
+    const bad = join(folder, 'bad.trig');
+    writeFileSync(bad, 'garbage {{{\n');
+    for (const [name, file, cause] of [
+      ['missing-data.json', join(folder, 'missing.trig'), 'no such file'],
+      ['bad-data.json', bad, 'Parser error at line 1'],
+    ] as const) {
+      const broken = config(name, { policies: [POLICIES], embedded: { data: [file] } });
+      for (const args of [['check'], ['check', '--json'], ['check', '--why', 'anonymous']]) {
+        const result = run([...args, '--config', broken]);
+        assert.equal(result.status, 1, `${args.join(' ')}: ${result.stdout}`);
+        assert.equal(result.stdout, '');
+        assert.ok(result.stderr.startsWith(`sparql-guard check: embedded store: cannot load ${file}: ${cause}`), result.stderr);
+        assert.match(result.stderr, /\(serve would not start either: fix embedded\.data; --offline skips this check\)\n$/);
+        assert.equal(result.stderr.split('\n').length, 2, result.stderr);
+      }
+      assert.equal(run(['check', '--offline', '--config', broken]).status, 0);
+    }
+    const good = config('good-data.json', { policies: [POLICIES], embedded: { data: [resolve('policies/demo.trig')] } });
+    assert.equal(run(['check', '--config', good]).status, 0);
+  });
+
   it('exits 1 with one line naming the file and the line for a configuration or policy file that is not UTF-8', () => {
     const latin1Config = join(folder, 'latin1.json');
     writeFileSync(
