@@ -4,6 +4,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { GuardConfig } from '../config/read-config.js';
 import { createClusterScrape } from '../metrics/create-metrics.js';
 import { serveMetrics, type MetricsListener } from '../metrics/serve-metrics.js';
+import { listenOrExplain } from './listen-problem.js';
 import { startConfiguredEmbeddedStore } from './load-sources.js';
 import type { HeldSignals } from './hold-signals.js';
 import type { LogLine } from './start-guard.js';
@@ -54,7 +55,10 @@ export async function serveCluster(config: GuardConfig, env: NodeJS.ProcessEnv, 
   // One scrape of the primary sums every worker's metrics (the workers do not listen for scrapes).
   let metricsListener: MetricsListener | undefined;
   if (config.metrics !== undefined) {
-    metricsListener = await serveMetrics({ ...config.metrics, ...createClusterScrape(), log });
+    const { metrics } = config;
+    metricsListener = await listenOrExplain({ ...metrics, portKey: 'metrics.port', hostKey: 'metrics.host' }, () =>
+      serveMetrics({ ...metrics, ...createClusterScrape(), log }),
+    );
     log({ event: 'metrics-listening', address: metricsListener.address, url: `${metricsListener.url}/metrics` });
   }
 

@@ -15,6 +15,7 @@ import { checkFactQueries } from './check-fact-queries.js';
 import { createApp } from './create-app.js';
 import { createAuditLog } from './create-audit-log.js';
 import { createLogWriter, type LogLine } from './create-log-writer.js';
+import { listenOrExplain } from './listen-problem.js';
 import { loadSources, startConfiguredEmbeddedStore } from './load-sources.js';
 import { createPolicyRefresh, type PolicyRefresh } from './create-policy-refresh.js';
 import { createPolicyHolder, type PolicyHolder } from './policy-holder.js';
@@ -224,10 +225,14 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
   };
   const close = (timing: Partial<GuardConfig['shutdown']> = {}): Promise<void> => (closing ??= shutDown({ ...config.shutdown, ...timing }));
 
+  const queryAddress = { host: config.host, port: config.port, portKey: 'port', hostKey: 'host' };
   try {
-    if (start.listenWhenLoaded !== true) await app.listen({ port: config.port, host: config.host });
+    if (start.listenWhenLoaded !== true) await listenOrExplain(queryAddress, () => app.listen({ port: config.port, host: config.host }));
     if (metrics !== undefined && config.metrics !== undefined && !cluster.isWorker) {
-      metricsListener = await serveMetrics({ ...config.metrics, scrape: metrics.scrape, contentType: metrics.contentType, log });
+      const { metrics: metricsConfig } = config;
+      metricsListener = await listenOrExplain({ ...metricsConfig, portKey: 'metrics.port', hostKey: 'metrics.host' }, () =>
+        serveMetrics({ ...metricsConfig, scrape: metrics.scrape, contentType: metrics.contentType, log }),
+      );
       log({ event: 'metrics-listening', address: metricsListener.address, url: `${metricsListener.url}/metrics` });
     }
     // A fact source the store cannot answer yet leaves the guard without a set (503) while
@@ -237,7 +242,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
       throw new Error(`${support.reason}; refusing to serve ${upstreamUrl}: ${support.fix}`);
     }
     if (support.kind === 'unverified') log({ event: 'upstream-dataset-check', verdict: 'unverified', reason: support.error.message });
-    if (start.listenWhenLoaded === true) await app.listen({ port: config.port, host: config.host });
+    if (start.listenWhenLoaded === true) await listenOrExplain(queryAddress, () => app.listen({ port: config.port, host: config.host }));
   } catch (error) {
     // It never served a query: nothing for a load balancer to drain.
     await close({ drainMs: 0 });
