@@ -17,7 +17,7 @@ export function readCommandConfig(env: NodeJS.ProcessEnv, configFile: string | u
 }
 
 function readNamedConfig(env: NodeJS.ProcessEnv, configFile: string | undefined): GuardConfig {
-  if (configFile !== undefined) return readConfig({ ...env, GUARD_CONFIG: configFile });
+  if (configFile !== undefined) return readConfig({ ...env, GUARD_CONFIG: configFile }, '--config');
   if (env.GUARD_CONFIG !== undefined && env.GUARD_CONFIG !== '') return readConfig(env);
   if (env.GUARD_UPSTREAM !== undefined) {
     throw new ConfigError('GUARD_CONFIG is not set: a real upstream needs a configuration file with its policies');

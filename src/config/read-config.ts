@@ -283,16 +283,21 @@ export interface GuardConfig extends ValuesOf<typeof CONFIG_KEYS> {
 
 /**
  * Reads the configuration named by GUARD_CONFIG (resolved against the working folder) and
- * checks it with parseConfig. Without GUARD_CONFIG the defaults apply, with the environment
+ * checks it with parseConfig; `namedBy` is what the operator set (a command's --config is passed
+ * in as GUARD_CONFIG), so the fix of a file that cannot be read names it. Without GUARD_CONFIG the defaults apply, with the environment
  * overrides; whether that is acceptable is the caller's decision (it can test `configFile`).
  * Throws ConfigError for a missing or unreadable file, invalid JSON (with line and column,
  * never the text) and every rule of parseConfig.
  */
-export function readConfig(env: NodeJS.ProcessEnv): GuardConfig {
+export function readConfig(env: NodeJS.ProcessEnv, namedBy: 'GUARD_CONFIG' | '--config' = 'GUARD_CONFIG'): GuardConfig {
   const named = env.GUARD_CONFIG;
   if (named === undefined) return parseConfig({}, { configFile: undefined, env });
   if (named.trim() === '') {
-    throw new ConfigError('environment variable GUARD_CONFIG: empty (give the path of the JSON configuration file, or unset it)');
+    throw new ConfigError(
+      namedBy === '--config'
+        ? 'option --config: empty (give the path of the JSON configuration file)'
+        : 'environment variable GUARD_CONFIG: empty (give the path of the JSON configuration file, or unset it)',
+    );
   }
   const configFile = resolve(named);
   let text: string;
@@ -309,7 +314,9 @@ export function readConfig(env: NodeJS.ProcessEnv): GuardConfig {
           : code === 'EACCES' || code === 'EPERM'
             ? 'cannot be read (permission denied)'
             : `cannot be read (${code ?? 'unknown error'})`;
-    throw new ConfigError(`config file ${configFile}: ${problem} (set GUARD_CONFIG to the path of a readable JSON file)`);
+    throw new ConfigError(
+      `config file ${configFile}: ${problem} (${namedBy === '--config' ? 'give --config' : 'set GUARD_CONFIG to'} the path of a readable JSON file)`,
+    );
   }
   return parseConfig(parseJson(text, configFile), { configFile, env });
 }

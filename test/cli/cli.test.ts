@@ -362,6 +362,30 @@ describe('sparql-guard check', () => {
     assert.equal(json.warnings.length, 3);
   });
 
+  it('names what the operator set for a configuration file it cannot read: --config, or GUARD_CONFIG', () => {
+    // The line said "set GUARD_CONFIG to ..." to an operator who had given --config.
+    const missing = join(folder, 'no-such-config.json');
+    for (const args of [
+      ['check', '--config', missing],
+      ['explain', '--config', missing, '--query', 'ASK {}'],
+    ]) {
+      const result = run(args);
+      assert.equal(result.status, 1);
+      assert.equal(result.stderr, `sparql-guard: config file ${missing}: not found (give --config the path of a readable JSON file)\n`);
+    }
+    assert.equal(
+      run(['check', '--config', folder]).stderr,
+      `sparql-guard: config file ${folder}: is a folder (give --config the path of a readable JSON file)\n`,
+    );
+    assert.equal(
+      run(['check', '--config', '']).stderr,
+      'sparql-guard: option --config: empty (give the path of the JSON configuration file)\n',
+    );
+    const byEnv = run(['check'], { env: { GUARD_CONFIG: missing } });
+    assert.equal(byEnv.status, 1);
+    assert.equal(byEnv.stderr, `sparql-guard: config file ${missing}: not found (set GUARD_CONFIG to the path of a readable JSON file)\n`);
+  });
+
   it('applies the same fail-closed rule as serve: GUARD_UPSTREAM without GUARD_CONFIG is an error', () => {
     const result = run(['check'], { env: { GUARD_UPSTREAM: 'http://127.0.0.1:1/sparql' } });
     assert.equal(result.status, 1);
