@@ -3,6 +3,7 @@
 import { fstatSync, readFileSync } from 'node:fs';
 import { parseCommandArgs } from './parse-command-args.js';
 import { createApiKey, hashApiKey } from '../auth/hash-api-key.js';
+import { GROUP_NAME_RULE, isGroupName } from '../config/read-config.js';
 import { findAgentIriProblem } from '../iri.js';
 import { decodeUtf8Text, NotUtf8Error } from '../decode-utf8-text.js';
 
@@ -24,7 +25,10 @@ export function hashKeyCommand(args: readonly string[]): number {
   const agent = values.agent ?? 'https://example.org/agents/CHANGE-ME';
   const problem = findAgentIriProblem(agent);
   if (problem !== undefined) return usageError(`--agent ${problem}`);
-  const entry = (sha256: string) => JSON.stringify({ agent, groups: values.group ?? [], sha256 });
+  // The entry goes into auth.apiKeys as printed: a group the configuration refuses is refused here.
+  const badGroup = (values.group ?? []).find((group) => !isGroupName(group));
+  if (badGroup !== undefined) return usageError(`--group ${JSON.stringify(badGroup)}: ${GROUP_NAME_RULE}`);
+  const entry = (sha256: string) => JSON.stringify({ agent, groups: [...new Set(values.group ?? [])], sha256 });
 
   if (!stdinIsData()) {
     const key = createApiKey();

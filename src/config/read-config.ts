@@ -772,18 +772,21 @@ function readSha256(value: unknown, path: string, context: ReadContext): string 
   return sha256.toLowerCase();
 }
 
+/** What an API key entry's group name must be (hash-key holds the groups it writes to it too). */
+export const GROUP_NAME_RULE = 'a group name must be non-empty, without surrounding spaces or control characters';
+
+/**
+ * Whether `group` may name a group of an API key entry. Groups from the trusted header are
+ * trimmed, so a padded name here could never match the same group arriving by header.
+ */
+export function isGroupName(group: string): boolean {
+  return group !== '' && group.trim() === group && !/[\u0000-\u001f\u007f]/.test(group);
+}
+
 function readGroups(value: unknown, path: string, context: ReadContext): readonly string[] {
   const groups = readArray(value, path, 'write an array of group names, e.g. ["staff"]').map((item, index) => {
     const group = readText(item, `${path}[${index}]`, context);
-    // Groups from the trusted header are trimmed, so a padded name here could never match
-    // the same group arriving by header.
-    if (group === '' || group.trim() !== group || /[\u0000-\u001f\u007f]/.test(group)) {
-      fail(
-        `${path}[${index}]`,
-        'a group name must be non-empty, without surrounding spaces or control characters',
-        'write the name as the policies spell it',
-      );
-    }
+    if (!isGroupName(group)) fail(`${path}[${index}]`, GROUP_NAME_RULE, 'write the name as the policies spell it');
     return group;
   });
   return [...new Set(groups)];

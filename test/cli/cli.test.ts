@@ -141,6 +141,26 @@ describe('sparql-guard hash-key', () => {
     );
   });
 
+  it('prints only entries the configuration accepts: a group name it refuses is refused here (exit 2)', () => {
+    // `--group ''` printed {"groups":[""]}, which the configuration then refused at start.
+    for (const group of ['', ' hr', 'hr ', 'a\tb']) {
+      for (const input of [undefined, `${KEY}\n`]) {
+        const result = run(['hash-key', '--agent', 'https://example.org/agents/ann', '--group', 'ops', '--group', group], {
+          ...(input !== undefined && { input }),
+        });
+        assert.equal(result.status, 2, JSON.stringify(group));
+        assert.equal(result.stdout, '');
+        assert.equal(
+          result.stderr.split('\n')[0],
+          `sparql-guard hash-key: --group ${JSON.stringify(group)}: a group name must be non-empty, without surrounding spaces or control characters`,
+        );
+      }
+    }
+    const printed = run(['hash-key', '--agent', 'https://example.org/agents/ann', '--group', 'ops', '--group', 'hr team'], { input: KEY });
+    const entry = JSON.parse(printed.stdout.replace(/^config entry: /, '')) as unknown;
+    assert.equal(run(['check', '--offline', '--config', config('printed-entry.json', { auth: { apiKeys: [entry] } })]).status, 0);
+  });
+
   it('refuses an empty stdin and an agent that is not an IRI (exit 2)', () => {
     const empty = run(['hash-key'], { input: '' });
     assert.equal(empty.status, 2);
