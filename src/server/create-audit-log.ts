@@ -120,10 +120,16 @@ function openAudit(file: string): number {
     return openSync(file, 'a', 0o640);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new Error(
-      `audit file ${file}: cannot be opened for appending (${code}) (create its folder and let the guard's user write there)`,
-      { cause: error },
-    );
+    // The fix for the cause: "create its folder" told an operator whose audit.file named a folder to create it.
+    const fix =
+      code === 'EISDIR'
+        ? 'it is a folder: give audit.file the path of a file in it'
+        : code === 'ENOENT'
+          ? 'create its folder'
+          : code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+            ? "let the guard's user write there"
+            : "create its folder and let the guard's user write there";
+    throw new Error(`audit file ${file}: cannot be opened for appending (${code}) (${fix})`, { cause: error });
   }
 }
 

@@ -356,11 +356,20 @@ describe('audit settings', () => {
     }
   });
 
-  it('stops the start with one line when the file cannot be opened', async () => {
+  it('stops the start with one line when the file cannot be opened, whose fix fits the cause', async () => {
     await assert.rejects(
       startTestGuard({ audit: { file: '/nonexistent-folder/audit.jsonl' } }),
-      /^Error: audit file \/nonexistent-folder\/audit\.jsonl: cannot be opened for appending \(ENOENT\)/,
+      /^Error: audit file \/nonexistent-folder\/audit\.jsonl: cannot be opened for appending \(ENOENT\) \(create its folder\)$/,
     );
+    // A folder named as the file was told to "create its folder".
+    const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-audit-'));
+    try {
+      await assert.rejects(startTestGuard({ audit: { file: folder } }), {
+        message: `audit file ${folder}: cannot be opened for appending (EISDIR) (it is a folder: give audit.file the path of a file in it)`,
+      });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 
