@@ -35,7 +35,9 @@ ${HASH_KEY_USAGE}`;
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') return usage(true);
+  const help = (arg: string | undefined) => arg === '--help' || arg === '-h';
+  // `check --help` was refused as an unknown option (exit 2); each command's help is the usage, which tells them all.
+  if (help(command) || command === 'help' || (COMMANDS.includes(command) && rest.length === 1 && help(rest[0]))) return usage(true);
   if (command === '--version' || command === '-V') return version(rest);
   switch (command) {
     case 'serve':

@@ -67,6 +67,15 @@ describe('sparql-guard (no command or an unknown one)', () => {
     const help = run(['--help']);
     assert.equal(help.status, 0);
     assert.match(help.stdout, /usage: sparql-guard \[serve \| check \| explain \| hash-key\]/);
+    // A command's --help was an unknown option (exit 2), and serve's said it takes no options.
+    for (const command of ['serve', 'check', 'explain', 'hash-key']) {
+      for (const flag of ['--help', '-h']) {
+        const commandHelp = run([command, flag]);
+        assert.equal(commandHelp.status, 0, `${command} ${flag}: ${commandHelp.stderr}`);
+        assert.equal(commandHelp.stdout, help.stdout);
+        assert.equal(commandHelp.stderr, '');
+      }
+    }
     const unknown = run(['frobnicate']);
     assert.equal(unknown.status, 2);
     assert.match(unknown.stderr, /^sparql-guard: unknown command 'frobnicate'\nusage: sparql-guard/);
