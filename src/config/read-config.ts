@@ -71,6 +71,8 @@ const HTTP_FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Headers the upstream client sets or that frame the message: an operator value would break it. */
 const PROXY_OWNED_UPSTREAM_HEADERS = new Set([
   'accept',
+  // Always `identity` (upstream/create-upstream.ts): an operator's gzip was replaced unsaid.
+  'accept-encoding',
   'connection',
   'content-length',
   'content-type',

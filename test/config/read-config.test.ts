@@ -451,6 +451,11 @@ describe('parseConfig rejects', () => {
     rejects({ upstreamHeaders: { TraceState: 'vendor=1' } }, [
       /^config upstreamHeaders\.TraceState: this header is set by the guard itself/,
     ]);
+    // The store is always asked for identity (the guard passes bytes on as they come): an
+    // operator's Accept-Encoding was accepted and replaced unsaid.
+    rejects({ upstreamHeaders: { 'Accept-Encoding': 'gzip' } }, [
+      /^config upstreamHeaders\.Accept-Encoding: this header is set by the guard itself \(remove it\)/,
+    ]);
   });
 
   it('bad API key entries', () => {
