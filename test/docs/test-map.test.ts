@@ -1,8 +1,10 @@
 // test/README.md, the map of the tests, names every folder of test/ and only test files that exist.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
 const MAP = readFileSync('test/README.md', 'utf8');
@@ -33,5 +35,34 @@ describe('test/README.md', () => {
     const helpers = readdirSync('test/helpers').filter((name) => name.endsWith('.ts'));
     const unnamed = helpers.filter((name) => !MAP.includes(`\`${name}\``));
     assert.deepEqual(unnamed, [], `helpers the map does not name: ${unnamed.join(', ')}`);
+  });
+
+  it('"a test that needs something absent says it was skipped and why": each lab store a suite run on every store would reach', () => {
+    // Without the lab, the security suites run on every store named the embedded store alone: the lab's stores vanished unsaid.
+    // NODE_TEST_CONTEXT would make the child report to this runner instead of printing TAP.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^RIG_/.test(name) && name !== 'NODE_TEST_CONTEXT'));
+    for (const file of ['security/dataset-clauses.test.js', 'security/literal-subjects.test.js']) {
+      const run = spawnSync(
+        process.execPath,
+        [
+          '--test',
+          '--test-reporter=tap',
+          '--test-name-pattern=runs against this store',
+          fileURLToPath(new URL(`../${file}`, import.meta.url)),
+        ],
+        { encoding: 'utf8', env, timeout: 120_000 },
+      );
+      assert.equal(run.status, 0, run.stderr + run.stdout);
+      const skipped = [
+        ...run.stdout.matchAll(
+          /^ *# Subtest: .*\[([a-z-]+)\]\n(?: *# Subtest: runs against this store\n) *ok 1 - runs against this store # SKIP (.*)$/gm,
+        ),
+      ];
+      for (const store of ['oxigraph', 'jena', 'virtuoso', 'jena-arq']) {
+        const entry = skipped.find(([, name]) => name === store);
+        assert.ok(entry, `${file}: no skipped test for the lab's ${store}\n${run.stdout}`);
+        assert.match(entry[2]!, / is not set \(the store lab is not up\)$/);
+      }
+    }
   });
 });

@@ -11,7 +11,7 @@ import { rewriteDescribe } from '../../src/sparql/rewrite-describe.js';
 import { canonical } from './redaction-oracle.js';
 import { updateLabStore } from './lab-update.js';
 import { buildView, grantedGraphs, readRowPolicies, type RowCaller } from './row-view.js';
-import { storesUnderTest, type StoreUnderTest } from './rig-stores.js';
+import { describeAbsentLabStores, storesUnderTest, type StoreUnderTest } from './rig-stores.js';
 import { sha256, startTestGuard, type TestGuard } from './start-test-guard.js';
 import { startTestIssuer, type TestIssuer } from './start-test-issuer.js';
 
@@ -160,6 +160,7 @@ export function describeRowsOnEveryStore(
       }, store);
     });
   }
+  describeAbsentLabStores(title, stores);
 }
 
 /** A rows caller: an API key by name, a JWT, trusted headers, or anonymous (undefined). */
