@@ -1,9 +1,11 @@
 // Keeps docs/configuration.md (every key) and the JWT table of docs/authentication.md true to the config reader.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { parseConfig } from '../../src/config/read-config.js';
+import { parseConfig, readConfig } from '../../src/config/read-config.js';
 import { checkCoversDeclaredKeys, checkDefaults, checkEnvOverrides, declaredKeys } from '../helpers/config-table.js';
 import { plain, readDoc, sectionOf, tableOf } from '../helpers/markdown-table.js';
 
@@ -62,5 +64,30 @@ describe('docs/authentication.md: the JWT keys', () => {
     );
     checkDefaults(table, (name) => jwt[name]);
     for (const row of table) assert.equal(row.default === 'required', jwt[plain(row.key)]?.required !== undefined, `${row.key} required`);
+  });
+});
+
+describe('docs/configuration.md: the file', () => {
+  it("reads each relative path it names from the configuration file's folder, not the working folder", () => {
+    const page = sectionOf(readDoc('docs/configuration.md'), '## The file');
+    const sentence = /A relative path\s+\(([^)]*)\) is read from the configuration file's folder,\s+not the working folder\./.exec(page);
+    assert.ok(sentence, 'the sentence on relative paths');
+    const keys = [...sentence[1]!.matchAll(/`([^`]+)`/g)].map((match) => match[1]);
+    assert.deepEqual(keys, ['policies', 'rules', 'embedded.data', 'audit.file']);
+    const folder = mkdtempSync(join(tmpdir(), 'sparql-guard-config-paths-'));
+    try {
+      const file = join(folder, 'guard.json');
+      writeFileSync(
+        file,
+        JSON.stringify({ policies: ['p/a.ttl'], rules: ['r.n3'], embedded: { data: ['d.trig'] }, audit: { file: 'logs/audit.jsonl' } }),
+      );
+      const config = readConfig({ GUARD_CONFIG: file });
+      assert.deepEqual(
+        [config.policies[0], config.rules[0], config.embedded.data[0], config.audit?.file],
+        [join(folder, 'p/a.ttl'), join(folder, 'r.n3'), join(folder, 'd.trig'), join(folder, 'logs/audit.jsonl')],
+      );
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
