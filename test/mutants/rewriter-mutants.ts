@@ -152,6 +152,20 @@ export const REWRITER_MUTANTS: readonly Mutant[] = [
     replace: 'const cap = undefined;',
     what: "a policy's guard:resultLimit is not applied",
   },
+  {
+    id: 'service-forwarded',
+    file: 'sparql/prepare-query.js',
+    find: "if (node['type'] === 'service')",
+    replace: 'if (false)',
+    what: 'SERVICE reaches the store',
+  },
+  {
+    id: 'update-forwarded',
+    file: 'sparql/prepare-query.js',
+    find: "if (tree.type === 'update')",
+    replace: 'if (false)',
+    what: 'an update operation in the query text reaches the store',
+  },
 ];
 
 /**
@@ -161,6 +175,8 @@ export const REWRITER_MUTANTS: readonly Mutant[] = [
  */
 export const KILLING_TESTS: readonly string[] = [
   'security/dataset-clauses.test.js',
+  'security/service.test.js',
+  'security/update-smuggling.test.js',
   'security/graph-patterns.test.js',
   'security/per-graph-hidden.test.js',
   'security/zero-length-paths.test.js',
