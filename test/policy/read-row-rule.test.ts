@@ -204,6 +204,16 @@ describe('row rules and columns at load', () => {
       ['guard:rowPattern "?this is ex:member of ?agent"', /writes is, which is N3/],
       ['guard:rowPattern "?this has ex:member ?agent"', /writes has, which is N3/],
       ['guard:rowPattern "?this ex:p ?o . ?o=?this"', /writes =, which is N3/],
+      // N3's other spelling of an inverse (`is … of` above): `?this <- ex:member ?agent` loaded as `?agent ex:member ?this`.
+      ['guard:rowPattern "?this <- ex:member ?agent"', /writes <-, which is N3/],
+      ['guard:rowPattern "?this ex:p ?o ; <- ex:member ?agent"', /writes <-, which is N3/],
+      // Declarations inside the pattern: N3 read them, so the pattern's ex: was another IRI than the file's, and a relative
+      // IRI resolved against a base nobody checks.
+      ['guard:rowPattern "@prefix ex: <https://example.org/other#> . ?this ex:member ?agent"', /declares @prefix/],
+      ['guard:rowPattern "PREFIX ex: <https://example.org/other#> ?this ex:member ?agent"', /declares PREFIX/],
+      ['guard:rowPattern "@base <https://example.org/> . ?this <member> ?agent"', /declares @base/],
+      ['guard:rowPattern "BASE <https://example.org/> ?this <member> ?agent"', /declares BASE/],
+      ['guard:rowPattern "@forAll ?x . ?this ex:member ?x"', /writes @forAll, which is N3/],
       // A long string holding a quote, read as short strings, would end early and hide the = after it.
       ['guard:rowPattern \'?this ex:p ?o . """x"y""" = ex:z ; ex:q "w"\'', /writes =, which is N3/],
       [`guard:rowPattern "?this ex:p ?o . '''x'y''' = ex:z ; ex:q 'w'"`, /writes =, which is N3/],

@@ -146,6 +146,13 @@ function parseRowPattern(
   if (blocks.some((block) => block.variables.includes('this'))) problem('binds ?this in VALUES (name the records with a triple pattern)');
   if (rest.trim() === '') problem('holds no triple pattern');
   if (hasLoneTerm(rest)) problem('has a term that is no part of a triple pattern (write subject, predicate and object)');
+  const n3Token = n3OnlyToken(rest);
+  if (n3Token !== undefined)
+    problem(
+      /^(?:@prefix|@base)$/i.test(n3Token) || n3Token === 'PREFIX' || n3Token === 'BASE'
+        ? `declares ${n3Token} (the file's prefixes apply: write IRIs in full, or with a prefix the file declares)`
+        : `writes ${n3Token}, which is N3, not a SPARQL triple pattern`,
+    );
   const declarations = Object.entries(prefixes.iris)
     .map(([name, iri]) => `@prefix ${name}: <${iri}> .\n`)
     .join('');
@@ -210,6 +217,26 @@ function hasLoneTerm(text: string): boolean {
     else if (!['type', 'typeIRI', 'langcode'].includes(type)) others++;
   }
   return false;
+}
+
+/**
+ * The first token of `text` that N3 reads and a SPARQL basic graph pattern has not, as written: `<-` (N3's inverse,
+ * which loaded `?this <- ex:p ?o` as `?o ex:p ?this`), a prefix or base declaration (it changed what the pattern's
+ * names meant against its file's), `@forAll` or `@forSome`. Text N3 cannot lex is left to the parser's own message.
+ */
+function n3OnlyToken(text: string): string | undefined {
+  let tokens: { type: string; value?: string }[];
+  try {
+    tokens = new Lexer({ n3: true }).tokenize(`${text}\n.`);
+  } catch {
+    return undefined;
+  }
+  for (const token of tokens) {
+    if (token.type === 'inversePredicate') return '<-';
+    // The lexer's types of N3's keywords start with `@` (`@prefix`, `@base`, `@forAll`, `@forSome`); SPARQL's declarations are PREFIX, BASE.
+    if (token.type.startsWith('@') || token.type === 'PREFIX' || token.type === 'BASE') return token.type;
+  }
+  return undefined;
 }
 
 /** A triples block without one leading and one trailing '.' (outside strings, IRIs and comments); '' when it holds only comments. */
