@@ -134,7 +134,7 @@ export const REWRITER_MUTANTS: readonly Mutant[] = [
   {
     id: 'row-rule-any-agent',
     file: 'sparql/write-row-filter.js',
-    find: "bound += bind('agent', [`<${agent}>`]);",
+    find: "bound += bind('agent', [`<${agent}>`], 'iri');",
     replace: "bound += '';",
     what: 'a rule reading ?agent is not tied to the caller: every agent’s rows are read',
   },
