@@ -23,8 +23,10 @@ COPY --from=build /app/dist/src ./dist/src
 # Configuration and policies come from a mounted folder; PORT overrides the config's port, so the probes below know it.
 ENV GUARD_CONFIG=/etc/sparql-guard/guard.json PORT=8080
 EXPOSE 8080 9464
-# The image's own user (uid 1000), never root; the guard writes nothing to disk.
+# The image's own user (uid 1000), never root. The guard writes nothing to disk unless audit.file
+# names a file: mount a folder the node user may write for it.
 USER node
+# The probe asks 127.0.0.1: leave host at 0.0.0.0 (or ::) in a container, as the default is.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # node directly, not npm: SIGTERM reaches the guard, which drains and exits on its own.
 CMD ["node", "dist/src/cli.js", "serve"]
