@@ -35,6 +35,12 @@ export interface JwtSettings {
   readonly agentPrefix: string;
   /** Path of object members down to the groups array, e.g. ["realm_access", "roles"]; undefined = no groups. */
   readonly groupsClaim: readonly string[] | undefined;
+  /**
+   * Claims named for templates and row rules (`{claim.NAME}`, `?claim_NAME`) by the path of object
+   * members where each is, e.g. tenant -> ["https://example.org/tenant"]; a name here is read from its
+   * path only, never from a top-level claim of the same name.
+   */
+  readonly claims: ReadonlyMap<string, readonly string[]>;
   /** Least time between two fetches of the JWKS, whatever the tokens ask for. */
   readonly jwksRefreshCooldownMs: number;
   /** Verified tokens remembered until they expire; 0 = verify every request. */
@@ -162,29 +168,44 @@ function callerOf(payload: JWTPayload, settings: JwtSettings): Caller {
     groups: Object.freeze(readGroups(payload, settings.groupsClaim)),
     authenticated: true,
     via: 'jwt',
-    claims: readClaims(payload),
+    claims: readClaims(payload, settings.claims),
   });
 }
 
 /**
- * The top-level claims graph templates may read (`{claim.NAME}`): a string claim by its
- * value, any other (array, object, number, boolean, null) as null, so that a template
- * reading it refuses the request rather than guess. The token's length bounds them.
+ * The claims graph templates and row rules may read (`{claim.NAME}`, `?claim_NAME`): each top-level
+ * claim by its name, then each configured name by its path (replacing a top-level claim of that name;
+ * absent at its path = missing). A string claim gives its value, any other (array, object, number,
+ * boolean, null) null, so that a template or rule reading it refuses the request rather than guess.
+ * The token's length bounds them.
  */
-function readClaims(payload: JWTPayload): ReadonlyMap<string, string | null> {
+function readClaims(payload: JWTPayload, named: JwtSettings['claims']): ReadonlyMap<string, string | null> {
   const claims = new Map<string, string | null>();
-  for (const [name, value] of Object.entries(payload)) claims.set(name, typeof value === 'string' ? value : null);
+  const valueOf = (value: unknown) => (typeof value === 'string' ? value : null);
+  for (const [name, value] of Object.entries(payload)) claims.set(name, valueOf(value));
+  for (const [name, path] of named) {
+    const value = memberAt(payload, path);
+    if (value === undefined) claims.delete(name);
+    else claims.set(name, valueOf(value));
+  }
   return claims;
+}
+
+/** The value at `path` (object members, outermost first) in the payload; undefined when a member is absent. */
+function memberAt(payload: JWTPayload, path: readonly string[]): unknown {
+  let value: unknown = payload;
+  for (const member of path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, member)) return undefined;
+    value = (value as Record<string, unknown>)[member];
+  }
+  return value;
 }
 
 /** The groups at `path` in the payload: absent = none; anything but an array of clean strings = 401. */
 function readGroups(payload: JWTPayload, path: readonly string[] | undefined): string[] {
   if (path === undefined) return [];
-  let value: unknown = payload;
-  for (const member of path) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, member)) return [];
-    value = (value as Record<string, unknown>)[member];
-  }
+  const value = memberAt(payload, path);
+  if (value === undefined) return [];
   const label = path.join('.');
   if (!Array.isArray(value) || !value.every((group) => typeof group === 'string')) {
     refuse(`the token's ${label} claim is not an array of strings`);

@@ -145,6 +145,7 @@ const JWT_KEYS = {
     read: agentPrefixReader('a claim value', 'https://idp.example.org/users/', 'the claim holds whole IRIs'),
   }),
   groupsClaim: key({ read: readGroupsClaim }),
+  claims: key({ read: readNamedClaims }),
   jwksRefreshCooldownMs: integer(30_000, 1000, 86_400_000, 'milliseconds'),
   cacheMaxEntries: integer(10_000, 0, 1_000_000, 'tokens; 0 verifies every request'),
 };
@@ -632,6 +633,7 @@ function readJwt(value: unknown, path: string, context: ReadContext): JwtSetting
     agentClaim,
     agentPrefix,
     groupsClaim: read('groupsClaim'),
+    claims: read('claims'),
     jwksRefreshCooldownMs: read('jwksRefreshCooldownMs'),
     cacheMaxEntries: read('cacheMaxEntries'),
   };
@@ -737,14 +739,45 @@ function readAlgorithms(value: unknown, path: string, context: ReadContext): rea
 /** A dotted path (`realm_access.roles`), or an array of member names when a name holds a dot. */
 function readGroupsClaim(value: unknown, path: string, context: ReadContext): readonly string[] | undefined {
   if (value === undefined) return undefined;
-  const fix =
-    'write a dotted path such as "realm_access.roles", or an array of member names such as ["https://example.org/claims", "groups"]';
+  return readClaimPath(
+    value,
+    path,
+    context,
+    'write a dotted path such as "realm_access.roles", or an array of member names such as ["https://example.org/claims", "groups"]',
+  );
+}
+
+/** A claim's place in the token: a dotted path, or an array of member names (namespaced claims hold dots). */
+function readClaimPath(value: unknown, path: string, context: ReadContext, fix: string): readonly string[] {
   const members =
     typeof value === 'string'
       ? readText(value, path, context).split('.')
       : readArray(value, path, fix).map((item, index) => readText(item, `${path}[${index}]`, context));
   if (members.length === 0 || members.includes('')) fail(path, 'empty member name', fix);
   return members;
+}
+
+/** A name templates and row rules can spell both as `{claim.NAME}` and as `?claim_NAME`. */
+const NAMED_CLAIM = /^[A-Za-z0-9_]{1,64}$/;
+
+/** `auth.jwt.claims`: short name -> where the claim is, for templates and row rules; {} = top-level claims only. */
+function readNamedClaims(value: unknown, path: string, context: ReadContext): ReadonlyMap<string, readonly string[]> {
+  const named = new Map<string, readonly string[]>();
+  if (value === undefined) return named;
+  const fix = 'map a short name to a claim\'s path, e.g. { "tenant": ["https://example.org/claims/tenant"] }';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(path, `expected an object, found ${typeName(value)}`, fix);
+  for (const [name, place] of Object.entries(value)) {
+    const itemPath = keyPath(path, name);
+    if (!NAMED_CLAIM.test(name)) {
+      fail(
+        itemPath,
+        'not a name templates and row rules can read',
+        'use 1 to 64 letters, digits or _ (read as {claim.NAME} and ?claim_NAME)',
+      );
+    }
+    named.set(name, readClaimPath(place, itemPath, context, fix));
+  }
+  return named;
 }
 
 function readApiKeys(value: unknown, path: string, context: ReadContext): readonly ValuesOf<typeof API_KEY_KEYS>[] {

@@ -92,6 +92,28 @@ describe('JWT verification against a local issuer', () => {
     assert.deepEqual(caller.groups, ['team-a']);
   });
 
+  it('names claims at a path for templates and row rules (auth.jwt.claims), in place of a top-level claim of that name', async () => {
+    const verifier = createJwtVerifier(
+      settings(issuer, { claims: { tenant: ['https://example.org/claims/tenant'], org: 'app.org.id', role: ['app', 'role'] } }),
+    );
+    const caller = await verifier.verify(
+      await issuer.sign({
+        claims: { sub: 'erin', tenant: 'not-this', 'https://example.org/claims/tenant': 'acme', app: { org: { id: 'o-1' }, role: ['x'] } },
+      }),
+    );
+    assert.equal(caller.claims?.get('tenant'), 'acme');
+    assert.equal(caller.claims?.get('org'), 'o-1');
+    // Not a string at its path: null, which a template or rule reading it refuses (403).
+    assert.equal(caller.claims?.get('role'), null);
+    // The top-level claims stay readable by their own names.
+    assert.equal(caller.claims?.get('sub'), 'erin');
+    assert.equal(caller.claims?.get('https://example.org/claims/tenant'), 'acme');
+    // Absent at its path: missing, even where a top-level claim has the name.
+    const other = await verifier.verify(await issuer.sign({ claims: { sub: 'fay', tenant: 'acme', org: 'o-1' } }));
+    assert.equal(other.claims?.has('tenant'), false);
+    assert.equal(other.claims?.has('org'), false);
+  });
+
   it('accepts a token from an inline JWKS and from a PEM public key, without any fetch', async () => {
     const token = await issuer.sign({ claims: { sub: 'dave' } });
     const inline = createJwtVerifier(settings(issuer, { jwksUri: undefined, jwks: issuer.jwks() }));

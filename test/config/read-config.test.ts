@@ -89,6 +89,7 @@ describe('readConfig with a real file setting every key', () => {
           agentClaim: 'preferred_username',
           agentPrefix: 'https://idp.example.org/users/',
           groupsClaim: ['realm_access', 'roles'],
+          claims: new Map(),
           jwksRefreshCooldownMs: 60000,
           cacheMaxEntries: 5000,
         },
@@ -528,6 +529,15 @@ describe('parseConfig rejects', () => {
       /^config auth\.jwt\.agentPrefix: the prefix and a claim value together is not an absolute IRI/,
     ]);
     rejects({ auth: { jwt: { ...base, groupsClaim: 'realm_access..roles' } } }, [/^config auth\.jwt\.groupsClaim: empty member name/]);
+    rejects({ auth: { jwt: { ...base, claims: ['tenant'] } } }, [/^config auth\.jwt\.claims: expected an object, found an array/]);
+    // A name that `?claim_NAME` or `{claim.NAME}` could not spell would never be read: refused, not ignored.
+    rejects({ auth: { jwt: { ...base, claims: { 'org.tenant': 'tenant' } } } }, [
+      /^config auth\.jwt\.claims\["org\.tenant"\]: not a name templates and row rules can read/,
+    ]);
+    rejects({ auth: { jwt: { ...base, claims: { tenant: '' } } } }, [/^config auth\.jwt\.claims\.tenant: empty member name/]);
+    rejects({ auth: { jwt: { ...base, claims: { tenant: 7 } } } }, [
+      /^config auth\.jwt\.claims\.tenant: expected an array, found a number/,
+    ]);
     rejects({ auth: { jwt: { ...base, clockToleranceSeconds: 3600 } } }, [
       /^config auth\.jwt\.clockToleranceSeconds: expected a whole number from 0 to 300/,
     ]);
@@ -548,6 +558,7 @@ describe('parseConfig rejects', () => {
       agentClaim: 'sub',
       agentPrefix: '',
       groupsClaim: undefined,
+      claims: new Map(),
       jwksRefreshCooldownMs: 30000,
       cacheMaxEntries: 10000,
     });
@@ -560,6 +571,26 @@ describe('parseConfig rejects', () => {
       fileContext,
     );
     assert.deepEqual(dotted.auth.jwt?.groupsClaim, ['https://example.org/claims', 'groups']);
+    const named = parseConfig(
+      {
+        auth: {
+          jwt: {
+            issuer: 'https://idp',
+            audience: 'a',
+            jwksUri: 'https://idp/c',
+            claims: { tenant: ['https://example.org/claims/tenant'], org_id: 'org.id' },
+          },
+        },
+      },
+      fileContext,
+    );
+    assert.deepEqual(
+      named.auth.jwt?.claims,
+      new Map([
+        ['tenant', ['https://example.org/claims/tenant']],
+        ['org_id', ['org', 'id']],
+      ]),
+    );
   });
 
   it('bad trusted headers', () => {

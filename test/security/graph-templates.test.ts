@@ -155,6 +155,58 @@ describe('graph templates through the guard', () => {
   });
 });
 
+// An identity provider that namespaces its claims (Auth0's "https://example.org/tenant", a claim inside an object): the
+// configuration names the claim's path (auth.jwt.claims), the template reads the short name, and a top-level claim of the
+// same name, which any token may carry, never stands in for it.
+describe('graph templates: a namespaced claim named in auth.jwt.claims', () => {
+  let named: TestGuard;
+  before(async () => {
+    named = await startTestGuard({
+      policies: [`${FIXTURES}/policies.ttl`],
+      embedded: { data: [`${FIXTURES}/data.trig`] },
+      auth: {
+        jwt: {
+          issuer: issuer.issuer,
+          audience: issuer.audience,
+          jwksUri: issuer.jwksUri,
+          agentPrefix: 'https://id.example.org/users/',
+          claims: { tenant: ['https://example.org/claims/tenant'] },
+        },
+      },
+    });
+  });
+  after(() => named.close());
+
+  const ownersThrough = async (claims: Record<string, unknown>) => {
+    const response = await fetch(`${named.endpoint}?query=${encodeURIComponent(OWNERS)}`, {
+      headers: { authorization: await bearerOf(claims), accept: 'application/sparql-results+json' },
+    });
+    const body = await response.text();
+    if (response.status !== 200) return { status: response.status, owners: [], body };
+    const json = JSON.parse(body) as { results: { bindings: Record<string, { value: string }>[] } };
+    return { status: 200, owners: json.results.bindings.map((row) => row.o?.value ?? '').sort(), body };
+  };
+
+  it('reads the tenant from its namespaced claim', async () => {
+    const carol = await ownersThrough({ sub: 'carol', 'https://example.org/claims/tenant': 'globex' });
+    assert.deepEqual(carol.owners, ['carol', 'globex', 'public'], carol.body);
+  });
+
+  it('never takes a top-level claim of the same name in its place', async () => {
+    const mallory = await ownersThrough({ sub: 'mallory', tenant: 'acme' });
+    assert.deepEqual(mallory.owners, ['public'], mallory.body);
+    const both = await ownersThrough({ sub: 'mallory', tenant: 'acme', 'https://example.org/claims/tenant': 'globex' });
+    assert.deepEqual(both.owners, ['globex', 'public'], both.body);
+  });
+
+  it('refuses a namespaced claim that is not a string, with one line that repeats no value', async () => {
+    const refused = await ownersThrough({ sub: 'mallory', 'https://example.org/claims/tenant': ['acme', 'globex'] });
+    assert.equal(refused.status, 403, refused.body);
+    assert.match(refused.body, /tenant claim.*not a string/);
+    assert.doesNotMatch(refused.body, /acme|globex/);
+  });
+});
+
 // Virtuoso 7.2 keeps an IRI of up to 1,880 characters as written and stores a longer one as its first 1,847 characters
 // and the MD5 of the rest; that 1,879-character string, written in a query, then names the long IRI's graph. A caller
 // whose own claim spells it would read another caller's graph: every granted IRI stays below both lengths.
