@@ -46,11 +46,12 @@ export interface GuardMetrics {
   /** A query was sent to the store a second time, on a fresh connection. */
   upstreamRetried(reason: RetryReason): void;
   /**
-   * A load of the policy set ended; the first load at start is not counted as a reload.
+   * A load of the policy set ended; the loads that would put the first set in force (the start's,
+   * and its retries while a fact source or a prefix listing cannot be read) are not reloads.
    * `unchanged`: a reload that succeeded and derived the table in force again, so swapped
    * nothing (counted as a success, and as unchanged).
    */
-  policiesLoaded(result: 'success' | 'failure' | 'unchanged', first: boolean): void;
+  policiesLoaded(result: 'success' | 'failure' | 'unchanged', initial: boolean): void;
   /** A read of a fact source ended (`failure`: the store, the answer or its checks). */
   factsRead(source: string, result: 'success' | 'failure'): void;
   /** Binds the values read at scrape time; called once the parts exist. */
@@ -310,9 +311,9 @@ export function createMetrics(version: string): GuardMetrics {
     upstreamRetried(reason) {
       upstreamRetries.inc({ reason });
     },
-    policiesLoaded(result, first) {
-      if (!first) reloads.inc({ result: result === 'failure' ? 'failure' : 'success' });
-      if (!first && result === 'unchanged') unchangedReloads.inc();
+    policiesLoaded(result, initial) {
+      if (!initial) reloads.inc({ result: result === 'failure' ? 'failure' : 'success' });
+      if (!initial && result === 'unchanged') unchangedReloads.inc();
       if (result !== 'failure') lastReload.set(Date.now() / 1000);
     },
     factsRead(source, result) {

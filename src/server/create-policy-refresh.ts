@@ -139,7 +139,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
       policies.staleCause('source');
       triplesInForce = loaded.stats.facts.map((each) => each.triples);
       for (const name of reads) metrics?.factsRead(name, 'success');
-      metrics?.policiesLoaded(loaded.set === undefined ? 'unchanged' : 'success', first);
+      metrics?.policiesLoaded(loaded.set === undefined ? 'unchanged' : 'success', initial);
       // A scheduled refresh that changed nothing is no event (the metrics count it); a reload
       // the operator asked for always answers with a line.
       if (loaded.set !== undefined || trigger === 'reload') {
@@ -171,7 +171,7 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
       if (source !== undefined) metrics?.factsRead(source.name, 'failure');
       // Only a source's own failure means its facts were not read; else the stale refusal says the set could not be loaded.
       policies.staleCause(source !== undefined ? 'source' : 'load');
-      metrics?.policiesLoaded('failure', first);
+      metrics?.policiesLoaded('failure', initial);
       log({
         event: initial ? 'policies-load-failed' : 'policies-reload-failed',
         ...(file !== undefined && { file }),

@@ -282,6 +282,7 @@ describe('a guard whose fact source cannot be read', () => {
       rules: [RULES],
       facts: [{ name: 'projects', query: PROJECTS_QUERY, refreshMs: 1000, maxStaleMs: 2000 }],
       auth: TRUSTED,
+      metrics: { port: 0 },
     });
     const guard = t;
     assert.equal(guard.guard.policies.current(), undefined);
@@ -292,6 +293,8 @@ describe('a guard whose fact source cannot be read', () => {
     // Alive (liveness): a restart would not bring the store back.
     assert.equal((await fetch(`${guard.guard.url}/healthz`)).status, 200);
     assert.match(String(await labelsOf(guard, 'alice')), /^503 /);
+    const failedLoads = () => guard.logs.filter((line) => line.event === 'policies-load-failed').length;
+    await until(async () => failedLoads() >= 2, 4000, 'the first load tried again');
     store.fault('none');
     await until(async () => (await labelsOf(guard, 'alice')).toString() === APOLLO, 4000, 'served after the store came back');
     assert.equal((await fetch(`${guard.guard.url}/readyz`)).status, 200);
@@ -301,6 +304,11 @@ describe('a guard whose fact source cannot be read', () => {
       events.filter((event) => event !== 'policies-load-failed'),
       ['policies-loaded'],
     );
+    // Nor are its retries reloads: a first set that took several tries counts no reload, failed or not.
+    const text = await (await fetch(`${guard.guard.metricsUrl}/metrics`)).text();
+    assert.match(text, /^sparql_guard_policy_reloads_total\{result="failure"\} 0$/m);
+    assert.match(text, /^sparql_guard_policy_reloads_total\{result="success"\} 0$/m);
+    assert.match(text, /^sparql_guard_fact_source_reads_total\{source="projects",result="failure"\} [2-9]/m);
   });
 
   it('refuses every query (503) and turns /readyz to 503 once the facts are older than maxStaleMs', async () => {
