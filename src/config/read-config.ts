@@ -285,7 +285,8 @@ export interface GuardConfig extends ValuesOf<typeof CONFIG_KEYS> {
 }
 
 /**
- * Reads the configuration named by GUARD_CONFIG (resolved against the working folder) and
+ * Reads the configuration named by GUARD_CONFIG (resolved against the working folder, or under
+ * `npm start` the folder it was typed in) and
  * checks it with parseConfig; `namedBy` is what the operator set (a command's --config is passed
  * in as GUARD_CONFIG), so the fix of a file that cannot be read names it. Without GUARD_CONFIG the defaults apply, with the environment
  * overrides; whether that is acceptable is the caller's decision (it can test `configFile`).
@@ -302,7 +303,10 @@ export function readConfig(env: NodeJS.ProcessEnv, namedBy: 'GUARD_CONFIG' | '--
         : 'environment variable GUARD_CONFIG: empty (give the path of the JSON configuration file, or unset it)',
     );
   }
-  const configFile = resolve(named);
+  // `npm start` runs in the package's folder whatever folder it was typed in; npm names that one
+  // INIT_CWD, which is where the operator's relative path starts.
+  const typedIn = env.npm_lifecycle_event === 'start' && env.INIT_CWD ? env.INIT_CWD : process.cwd();
+  const configFile = resolve(typedIn, named);
   let text: string;
   try {
     text = decodeUtf8Text(readFileSync(configFile));

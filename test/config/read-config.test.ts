@@ -159,6 +159,19 @@ describe('readConfig file errors', () => {
     assert.deepEqual(parseConfig({ policies: ['p.ttl'] }, { configFile: undefined, env: {} }).policies, [resolve('p.ttl')]);
   });
 
+  it('under npm start, reads a relative GUARD_CONFIG from the folder npm was started in (INIT_CWD), not the package folder', () => {
+    const typedIn = resolve('policies');
+    const config = readConfig({ GUARD_CONFIG: 'demo.json', npm_lifecycle_event: 'start', INIT_CWD: typedIn });
+    assert.equal(config.configFile, resolve(typedIn, 'demo.json'));
+    // Another script (npm test spawning the bin) or none: the working folder, as any program.
+    assert.throws(() => readConfig({ GUARD_CONFIG: 'demo.json', npm_lifecycle_event: 'test', INIT_CWD: typedIn }), /: not found/);
+    assert.throws(() => readConfig({ GUARD_CONFIG: 'demo.json', INIT_CWD: typedIn }), /: not found/);
+    assert.equal(
+      readConfig({ GUARD_CONFIG: resolve('policies/demo.json'), npm_lifecycle_event: 'start', INIT_CWD: '/tmp' }).configFile,
+      resolve('policies/demo.json'),
+    );
+  });
+
   it('refuses an empty GUARD_CONFIG', () => {
     assert.throws(() => readConfig({ GUARD_CONFIG: ' ' }), { name: 'ConfigError', message: /^environment variable GUARD_CONFIG: empty/ });
   });
