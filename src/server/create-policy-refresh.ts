@@ -149,6 +149,8 @@ export function createPolicyRefresh(options: PolicyRefreshOptions): PolicyRefres
           durationMs: Math.round(performance.now() - started),
           ...(!first && { trigger }),
           ...(loaded.set === undefined && { unchanged: true }),
+          // What check prints as warnings (rules that derive nothing, listed graphs left out), bounded by the files and SKIPPED_NAMED.
+          ...(loaded.stats.warnings.length > 0 && { warnings: loaded.stats.warnings }),
           ...(loaded.stats.facts.length > 0 && {
             facts: loaded.stats.facts.map((each) => ({ source: each.name, triples: each.triples, readMs: Math.round(each.fetchMs) })),
           }),

@@ -65,6 +65,16 @@ describe('guard:readGraphPrefix on the embedded store', () => {
     assert.deepEqual(policy?.graphPrefixes, [`${TENANTS}acme/`]);
   });
 
+  it('names the graph it left out in the log line of the load, as check does', () => {
+    const loaded = guard.logs.find((line) => line.event === 'policies-loaded');
+    assert.ok(loaded, 'a policies-loaded line');
+    const warnings = (loaded.warnings ?? []) as string[];
+    assert.ok(
+      warnings.some((warning) => warning.includes('acme/../globex/payroll') && /is not granted: it has dot segments/.test(warning)),
+      JSON.stringify(loaded),
+    );
+  });
+
   it('naming a look-alike or dot-segment graph outright gets nothing', async () => {
     for (const graph of [`${TENANTS}acme-evil/x`, `${TENANTS}acmex`, `${TENANTS}acme/../globex/payroll`, `${TENANTS}globex/orders`]) {
       const { status, rows } = await select(guard.endpoint, `SELECT * WHERE { GRAPH <${graph}> { ?s ?p ?o } }`, { key: ACME_KEY });
