@@ -224,6 +224,35 @@ function slowListing(set: PolicySet): { principal: string; policies: string[]; g
 }
 
 describe('sparql-guard check', () => {
+  it('warns about a granted, hidden or row IRI a store may refuse to read in a query (not NFC, private use), and still loads', () => {
+    const policies = join(folder, 'store-reading.ttl');
+    // U+212B ANGSTROM SIGN is not NFC (its NFC form is U+00C5); U+E000 is private use: Jena 4.5 answers 500 to a query naming either.
+    writeFileSync(
+      policies,
+      `@prefix guard: <https://w3id.org/sparql-guard#> .
+<https://example.org/p/odd> a guard:Policy ; guard:agent guard:AuthenticatedAgent ;
+  guard:readGraph <https://example.org/g/\u212b>, <https://example.org/g/\u00c5>, <https://example.org/g/plain> ;
+  guard:hidePath <https://example.org/ns/p?\ue000> .
+<https://example.org/p/rows> a guard:Policy ; guard:agent guard:AuthenticatedAgent ;
+  guard:readGraph <https://example.org/g/plain> ;
+  guard:rowClass <https://example.org/ns/C> ; guard:rowData <https://example.org/g/members\u212b> .
+`,
+    );
+    const result = run(['check', '--offline', '--config', config('store-reading.json', { policies: [policies] })]);
+    assert.equal(result.status, 0, result.stderr);
+    const warnings = result.stdout.split('\n').filter((line) => line.startsWith('warning: '));
+    assert.deepEqual(
+      warnings.map((line) => line.replace(/ is not in Unicode.*| holds a private-use.*/, '')),
+      [
+        'warning: the graph <https://example.org/g/\u212b>',
+        'warning: the hidden path <https://example.org/ns/p?\ue000>',
+        'warning: the row data graph <https://example.org/g/members\u212b>',
+      ],
+      result.stdout,
+    );
+    assert.match(warnings[0] ?? '', /Jena refuses such an IRI in a query: a caller's query naming it may fail on such a store$/);
+  });
+
   it('lists each principal with its policies and graphs, and exits 0', () => {
     const result = run(['check', '--config', configFile]);
     assert.equal(result.status, 0, result.stderr);

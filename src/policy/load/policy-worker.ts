@@ -11,6 +11,7 @@ import { readPolicyFiles, readPolicyText } from './read-policy-files.js';
 import { readRuleFile } from '../rules/read-rule-file.js';
 import { shippedRuleFiles } from '../rules/shipped-rule-files.js';
 import { warnAboutRules } from '../rules/warn-about-rules.js';
+import { warnAboutStoreReading } from './warn-about-store-reading.js';
 import { reasonOverPolicies, warmEye } from '../rules/reason-over-policies.js';
 import type { AttachedPolicies, WorkerJob, WorkerReply } from './worker-messages.js';
 
@@ -103,7 +104,10 @@ async function run(job: WorkerJob): Promise<WorkerReply> {
         otherMs: reasoning.otherMs + performance.now() - attachStarted,
         ruleRuns: reasoning.files,
         stages: reasoning.stages,
-        warnings: warnAboutRules(document.quads, reasoning.readings, job.ruleFiles, new Set(shippedRuleFiles())),
+        warnings: [
+          ...warnAboutRules(document.quads, reasoning.readings, job.ruleFiles, new Set(shippedRuleFiles())),
+          ...warnAboutStoreReading(attached),
+        ],
         // The worker's heap as the load leaves it (the reasoner's store is still there to collect).
         workerHeapBytes: getHeapStatistics().total_heap_size,
         facts: job.facts.map((fact, at) => ({
