@@ -9,6 +9,7 @@ import type { GuardMetrics } from '../metrics/create-metrics.js';
 import { sortedGraphs, summariseViews } from '../policy/grant.js';
 import type { Grant } from '../policy/policy-set.js';
 import type { Plan } from '../sparql/plan.js';
+import { namesUpdate, updateRefusal } from '../sparql/prepare-query.js';
 import type { QueryRequest } from '../sparql/query-request.js';
 import { UpstreamError, type AbortLike, type Upstream, type UpstreamResponse } from '../upstream/create-upstream.js';
 import { ClientGone } from './client-gone.js';
@@ -135,12 +136,27 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
         throw error;
       });
     }
-    const found = services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders));
-    if (found instanceof Promise) return found.then((caller) => planFor(request, queryRequest, caller));
-    return planFor(request, queryRequest, found);
+    // An update is refused whoever sends it, as the update parameter and media type are above: a
+    // refusal of the caller (401, 403, 503) on an update's text becomes the update's 403.
+    const asUpdate = (error: unknown): never => {
+      throw error instanceof GuardError && namesUpdate(queryRequest.query) ? updateRefusal() : error;
+    };
+    let found: CallerOrPromise;
+    try {
+      found = services.identifyCaller(credentialHeadersOf(request.raw.rawHeaders, credentialHeaders));
+    } catch (error) {
+      return asUpdate(error);
+    }
+    if (found instanceof Promise) return found.then((caller) => planFor(request, queryRequest, caller, asUpdate), asUpdate);
+    return planFor(request, queryRequest, found, asUpdate);
   };
-  const planFor = (request: FastifyRequest, queryRequest: QueryRequest, caller: Caller): Planned => {
-    const grant = grantFor(request, caller);
+  const planFor = (request: FastifyRequest, queryRequest: QueryRequest, caller: Caller, asUpdate: (error: unknown) => never): Planned => {
+    let grant: Grant;
+    try {
+      grant = grantFor(request, caller);
+    } catch (error) {
+      return asUpdate(error);
+    }
     const plan = services.plan(queryRequest, grant, caller);
     request.plan = plan;
     return { caller, grant, plan };

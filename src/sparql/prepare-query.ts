@@ -142,8 +142,22 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
   }
 }
 
-function updateRefusal(): GuardError {
+export function updateRefusal(): GuardError {
   return new GuardError(403, 'update', 'update operations are not allowed');
+}
+
+/**
+ * True when the query text is an update operation by its first keyword (escapes decoded), as the
+ * planner tells it: for refusing it as an update before the caller is identified (docs/design/http.md).
+ */
+export function namesUpdate(query: string): boolean {
+  try {
+    const rawRegions = splitQueryText(query);
+    const decoded = decodeCodepointEscapes(query, rawRegions);
+    return firstKeywordIsUpdate(decoded, decoded === query ? rawRegions : splitQueryText(decoded));
+  } catch {
+    return false; // an escape that does not decode: the planner's 400 stands
+  }
 }
 
 /** Parses, and on failure tells an update (403) from any other invalid text (400). */

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
@@ -14,6 +14,7 @@ import { ERROR_CODE_HEADER, GUARD_CODES, GuardError, type GuardCode } from '../.
 import { loadPolicySet } from '../../src/policy/load/load-policy-set.js';
 import type { PolicySet } from '../../src/policy/policy-set.js';
 import { policySetSources } from '../../src/policy/load/policy-set-sources.js';
+import { shippedRuleFiles } from '../../src/policy/rules/shipped-rule-files.js';
 import { createApp, type GuardServices } from '../../src/server/create-app.js';
 import { createPolicyHolder } from '../../src/server/policy-holder.js';
 import { createPlanner } from '../../src/sparql/create-planner.js';
@@ -198,6 +199,52 @@ describe('request bodies', () => {
     assertError(await post('application/sparql-update', 'DROP ALL'), 'update');
     assertError(await post('application/x-www-form-urlencoded', `update=${encodeURIComponent('DROP ALL')}`), 'update');
     assertError(await post('application/x-www-form-urlencoded', 'query=%FF'), 'bad_request');
+    assert.equal(store.sent.length, 0);
+  });
+
+  it('an update operation as the query is the 403 of the other two update forms whoever sends it: a bad key, no policy for the caller', async () => {
+    // Policies that grant nobody anything: the anonymous caller gets 401, an identified one 403.
+    const nobody = createPolicyHolder(authChallenge(config.auth));
+    nobody.replace(
+      await loadPolicySet({ policyFiles: [resolve('test/fixtures/integration/no-policies.ttl')], ruleFiles: shippedRuleFiles() }),
+    );
+    const { app, store } = createEdge({}, { grant: (caller) => nobody.grant(caller) });
+    const callers = [{ 'x-api-key': 'wrong-key' }, {}, BETA];
+    const updates = [
+      'INSERT DATA { <x:a> <x:b> <x:c> }',
+      'PREFIX x: <x:> DROP ALL',
+      'DELETE WHERE { ?s ?p ?o }',
+      '\\u0043LEAR ALL',
+      'LOAD garbage',
+    ];
+    for (const headers of callers) {
+      for (const update of updates) {
+        for (const path of ['/sparql', '/sparql/explain']) {
+          const form = `query=${encodeURIComponent(update)}`;
+          const what = `${JSON.stringify(headers)} ${path} ${update}`;
+          const answers = [
+            await app.inject({ url: `${path}?${form}`, headers }),
+            await app.inject({
+              method: 'POST',
+              url: path,
+              headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+              payload: form,
+            }),
+            await app.inject({
+              method: 'POST',
+              url: path,
+              headers: { ...headers, 'content-type': 'application/sparql-query' },
+              payload: update,
+            }),
+          ];
+          for (const answer of answers) assert.equal(answer.headers[ERROR_CODE_HEADER], 'update', `${what}: ${answer.body}`);
+        }
+      }
+    }
+    // A query that is not an update keeps the caller's own refusal.
+    assertError(await app.inject({ url: queryUrl(SELECT), headers: callers[0] }), 'unauthenticated');
+    assertError(await app.inject({ url: queryUrl(SELECT), headers: callers[1] }), 'unauthenticated');
+    assertError(await app.inject({ url: queryUrl(SELECT), headers: callers[2] }), 'forbidden');
     assert.equal(store.sent.length, 0);
   });
 
