@@ -68,13 +68,20 @@ export function createConnectionTracker(
   let cutting = false;
   /** The requests not yet ended, for the shutdown's cut. */
   const underway = new Set<FastifyReply>();
+  /**
+   * performance.now() when each connection was accepted or its last answer closed: the start of a
+   * request node's parser refused, which has no request object (its log line's durationMs).
+   */
+  const waitingSince = new WeakMap<Socket, number>();
+  const waitedMs = (socket: Socket): number =>
+    Math.round((performance.now() - (waitingSince.get(socket) ?? performance.now())) * 100) / 100;
 
   /**
    * Ends a connection the guard gives up on: answers `error` as one line when no answer has
    * started on it, then destroys it. The request under way is logged with `outcome` by its
    * close listener; a connection without one gets its own line here.
    */
-  const endConnection = (socket: Socket, outcome: RequestOutcome, error: GuardError): void => {
+  const endConnection = (socket: Socket, outcome: RequestOutcome, error: GuardError, method?: string): void => {
     const { status, code, message } = error;
     const reply = current.get(socket);
     const request = reply?.request;
@@ -85,7 +92,18 @@ export function createConnectionTracker(
     // (which read it when the response closes) count what the client got, as the log line does.
     if (response !== undefined && !answerStarted) response.statusCode = status;
     if (request === undefined) {
-      log({ method: null, path: null, agent: null, status, outcome, bytes: socket.bytesWritten, code, error: message });
+      const durationMs = waitedMs(socket);
+      log({
+        method: method ?? null,
+        path: null,
+        agent: null,
+        status,
+        durationMs,
+        outcome,
+        bytes: socket.bytesWritten,
+        code,
+        error: message,
+      });
     } else {
       endedBy.set(socket, { outcome, status: answerStarted ? response!.statusCode : status, code, failure: message });
     }
@@ -98,7 +116,7 @@ export function createConnectionTracker(
     // Answered like every error: one line of text/plain.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const answer = clientErrorAnswer(error, limits);
-    endConnection(socket, answer.status === 408 ? 'timeout' : 'completed', answer);
+    endConnection(socket, answer.status === 408 ? 'timeout' : 'completed', answer, unknownMethodOf(error));
   };
 
   const attach = (app: FastifyInstance): void => {
@@ -119,6 +137,7 @@ export function createConnectionTracker(
         path: null,
         agent: null,
         status: 405,
+        durationMs: waitedMs(socket),
         outcome: 'completed',
         bytes: socket.bytesWritten,
         code: error.code,
@@ -139,6 +158,7 @@ export function createConnectionTracker(
     app.server.maxConnections = limits.maxConnections + REFUSAL_ROOM;
     app.server.on('connection', (socket: Socket) => {
       openConnections += 1;
+      waitingSince.set(socket, performance.now());
       if (openConnections > limits.maxConnections) overLimit.add(socket);
       socket.once('close', () => (openConnections -= 1));
     });
@@ -210,6 +230,7 @@ export function createConnectionTracker(
         });
         // The next request on this keep-alive connection starts with the idle bound again.
         setIdleBound(socket, limits.idleTimeoutMs);
+        waitingSince.set(socket, performance.now());
       });
       if (overLimit.has(socket)) {
         reply.header('connection', 'close');
@@ -258,6 +279,21 @@ function failedLine({ rawPacket, bytesParsed }: ParserError, more: number): { be
   };
 }
 
+/**
+ * The method name of a request line node's parser stopped on for its method, or undefined. node's
+ * parser knows a fixed list of methods (the same on node 20, 22 and 24) and stops at any other
+ * name with one code; the contract's 405 covers every method but GET, POST and OPTIONS. A line
+ * that does not start with a token and a space (a TLS handshake, binary) names no method:
+ * malformed. The name is read only to the space after it, at most 32 bytes on.
+ */
+function unknownMethodOf(error: ParserError): string | undefined {
+  if (error.code !== 'HPE_INVALID_METHOD') return undefined;
+  const line = failedLine(error, 32)?.from ?? '';
+  const space = line.indexOf(' ');
+  const name = space < 0 ? line : line.slice(0, space);
+  return TOKEN.test(name) && (space > 0 || line.length < 32) ? name : undefined;
+}
+
 /** The answer to an error of node's HTTP parser or its time bounds, by the error's code. */
 function clientErrorAnswer(error: ParserError, limits: ClientLimits): GuardError {
   const { code } = error;
@@ -273,18 +309,10 @@ function clientErrorAnswer(error: ParserError, limits: ClientLimits): GuardError
     }
     return new GuardError(431, 'header_too_large', 'request header section too large');
   }
-  if (code === 'HPE_INVALID_METHOD') {
-    // node's parser knows a fixed list of methods (the same on node 20, 22 and 24) and stops at any
-    // other name with this one code; the contract's 405 covers every method but GET, POST and
-    // OPTIONS. A line that does not start with a token and a space (a TLS handshake, binary) names
-    // no method: malformed. The name is read only to the space after it, at most 32 bytes on.
-    const line = failedLine(error, 32)?.from ?? '';
-    const space = line.indexOf(' ');
-    const name = space < 0 ? line : line.slice(0, space);
-    if (TOKEN.test(name) && (space > 0 || line.length < 32)) {
-      const what = name.length <= 20 ? `method ${name}` : 'this method';
-      return new GuardError(405, 'method_not_allowed', `${what} is not allowed here`, { allow: ALLOW_QUERY });
-    }
+  const name = unknownMethodOf(error);
+  if (name !== undefined) {
+    const what = name.length <= 20 ? `method ${name}` : 'this method';
+    return new GuardError(405, 'method_not_allowed', `${what} is not allowed here`, { allow: ALLOW_QUERY });
   }
   if (code === 'HPE_UNEXPECTED_CONTENT_LENGTH' || code === 'HPE_INVALID_CONTENT_LENGTH') {
     return new GuardError(400, 'bad_request', 'malformed HTTP request: invalid or repeated Content-Length');

@@ -34,7 +34,9 @@ describe('a guard with tight client bounds, in front of a store that can stream 
   });
 
   /** The log lines, printed since `from`, of requests the HTTP parser refused (no method could be read). */
-  const parserLines = (from: number) => guard.lines.slice(from).filter((line) => line.outcome !== undefined && line.method === null);
+  // A request node's parser refused has no request object, hence no request id.
+  const parserLines = (from: number) =>
+    guard.lines.slice(from).filter((line) => line.outcome !== undefined && line.requestId === undefined);
 
   it('answers a body that stops after 6 bytes with 408 within the idle bound, and logs it as a timeout', async () => {
     const from = guard.lines.length;
@@ -148,5 +150,11 @@ describe('a guard with tight client bounds, in front of a store that can stream 
       parserLines(from).map((line) => line.status),
       cases.map(([, status]) => status),
     );
+    // The contract's fields: the method where one was read, and a duration.
+    assert.deepEqual(
+      parserLines(from).map((line) => line.method),
+      [null, null, null, null, null, 'FOO', 'get', 'PROPFINDX', null],
+    );
+    for (const line of parserLines(from)) assert.equal(typeof line.durationMs, 'number', JSON.stringify(line));
   });
 });

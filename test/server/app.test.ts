@@ -100,6 +100,26 @@ describe('paths and methods', () => {
     assert.equal(answer.body, 'method CONNECT is not allowed here\n');
   });
 
+  it("refusals of node's parser (an unknown method, CONNECT, a malformed request) are logged with the contract's fields: method, status, duration", async () => {
+    const host = new URL(t.endpoint).host;
+    const requests: [string, string | null, number][] = [
+      [`FOO /sparql HTTP/1.1\r\nHost: ${host}\r\n\r\n`, 'FOO', 405],
+      [`CONNECT ${host} HTTP/1.1\r\nHost: ${host}\r\n\r\n`, 'CONNECT', 405],
+      [`GET /healthz HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n`, null, 400],
+    ];
+    for (const [raw, method, status] of requests) {
+      const from = t.logs.length;
+      assert.equal((await rawRequest(t.endpoint, raw)).status, status);
+      const end = performance.now() + 10_000;
+      while (t.logs.length === from && performance.now() < end) await new Promise((done) => setTimeout(done, 20));
+      const line = t.logs.at(-1)!;
+      assert.equal(line.status, status, JSON.stringify(line));
+      assert.equal(line.method, method, JSON.stringify(line));
+      assert.ok(typeof line.durationMs === 'number' && line.durationMs >= 0, JSON.stringify(line));
+      for (const field of ['path', 'agent']) assert.ok(field in line, `${field}: ${JSON.stringify(line)}`);
+    }
+  });
+
   it("an Expect other than 100-continue is ignored (RFC 9110 section 10.1.1), not node's empty 417", async () => {
     const host = new URL(t.endpoint).host;
     const path = new URL(t.endpoint).pathname;
