@@ -35,15 +35,33 @@ interface JisonErrorHash {
  */
 export function parseQuery(text: string): sparqljs.SparqlQuery {
   const parser = createStrictParser();
+  // jison's error hash places the token it last shifted, not the unexpected one: that one's place is
+  // the lexer's, and jison lexes each parse with a lexer made from the parser's (Object.create).
+  const shared = (parser as unknown as { lexer: JisonLexer }).lexer;
+  const lexers: JisonLexer[] = [];
+  (parser as unknown as { lexer: JisonLexer }).lexer = Object.create(shared, {
+    setInput: {
+      value(this: JisonLexer, input: string, yy: unknown) {
+        lexers.push(this);
+        return shared.setInput.call(this, input, yy);
+      },
+    },
+  }) as JisonLexer;
   try {
     return parser.parse(text);
   } catch (error) {
     if (error instanceof RangeError) throw error;
-    throw new GuardError(400, 'parse', `query is not valid SPARQL 1.1: ${reasonOf(error)}`);
+    throw new GuardError(400, 'parse', `query is not valid SPARQL 1.1: ${reasonOf(error, lexers[0]?.yylloc)}`);
   }
 }
 
-function reasonOf(error: unknown): string {
+/** What parseQuery uses of a jison lexer: where its last token (the parser's lookahead) starts. */
+interface JisonLexer {
+  readonly yylloc?: JisonErrorHash['loc'];
+  setInput(input: string, yy: unknown): unknown;
+}
+
+function reasonOf(error: unknown, lookahead: JisonErrorHash['loc']): string {
   if (!(error instanceof Error)) return 'invalid query';
   const hash = (error as Error & { hash?: JisonErrorHash }).hash;
   // After SELECT *'s WHERE clause sparqljs's grammar expects the solution modifiers but GROUP BY (the one
@@ -51,7 +69,8 @@ function reasonOf(error: unknown): string {
   if (hash?.token === 'GROUP' && hash.expected?.includes("'HAVING'") === true) return SCOPE_RULES.star;
   if (hash?.loc !== undefined) {
     const token = typeof hash.token === 'string' && /^[A-Za-z_0-9]+$/.test(hash.token) ? hash.token : 'token';
-    return `unexpected ${token === 'EOF' ? 'end of query' : token} at line ${hash.loc.first_line}, column ${hash.loc.first_column + 1}`;
+    const at = lookahead?.first_line !== undefined ? lookahead : hash.loc;
+    return `unexpected ${token === 'EOF' ? 'end of query' : token} at line ${at.first_line}, column ${at.first_column + 1}`;
   }
   if (hash?.line !== undefined) return `unrecognised text at line ${hash.line + 1}`;
   for (const [pattern, reason] of KNOWN_REASONS) if (pattern.test(error.message)) return reason;
