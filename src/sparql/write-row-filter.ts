@@ -339,7 +339,7 @@ function iriText(iri: string): string {
 interface WrittenRule {
   /** Per triple pattern, its text split at `?this`. */
   readonly triples: readonly (readonly string[])[];
-  /** The rule's own VALUES blocks, written. */
+  /** The rule's own VALUES blocks, written, and the filter holding its typed literals to the same term (sameTypedLiteral, sameTerm). */
   readonly values: string;
   readonly agent: boolean;
   readonly group: boolean;
@@ -366,6 +366,10 @@ function writtenRule(rule: RowRule, prefix: string): WrittenRule {
       if (value.termType === 'NamedNode') return iriText(value.value);
       return literalText(value.value, value.language, value.datatype) ?? internalLiteral();
     };
+    // A typed literal stands in the pattern as a variable of its own (the prefix and a digit: no rule's name) held to
+    // the same term by a filter (sameTypedLiteral).
+    const checks: string[] = [];
+    const fresh = (): string => `?${prefix}${checks.length + 1}t`;
     const triples = rule.triples.map(({ subject, predicate, object }) => {
       const pieces: string[] = [''];
       for (const [index, part] of [subject, predicate, object].entries()) {
@@ -373,6 +377,10 @@ function writtenRule(rule: RowRule, prefix: string): WrittenRule {
         if (part.termType === 'Variable' && part.value === 'this') {
           pieces[pieces.length - 1] += space;
           pieces.push('');
+        } else if (isTypedLiteral(part)) {
+          const variable = fresh();
+          checks.push(sameTypedLiteral(variable, term(part)));
+          pieces[pieces.length - 1] += space + variable;
         } else pieces[pieces.length - 1] += space + term(part);
       }
       return pieces;
@@ -380,10 +388,40 @@ function writtenRule(rule: RowRule, prefix: string): WrittenRule {
     const inTriples = new Set(variables);
     let values = '';
     for (const block of rule.values) {
-      const names = block.variables.map((name) => term({ termType: 'Variable', value: name }));
-      const rows = block.rows.map((row) => `(${row.map(term).join(' ')})`);
+      // A column with a typed literal that a triple pattern binds: each kind of its terms (literals without a
+      // language tag, IRIs, literals with one) in a column of its own, and the filter holds the pattern's term to the
+      // row's; none is left in the joined column, or Jena 4.5 tests the filter on the VALUES rows before the join
+      // (the joined variable UNDEF there), losing them.
+      const names: string[] = [];
+      const cells: ((row: readonly (RuleTerm | undefined)[]) => string)[] = [];
+      block.variables.forEach((name, column) => {
+        const joined = term({ termType: 'Variable', value: name });
+        const own = (row: readonly (RuleTerm | undefined)[]): RuleTerm | undefined => row[column];
+        if (!inTriples.has(name) || !block.rows.some((row) => isTypedLiteral(own(row)))) {
+          names.push(joined);
+          cells.push((row) => term(own(row)));
+          return;
+        }
+        const isLanguage = (cell: RuleTerm | undefined): boolean => cell?.termType === 'Literal' && cell.language !== '';
+        const kinds: [(cell: RuleTerm | undefined) => boolean, (variable: string) => string][] = [
+          [(cell) => cell?.termType === 'Literal' && cell.language === '', (variable) => sameTypedLiteral(joined, variable)],
+          [(cell) => cell?.termType === 'NamedNode', (variable) => `isIRI(${joined}) && STR(${joined}) = STR(${variable})`],
+          [isLanguage, (variable) => `isLiteral(${joined}) && ${languageText(joined)} = ${languageText(variable)}`],
+        ];
+        const parts: [string, (cell: RuleTerm | undefined) => boolean][] = [];
+        for (const [holds, check] of kinds) {
+          if (!block.rows.some((row) => holds(own(row)))) continue;
+          const variable = fresh();
+          checks.push(`(!BOUND(${variable}) || (${check(variable)}))`);
+          parts.push([variable, holds]);
+        }
+        for (const [variable] of parts) names.push(variable);
+        cells.push((row) => parts.map(([, holds]) => (holds(own(row)) ? term(own(row)) : 'UNDEF')).join(' '));
+      });
+      const rows = block.rows.map((row) => `(${cells.map((cell) => cell(row)).join(' ')})`);
       values += ` VALUES (${names.join(' ')}) { ${rows.join(' ')} }`;
     }
+    if (checks.length > 0) values += ` FILTER(${checks.join(' && ')})`;
     written = {
       triples,
       values,
@@ -395,6 +433,27 @@ function writtenRule(rule: RowRule, prefix: string): WrittenRule {
     byPrefix.set(prefix, written);
   }
   return written;
+}
+
+/** A literal with a datatype other than xsd:string (a language tag's is rdf:langString): a number, a date, a boolean, ... */
+function isTypedLiteral(term: RuleTerm | undefined): boolean {
+  return term?.termType === 'Literal' && term.language === '' && term.datatype !== '' && term.datatype !== XSD_STRING;
+}
+
+/**
+ * Whether `variable` is the typed literal `literal` (its text): the same datatype and lexical form, each as the store
+ * writes the literal it parsed (SPARQL 1.1 §12.3.1, a pattern's literal matches the same term). Written in the
+ * pattern, Virtuoso 7.2.5 matches a number or a dateTime by value (`?s ex:level 1` holds for "1"^^xsd:double and
+ * xsd:decimal, a dateTime for the same instant in another zone), and beside `?v = 1` or `?v IN (1)` it drops the
+ * other tests of the filter (docs/design/sparql.md, "Rows and columns": a rule's typed literals).
+ */
+function sameTypedLiteral(variable: string, literal: string): string {
+  return `DATATYPE(${variable}) = DATATYPE(${literal}) && STR(${variable}) = STR(${literal})`;
+}
+
+/** A literal with a language tag as one text, lexical form and tag: Virtuoso 7.2.5 answers `LANG(?a) = LANG(?b)` beside other tests with no row at all. */
+function languageText(variable: string): string {
+  return `CONCAT(STR(${variable}), "@", LANG(${variable}))`;
 }
 
 function internalLiteral(): never {
