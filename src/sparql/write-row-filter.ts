@@ -511,18 +511,22 @@ function ruleBody(rule: RowRule, graph: string, subject: string, values: RowValu
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The escapes of a STRING_LITERAL2 (SPARQL 1.1 §19.8, [159]-[160]): the characters it cannot hold as they are. */
-const ECHAR: Readonly<Record<string, string>> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r' };
+/**
+ * The escapes of a STRING_LITERAL2 (SPARQL 1.1 §19.8, [159]-[160]): the characters it cannot hold as they are, and
+ * U+0000 as a codepoint escape (§19.2): Virtuoso 7.2.5 reads a query's text up to a NUL, so a caller whose group held
+ * one got the store's "Unterminated SPARQL short double-quoted string" for every query its rules read.
+ */
+const ECHAR: Readonly<Record<string, string>> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\u0000': '\\u0000' };
 
 /**
- * A literal as SPARQL text, the value exactly (a backslash written `\\`, a quote `\"`, LF `\n`, CR `\r`),
+ * A literal as SPARQL text, the value exactly (a backslash written `\\`, a quote `\"`, LF `\n`, CR `\r`, NUL `\u0000`),
  * or undefined for a value holding a lone surrogate (it would reach the store as another character).
  * A store that decodes codepoint escapes before parsing (SPARQL 1.1 §19.2) may read the value's
  * `\\u0022` as `\"`: still an escaped quote inside the literal, so the pattern keeps its structure.
  */
 export function literalText(value: string, language: string, datatype: string): string | undefined {
   if (LONE_SURROGATE.test(value)) return undefined;
-  const quoted = '"' + value.replace(/[\\"\n\r]/g, (character) => ECHAR[character] ?? character) + '"';
+  const quoted = '"' + value.replace(/[\\"\n\r\u0000]/g, (character) => ECHAR[character] ?? character) + '"';
   if (language !== '') return /^[a-zA-Z]+(-[a-zA-Z0-9]+)*$/.test(language) ? `${quoted}@${language}` : undefined;
   return datatype === XSD_STRING || datatype === '' ? quoted : `${quoted}^^${iriText(datatype)}`;
 }

@@ -40,6 +40,8 @@ const CLAIMS: readonly (readonly [string, string[]])[] = [
   ['}', []],
   ['\\u0022 } UNION {', []],
   ['\\', []],
+  // A NUL: Virtuoso 7.2.5 reads a query's text up to one (the claim was once written as it is: a 500 for the caller).
+  ['x\u0000y', []],
 ];
 
 describeRowsOnEveryStore('rows: bound values never change the pattern', (rows) => {
