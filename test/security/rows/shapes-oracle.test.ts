@@ -9,11 +9,12 @@ import sparqljs from 'sparqljs';
 import { rewriteDescribe } from '../../../src/sparql/rewrite-describe.js';
 import { canonical, isLargeCrossProduct } from '../../helpers/redaction-oracle.js';
 import { buildView, grantedGraphs, readRowPolicies, type RowCaller } from '../../helpers/row-view.js';
-import { rowShapeQuery, type ShapeQuery } from '../../helpers/row-shapes.js';
+import { ROW_SHAPE_ATTACKS, rowShapeQuery, type ShapeQuery } from '../../helpers/row-shapes.js';
 import { CALLERS as RANDOM_CALLERS, randomPolicies } from '../../helpers/random-row-policies.js';
 import { sha256 } from '../../helpers/start-test-guard.js';
 import {
   ROWS_CALLERS,
+  ROWS_EX,
   askRows,
   describeRowsOnEveryStore,
   keyOf,
@@ -74,7 +75,10 @@ async function holdToView(
   const view = buildView(data, policies, identity);
   const random = mulberry32(seed);
   const graphs = [fixture.graphs.main, fixture.graphs.second, fixture.graphs.members];
-  const queries: ShapeQuery[] = Array.from({ length: SAMPLE }, () => rowShapeQuery(random, graphs));
+  const queries: ShapeQuery[] = [
+    ...ROW_SHAPE_ATTACKS.map((query) => ({ query: `PREFIX ex: <${ROWS_EX}>\n${query}`, defaultGraphs: [], namedGraphs: [] })),
+    ...Array.from({ length: SAMPLE }, () => rowShapeQuery(random, graphs)),
+  ];
   const counts = { equal: 0, refused: 0, invalid: 0, skipped: 0 };
   const failures: string[] = [];
   const refusals: string[] = [];
