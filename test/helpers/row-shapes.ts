@@ -171,7 +171,7 @@ export function rowShapeQuery(random: () => number, graphs: readonly string[]): 
  * Fixed shapes asked beside the drawn ones: EXISTS in every expression position (BIND, IF, a projection, ORDER BY,
  * HAVING, SAMPLE, inside OPTIONAL and GRAPH ?g), constant subjects of records another graph of the merged default graph
  * holds under another rule, a graph bound to ?g by BIND or a sub-select, blank node and literal ends, slices of ordered
- * IRIs. Each over the rows vocabulary (prefix ex: added by the caller of this list).
+ * IRIs, empty and zero-length patterns in GRAPH over ungranted graphs. Each over the rows vocabulary (prefix ex: added by the caller of this list).
  */
 export const ROW_SHAPE_ATTACKS: readonly string[] = [
   `SELECT ?a WHERE { ?a ex:name ?n } ORDER BY DESC(EXISTS { ?a ex:salary ?x }) ?a LIMIT 1`,
@@ -246,4 +246,27 @@ export const ROW_SHAPE_ATTACKS: readonly string[] = [
   `SELECT ?s ?p WHERE { ?s ex:name ?n OPTIONAL { ?s ?p ?x FILTER(?p = ex:salary) } }`,
   `SELECT ?s (COUNT(?p) AS ?c) WHERE { ?s ex:name ?n OPTIONAL { ?s ?p ?x } } GROUP BY ?s`,
   `SELECT ?s WHERE { ?s ex:name ?n FILTER NOT EXISTS { ?s ?p ?x FILTER(?p = ex:salary) } }`,
+  `SELECT ?g WHERE { VALUES ?g { <http://example.org/rows/members> <http://example.org/rows/main> <http://example.org/rows/none> } FILTER EXISTS { GRAPH ?g { } } }`,
+  `SELECT ?g WHERE { GRAPH ?g { FILTER(true) } }`,
+  `SELECT ?g ?x WHERE { GRAPH ?g { BIND(1 AS ?x) } }`,
+  `SELECT ?g ?x WHERE { GRAPH ?g { VALUES ?x { 1 } } }`,
+  `SELECT * WHERE { GRAPH <http://example.org/rows/members> { } }`,
+  `ASK { GRAPH <http://example.org/rows/members> { } }`,
+  `ASK { GRAPH <http://example.org/rows/members> { FILTER(true) } }`,
+  `SELECT * WHERE { GRAPH <http://example.org/rows/members> { BIND(1 AS ?x) } }`,
+  `SELECT ?g WHERE { GRAPH ?g { OPTIONAL { ?s ex:member ?o } } }`,
+  `SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { OPTIONAL { ?s ?p ?o } } } GROUP BY ?g`,
+  `SELECT * WHERE { FILTER NOT EXISTS { GRAPH <http://example.org/rows/members> { } } }`,
+  `SELECT * WHERE { MINUS { GRAPH ?g { } } }`,
+  `SELECT ?g WHERE { { SELECT ?g WHERE { GRAPH ?g { } } } }`,
+  `SELECT ?g WHERE { VALUES ?g { <http://example.org/rows/members> } GRAPH ?g { } }`,
+  `SELECT ?g WHERE { BIND(<http://example.org/rows/members> AS ?g) FILTER EXISTS { GRAPH ?g { FILTER(true) } } }`,
+  `SELECT ?g ?s WHERE { GRAPH ?g { ?s ex:lead? ?s } }`,
+  `SELECT ?x WHERE { GRAPH <http://example.org/rows/members> { ex:p1 ex:member? ?x } }`,
+  `SELECT ?x WHERE { GRAPH <http://example.org/rows/members> { ex:p1 ex:nothing* ?x } }`,
+  `SELECT ?x WHERE { ex:p1 ex:nothing* ?x }`,
+  `SELECT ?x WHERE { ex:zzz ex:nothing* ?x }`,
+  `SELECT ?g ?x WHERE { GRAPH ?g { ex:zzz ex:nothing* ?x } }`,
+  `SELECT ?g ?x WHERE { VALUES ?g { <http://example.org/rows/members> } GRAPH ?g { ex:zzz ex:nothing? ?x } }`,
+  `SELECT ?g ?x WHERE { VALUES ?g { <http://example.org/rows/members> } GRAPH ?g { ?x ex:nothing? ex:zzz } }`,
 ];
