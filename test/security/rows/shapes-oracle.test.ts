@@ -28,7 +28,7 @@ const SEED = Number(process.env['ORACLE_SEED'] ?? 32);
 /** Queries drawn per caller: ROWS_SHAPES_QUERIES overrides. */
 const SAMPLE = Number(process.env['ROWS_SHAPES_QUERIES'] ?? 60);
 /** Random policy sets the same shapes are asked under (RANDOM_POLICY_SETS, as the random-policies oracle reads it). */
-const SETS = Number(process.env['RANDOM_POLICY_SETS'] ?? 2);
+const SETS = Number(process.env['RANDOM_POLICY_SETS'] ?? 1);
 
 const CALLERS: readonly { name: string; identity: RowCaller; caller: (rows: RowsGuard) => Promise<RowsCaller> }[] = [
   ...(['alice', 'pub', 'bob', 'cat', 'dan', 'erin', 'gil'] as const satisfies readonly RowsCallerName[]).map((name) => ({
@@ -66,6 +66,8 @@ async function holdToView(
   who: RowsCaller,
   seed: number,
   t: TestContext,
+  /** Whether the fixed shapes are asked too (for the fixture's callers; the random sets ask the drawn ones only). */
+  fixed: boolean,
 ): Promise<void> {
   const { fixture, endpoint } = rows;
   const data = new oxigraph.Store();
@@ -76,7 +78,11 @@ async function holdToView(
   const random = mulberry32(seed);
   const graphs = [fixture.graphs.main, fixture.graphs.second, fixture.graphs.members];
   const queries: ShapeQuery[] = [
-    ...ROW_SHAPE_ATTACKS.map((query) => ({ query: `PREFIX ex: <${ROWS_EX}>\n${query}`, defaultGraphs: [], namedGraphs: [] })),
+    ...(fixed ? ROW_SHAPE_ATTACKS : []).map((query) => ({
+      query: `PREFIX ex: <${ROWS_EX}>\n${query}`,
+      defaultGraphs: [],
+      namedGraphs: [],
+    })),
     ...Array.from({ length: SAMPLE }, () => rowShapeQuery(random, graphs)),
   ];
   const counts = { equal: 0, refused: 0, invalid: 0, skipped: 0 };
@@ -147,7 +153,7 @@ describeRowsOnEveryStore(
   (rows) => {
     for (const [index, { name, identity, caller }] of CALLERS.entries()) {
       it(`${name}: no answer holds more or less than the view's`, { timeout: 600_000 }, async (t) => {
-        await holdToView(rows(), name, identity, await caller(rows()), SEED * 100 + index, t);
+        await holdToView(rows(), name, identity, await caller(rows()), SEED * 100 + index, t, true);
       });
     }
   },
@@ -162,7 +168,7 @@ for (let set = 0; set < SETS; set++) {
     (rows) => {
       for (const [index, name] of RANDOM_CALLERS.entries()) {
         it(`${name}: no answer holds more or less than the view's`, { timeout: 600_000 }, async (t) => {
-          await holdToView(rows(), name, ROWS_CALLERS[name], name, SEED * 1000 + set * 10 + index, t);
+          await holdToView(rows(), name, ROWS_CALLERS[name], name, SEED * 1000 + set * 10 + index, t, false);
         });
       }
     },
