@@ -1,13 +1,14 @@
 // CORS headers: the guard answers cross-origin requests itself, so a reverse proxy in front only forwards (docs/design/http.md).
 
 import { ERROR_CODE_HEADER } from '../guard-error.js';
+import { PARTIAL_HEADER } from './query-route.js';
 
 /** Headers a browser may send on a query (docs/design/http.md). */
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'X-API-Key'];
 /** Sent by some browser clients (jQuery-style XHR wrappers) together with credentials. */
 const REQUESTED_WITH = 'X-Requested-With';
-/** Response headers a script may read besides the CORS-safelisted ones: the 401 challenge and an error's code. */
-const EXPOSED_HEADERS = `WWW-Authenticate, ${ERROR_CODE_HEADER}`;
+/** Response headers a script may read besides the CORS-safelisted ones: the 401 challenge, an error's code, a partial answer's reason. */
+const EXPOSED_HEADERS = `WWW-Authenticate, ${ERROR_CODE_HEADER}, ${PARTIAL_HEADER}`;
 const PREFLIGHT_MAX_AGE_S = 600;
 
 /** The CORS settings (config `cors`) and the credential headers the guard reads. */

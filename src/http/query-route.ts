@@ -31,6 +31,13 @@ interface Planned {
   readonly plan: Plan;
 }
 
+/**
+ * The response header that names a 200 the store says may lack rows: `time-limit` (stopped at
+ * its time limit, an anytime answer), `row-limit` (at its row cap), `incomplete` (another
+ * warning of the store's); comma-separated (docs/design/http.md).
+ */
+export const PARTIAL_HEADER = 'sparql-guard-partial';
+
 /** The methods of the query and explain paths, for `Allow`. */
 export const ALLOW_QUERY = 'GET, POST, OPTIONS';
 
@@ -321,6 +328,12 @@ async function forward(
   setIdleBound(socket, sendIdleMs);
   reply.code(answer.status);
   reply.header('cache-control', composeCacheControl(answer.cacheControl));
+  // The store's own headers stay here (Virtuoso's X-SQL-Message and X-Exec-DB-Activity count
+  // what it scanned, over graphs the caller cannot read); only the fact that rows may be missing passes.
+  if (answer.partial !== undefined) {
+    reply.header(PARTIAL_HEADER, answer.partial);
+    request.partial = answer.partial;
+  }
   // Asked for none, a store that still used a coding: its bytes are passed on named as they are.
   if (answer.contentEncoding !== undefined && answer.contentEncoding.toLowerCase() !== 'identity') {
     reply.header('content-encoding', answer.contentEncoding);

@@ -63,6 +63,8 @@ declare module 'fastify' {
     grant: Grant | undefined;
     policiesInForce: PoliciesInForce | undefined;
     plan: Plan | undefined;
+    /** Why the store says its answer may lack rows (PARTIAL_HEADER's value), for the request log; undefined when it says nothing. */
+    partial: string | undefined;
     /** Milliseconds from sending the query to the store's response headers; undefined when nothing was sent. */
     storeMs: number | undefined;
     /**
@@ -107,6 +109,7 @@ export function decorateRequestState(app: FastifyInstance, trustRequestId = fals
   app.decorateRequest('policiesInForce', undefined);
   app.decorateRequest('plan', undefined);
   app.decorateRequest('storeMs', undefined);
+  app.decorateRequest('partial', undefined);
   app.decorateRequest('forwardedAt', undefined);
   // The first hook: every later one measures from here. fastify's reply.elapsedTime is not
   // used: it is 0 unless the app has a logger or an onResponse hook.

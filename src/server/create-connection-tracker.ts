@@ -227,6 +227,7 @@ export function createConnectionTracker(
           ...(code !== undefined && { code }),
           ...(failure !== undefined && { error: failure }),
           ...(request.upstreamFailure !== undefined && request.upstreamFailure),
+          ...(request.partial !== undefined && { partial: request.partial }),
         });
         // The next request on this keep-alive connection starts with the idle bound again.
         setIdleBound(socket, limits.idleTimeoutMs);

@@ -40,6 +40,11 @@ export interface UpstreamResponse {
   contentLength: number | undefined;
   /** The store's Server header (what it says it is), if it sent one. */
   server: string | undefined;
+  /**
+   * Why the store says its answer may lack rows, in the guard's words (`time-limit`, `row-limit`,
+   * comma-separated), or undefined: read from the store's own headers, which are not passed on.
+   */
+  partial?: string | undefined;
   /** The exchange's time-out (the pool's, or the caller's tier): what the guard may wait for the store. */
   readonly timeoutMs: number;
   /**
@@ -413,6 +418,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
   cacheControl: string | undefined;
   contentLength: number | undefined;
   server: string | undefined;
+  partial: string | undefined;
   private resolve!: (response: UpstreamResponse) => void;
   private reject!: (error: UpstreamError) => void;
   private controller: Dispatcher.DispatchController | undefined;
@@ -536,6 +542,7 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     this.contentEncoding = headerValue(headers['content-encoding']);
     this.cacheControl = headerValue(headers['cache-control']);
     this.server = headerValue(headers.server);
+    this.partial = partialOf(headers);
     const contentLength = headerValue(headers['content-length']);
     // undici has checked it is one decimal number (and drops it under Transfer-Encoding).
     this.contentLength = contentLength === undefined ? undefined : Number(contentLength);
@@ -620,6 +627,22 @@ class Exchange implements Dispatcher.DispatchHandler, UpstreamResponse {
     this.listening = false;
     this.signal.removeEventListener('abort', this);
   }
+}
+
+/**
+ * Why a store's answer may be incomplete, from the headers Virtuoso sends then (measured on
+ * 7.2.5): `X-SQL-State: S1TAT` with an anytime query stopped at its time limit
+ * (`MaxQueryExecutionTime`), and `X-SPARQL-MaxRows` when a SELECT's rows reached
+ * `ResultSetMaxRows` (also when the answer has exactly that many). Any other X-SQL-State on an
+ * answer is named `incomplete`. Undefined when neither is there (the common case: two look-ups).
+ */
+function partialOf(headers: IncomingHttpHeaders): string | undefined {
+  const state = headers['x-sql-state'];
+  const rows = headers['x-sparql-maxrows'];
+  if (state === undefined && rows === undefined) return undefined;
+  const time = state === undefined ? undefined : headerValue(state)?.trim().toUpperCase() === 'S1TAT' ? 'time-limit' : 'incomplete';
+  if (rows === undefined) return time;
+  return time === undefined ? 'row-limit' : `${time}, row-limit`;
 }
 
 function onDeadline(exchange: Exchange): void {

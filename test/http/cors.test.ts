@@ -5,11 +5,11 @@ import { describe, it } from 'node:test';
 import { createCorsHeaders } from '../../src/http/cors.js';
 
 describe('createCorsHeaders', () => {
-  it('by default echoes any origin, without credentials, and exposes WWW-Authenticate and the error code', () => {
+  it('by default echoes any origin, without credentials, and exposes WWW-Authenticate, the error code and the partial answer header', () => {
     const cors = createCorsHeaders({ origins: undefined, credentials: false, trustedHeaders: ['x-remote-user'] });
     assert.deepEqual(cors.response('https://any.example'), {
       'access-control-allow-origin': 'https://any.example',
-      'access-control-expose-headers': 'WWW-Authenticate, sparql-guard-error',
+      'access-control-expose-headers': 'WWW-Authenticate, sparql-guard-error, sparql-guard-partial',
     });
     assert.equal(cors.preflight('https://any.example')['access-control-allow-headers'], 'Authorization, Content-Type, Accept, X-API-Key');
     assert.deepEqual(cors.response(undefined), {});
