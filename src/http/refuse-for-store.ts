@@ -8,7 +8,16 @@ import { saysVirtuoso } from '../upstream/check-dataset-support.js';
 export const EXISTS_BESIDE_NEGATION =
   'the upstream store (Virtuoso) answers EXISTS, NOT EXISTS and MINUS wrongly beside the row and column checks this query needs: ask without them';
 
+/** The one line of the refusal of an EXISTS in a SELECT clause. */
+export const EXISTS_IN_PROJECTION =
+  'the upstream store (Virtuoso) evaluates an EXISTS or NOT EXISTS in a SELECT expression over every graph, not the granted ones: move it into a BIND or FILTER in the WHERE clause';
+
 /**
+ * Virtuoso 7.2.5 also evaluates an EXISTS or NOT EXISTS inside an expression of the SELECT clause (a projection,
+ * an aggregate's argument) over every graph of the store, ignoring FROM: an anonymous caller granted one graph
+ * read `SELECT (IF(EXISTS { ?s ?p "CANARY-SECRET-1" }, 1, 0) AS ?k) WHERE { }` as 1, and 0 for a value no graph
+ * holds (test/stores/store-hazards.test.ts). The same EXISTS in a BIND or a FILTER reads FROM only.
+ *
  * The refusal of `plan` in front of the store whose Server header is `server`, or undefined. Virtuoso 7.2.5
  * evaluates a group whose filter holds an EXISTS (a row check of the guard's) beside a NOT EXISTS, `!EXISTS` or
  * MINUS over the same triple wrongly: `SELECT * { ?s ?p ?o MINUS { ?s ?p ?o } }` answered triples outside the
@@ -18,6 +27,8 @@ export const EXISTS_BESIDE_NEGATION =
  * it as the view.
  */
 export function refuseForStore(plan: Plan, server: string | undefined): GuardError | undefined {
-  if (!plan.existsBesideNegation || !saysVirtuoso(server)) return undefined;
+  if (!saysVirtuoso(server)) return undefined;
+  if (plan.existsInProjection) return new GuardError(403, 'forbidden', EXISTS_IN_PROJECTION);
+  if (!plan.existsBesideNegation) return undefined;
   return new GuardError(403, 'forbidden', EXISTS_BESIDE_NEGATION);
 }

@@ -205,6 +205,7 @@ export function applyGrant(
     dataset,
     limitedTo,
     existsBesideNegation,
+    prepared.existsInProjection,
   );
 }
 
@@ -223,6 +224,7 @@ class FilledPlan implements Plan {
     readonly dataset: PlanDataset,
     readonly limitedTo: number | undefined,
     readonly existsBesideNegation: boolean,
+    readonly existsInProjection: boolean,
   ) {
     this.formBytes = formParts.reduce((bytes, part) => bytes + part.length, 0);
   }

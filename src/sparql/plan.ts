@@ -43,6 +43,11 @@ export interface Plan {
    * wrongly (src/http/refuse-for-store.ts).
    */
   readonly existsBesideNegation: boolean;
+  /**
+   * True when an expression of a SELECT clause holds an EXISTS or a NOT EXISTS: Virtuoso 7.2 evaluates it over every
+   * graph of the store, not the query's FROM (src/http/refuse-for-store.ts).
+   */
+  readonly existsInProjection: boolean;
   /** Accept sent upstream when the caller sends none, or only the media range for any type. */
   readonly defaultAccept: 'application/sparql-results+json' | 'text/turtle';
 }

@@ -114,6 +114,7 @@ export function prepareQuery(request: QueryRequest, settings: PrepareSettings): 
       hasHiddenSlots,
       hasRowSlots,
       negates: holdsExistsOrMinus(tree),
+      existsInProjection: projectsExists(tree),
       blankZeroLength: marks.zeroLengthBlank,
       limit,
       // Two bytes a character of everything it holds, written as JSON, and some for the objects.
@@ -292,6 +293,29 @@ function takeOuterLimit(root: LooseQuery, form: string): PreparedQuery['limit'] 
 }
 
 /** Whether a parsed query holds an EXISTS, NOT EXISTS or MINUS anywhere, sub-selects included. */
+/** Whether a SELECT clause, at any depth, holds an expression with an EXISTS or a NOT EXISTS in it (Plan.existsInProjection). */
+function projectsExists(node: unknown): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  if (Array.isArray(node)) return node.some(projectsExists);
+  const record = node as Record<string, unknown>;
+  const variables = record['type'] === 'query' ? record['variables'] : undefined;
+  if (
+    Array.isArray(variables) &&
+    variables.some((item) => typeof item === 'object' && item !== null && 'expression' in item && holdsExists(item.expression))
+  )
+    return true;
+  return Object.values(record).some(projectsExists);
+}
+
+/** Whether an expression holds an EXISTS or a NOT EXISTS. */
+function holdsExists(node: unknown): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  if (Array.isArray(node)) return node.some(holdsExists);
+  const record = node as Record<string, unknown>;
+  if (record['type'] === 'operation' && (record['operator'] === 'exists' || record['operator'] === 'notexists')) return true;
+  return Object.values(record).some(holdsExists);
+}
+
 function holdsExistsOrMinus(node: unknown): boolean {
   if (typeof node !== 'object' || node === null) return false;
   if (Array.isArray(node)) return node.some(holdsExistsOrMinus);

@@ -138,6 +138,8 @@ export interface PreparedQuery {
   readonly hasRowSlots: boolean;
   /** True when the caller's query has an EXISTS, a NOT EXISTS or a MINUS anywhere (Plan.existsBesideNegation). */
   readonly negates: boolean;
+  /** True when an expression of a SELECT clause (a projection or an aggregate's argument) holds an EXISTS or a NOT EXISTS (Plan.existsInProjection). */
+  readonly existsInProjection: boolean;
   /** A zero-length path between blank nodes (`[] p* []`): refused (403) while anything is hidden. */
   readonly blankZeroLength: boolean;
   /** The outer LIMIT, written per request (a result cap may lower it): `none` for ASK, `fixed` after a trailing VALUES. */

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { EXISTS_BESIDE_NEGATION } from '../../src/http/refuse-for-store.js';
+import { EXISTS_BESIDE_NEGATION, EXISTS_IN_PROJECTION } from '../../src/http/refuse-for-store.js';
 import { startStubStore, type StubStore } from '../helpers/start-stub-store.js';
 import { sha256, startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
 
@@ -85,6 +85,30 @@ for (const [server, refused] of [
         }
       }
     });
+
+    // Virtuoso 7.2.5 reads an EXISTS in a SELECT expression over every graph of the store (test/stores/store-hazards.test.ts).
+    it(
+      refused ? 'an EXISTS in a SELECT expression, at any depth: refused for every caller' : 'an EXISTS in a SELECT expression: forwarded',
+      async () => {
+        for (const query of [
+          'SELECT (IF(EXISTS { ?s ?p "x" }, 1, 0) AS ?k) WHERE { }',
+          'SELECT (SUM(IF(NOT EXISTS { ?s ?p ?o }, 1, 0)) AS ?k) WHERE { ?s ?p ?o }',
+          'SELECT ?k WHERE { { SELECT (EXISTS { ?s ?p ?o } AS ?k) WHERE { } } }',
+        ])
+          for (const key of [KEYS.alice, KEYS.bob]) {
+            const before = store.queries.length;
+            const answer = await ask(query, key);
+            if (refused) {
+              assert.equal(answer.status, 403, query);
+              assert.equal(answer.body, `${EXISTS_IN_PROJECTION}\n`);
+              assert.equal(store.queries.length, before, `${query} reached the store`);
+            } else assert.equal(answer.status, 200, `${query}: ${answer.body}`);
+          }
+        // The same test in a BIND or a FILTER reads the query's dataset only: forwarded.
+        for (const query of ['SELECT ?k WHERE { BIND(EXISTS { ?s ?p "x" } AS ?k) }', 'SELECT ?s WHERE { ?s ?p ?o FILTER(?o != 1) }'])
+          assert.equal((await ask(query, KEYS.bob)).status, 200, query);
+      },
+    );
 
     it('alice without negation, and bob (joins) with it, are forwarded', async () => {
       assert.equal((await ask('SELECT * WHERE { ?s ?p ?o }', KEYS.alice)).status, 200);

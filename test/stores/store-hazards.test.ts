@@ -86,6 +86,16 @@ const HAZARDS: readonly Hazard[] = [
     query: `SELECT ?b FROM <http://example.org/g/public1> WHERE { BIND(<java:org.apache.jena.sparql.function.library.strjoin>("", "CANARY-", "SECRET") AS ?b) }`,
   },
   {
+    stores: ['virtuoso'],
+    name: 'an EXISTS in a SELECT expression reads every graph, not FROM (found by the rows oracle on the view in the store)',
+    query: `${P}SELECT (IF(EXISTS { res:item1 ex:secretPredicate "CANARY-SECRET-1" }, "CANARY-SECRET-1 is stored", "no") AS ?k) FROM <http://example.org/g/public1> WHERE { }`,
+  },
+  {
+    stores: ['virtuoso'],
+    name: 'a NOT EXISTS in an aggregate of the SELECT clause reads every graph, not FROM (found here)',
+    query: `${P}SELECT (SAMPLE(IF(NOT EXISTS { res:item1 ex:secretPredicate "CANARY-SECRET-1" }, "no", "CANARY-SECRET-1 is stored")) AS ?k) FROM <http://example.org/g/public1> WHERE { ?s ?p ?o }`,
+  },
+  {
     stores: ['oxigraph'],
     name: 'the union-default-graph parameter replaces FROM (c09)',
     query: `${P}SELECT ?o FROM <http://example.org/g/public1> WHERE { res:item1 ex:secretPredicate ?o }`,
