@@ -1,7 +1,7 @@
 // CORS headers: the guard answers cross-origin requests itself, so a reverse proxy in front only forwards (docs/design/http.md).
 
 import { ERROR_CODE_HEADER } from '../guard-error.js';
-import { PARTIAL_HEADER } from './query-route.js';
+import { PARTIAL_HEADER } from './request-state.js';
 
 /** Headers a browser may send on a query (docs/design/http.md). */
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'X-API-Key'];

@@ -22,7 +22,7 @@ import { describeService } from './describe-service.js';
 import { readQueryRequest } from './read-query-request.js';
 import { refuseForStore } from './refuse-for-store.js';
 import { translateStoreError } from './translate-store-error.js';
-import { secondsSince, upstreamFailureOf, type PoliciesInForce } from './request-state.js';
+import { PARTIAL_HEADER, secondsSince, upstreamFailureOf, type PoliciesInForce } from './request-state.js';
 
 /** What the pipeline up to the plan gives: the caller, its grant and the plan. */
 interface Planned {
@@ -30,13 +30,6 @@ interface Planned {
   readonly grant: Grant;
   readonly plan: Plan;
 }
-
-/**
- * The response header that names a 200 the store says may lack rows: `time-limit` (stopped at
- * its time limit, an anytime answer), `row-limit` (at its row cap), `incomplete` (another
- * warning of the store's); comma-separated (docs/design/http.md).
- */
-export const PARTIAL_HEADER = 'sparql-guard-partial';
 
 /** The methods of the query and explain paths, for `Allow`. */
 export const ALLOW_QUERY = 'GET, POST, OPTIONS';

@@ -11,6 +11,13 @@ import { headerValue } from '../header-value.js';
 import { UpstreamError, type UpstreamCause } from '../upstream/create-upstream.js';
 import { readTraceContext, type TraceContext } from './read-trace-context.js';
 
+/**
+ * The response header that names a 200 the store says may lack rows: `time-limit` (stopped at
+ * its time limit, an anytime answer), `row-limit` (at its row cap), `incomplete` (another
+ * warning of the store's); comma-separated (docs/design/http.md).
+ */
+export const PARTIAL_HEADER = 'sparql-guard-partial';
+
 /** The response header that carries the request id (and, from a trusted front proxy, the request header). */
 export const REQUEST_ID_HEADER = 'x-request-id';
 /** A request id the guard takes from a front proxy: 1 to 128 characters, none that needs escaping anywhere. */

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PARTIAL_HEADER } from '../../src/http/query-route.js';
+import { PARTIAL_HEADER } from '../../src/http/request-state.js';
 import { startStubStore, type StubStore } from '../helpers/start-stub-store.js';
 import { HIDDEN_SALARY_API_KEYS, HIDDEN_SALARY_KEYS, HIDDEN_PATHS_FIXTURES } from '../helpers/hidden-salary-stores.js';
 import { startTestGuard, type TestGuard } from '../helpers/start-test-guard.js';
