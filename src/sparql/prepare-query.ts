@@ -292,7 +292,6 @@ function takeOuterLimit(root: LooseQuery, form: string): PreparedQuery['limit'] 
   return { kind: 'outer', limit };
 }
 
-/** Whether a parsed query holds an EXISTS, NOT EXISTS or MINUS anywhere, sub-selects included. */
 /** Whether a SELECT clause, at any depth, holds an expression with an EXISTS or a NOT EXISTS in it (Plan.existsInProjection). */
 function projectsExists(node: unknown): boolean {
   if (typeof node !== 'object' || node === null) return false;
@@ -316,6 +315,7 @@ function holdsExists(node: unknown): boolean {
   return Object.values(record).some(holdsExists);
 }
 
+/** Whether a parsed query holds an EXISTS, NOT EXISTS or MINUS anywhere, sub-selects included. */
 function holdsExistsOrMinus(node: unknown): boolean {
   if (typeof node !== 'object' || node === null) return false;
   if (Array.isArray(node)) return node.some(holdsExistsOrMinus);
