@@ -30,6 +30,9 @@ const IN_PROJECTION = [
   `${P}SELECT (IF(EXISTS { ?x ex:budget 999 }, "dark", "no") AS ?k) WHERE {}`,
 ];
 
+/** An aggregate whose argument holds the EXISTS, so the row check written into it is too. */
+const IN_AGGREGATE = /\b(?:SUM|SAMPLE)\(/;
+
 /** The same question in the places Virtuoso scopes right; each would differ from the view if the EXISTS read g:members. */
 const ELSEWHERE = [
   `${P}SELECT ?s ?k WHERE { ?s ex:team ?t BIND(IF(EXISTS { ?s ex:owner ?o }, "owned", "no") AS ?k) }`,
@@ -48,6 +51,14 @@ describeRowsOnEveryStore(
   (rows, store) => {
     it('in a SELECT clause: the view on every store but Virtuoso, where the guard refuses it (one line)', async () => {
       for (const query of IN_PROJECTION) {
+        if (store.name.startsWith('jena') && IN_AGGREGATE.test(query)) {
+          // Jena 4.5's parser refuses a sub-select inside an aggregate's argument, the form of bob's row check: the
+          // store's 400, nothing answered (docs/design/sparql.md#rows-and-columns).
+          const answer = await askRows(rows().endpoint, query, 'bob');
+          assert.equal(answer.status, 400, `${query}: ${answer.body.slice(0, 300)}`);
+          assert.match(answer.body, /Aggregate expression not legal/, query);
+          continue;
+        }
         if (store.name !== 'virtuoso') {
           await assertAsView(rows(), 'bob', identityOf('bob'), query);
           continue;
