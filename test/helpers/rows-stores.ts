@@ -11,7 +11,7 @@ import { rewriteDescribe } from '../../src/sparql/rewrite-describe.js';
 import { canonical } from './redaction-oracle.js';
 import { updateLabStore } from './lab-update.js';
 import { buildView, grantedGraphs, readRowPolicies, type RowCaller } from './row-view.js';
-import { describeAbsentLabStores, storesUnderTest, type StoreUnderTest } from './rig-stores.js';
+import { describeAbsentLabStores, oneStorePerEngine, storesUnderTest, type StoreUnderTest } from './rig-stores.js';
 import { sha256, startTestGuard, type TestGuard } from './start-test-guard.js';
 import { startTestIssuer, type TestIssuer } from './start-test-issuer.js';
 
@@ -122,11 +122,11 @@ export function describeRowsOnEveryStore(
   title: string,
   suite: (rows: () => RowsGuard, store: StoreUnderTest) => void,
   config: Record<string, unknown> = {},
-  stores: (store: StoreUnderTest) => boolean = () => true,
+  stores: (store: StoreUnderTest) => boolean = oneStorePerEngine,
   /** Other policies than the fixture's, written with the run's graph base (`g:` of the fixture file). */
   policies?: (base: string) => string,
 ): void {
-  for (const store of storesUnderTest().filter(stores)) {
+  for (const store of storesUnderTest(true).filter(stores)) {
     describe(`${title} [${store.name}]`, () => {
       let running: RowsGuard | undefined;
       let teardown: (() => Promise<void>) | undefined;

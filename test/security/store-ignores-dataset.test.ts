@@ -58,7 +58,7 @@ describe('a store that ignores the dataset is refused at start', () => {
 
 describe('stores that honour the dataset pass the check', () => {
   for (const { name, skip } of absentRigStores()) it(`${name}: /readyz is 200 ok`, { skip }, () => {});
-  for (const store of storesUnderTest()) {
+  for (const store of storesUnderTest(true)) {
     it(`${store.name}: /readyz is 200 ok`, async () => {
       const guard = await startSecurityGuard(store);
       try {

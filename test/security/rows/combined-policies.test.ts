@@ -17,6 +17,7 @@ import {
   viewAnswer,
   type RowsCaller,
 } from '../../helpers/rows-stores.js';
+import { oneStorePerEngine } from '../../helpers/rig-stores.js';
 
 const P = `PREFIX ex: <${ROWS_EX}>\n`;
 
@@ -171,6 +172,6 @@ describeRowsOnEveryStore(
     }
   },
   {},
-  () => true,
+  oneStorePerEngine,
   policies,
 );

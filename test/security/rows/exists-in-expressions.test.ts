@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { EXISTS_IN_PROJECTION } from '../../../src/http/refuse-for-store.js';
 import { ROWS_EX, askRows, assertAsView, describeRowsOnEveryStore, identityOf } from '../../helpers/rows-stores.js';
+import { oneStorePerEngine } from '../../helpers/rig-stores.js';
 
 const P = `PREFIX ex: <${ROWS_EX}>\n`;
 
@@ -74,6 +75,6 @@ describeRowsOnEveryStore(
     });
   },
   {},
-  () => true,
+  oneStorePerEngine,
   policies,
 );

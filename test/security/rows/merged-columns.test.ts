@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { EXISTS_BESIDE_NEGATION } from '../../../src/http/refuse-for-store.js';
 import { ROWS_EX, askRows, assertAsView, describeRowsOnEveryStore, identityOf } from '../../helpers/rows-stores.js';
+import { oneStorePerEngine } from '../../helpers/rig-stores.js';
 
 const P = `PREFIX ex: <${ROWS_EX}>\n`;
 
@@ -73,6 +74,6 @@ describeRowsOnEveryStore(
     }
   },
   {},
-  () => true,
+  oneStorePerEngine,
   policies,
 );

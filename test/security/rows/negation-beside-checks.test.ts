@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { EXISTS_BESIDE_NEGATION } from '../../../src/http/refuse-for-store.js';
 import { ROWS_EX, askRows, assertAsView, describeRowsOnEveryStore, identityOf } from '../../helpers/rows-stores.js';
+import { oneStorePerEngine } from '../../helpers/rig-stores.js';
 
 const P = `PREFIX ex: <${ROWS_EX}>\n`;
 
@@ -63,6 +64,6 @@ describeRowsOnEveryStore(
     });
   },
   {},
-  () => true,
+  oneStorePerEngine,
   policies,
 );

@@ -7,6 +7,7 @@
 
 import { it } from 'node:test';
 import { ROWS_EX, assertAsView, describeRowsOnEveryStore, identityOf } from '../../helpers/rows-stores.js';
+import { oneStorePerEngine } from '../../helpers/rig-stores.js';
 
 const P = `PREFIX ex: <${ROWS_EX}>\n`;
 
@@ -67,6 +68,6 @@ describeRowsOnEveryStore(
     }
   },
   {},
-  () => true,
+  oneStorePerEngine,
   policies,
 );
