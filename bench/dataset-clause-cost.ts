@@ -1,4 +1,5 @@
-// Benchmark (j): what the dataset clause costs the store: per BSBM query and caller, the forwarded text against the caller's text over a materialised view, side by side.
+// Benchmark (j): what the dataset clause costs the store: per BSBM query and caller, the forwarded text in each dataset form (config
+// `datasetForm`: clauses, graph filters) against the caller's text over a materialised view, side by side.
 
 import { describeLoad, describeMachine } from './_util/describe-machine.js';
 import { runScenario, scenarioArguments } from './_util/fresh-process.js';
@@ -11,6 +12,7 @@ import { BSBM_BI, BSBM_EXPLORE, seededRandom, type BsbmQuery } from './bsbm-mix.
 import { GuardError } from '../src/guard-error.js';
 import type { Grant } from '../src/policy/policy-set.js';
 import { createPlanner } from '../src/sparql/create-planner.js';
+import type { DatasetForm } from '../src/sparql/graph-filter-form.js';
 
 /** Timed runs of each text per cell (after one warm-up of each), alternating forwarded and view. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -36,10 +38,22 @@ interface Cell {
   /** 'ok', 'refused <code>' (the guard answers, the store is not asked), 'differs' (answers not equal), or the store's failure. */
   outcome: string;
   forwardedMs?: number;
+  /** The text in the graph-filter form; undefined when the form keeps the clauses (then the same text as forwarded). */
+  filtersMs?: number;
+  /** 'ok', 'clauses kept', 'differs' or the store's failure, for the graph-filter form. */
+  filtersOutcome?: string;
   viewMs?: number;
 }
 
-const planner = createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 } });
+const planners: Record<DatasetForm, ReturnType<typeof createPlanner>> = {
+  clauses: createPlanner({ baseIri: 'http://localhost/', maxQueryDepth: 64, planCache: { maxEntries: 0, maxBytes: 1 } }),
+  'graph-filters': createPlanner({
+    baseIri: 'http://localhost/',
+    maxQueryDepth: 64,
+    planCache: { maxEntries: 0, maxBytes: 1 },
+    datasetForm: 'graph-filters',
+  }),
+};
 
 function grantOf(caller: BenchCaller): Grant {
   return {
@@ -49,10 +63,10 @@ function grantOf(caller: BenchCaller): Grant {
   };
 }
 
-/** The forwarded text for a caller, or the guard's refusal. */
-function forwardedText(query: string, caller: BenchCaller): string | GuardError {
+/** The forwarded text for a caller in a dataset form (clauses by default), or the guard's refusal. */
+function forwardedText(query: string, caller: BenchCaller, form: DatasetForm = 'clauses'): string | GuardError {
   try {
-    return planner.plan({ query, defaultGraphs: [], namedGraphs: [] }, grantOf(caller)).query;
+    return planners[form].plan({ query, defaultGraphs: [], namedGraphs: [] }, grantOf(caller)).query;
   } catch (error) {
     if (error instanceof GuardError) return error;
     throw error;
@@ -144,6 +158,9 @@ function writeTexts(dir: string): void {
       if (forwarded instanceof GuardError) continue;
       writeFileSync(join(dir, `${slug(name)}.${slug(caller.name)}.forwarded.rq`), forwarded);
       writeFileSync(join(dir, `${slug(name)}.${slug(caller.name)}.view.rq`), viewText(text, caller));
+      const filters = forwardedText(text, caller, 'graph-filters');
+      if (typeof filters === 'string' && filters !== forwarded)
+        writeFileSync(join(dir, `${slug(name)}.${slug(caller.name)}.graph-filters.rq`), filters);
       written++;
     }
   }
@@ -163,81 +180,108 @@ async function measureStore(store: string, url: string): Promise<Cell[]> {
       }
       const fromClauses = (forwarded.match(/\bFROM </g) ?? []).length;
       const view = viewText(text, caller);
-      const cell: Cell = { query: name, caller: caller.name, fromClauses, outcome: 'ok' };
+      const filtersText = forwardedText(text, caller, 'graph-filters');
+      const filters = typeof filtersText === 'string' && filtersText !== forwarded ? filtersText : undefined;
+      const cell: Cell = {
+        query: name,
+        caller: caller.name,
+        fromClauses,
+        outcome: 'ok',
+        filtersOutcome: filters === undefined ? 'clauses kept' : 'ok',
+      };
       cells.push(cell);
-      // Checked first: both answer, and answer the same (a LIMIT after ORDER BY with ties may pick other rows: 'differs').
+      // Checked first: each text answers, and answers the same (a LIMIT after ORDER BY with ties may pick other rows: 'differs').
       const [a, b] = [await ask(url, forwarded), await ask(url, view)];
       if (a.status !== 200 || b.status !== 200) {
         cell.outcome = `store ${a.status}/${b.status}: ${(a.status !== 200 ? a.body : b.body).replace(/\s+/g, ' ').slice(0, 60)}`;
         continue;
       }
       if (canonical(a.body) !== canonical(b.body)) cell.outcome = 'differs';
-      const runs = Math.max(1, Math.min(RUNS, Math.floor(CELL_BUDGET_MS / Math.max(a.ms, b.ms, 1))));
-      const forwardedMs: number[] = [];
-      const viewMs: number[] = [];
+      const c = filters === undefined ? undefined : await ask(url, filters);
+      if (c !== undefined && c.status !== 200) cell.filtersOutcome = `store ${c.status}: ${c.body.replace(/\s+/g, ' ').slice(0, 60)}`;
+      else if (c !== undefined && canonical(c.body) !== canonical(b.body)) cell.filtersOutcome = 'differs';
+      const timeFilters = filters !== undefined && c?.status === 200;
+      const runs = Math.max(1, Math.min(RUNS, Math.floor(CELL_BUDGET_MS / Math.max(a.ms, b.ms, timeFilters ? (c?.ms ?? 1) : 1, 1))));
+      const texts: { text: string; times: number[] }[] = [
+        { text: forwarded, times: [] },
+        { text: view, times: [] },
+        ...(timeFilters ? [{ text: filters, times: [] }] : []),
+      ];
       for (let i = 0; i < runs; i++) {
-        // Alternate which text goes first, so neither always meets the other's warm caches.
-        if (i % 2 === 0) {
-          forwardedMs.push((await ask(url, forwarded)).ms);
-          viewMs.push((await ask(url, view)).ms);
-        } else {
-          viewMs.push((await ask(url, view)).ms);
-          forwardedMs.push((await ask(url, forwarded)).ms);
+        // Rotate which text goes first, so none always meets another's warm caches.
+        for (let j = 0; j < texts.length; j++) {
+          const next = texts[(i + j) % texts.length] as { text: string; times: number[] };
+          next.times.push((await ask(url, next.text)).ms);
         }
       }
-      cell.forwardedMs = percentile(
-        forwardedMs.sort((x, y) => x - y),
-        50,
-      );
-      cell.viewMs = percentile(
-        viewMs.sort((x, y) => x - y),
-        50,
-      );
+      const median = (times: number[]) =>
+        percentile(
+          times.sort((x, y) => x - y),
+          50,
+        );
+      cell.forwardedMs = median(texts[0]?.times ?? []);
+      cell.viewMs = median(texts[1]?.times ?? []);
+      cell.filtersMs = timeFilters ? median(texts[2]?.times ?? []) : cell.forwardedMs;
     }
   }
   return cells;
 }
 
-function ratioOf(cell: Cell): number | undefined {
-  return cell.forwardedMs !== undefined && cell.viewMs !== undefined ? cell.forwardedMs / Math.max(cell.viewMs, 0.001) : undefined;
+function ratioOf(cell: Cell, form: DatasetForm = 'clauses'): number | undefined {
+  const ms = form === 'clauses' ? cell.forwardedMs : cell.filtersMs;
+  return ms !== undefined && cell.viewMs !== undefined ? ms / Math.max(cell.viewMs, 0.001) : undefined;
 }
 
 function report(store: string, cells: readonly Cell[]): string {
-  const lines = [`#### ${store}`, '', tableHeader(['query', 'caller', 'FROM', 'forwarded ms', 'view ms', 'ratio', 'outcome'], 'llrrrrl')];
+  const lines = [
+    `#### ${store}`,
+    '',
+    tableHeader(
+      ['query', 'caller', 'FROM', 'clauses ms', 'graph filters ms', 'view ms', 'ratio clauses', 'ratio filters', 'outcome', 'filters'],
+      'llrrrrrrll',
+    ),
+  ];
   for (const cell of cells) {
     const ratio = ratioOf(cell);
+    const filtersRatio = ratioOf(cell, 'graph-filters');
     lines.push(
       tableRow([
         cell.query,
         cell.caller,
         cell.fromClauses,
         cell.forwardedMs?.toFixed(1) ?? '',
+        cell.filtersOutcome === 'clauses kept' ? '' : (cell.filtersMs?.toFixed(1) ?? ''),
         cell.viewMs?.toFixed(1) ?? '',
         ratio === undefined ? '' : ratio.toFixed(2),
+        filtersRatio === undefined ? '' : filtersRatio.toFixed(2),
         cell.outcome,
+        cell.filtersOutcome ?? '',
       ]),
     );
   }
-  lines.push('', tableHeader(['caller', 'queries', 'median ratio', 'max ratio (query)', 'over 3x', 'target'], 'lrrrrl'));
-  for (const caller of CALLERS) {
-    const timed = cells.filter((c) => c.caller === caller.name && ratioOf(c) !== undefined);
-    const ratios = timed.map((c) => ratioOf(c) ?? 0).sort((x, y) => x - y);
-    if (ratios.length === 0) continue;
-    const worst = timed.reduce((w, c) => ((ratioOf(c) ?? 0) > (ratioOf(w) ?? 0) ? c : w));
-    const median = percentile(ratios, 50);
-    const max = ratios[ratios.length - 1] ?? 0;
-    const sixGraphs = caller.graphs.length === 6;
-    const met = max <= TARGET_MAX && median <= TARGET_MEDIAN;
-    lines.push(
-      tableRow([
-        caller.name,
-        ratios.length,
-        median.toFixed(2),
-        `${max.toFixed(2)} (${worst.query})`,
-        ratios.filter((r) => r > TARGET_MAX).length,
-        sixGraphs ? `max <= ${TARGET_MAX}, median <= ${TARGET_MEDIAN}: ${met ? 'met' : 'missed'}` : 'shown',
-      ]),
-    );
+  lines.push('', tableHeader(['dataset form', 'caller', 'queries', 'median ratio', 'max ratio (query)', 'over 3x', 'target'], 'llrrrrl'));
+  for (const form of ['clauses', 'graph-filters'] as const) {
+    for (const caller of CALLERS) {
+      const timed = cells.filter((c) => c.caller === caller.name && ratioOf(c, form) !== undefined);
+      const ratios = timed.map((c) => ratioOf(c, form) ?? 0).sort((x, y) => x - y);
+      if (ratios.length === 0) continue;
+      const worst = timed.reduce((w, c) => ((ratioOf(c, form) ?? 0) > (ratioOf(w, form) ?? 0) ? c : w));
+      const median = percentile(ratios, 50);
+      const max = ratios[ratios.length - 1] ?? 0;
+      const sixGraphs = caller.graphs.length === 6;
+      const met = max <= TARGET_MAX && median <= TARGET_MEDIAN;
+      lines.push(
+        tableRow([
+          form,
+          caller.name,
+          ratios.length,
+          median.toFixed(2),
+          `${max.toFixed(2)} (${worst.query})`,
+          ratios.filter((r) => r > TARGET_MAX).length,
+          sixGraphs ? `max <= ${TARGET_MAX}, median <= ${TARGET_MEDIAN}: ${met ? 'met' : 'missed'}` : 'shown',
+        ]),
+      );
+    }
   }
   return lines.join('\n') + '\n';
 }

@@ -99,6 +99,7 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
     planCache: config.planCache,
     allowedFunctions: config.allowedFunctions,
     rowChecks: config.rowChecks,
+    datasetForm: config.datasetForm,
   });
   const identifyCaller: (headers: RequestHeaders) => CallerOrPromise =
     values.agent === undefined ? createCallerIdentifier(config.auth) : constantCaller(values.agent, values.group ?? []);

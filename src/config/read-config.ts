@@ -227,6 +227,8 @@ export const CONFIG_KEYS = {
   allowedFunctions: key({ default: [], read: readAllowedFunctions }),
   /** How row rules are checked in the rewritten query: `join` (every store) or `exists` (Oxigraph, Jena; never Virtuoso 7.2). */
   rowChecks: key({ default: 'join', read: readRowChecks }),
+  /** How the forwarded query names its dataset: `clauses` (FROM, FROM NAMED) or `graph-filters` (docs/design/sparql.md). */
+  datasetForm: key({ default: 'clauses', read: readDatasetForm }),
   workers: { ...integer(1, 1, MAX_WORKERS, 'processes'), env: { name: 'GUARD_WORKERS', read: readWorkersOverride } },
   /** Absolute paths of data files for the embedded store; [] = the demo data. */
   embedded: section({ data: paths('data file (Turtle, TriG, N-Triples, N-Quads)') }),
@@ -896,6 +898,14 @@ function readRowChecks(value: unknown, path: string, context: ReadContext): 'joi
       'not a form of row check',
       'write "join" (right on every store) or "exists" (faster on Oxigraph and Jena, wrong on Virtuoso 7.2)',
     );
+  }
+  return form;
+}
+
+function readDatasetForm(value: unknown, path: string, context: ReadContext): 'clauses' | 'graph-filters' {
+  const form = readText(value, path, context);
+  if (form !== 'clauses' && form !== 'graph-filters') {
+    fail(path, 'not a dataset form', 'write "clauses" (FROM and FROM NAMED, every store) or "graph-filters" (a filter per GRAPH, for Virtuoso)');
   }
   return form;
 }

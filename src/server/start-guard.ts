@@ -139,6 +139,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     planCache: config.planCache,
     allowedFunctions: config.allowedFunctions,
     rowChecks: config.rowChecks,
+    datasetForm: config.datasetForm,
   });
   const policies = createPolicyHolder(authChallenge(config.auth));
   const readiness = createReadiness();

@@ -5,6 +5,7 @@ import type { Grant } from '../policy/policy-set.js';
 import { applyGrant } from './apply-grant.js';
 import { compileFunctionAllowList } from './check-function-calls.js';
 import { createShapeCache, type ExactEntry } from './create-shape-cache.js';
+import { inGraphFilterForm, type DatasetForm } from './graph-filter-form.js';
 import type { Plan } from './plan.js';
 import { prepareQuery, type PrepareSettings } from './prepare-query.js';
 import type { PreparedQuery } from './prepared-query.js';
@@ -23,6 +24,8 @@ export interface PlannerOptions {
   allowedFunctions?: readonly string[];
   /** How row rules are checked (config `rowChecks`); absent: `join`, right on every store. */
   rowChecks?: RowCheckForm;
+  /** How the forwarded query names its dataset (config `datasetForm`); absent: `clauses`. */
+  datasetForm?: DatasetForm;
 }
 
 /** Plans one query for one caller. */
@@ -46,6 +49,16 @@ export type Prepare = (request: QueryRequest, settings: PrepareSettings) => Prep
  * `planCache.maxEntries` 0 every query is prepared anew: the reference the cached plans must equal.
  */
 export function createPlanner(options: PlannerOptions, prepare: Prepare = prepareQuery): Planner {
+  const planner = createClausePlanner(options, prepare);
+  if (options.datasetForm !== 'graph-filters') return planner;
+  return {
+    plan: (request, grant, values) => inGraphFilterForm(planner.plan(request, grant, values)),
+    cacheStats: () => planner.cacheStats(),
+  };
+}
+
+/** The planner of texts with dataset clauses. */
+function createClausePlanner(options: PlannerOptions, prepare: Prepare): Planner {
   const { baseIri, maxQueryDepth, planCache, rowChecks = 'join' } = options;
   const settings: PrepareSettings = {
     baseIri,

@@ -107,6 +107,7 @@ describe('readConfig with a real file setting every key', () => {
       maxQueryDepth: 32,
       allowedFunctions: ['http://example.org/functions#', 'http://example.org/geo/distance'],
       rowChecks: 'exists',
+      datasetForm: 'graph-filters',
       workers: 4,
       embedded: { data: [resolve(fixtures, 'data/demo.trig'), '/srv/data/extra.ttl'] },
       http: { headersTimeoutMs: 5000, requestTimeoutMs: 20000, idleTimeoutMs: 4000, maxConnections: 300 },
@@ -253,6 +254,7 @@ describe('parseConfig defaults', () => {
       maxQueryDepth: 64,
       allowedFunctions: [],
       rowChecks: 'join',
+      datasetForm: 'clauses',
       workers: 1,
       embedded: { data: [] },
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 10_000, maxConnections: 400 },
@@ -679,6 +681,12 @@ describe('parseConfig rejects', () => {
     rejects({ baseIri: 'relative/' }, [/^config baseIri: not an absolute IRI/]);
     rejects({ baseIri: 'http://x/ y' }, [/^config baseIri: not an absolute IRI/]);
     rejects({ baseIri: 'http://x/#frag' }, [/^config baseIri: must not have a #fragment/]);
+  });
+
+  it('datasetForm: clauses or graph-filters, anything else named with both choices', () => {
+    rejects({ datasetForm: 'filters' }, [/^config datasetForm: not a dataset form \(write "clauses" \(FROM and FROM NAMED, every store\) or "graph-filters"/]);
+    rejects({ datasetForm: 'CLAUSES' }, [/^config datasetForm: not a dataset form/]);
+    rejects({ datasetForm: 1 }, [/^config datasetForm: expected a string/]);
   });
 
   it('rowChecks: join or exists, anything else named with both choices', () => {

@@ -184,3 +184,14 @@ describeOnEveryStore(
   {},
   everyStore,
 );
+
+// The dataset as graph filters (config datasetForm), on the store the configuration docs name it for and the embedded
+// store: the same answers, with no dataset clause for the store to honour; a pattern the form left unheld reads every graph.
+describeOnEveryStore(
+  'dataset clauses, datasetForm graph-filters',
+  (guard, store) => {
+    itAttacks(attacks, guard, store);
+  },
+  { datasetForm: 'graph-filters' },
+  ({ name }) => ['embedded', 'virtuoso'].includes(name),
+);
