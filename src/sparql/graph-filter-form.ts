@@ -217,7 +217,9 @@ function checkHeld(root: Node, dataset: ReadonlySet<string>, holds: WeakMap<obje
   const heldGraphs = new Set<object>();
   walkQuery(root, {
     enter(node) {
-      if (node['type'] === 'bgp' && depth === 0) throw new Error('graph-filter form: a triple pattern outside a GRAPH');
+      if (node['type'] === 'bgp' && depth === 0 && (node['triples'] as unknown[]).length > 0) {
+        throw new Error('graph-filter form: a triple pattern outside a GRAPH');
+      }
       if (node['type'] === 'path' && depth === 0) throw new Error('graph-filter form: a path outside a GRAPH');
       for (const key of ['patterns', 'where'] as const) {
         const list = node[key];

@@ -160,6 +160,20 @@ export const REWRITER_MUTANTS: readonly Mutant[] = [
     what: 'SERVICE reaches the store',
   },
   {
+    id: 'graph-filter-default-unheld',
+    file: 'sparql/graph-filter-form.js',
+    find: 'if (!inDefault) {',
+    replace: 'if (true) {',
+    what: "datasetForm graph-filters: the default graph's triple patterns left outside any GRAPH, read over every graph of the store (checkHeld must refuse the text)",
+  },
+  {
+    id: 'graph-filter-default-reads-named',
+    file: 'sparql/graph-filter-form.js',
+    find: 'out.push(held(fresh(), [bgp], defaults));',
+    replace: 'out.push(held(fresh(), [bgp], [...defaults, ...named]));',
+    what: "datasetForm graph-filters: the default graph's patterns held to the FROM NAMED graphs too, a dataset the caller did not ask for and its hidden paths unchecked",
+  },
+  {
     id: 'update-forwarded',
     file: 'sparql/prepare-query.js',
     find: "if (tree.type === 'update')",
