@@ -33,7 +33,8 @@ type Node = TreeNode & { type?: unknown };
 /**
  * `plan` with its query in the graph-filter form, or `plan` itself where that form cannot express
  * it: a property path where a triple pattern reads the default graph (a path may cross the graphs
- * of the merge, which a GRAPH per step cannot), a `*` it cannot spell out (projectInScope), more
+ * of the merge, which a GRAPH per step cannot), a GRAPH holding no triple pattern (Virtuoso refuses
+ * its test), a `*` it cannot spell out (projectInScope), more
  * than {@link MAX_GRAPH_FILTER_GRAPHS} graphs, or a node this rewrite does not know.
  */
 export function inGraphFilterForm(plan: Plan): Plan {
@@ -106,6 +107,8 @@ export function graphFilterText(text: string, defaults: readonly string[], named
         }
         case 'graph': {
           const name = pattern['name'] as Term;
+          // Virtuoso 7.2 refuses `GRAPH ?g { }` followed by a test of ?g (SP031); with clauses it matches no graph.
+          if (!holdsTriple(pattern['patterns'])) throw new KeepClauses();
           const inner = patterns(pattern['patterns'] as Node[], false);
           if (name.termType === 'Variable') out.push(held(name, inner, named));
           else if (name.termType === 'NamedNode') out.push(held(name, inner, named.includes(name.value) ? [name.value] : []));
@@ -157,6 +160,18 @@ export function graphFilterText(text: string, defaults: readonly string[], named
     bgp: (pattern, write) => write.bgp(pattern),
     entity: (value, write) => write.plainEntity(value),
   });
+}
+
+/** Whether a triple pattern stands anywhere under `patterns`. */
+function holdsTriple(patterns: unknown): boolean {
+  let found = false;
+  walkQuery(patterns, {
+    enter(node) {
+      if (node['type'] === 'bgp' && (node['triples'] as unknown[]).length > 0) found = true;
+      return !found;
+    },
+  });
+  return found;
 }
 
 /** `sameTerm(name, <g1>) || sameTerm(name, <g2>) || …`, false for no graph. */
