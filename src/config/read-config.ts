@@ -905,7 +905,11 @@ function readRowChecks(value: unknown, path: string, context: ReadContext): 'joi
 function readDatasetForm(value: unknown, path: string, context: ReadContext): 'clauses' | 'graph-filters' {
   const form = readText(value, path, context);
   if (form !== 'clauses' && form !== 'graph-filters') {
-    fail(path, 'not a dataset form', 'write "clauses" (FROM and FROM NAMED, every store) or "graph-filters" (a filter per GRAPH, for Virtuoso)');
+    fail(
+      path,
+      'not a dataset form',
+      'write "clauses" (FROM and FROM NAMED, every store) or "graph-filters" (a filter per GRAPH, for Virtuoso)',
+    );
   }
   return form;
 }

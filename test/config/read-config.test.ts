@@ -684,7 +684,9 @@ describe('parseConfig rejects', () => {
   });
 
   it('datasetForm: clauses or graph-filters, anything else named with both choices', () => {
-    rejects({ datasetForm: 'filters' }, [/^config datasetForm: not a dataset form \(write "clauses" \(FROM and FROM NAMED, every store\) or "graph-filters"/]);
+    rejects({ datasetForm: 'filters' }, [
+      /^config datasetForm: not a dataset form \(write "clauses" \(FROM and FROM NAMED, every store\) or "graph-filters"/,
+    ]);
     rejects({ datasetForm: 'CLAUSES' }, [/^config datasetForm: not a dataset form/]);
     rejects({ datasetForm: 1 }, [/^config datasetForm: expected a string/]);
   });

@@ -41,9 +41,10 @@ describe('test/README.md', () => {
     // Without the lab, the security suites run on every store named the embedded store alone: the lab's stores vanished unsaid.
     // NODE_TEST_CONTEXT would make the child report to this runner instead of printing TAP.
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^RIG_/.test(name) && name !== 'NODE_TEST_CONTEXT'));
-    // dataset-clauses runs on Jena's variants too, literal-subjects on each engine once (rig-stores.ts, JENA_VARIANTS).
+    // dataset-clauses runs on Jena's variants too, and on Virtuoso once more with datasetForm graph-filters; literal-subjects
+    // on each engine once (rig-stores.ts, JENA_VARIANTS).
     for (const [file, stores] of [
-      ['security/dataset-clauses.test.js', ['oxigraph', 'jena', 'virtuoso', 'jena-arq', 'jena-union']],
+      ['security/dataset-clauses.test.js', ['oxigraph', 'jena', 'virtuoso', 'jena-arq', 'jena-union', 'virtuoso']],
       ['security/literal-subjects.test.js', ['oxigraph', 'jena', 'virtuoso']],
     ] as const) {
       const run = spawnSync(
