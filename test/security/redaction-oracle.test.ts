@@ -125,5 +125,5 @@ redactionOracle('redaction oracle: the guard with hidden paths answers as the re
 redactionOracle(
   'redaction oracle, datasetForm graph-filters: the same answers with a filter per GRAPH for the dataset (embedded Oxigraph)',
   { datasetForm: 'graph-filters' },
-  Math.ceil(SAMPLE / 2),
+  Math.ceil(SAMPLE / 4),
 );

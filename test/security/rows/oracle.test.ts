@@ -120,8 +120,8 @@ describeRowsOnEveryStore(
 );
 
 // The dataset as graph filters (config datasetForm "graph-filters": no FROM, a sameTerm filter per GRAPH) on the store the
-// configuration docs name it for, Virtuoso, and the embedded store: a triple pattern the form failed to hold would read
-// every graph of the store, the rules' rowData graphs and the other callers' data among them.
+// configuration docs name it for, Virtuoso, and the embedded store (where it kills the mutant graph-filter-default-reads-named):
+// a triple pattern the form failed to hold would read every graph of the store, the rules' rowData graphs among them.
 describeRowsOnEveryStore(
   'rows oracle, datasetForm graph-filters',
   (rows, store) => {
