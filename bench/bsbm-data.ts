@@ -234,11 +234,12 @@ export function viewGraph(caller: BenchCaller): string {
 }
 
 /**
- * N-Quads of the data and of every caller's view. No triple stands in two graphs of the data (each
- * subject is written into one), so a view is the granted graphs' quads without their hidden ones.
+ * N-Quads of the data (unless `withData` is false) and of the views of `callers`. No triple stands in
+ * two graphs of the data (each subject is written into one), so a view is the granted graphs' quads
+ * without their hidden ones.
  */
-export function writeNQuads(data: BsbmData, callers: readonly BenchCaller[] = CALLERS): string {
-  const lines: string[] = data.quads.map(([s, p, o, g]) => `${s} ${p} ${o} ${g} .`);
+export function writeNQuads(data: BsbmData, callers: readonly BenchCaller[] = CALLERS, withData = true): string {
+  const lines: string[] = withData ? data.quads.map(([s, p, o, g]) => `${s} ${p} ${o} ${g} .`) : [];
   for (const caller of callers) {
     if (caller.viewOf !== undefined) continue;
     const view = iri(viewGraph(caller));

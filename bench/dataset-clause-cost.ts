@@ -7,7 +7,7 @@ import { tableHeader, tableRow } from './_util/markdown-table.js';
 import { percentile } from './_util/percentile.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CALLERS, COUNTRIES, generateBsbmData, viewGraph, writeNQuads, type BenchCaller } from './bsbm-data.js';
+import { CALLERS, COUNTRIES, GRAPHS, generateBsbmData, viewGraph, writeNQuads, type BenchCaller } from './bsbm-data.js';
 import { BSBM_BI, BSBM_EXPLORE, seededRandom, type BsbmQuery } from './bsbm-mix.js';
 import { GuardError } from '../src/guard-error.js';
 import type { Grant } from '../src/policy/policy-set.js';
@@ -16,6 +16,8 @@ import type { DatasetForm } from '../src/sparql/graph-filter-form.js';
 
 /** Timed runs of each text per cell (after one warm-up of each), alternating forwarded and view. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+/** Untimed passes over every cell's texts before the timed one (`BENCH_WARM_PASSES`). */
+const WARM_PASSES = Number(process.env.BENCH_WARM_PASSES ?? 2);
 /** A cell whose slower text takes longer than this per run is timed with fewer runs (at least one). */
 const CELL_BUDGET_MS = Number(process.env.BENCH_CELL_MS ?? 4000);
 const TIMEOUT_MS = 120_000;
@@ -30,6 +32,15 @@ const STORES: readonly (readonly [name: string, variable: string])[] = [
   ['jena', 'RIG_JENA_QUERY'],
 ];
 
+/**
+ * The variable naming the stores that hold the views apart from the data (`RIG_OXIGRAPH_QUERY` →
+ * `RIG_OXIGRAPH_VIEWS`): query URLs, comma-separated, each a store of the same kind loaded with
+ * one view (`--write-split`). Unset, each view is read from the store of the data.
+ */
+function viewsVariable(variable: string): string {
+  return variable.replace(/_QUERY$/, '_VIEWS');
+}
+
 interface Cell {
   query: string;
   caller: string;
@@ -43,6 +54,13 @@ interface Cell {
   /** 'ok', 'clauses kept', 'differs' or the store's failure, for the graph-filter form. */
   filtersOutcome?: string;
   viewMs?: number;
+}
+
+/** One text of a cell, the store it is sent to, and its timed runs. */
+interface TimedText {
+  text: string;
+  url: string;
+  times: number[];
 }
 
 const planners: Record<DatasetForm, ReturnType<typeof createPlanner>> = {
@@ -168,9 +186,10 @@ function writeTexts(dir: string): void {
 }
 
 /** One store: every query of both mixes for every caller. Prints its table and returns its cells. */
-async function measureStore(store: string, url: string): Promise<Cell[]> {
+async function measureStore(store: string, url: string, viewUrls: ReadonlyMap<string, string>): Promise<Cell[]> {
   const queries = benchQueries();
   const cells: Cell[] = [];
+  const timed: { cell: Cell; slowestMs: number; texts: TimedText[] }[] = [];
   for (const { name, text } of queries) {
     for (const caller of CALLERS) {
       const forwarded = forwardedText(text, caller);
@@ -180,6 +199,7 @@ async function measureStore(store: string, url: string): Promise<Cell[]> {
       }
       const fromClauses = (forwarded.match(/\bFROM </g) ?? []).length;
       const view = viewText(text, caller);
+      const viewUrl = viewUrls.get(viewGraph(caller)) ?? url;
       const filtersText = forwardedText(text, caller, 'graph-filters');
       const filters = typeof filtersText === 'string' && filtersText !== forwarded ? filtersText : undefined;
       const cell: Cell = {
@@ -191,7 +211,7 @@ async function measureStore(store: string, url: string): Promise<Cell[]> {
       };
       cells.push(cell);
       // Checked first: each text answers, and answers the same (a LIMIT after ORDER BY with ties may pick other rows: 'differs').
-      const [a, b] = [await ask(url, forwarded), await ask(url, view)];
+      const [a, b] = [await ask(url, forwarded), await ask(viewUrl, view)];
       if (a.status !== 200 || b.status !== 200) {
         cell.outcome = `store ${a.status}/${b.status}: ${(a.status !== 200 ? a.body : b.body).replace(/\s+/g, ' ').slice(0, 60)}`;
         continue;
@@ -201,28 +221,37 @@ async function measureStore(store: string, url: string): Promise<Cell[]> {
       if (c !== undefined && c.status !== 200) cell.filtersOutcome = `store ${c.status}: ${c.body.replace(/\s+/g, ' ').slice(0, 60)}`;
       else if (c !== undefined && canonical(c.body) !== canonical(b.body)) cell.filtersOutcome = 'differs';
       const timeFilters = filters !== undefined && c?.status === 200;
-      const runs = Math.max(1, Math.min(RUNS, Math.floor(CELL_BUDGET_MS / Math.max(a.ms, b.ms, timeFilters ? (c?.ms ?? 1) : 1, 1))));
-      const texts: { text: string; times: number[] }[] = [
-        { text: forwarded, times: [] },
-        { text: view, times: [] },
-        ...(timeFilters ? [{ text: filters, times: [] }] : []),
-      ];
-      for (let i = 0; i < runs; i++) {
-        // Rotate which text goes first, so none always meets another's warm caches.
-        for (let j = 0; j < texts.length; j++) {
-          const next = texts[(i + j) % texts.length] as { text: string; times: number[] };
-          next.times.push((await ask(url, next.text)).ms);
-        }
-      }
-      const median = (times: number[]) =>
-        percentile(
-          times.sort((x, y) => x - y),
-          50,
-        );
-      cell.forwardedMs = median(texts[0]?.times ?? []);
-      cell.viewMs = median(texts[1]?.times ?? []);
-      cell.filtersMs = timeFilters ? median(texts[2]?.times ?? []) : cell.forwardedMs;
+      timed.push({
+        cell,
+        slowestMs: Math.max(a.ms, b.ms, timeFilters ? (c?.ms ?? 1) : 1, 1),
+        texts: [
+          { text: forwarded, url, times: [] },
+          { text: view, url: viewUrl, times: [] },
+          ...(timeFilters ? [{ text: filters, url, times: [] }] : []),
+        ],
+      });
     }
+  }
+  // Warm-up passes over every cell, untimed: with the views in stores of their own, the store of the
+  // data would otherwise meet each text warmer (its caches, a JVM's compiled code) than a view's store.
+  for (let pass = 0; pass < WARM_PASSES; pass++) for (const { texts } of timed) for (const { text, url: at } of texts) await ask(at, text);
+  for (const { cell, slowestMs, texts } of timed) {
+    const runs = Math.max(1, Math.min(RUNS, Math.floor(CELL_BUDGET_MS / slowestMs)));
+    for (let i = 0; i < runs; i++) {
+      // Rotate which text goes first, so none always meets another's warm caches.
+      for (let j = 0; j < texts.length; j++) {
+        const next = texts[(i + j) % texts.length] as TimedText;
+        next.times.push((await ask(next.url, next.text)).ms);
+      }
+    }
+    const median = (times: number[]) =>
+      percentile(
+        times.sort((x, y) => x - y),
+        50,
+      );
+    cell.forwardedMs = median(texts[0]?.times ?? []);
+    cell.viewMs = median(texts[1]?.times ?? []);
+    cell.filtersMs = texts.length > 2 ? median(texts[2]?.times ?? []) : cell.forwardedMs;
   }
   return cells;
 }
@@ -286,6 +315,42 @@ function report(store: string, cells: readonly Cell[]): string {
   return lines.join('\n') + '\n';
 }
 
+function viewSlug(caller: BenchCaller): string {
+  return (caller.viewOf ?? caller.name).replace(/\W+/g, '-');
+}
+
+async function holdsGraph(url: string, graph: string): Promise<boolean> {
+  const probe = await ask(url, `ASK { GRAPH <${graph}> { ?s ?p ?o } }`).catch(() => undefined);
+  return probe?.status === 200 && probe.body.includes('true');
+}
+
+/**
+ * Where each view graph is read: from the first of `views` (comma-separated query URLs) that holds
+ * it, else from the store of the data. A message when a view is in neither.
+ */
+async function findViews(url: string, views: string | undefined): Promise<Map<string, string> | string> {
+  const candidates = [
+    ...(views ?? '')
+      .split(',')
+      .map((at) => at.trim())
+      .filter((at) => at !== ''),
+    url,
+  ];
+  const found = new Map<string, string>();
+  for (const graph of new Set(CALLERS.map(viewGraph))) {
+    let holder: string | undefined;
+    for (const at of candidates) {
+      if (await holdsGraph(at, graph)) {
+        holder = at;
+        break;
+      }
+    }
+    if (holder === undefined) return `no view <${graph}> at ${candidates.join(', ')}`;
+    found.set(graph, holder);
+  }
+  return found;
+}
+
 async function main(): Promise<void> {
   const writeAt = process.argv.indexOf('--write-data');
   if (writeAt !== -1) {
@@ -297,6 +362,18 @@ async function main(): Promise<void> {
     );
     return;
   }
+  const splitAt = process.argv.indexOf('--write-split');
+  if (splitAt !== -1) {
+    // A lab of its own per file: the data store, and one store per view (bench/README.md).
+    const dir = process.argv[splitAt + 1] ?? 'bsbm-split';
+    mkdirSync(dir, { recursive: true });
+    const data = generateBsbmData();
+    writeFileSync(join(dir, 'data.nq'), writeNQuads(data, []));
+    const views = CALLERS.filter((c) => c.viewOf === undefined);
+    for (const caller of views) writeFileSync(join(dir, `view-${viewSlug(caller)}.nq`), writeNQuads(data, [caller], false));
+    process.stdout.write(`${dir}: data.nq (the BSBM data in six graphs) and the views of ${views.length} callers, a file each\n`);
+    return;
+  }
   const textsAt = process.argv.indexOf('--write-texts');
   if (textsAt !== -1) {
     writeTexts(process.argv[textsAt + 1] ?? 'bsbm-texts');
@@ -304,8 +381,8 @@ async function main(): Promise<void> {
   }
   const scenario = scenarioArguments();
   if (scenario !== undefined) {
-    const [store, url] = scenario as [string, string];
-    process.stdout.write(JSON.stringify(await measureStore(store, url)));
+    const [store, url, views] = scenario as [string, string, string];
+    process.stdout.write(JSON.stringify(await measureStore(store, url, new Map(JSON.parse(views) as [string, string][]))));
     return;
   }
   process.stdout.write(
@@ -318,14 +395,24 @@ async function main(): Promise<void> {
       process.stdout.write(`${store}: not measured (${variable} unset)\n\n`);
       continue;
     }
-    const probe = await ask(url, `ASK { GRAPH <${viewGraph(CALLERS[0] as BenchCaller)}> { ?s ?p ?o } }`).catch(() => undefined);
-    if (probe?.status !== 200 || !probe.body.includes('true')) {
-      process.stdout.write(`${store}: not measured (no BSBM data with its views at ${url}: see bench/README.md)\n\n`);
+    if (!(await holdsGraph(url, GRAPHS[0] as string))) {
+      process.stdout.write(`${store}: not measured (no BSBM data at ${url}: see bench/README.md)\n\n`);
       continue;
     }
-    const stall = await keepAliveStall(url);
-    if (stall !== undefined) process.stdout.write(`${store}: ${stall}\n\n`);
-    process.stdout.write(report(store, runScenario<Cell[]>(import.meta.url, store, url)) + '\n');
+    const viewUrls = await findViews(url, process.env[viewsVariable(variable)]);
+    if (typeof viewUrls === 'string') {
+      process.stdout.write(`${store}: not measured (${viewUrls}: see bench/README.md)\n\n`);
+      continue;
+    }
+    for (const at of new Set([url, ...viewUrls.values()])) {
+      const stall = await keepAliveStall(at);
+      if (stall !== undefined) process.stdout.write(`${store} (${at}): ${stall}\n\n`);
+    }
+    const apart = [...viewUrls.values()].some((at) => at !== url);
+    process.stdout.write(
+      `${store}: the views read from ${apart ? 'stores of their own, a view each (' + viewsVariable(variable) + ')' : 'the store of the data (the views beside it make it four times larger)'}\n\n`,
+    );
+    process.stdout.write(report(store, runScenario<Cell[]>(import.meta.url, store, url, JSON.stringify([...viewUrls]))) + '\n');
     measured++;
   }
   if (measured === 0) process.stdout.write('no lab store with the BSBM data: nothing measured\n');

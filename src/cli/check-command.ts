@@ -134,6 +134,8 @@ interface StoreCheck {
   readonly datasetClauses?: 'honoured';
   /** When contacted and its Server header says Virtuoso: that header (refuse-for-store.ts refuses some queries there). */
   readonly server?: string;
+  /** When contacted: the form serve sends the dataset in to this store (config datasetForm; "auto" decided by the check). */
+  readonly datasetForm?: 'clauses' | 'graph-filters';
 }
 
 /** Longest the store check waits for the store, whatever timeoutMs says: an operator is waiting. */
@@ -159,9 +161,15 @@ async function checkStore(config: GuardConfig, store: CommandStore): Promise<Sto
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), Math.min(config.timeoutMs, STORE_CHECK_TIMEOUT_MS));
   try {
-    const support = await checkDatasetSupport(store.upstream, controller.signal, config.rowChecks);
+    const support = await checkDatasetSupport(store.upstream, controller.signal, config.rowChecks, config.datasetForm);
     if (support.kind === 'honoured') {
-      return { url, contacted: true, datasetClauses: 'honoured', ...(saysVirtuoso(support.server) && { server: support.server }) };
+      return {
+        url,
+        contacted: true,
+        datasetClauses: 'honoured',
+        ...(saysVirtuoso(support.server) && { server: support.server }),
+        datasetForm: support.graphFilters ? 'graph-filters' : 'clauses',
+      };
     }
     if (support.kind === 'ignored') return `store ${url}: ${support.reason} (serve refuses such a store: ${support.fix})`;
     const why = controller.signal.aborted
@@ -398,6 +406,11 @@ function* text(
         ? `store: ${storeCheck.url} answers and honours dataset clauses (FROM, FROM NAMED)`
         : `store: ${storeCheck.url} not contacted (--offline)`,
   ];
+  if (storeCheck.datasetForm === 'graph-filters') {
+    lines.push(
+      `store: queries name their dataset as graph filters, not FROM (config datasetForm${storeCheck.server === undefined ? '' : '; the store says it is Virtuoso'})`,
+    );
+  }
   const restricts = (policy: PolicySet['policies'][number]) =>
     policy.rowRule !== undefined || policy.readPaths !== undefined || policy.hidePaths.length > 0;
   if (storeCheck.server !== undefined && set.policies.some(restricts)) {

@@ -12,12 +12,15 @@ import {
   type CallerOrPromise,
   type RequestHeaders,
 } from '../auth/identify-caller.js';
+import type { GuardConfig } from '../config/read-config.js';
 import { GuardError } from '../guard-error.js';
 import { fetchPolicyInputs } from '../policy/store-reads/fetch-policy-inputs.js';
 import { loadPolicySetWithStats } from '../policy/load/load-policy-set.js';
 import { createApp } from '../server/create-app.js';
 import { createPolicyHolder } from '../server/policy-holder.js';
 import { createPlanner } from '../sparql/create-planner.js';
+import type { DatasetForm } from '../sparql/graph-filter-form.js';
+import { checkDatasetSupport } from '../upstream/check-dataset-support.js';
 import type { Upstream } from '../upstream/create-upstream.js';
 import { openCommandStore } from './open-command-store.js';
 import { readCommandConfig } from './read-command-config.js';
@@ -87,9 +90,11 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
   const policies = createPolicyHolder(authChallenge(config.auth));
   // The set serve would load: the fact sources and the prefix listings read the store once (the query never goes there).
   const store = openCommandStore(config);
+  let datasetForm: DatasetForm;
   try {
     const inputs = await fetchPolicyInputs(store.upstream, store.sources);
     policies.replace((await loadPolicySetWithStats(store.sources, { inputs })).set);
+    datasetForm = await chooseDatasetForm(config, store.upstream);
   } finally {
     await store.close();
   }
@@ -99,7 +104,7 @@ export async function explainCommand(args: readonly string[], env: NodeJS.Proces
     planCache: config.planCache,
     allowedFunctions: config.allowedFunctions,
     rowChecks: config.rowChecks,
-    datasetForm: config.datasetForm,
+    datasetForm,
   });
   const identifyCaller: (headers: RequestHeaders) => CallerOrPromise =
     values.agent === undefined ? createCallerIdentifier(config.auth) : constantCaller(values.agent, values.group ?? []);
@@ -185,4 +190,25 @@ function readQueryText(values: ExplainArgs): string | undefined {
 function usageError(message: string): number {
   process.stderr.write(`sparql-guard explain: ${message}\n${EXPLAIN_USAGE}\n`);
   return 2;
+}
+
+/** Longest explain waits for the store's dataset check (datasetForm "auto"): an operator is waiting. */
+const SERVER_CHECK_TIMEOUT_MS = 10_000;
+
+/**
+ * The dataset form serve would send to this store: config "auto" asks the store the dataset check
+ * serve runs (its Server header, and the graph-filter probe). A store that does not answer leaves
+ * the clauses, which serve sends too until its check finds the store.
+ */
+async function chooseDatasetForm(config: GuardConfig, upstream: Upstream): Promise<DatasetForm> {
+  if (config.datasetForm !== 'auto') return config.datasetForm;
+  if (config.upstream === undefined) return 'clauses';
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), Math.min(config.timeoutMs, SERVER_CHECK_TIMEOUT_MS));
+  try {
+    const support = await checkDatasetSupport(upstream, controller.signal, 'join', 'auto');
+    return support.kind === 'honoured' && support.graphFilters ? 'graph-filters' : 'clauses';
+  } finally {
+    clearTimeout(timer);
+  }
 }

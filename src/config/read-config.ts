@@ -227,8 +227,11 @@ export const CONFIG_KEYS = {
   allowedFunctions: key({ default: [], read: readAllowedFunctions }),
   /** How row rules are checked in the rewritten query: `join` (every store) or `exists` (Oxigraph, Jena; never Virtuoso 7.2). */
   rowChecks: key({ default: 'join', read: readRowChecks }),
-  /** How the forwarded query names its dataset: `clauses` (FROM, FROM NAMED) or `graph-filters` (docs/design/sparql.md). */
-  datasetForm: key({ default: 'clauses', read: readDatasetForm }),
+  /**
+   * How the forwarded query names its dataset: `clauses` (FROM, FROM NAMED), `graph-filters`, or `auto`
+   * (graph filters where the store says it is Virtuoso, clauses elsewhere; docs/design/sparql.md).
+   */
+  datasetForm: key({ default: 'auto', read: readDatasetForm }),
   workers: { ...integer(1, 1, MAX_WORKERS, 'processes'), env: { name: 'GUARD_WORKERS', read: readWorkersOverride } },
   /** Absolute paths of data files for the embedded store; [] = the demo data. */
   embedded: section({ data: paths('data file (Turtle, TriG, N-Triples, N-Quads)') }),
@@ -902,13 +905,13 @@ function readRowChecks(value: unknown, path: string, context: ReadContext): 'joi
   return form;
 }
 
-function readDatasetForm(value: unknown, path: string, context: ReadContext): 'clauses' | 'graph-filters' {
+function readDatasetForm(value: unknown, path: string, context: ReadContext): 'auto' | 'clauses' | 'graph-filters' {
   const form = readText(value, path, context);
-  if (form !== 'clauses' && form !== 'graph-filters') {
+  if (form !== 'auto' && form !== 'clauses' && form !== 'graph-filters') {
     fail(
       path,
       'not a dataset form',
-      'write "clauses" (FROM and FROM NAMED, every store) or "graph-filters" (a filter per GRAPH, for Virtuoso)',
+      'write "auto" (graph filters where the store says it is Virtuoso, clauses elsewhere), "clauses" (FROM and FROM NAMED, every store) or "graph-filters" (a filter per GRAPH)',
     );
   }
   return form;

@@ -238,7 +238,10 @@ export function createQueryRoute(options: QueryRouteOptions, services: QueryServ
       ...(grant.templateGraphs !== undefined && { templateGraphs: grant.templateGraphs.map((iri) => `<${iri}>`) }),
       // The columns and row rules of each graph that has them, by policy (the query holds them too).
       ...(grant.views !== undefined && grant.views.size > 0 && { views: summariseViews(grant.views) }),
-      query: plan.query,
+      // The contract's rewritten query, with the granted graphs as FROM clauses; in the graph-filter form
+      // (datasetForm) the text sent differs, and is shown too.
+      query: plan.clausesQuery ?? plan.query,
+      ...(plan.clausesQuery !== undefined && { forwarded: plan.query }),
       form: plan.form,
     };
   };

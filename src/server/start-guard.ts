@@ -132,6 +132,7 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     recheckMs: DATASET_RECHECK_MS,
     log,
     rowChecks: config.rowChecks,
+    datasetForm: config.datasetForm,
   });
   const planner = createPlanner({
     baseIri: config.baseIri,
@@ -139,7 +140,8 @@ export async function startGuard(config: GuardConfig, log: LogLine = logToStdout
     planCache: config.planCache,
     allowedFunctions: config.allowedFunctions,
     rowChecks: config.rowChecks,
-    datasetForm: config.datasetForm,
+    // "auto" follows the store the dataset check found (wantsGraphFilters); a fixed form is fixed.
+    datasetForm: config.datasetForm === 'auto' ? () => (datasetGate.graphFilters() ? 'graph-filters' : 'clauses') : config.datasetForm,
   });
   const policies = createPolicyHolder(authChallenge(config.auth));
   const readiness = createReadiness();

@@ -25,8 +25,11 @@ export interface PlannerOptions {
   allowedFunctions?: readonly string[];
   /** How row rules are checked (config `rowChecks`); absent: `join`, right on every store. */
   rowChecks?: RowCheckForm;
-  /** How the forwarded query names its dataset (config `datasetForm`); absent: `clauses`. */
-  datasetForm?: DatasetForm;
+  /**
+   * How the forwarded query names its dataset (config `datasetForm`); absent: `clauses`. A function is
+   * asked for each plan (config "auto": the form follows the store the dataset check found).
+   */
+  datasetForm?: DatasetForm | (() => DatasetForm);
 }
 
 /** Plans one query for one caller. */
@@ -51,11 +54,17 @@ export type Prepare = (request: QueryRequest, settings: PrepareSettings) => Prep
  */
 export function createPlanner(options: PlannerOptions, prepare: Prepare = prepareQuery): Planner {
   const planner = createClausePlanner(options, prepare);
-  if (options.datasetForm !== 'graph-filters') return planner;
+  const { datasetForm = 'clauses' } = options;
+  if (datasetForm === 'clauses') return planner;
+  // Both forms answer alike (the oracles run each), so a plan made before the store was known may keep its clauses.
+  const withFilters = typeof datasetForm === 'function' ? () => datasetForm() === 'graph-filters' : () => true;
   const { maxEntries, maxBytes } = options.planCache;
   if (maxEntries === 0) {
     return {
-      plan: (request, grant, values) => inGraphFilterForm(planner.plan(request, grant, values)),
+      plan(request, grant, values) {
+        const plan = planner.plan(request, grant, values);
+        return withFilters() ? inGraphFilterForm(plan) : plan;
+      },
       cacheStats: () => planner.cacheStats(),
     };
   }
@@ -69,10 +78,18 @@ export function createPlanner(options: PlannerOptions, prepare: Prepare = prepar
   return {
     plan(request, grant, values) {
       const plan = planner.plan(request, grant, values);
+      if (!withFilters()) return plan;
       const known = forms.get(plan.query);
       if (known === CLAUSES) return plan;
       if (known !== undefined)
-        return { ...plan, query: known.query, formBody: known.formBody, formParts: known.formParts, formBytes: known.formBytes };
+        return {
+          ...plan,
+          query: known.query,
+          clausesQuery: plan.query,
+          formBody: known.formBody,
+          formParts: known.formParts,
+          formBytes: known.formBytes,
+        };
       const form = inGraphFilterForm(plan);
       forms.set(plan.query, form === plan ? CLAUSES : form);
       return form;

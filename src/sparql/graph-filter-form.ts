@@ -43,7 +43,7 @@ export function inGraphFilterForm(plan: Plan): Plan {
   const query = graphFilterText(plan.query, defaults, named);
   if (query === undefined) return plan;
   const formBody = encodeQueryForm(query);
-  return { ...plan, query, formBody, formParts: [formBody], formBytes: formBody.length };
+  return { ...plan, query, clausesQuery: plan.query, formBody, formParts: [formBody], formBytes: formBody.length };
 }
 
 /**
@@ -158,7 +158,12 @@ export function graphFilterText(text: string, defaults: readonly string[], named
     dataset: () => '',
     graph: (pattern, write) => write.graph(pattern),
     bgp: (pattern, write) => write.bgp(pattern),
-    entity: (value, write) => write.plainEntity(value),
+    // sparqljs writes a NUL of a literal raw (the text read `\u0000`): valid SPARQL, but Virtuoso 7.2 ends the
+    // string there (SQ074), so the form keeps the escape the clauses were sent with (write-row-filter.ts).
+    entity: (value, write) => {
+      const text = write.plainEntity(value);
+      return (value as { termType?: unknown }).termType === 'Literal' ? text.replaceAll('\u0000', '\\u0000') : text;
+    },
   });
 }
 

@@ -7,10 +7,16 @@ import { UpstreamError, type AbortLike, type Upstream } from './create-upstream.
 /** The configured row checks (config `rowChecks`, written by the rewrite in sparql/write-row-filter.ts). */
 export type RowChecks = 'join' | 'exists';
 
+/** The configured dataset form (config `datasetForm`, written by sparql/graph-filter-form.ts). */
+export type DatasetFormSetting = 'auto' | 'clauses' | 'graph-filters';
+
 /** What one check found out about the store. */
 export type DatasetSupport =
-  /** `server`: the store's Server header, which names the store's faults the guard works around (refuse-for-store.ts). */
-  | { readonly kind: 'honoured'; readonly server?: string | undefined }
+  /**
+   * `server`: the store's Server header, which names the store's faults the guard works around (refuse-for-store.ts);
+   * `graphFilters`: the dataset goes in the graph-filter form (wantsGraphFilters), the store having held a GRAPH to its filter.
+   */
+  | { readonly kind: 'honoured'; readonly server?: string | undefined; readonly graphFilters: boolean }
   /**
    * The store answered, and its answer shows it reads outside the dataset the guard names, or it is a
    * store the configured row checks would leak on; `fix` says what the operator does about it.
@@ -26,6 +32,11 @@ export type DatasetSupport =
  */
 const EMPTY_DATASET = `FROM <${EMPTY_GRAPH}>\nFROM NAMED <${EMPTY_GRAPH}>\n`;
 const PROBE_EMPTY = `ASK\n${EMPTY_DATASET}WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }`;
+/**
+ * The graph-filter form's own probe, without a dataset: a GRAPH held by a sameTerm filter to the reserved graph
+ * must find nothing. A store that finds data there reads past the filter the form's safety rests on.
+ */
+const PROBE_FILTER = `ASK WHERE { GRAPH ?g { ?s ?p ?o } FILTER(sameTerm(?g, <${EMPTY_GRAPH}>)) }`;
 /** Control: the empty group pattern has one solution whatever the dataset; false means we cannot read the answer. */
 const PROBE_CONTROL = `ASK\n${EMPTY_DATASET}WHERE { }`;
 const ACCEPT = 'application/sparql-results+json, application/sparql-results+xml;q=0.9';
@@ -37,8 +48,16 @@ const MAX_ANSWER_BYTES = 64 * 1024;
  * is readable) and an ASK for any triple must be false (the dataset clauses are honoured).
  * A store holding no data at all passes whatever it does with dataset clauses: there is
  * nothing it could leak yet, and the recheck on /healthz catches it once data arrives.
+ * Where the dataset would go as graph filters (`datasetForm`, wantsGraphFilters), a third ASK
+ * must be false too: a store that reads past the filter is refused when the config fixed the
+ * form, and gets the clauses with "auto".
  */
-export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike, rowChecks: RowChecks = 'join'): Promise<DatasetSupport> {
+export async function checkDatasetSupport(
+  upstream: Upstream,
+  signal: AbortLike,
+  rowChecks: RowChecks = 'join',
+  datasetForm: DatasetFormSetting = 'clauses',
+): Promise<DatasetSupport> {
   try {
     const control = await ask(upstream, PROBE_CONTROL, signal);
     if (control.value !== true) {
@@ -52,11 +71,22 @@ export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike,
         fix: 'set rowChecks to "join"',
       };
     }
-    if ((await ask(upstream, PROBE_EMPTY, signal)).value === false) return { kind: 'honoured', server: control.server };
+    if ((await ask(upstream, PROBE_EMPTY, signal)).value !== false) {
+      return {
+        kind: 'ignored',
+        reason: 'the upstream store ignores FROM / FROM NAMED (an ASK over the reserved empty graph found data)',
+        fix: 'make the store honour dataset clauses (no union default graph)',
+      };
+    }
+    if (!wantsGraphFilters(datasetForm, control.server)) return { kind: 'honoured', server: control.server, graphFilters: false };
+    if ((await ask(upstream, PROBE_FILTER, signal)).value === false)
+      return { kind: 'honoured', server: control.server, graphFilters: true };
+    if (datasetForm === 'auto') return { kind: 'honoured', server: control.server, graphFilters: false };
     return {
       kind: 'ignored',
-      reason: 'the upstream store ignores FROM / FROM NAMED (an ASK over the reserved empty graph found data)',
-      fix: 'make the store honour dataset clauses (no union default graph)',
+      reason:
+        'the upstream store reads past a sameTerm filter on GRAPH ?g (an ASK held to the reserved empty graph found data), the form of datasetForm "graph-filters"',
+      fix: 'set datasetForm to "clauses"',
     };
   } catch (error) {
     // The store's own time-out and the check's bound are equal by default: whichever fires first,
@@ -76,6 +106,16 @@ export async function checkDatasetSupport(upstream: Upstream, signal: AbortLike,
  */
 export function saysVirtuoso(server: string | undefined): server is string {
   return server !== undefined && /^\s*virtuoso\b/i.test(server);
+}
+
+/**
+ * Whether config `datasetForm` sends the dataset as graph filters to a store with this Server header: "auto"
+ * where the store says it is Virtuoso, whose plans for a FROM list of several graphs cost up to 9 x the
+ * caller's view with six graphs (with graph filters at most 1.5 x), not elsewhere (on Jena the filters cost
+ * up to 40 x): bench (j), docs/operations.md#a-few-graphs-what-the-list-costs-a-query.
+ */
+export function wantsGraphFilters(datasetForm: DatasetFormSetting, server: string | undefined): boolean {
+  return datasetForm === 'graph-filters' || (datasetForm === 'auto' && saysVirtuoso(server));
 }
 
 /** Sends one ASK; true / false as answered, undefined when the answer is not a readable boolean; and the store's Server header. */
@@ -126,6 +166,8 @@ export interface DatasetGate {
   verdict(): DatasetSupport['kind'];
   /** The store's Server header as the check in force found it (undefined before a store is verified, or when it sends none). */
   server(): string | undefined;
+  /** Whether the check in force sends the dataset as graph filters (false before a store is verified). */
+  graphFilters(): boolean;
 }
 
 /** Options of {@link createDatasetGate}. */
@@ -145,6 +187,8 @@ export interface DatasetGateOptions {
   readonly maxRetryMs?: number;
   /** The configured row checks (config `rowChecks`); "exists" refuses a store that says it is Virtuoso. Default join. */
   readonly rowChecks?: RowChecks;
+  /** The configured dataset form (config `datasetForm`); default clauses. */
+  readonly datasetForm?: DatasetFormSetting;
 }
 
 /**
@@ -155,6 +199,7 @@ export interface DatasetGateOptions {
  */
 export function createDatasetGate(upstream: Upstream, options: DatasetGateOptions): DatasetGate {
   const rowChecks = options.rowChecks ?? 'join';
+  const datasetForm = options.datasetForm ?? 'clauses';
   let verdict: DatasetSupport = {
     kind: 'unverified',
     error: new GuardError(503, 'not_ready', 'the upstream store has not been checked yet'),
@@ -186,11 +231,13 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
   };
 
   const run = (signal: AbortLike): Promise<DatasetSupport> => {
-    running ??= checkDatasetSupport(upstream, signal, rowChecks)
+    running ??= checkDatasetSupport(upstream, signal, rowChecks, datasetForm)
       .then((found) => {
         checkedAt = Date.now();
         if (found.kind !== 'unverified' || verdict.kind !== 'honoured') {
-          if (found.kind !== verdict.kind) options.log({ event: 'upstream-dataset-check', verdict: found.kind, ...detail(found) });
+          if (found.kind !== verdict.kind || formOf(found) !== formOf(verdict)) {
+            options.log({ event: 'upstream-dataset-check', verdict: found.kind, ...detail(found) });
+          }
           verdict = found;
         }
         return found;
@@ -239,6 +286,7 @@ export function createDatasetGate(upstream: Upstream, options: DatasetGateOption
     },
     verdict: () => verdict.kind,
     server: () => (verdict.kind === 'honoured' ? verdict.server : undefined),
+    graphFilters: () => verdict.kind === 'honoured' && verdict.graphFilters,
 
     async problem() {
       // A check already under way may have started before the store changed: wait, then judge its age.
@@ -273,5 +321,11 @@ function refusal(reason: string): GuardError {
 function detail(found: DatasetSupport): Record<string, string> {
   if (found.kind === 'ignored') return { reason: found.reason };
   if (found.kind === 'unverified') return { reason: found.error.message };
-  return {};
+  return { datasetForm: formOf(found) ?? 'clauses' };
+}
+
+/** The dataset form a verdict sends queries in; undefined when it sends none. */
+function formOf(found: DatasetSupport): 'clauses' | 'graph-filters' | undefined {
+  if (found.kind !== 'honoured') return undefined;
+  return found.graphFilters ? 'graph-filters' : 'clauses';
 }

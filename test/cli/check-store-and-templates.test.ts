@@ -74,7 +74,13 @@ describe('sparql-guard check and the store', () => {
     assert.ok(text.stdout.includes(`store: ${url} answers and honours dataset clauses (FROM, FROM NAMED)\n`), text.stdout);
     const json = await run(['check', '--json', '--config', config('real.json', upstream)]);
     assert.equal(json.status, 0, json.stderr);
-    assert.deepEqual((JSON.parse(json.stdout) as { store: unknown }).store, { url, contacted: true, datasetClauses: 'honoured' });
+    assert.deepEqual((JSON.parse(json.stdout) as { store: unknown }).store, {
+      url,
+      contacted: true,
+      datasetClauses: 'honoured',
+      datasetForm: 'clauses',
+    });
+    assert.ok(!text.stdout.includes('graph filters'), text.stdout);
     assert.ok(!text.stdout.includes('never-printed') && !json.stdout.includes('never-printed'));
   });
 

@@ -254,7 +254,7 @@ describe('parseConfig defaults', () => {
       maxQueryDepth: 64,
       allowedFunctions: [],
       rowChecks: 'join',
-      datasetForm: 'clauses',
+      datasetForm: 'auto',
       workers: 1,
       embedded: { data: [] },
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 10_000, maxConnections: 400 },
@@ -683,9 +683,11 @@ describe('parseConfig rejects', () => {
     rejects({ baseIri: 'http://x/#frag' }, [/^config baseIri: must not have a #fragment/]);
   });
 
-  it('datasetForm: clauses or graph-filters, anything else named with both choices', () => {
+  it('datasetForm: auto, clauses or graph-filters, anything else named with the three choices', () => {
+    for (const form of ['auto', 'clauses', 'graph-filters'])
+      assert.equal(parseConfig({ datasetForm: form }, fileContext).datasetForm, form);
     rejects({ datasetForm: 'filters' }, [
-      /^config datasetForm: not a dataset form \(write "clauses" \(FROM and FROM NAMED, every store\) or "graph-filters"/,
+      /^config datasetForm: not a dataset form \(write "auto" \(graph filters where the store says it is Virtuoso, clauses elsewhere\), "clauses" \(FROM and FROM NAMED, every store\) or "graph-filters"/,
     ]);
     rejects({ datasetForm: 'CLAUSES' }, [/^config datasetForm: not a dataset form/]);
     rejects({ datasetForm: 1 }, [/^config datasetForm: expected a string/]);

@@ -93,15 +93,22 @@ describe('an unreachable store', () => {
 
 describe('the gate follows the store', () => {
   /** Fakes only the transport, to force the store to change its behaviour between two checks. */
-  function fakeUpstream(state: { ignoring: boolean; sent: string[]; server?: string; down?: boolean }): Upstream {
+  function fakeUpstream(state: {
+    ignoring: boolean;
+    sent: string[];
+    server?: string;
+    down?: boolean;
+    ignoringFilters?: boolean;
+  }): Upstream {
     return {
       store: 'http://fake.example/sparql',
       async send({ query }) {
         state.sent.push(query);
         if (state.down === true) throw new UpstreamError('refused', 'upstream refused the connection');
         const empty = !/WHERE \{ \}$/.test(query);
+        const filtered = /sameTerm/.test(query);
         const body = new PassThrough();
-        body.end(JSON.stringify({ boolean: empty ? state.ignoring : true }));
+        body.end(JSON.stringify({ boolean: filtered ? state.ignoringFilters === true : empty ? state.ignoring : true }));
         return {
           status: 200,
           contentType: 'application/sparql-results+json',
@@ -197,6 +204,72 @@ describe('the gate follows the store', () => {
     });
     assert.equal((await other.start()).kind, 'honoured', 'a store without a Server header');
     other.close();
+  });
+
+  it('datasetForm: "auto" sends graph filters to a store that says it is Virtuoso and holds a GRAPH to its filter, else the clauses; a fixed form fails closed', async () => {
+    const virtuoso = 'Virtuoso/07.20.3229 (Linux) x86_64-pc-linux-gnu';
+    const entries: Record<string, unknown>[] = [];
+    const gateOf = (state: Parameters<typeof fakeUpstream>[0], datasetForm?: 'auto' | 'clauses' | 'graph-filters') =>
+      createDatasetGate(fakeUpstream(state), {
+        checkTimeoutMs: 1000,
+        recheckMs: 0,
+        log: (entry) => entries.push(entry),
+        ...(datasetForm && { datasetForm }),
+      });
+    for (const [server, datasetForm, ignoringFilters, verdict, graphFilters, probes] of [
+      [virtuoso, 'auto', false, 'honoured', true, 3],
+      [' virtuoso/08.03', 'auto', false, 'honoured', true, 3],
+      [virtuoso, 'auto', true, 'honoured', false, 3],
+      [undefined, 'auto', false, 'honoured', false, 2],
+      ['Jetty(10.0.15)', 'auto', false, 'honoured', false, 2],
+      ['nginx (Virtuoso behind)', 'auto', false, 'honoured', false, 2],
+      [virtuoso, 'clauses', true, 'honoured', false, 2],
+      [virtuoso, undefined, true, 'honoured', false, 2],
+      [undefined, 'graph-filters', false, 'honoured', true, 3],
+      [undefined, 'graph-filters', true, 'ignored', false, 3],
+    ] as const) {
+      const state = { ignoring: false, sent: [] as string[], ignoringFilters, ...(server !== undefined && { server }) };
+      const gate = gateOf(state, datasetForm);
+      const found = await gate.start();
+      const what = `${server} ${datasetForm} ${ignoringFilters}`;
+      assert.equal(found.kind, verdict, what);
+      assert.equal(gate.graphFilters(), graphFilters, what);
+      assert.equal(state.sent.length, probes, what);
+      if (found.kind === 'ignored') {
+        assert.equal(
+          `${found.reason}: ${found.fix}`,
+          'the upstream store reads past a sameTerm filter on GRAPH ?g (an ASK held to the reserved empty graph found data), the form of datasetForm "graph-filters": set datasetForm to "clauses"',
+        );
+      } else {
+        assert.deepEqual(
+          entries.at(-1),
+          { event: 'upstream-dataset-check', verdict: 'honoured', datasetForm: graphFilters ? 'graph-filters' : 'clauses' },
+          what,
+        );
+      }
+      gate.close();
+    }
+  });
+
+  it('datasetForm "auto": a store that starts reading past the graph filter gets the clauses from the next check on, and the line says so', async () => {
+    const entries: Record<string, unknown>[] = [];
+    const state = { ignoring: false, sent: [] as string[], server: 'Virtuoso/07.20.3229', ignoringFilters: false };
+    const gate = createDatasetGate(fakeUpstream(state), {
+      checkTimeoutMs: 1000,
+      recheckMs: 0,
+      log: (entry) => entries.push(entry),
+      datasetForm: 'auto',
+    });
+    await gate.start();
+    assert.equal(gate.graphFilters(), true);
+    state.ignoringFilters = true;
+    assert.equal(await gate.problem(), undefined);
+    assert.equal(gate.graphFilters(), false);
+    assert.deepEqual(entries, [
+      { event: 'upstream-dataset-check', verdict: 'honoured', datasetForm: 'graph-filters' },
+      { event: 'upstream-dataset-check', verdict: 'honoured', datasetForm: 'clauses' },
+    ]);
+    gate.close();
   });
 
   it('one client leaving during the shared check does not fail the others waiting on it', async () => {

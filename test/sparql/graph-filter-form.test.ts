@@ -135,6 +135,32 @@ describe('datasetForm graph-filters', () => {
     }
   });
 
+  it('a form asked per plan (config "auto") switches both ways, cold and cached, each plan equal to its fixed form', () => {
+    let form: 'clauses' | 'graph-filters' = 'clauses';
+    const query = 'SELECT ?s WHERE { ?s <urn:p> ?o }';
+    for (const planCache of [options.planCache, { maxEntries: 100, maxBytes: 1 << 20 }]) {
+      const asked = createPlanner({ ...options, planCache, datasetForm: () => form });
+      for (const next of ['clauses', 'graph-filters', 'graph-filters', 'clauses', 'graph-filters'] as const) {
+        form = next;
+        const plan = asked.plan(request(query), grantOf(A, B));
+        const fixed = (next === 'clauses' ? clauses : filters).plan(request(query), grantOf(A, B));
+        assert.equal(plan.query, fixed.query, `${next}, cache of ${planCache.maxEntries}`);
+        assert.equal(/\bFROM\b/.test(plan.query), next === 'clauses', plan.query);
+      }
+    }
+  });
+
+  it('a NUL in a literal keeps its escape (Virtuoso ends a string at a raw NUL), and the value', () => {
+    for (const query of ['SELECT ?s WHERE { ?s <urn:p> "x\\u0000y" }', 'SELECT ?s WHERE { ?s <urn:p> ?o FILTER(?o IN ("x\\u0000y")) }']) {
+      const plan = filters.plan(request(query), grantOf(A));
+      assert.doesNotMatch(plan.query, /\u0000/, plan.query);
+      assert.match(plan.query, /"x\\u0000y"/, plan.query);
+      assert.equal(unheld(plan.query, new Set([A])), undefined);
+      const values = [...JSON.stringify(new sparqljs.Parser().parse(plan.query)).matchAll(/"value":"(x[^"]*y)"/g)].map((m) => m[1]);
+      assert.deepEqual(values, ['x\\u0000y'], plan.query);
+    }
+  });
+
   it('spells out SELECT * as the in-scope variables, the graph variables left out', () => {
     const plan = filters.plan(request('SELECT * WHERE { ?s ?p ?o OPTIONAL { ?s <urn:q> ?z } BIND(1 AS ?one) }'), grantOf(A));
     assert.match(plan.query, /^SELECT \?s \?p \?o \?z \?one WHERE/m, plan.query);
