@@ -154,17 +154,15 @@ export function graphFilterText(text: string, defaults: readonly string[], named
   }
   delete root['from'];
   checkHeld(root, new Set([...defaults, ...named]), holds);
+  // sparqljs writes a NUL of a string raw (the text read `\u0000`; a SEPARATOR's too): valid SPARQL, but Virtuoso 7.2
+  // ends the string there (SQ074). A NUL can stand only in a string, and `\u0000` is read as one wherever it stands
+  // (SPARQL 1.1 section 19.2), so the form keeps the escape the clauses were sent with (write-row-filter.ts).
   return generateWithHooks(root, {
     dataset: () => '',
     graph: (pattern, write) => write.graph(pattern),
     bgp: (pattern, write) => write.bgp(pattern),
-    // sparqljs writes a NUL of a literal raw (the text read `\u0000`): valid SPARQL, but Virtuoso 7.2 ends the
-    // string there (SQ074), so the form keeps the escape the clauses were sent with (write-row-filter.ts).
-    entity: (value, write) => {
-      const text = write.plainEntity(value);
-      return (value as { termType?: unknown }).termType === 'Literal' ? text.replaceAll('\u0000', '\\u0000') : text;
-    },
-  });
+    entity: (value, write) => write.plainEntity(value),
+  }).replaceAll('\u0000', '\\u0000');
 }
 
 /** Whether a triple pattern stands anywhere under `patterns`. */

@@ -150,13 +150,19 @@ describe('datasetForm graph-filters', () => {
     }
   });
 
-  it('a NUL in a literal keeps its escape (Virtuoso ends a string at a raw NUL), and the value', () => {
-    for (const query of ['SELECT ?s WHERE { ?s <urn:p> "x\\u0000y" }', 'SELECT ?s WHERE { ?s <urn:p> ?o FILTER(?o IN ("x\\u0000y")) }']) {
+  it('a NUL in a literal or a SEPARATOR keeps its escape (Virtuoso ends a string at a raw NUL), and the value', () => {
+    for (const query of [
+      'SELECT ?s WHERE { ?s <urn:p> "x\\u0000y" }',
+      'SELECT ?s WHERE { ?s <urn:p> ?o FILTER(?o IN ("x\\u0000y")) }',
+      'SELECT (GROUP_CONCAT(?o; SEPARATOR = "x\\u0000y") AS ?all) WHERE { ?s <urn:p> ?o }',
+    ]) {
       const plan = filters.plan(request(query), grantOf(A));
       assert.doesNotMatch(plan.query, /\u0000/, plan.query);
       assert.match(plan.query, /"x\\u0000y"/, plan.query);
       assert.equal(unheld(plan.query, new Set([A])), undefined);
-      const values = [...JSON.stringify(new sparqljs.Parser().parse(plan.query)).matchAll(/"value":"(x[^"]*y)"/g)].map((m) => m[1]);
+      const values = [...JSON.stringify(new sparqljs.Parser().parse(plan.query)).matchAll(/"(?:value|separator)":"(x[^"]*y)"/g)].map(
+        (m) => m[1],
+      );
       assert.deepEqual(values, ['x\\u0000y'], plan.query);
     }
   });
