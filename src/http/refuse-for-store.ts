@@ -16,7 +16,8 @@ export const EXISTS_IN_PROJECTION =
  * Virtuoso 7.2.5 also evaluates an EXISTS or NOT EXISTS inside an expression of the SELECT clause (a projection,
  * an aggregate's argument) over every graph of the store, ignoring FROM: an anonymous caller granted one graph
  * read `SELECT (IF(EXISTS { ?s ?p "CANARY-SECRET-1" }, 1, 0) AS ?k) WHERE { }` as 1, and 0 for a value no graph
- * holds (test/stores/store-hazards.test.ts). The same EXISTS in a BIND or a FILTER reads FROM only.
+ * holds (test/stores/store-hazards.test.ts). The same EXISTS in a BIND or a FILTER reads FROM only, and in the
+ * graph-filter form (datasetForm, "auto" in front of Virtuoso) every EXISTS reads the granted graphs only.
  *
  * The refusal of `plan` in front of the store whose Server header is `server`, or undefined. Virtuoso 7.2.5
  * evaluates a group whose filter holds an EXISTS (a row check of the guard's) beside a NOT EXISTS, `!EXISTS` or
@@ -28,7 +29,9 @@ export const EXISTS_IN_PROJECTION =
  */
 export function refuseForStore(plan: Plan, server: string | undefined): GuardError | undefined {
   if (!saysVirtuoso(server)) return undefined;
-  if (plan.existsInProjection) return new GuardError(403, 'forbidden', EXISTS_IN_PROJECTION);
+  // In the graph-filter form each pattern of the EXISTS stands in a GRAPH held to the dataset by a filter, which
+  // Virtuoso applies there too: only the clauses' text leaves it the whole store.
+  if (plan.existsInProjection && plan.clausesQuery === undefined) return new GuardError(403, 'forbidden', EXISTS_IN_PROJECTION);
   if (!plan.existsBesideNegation) return undefined;
   return new GuardError(403, 'forbidden', EXISTS_BESIDE_NEGATION);
 }

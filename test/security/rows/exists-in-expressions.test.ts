@@ -1,6 +1,8 @@
 // Rows bypass class "store optimisers, scope of an EXISTS": an EXISTS in an expression outside the WHERE clause. Virtuoso
 // 7.2.5 evaluates one in a SELECT-clause expression over every graph of the store, not the query's dataset (found by the
-// rows oracle over the view written into the lab store): the guard refuses it there, one line, at any depth. The other
+// rows oracle over the view written into the lab store): with the clauses the guard refuses it there, one line, at any
+// depth; in the graph-filter form (datasetForm "auto" there) each of its patterns is held to the dataset, and it is
+// answered as the view. The other
 // places an expression can hold an EXISTS (BIND, FILTER, ORDER BY, GROUP BY, HAVING) Virtuoso scopes to the dataset, so
 // they are answered as the view on every store, Virtuoso included; each asks about triples of g:members, which nobody reads.
 
@@ -50,6 +52,33 @@ const ELSEWHERE = [
 describeRowsOnEveryStore(
   'rows: an EXISTS in an expression outside the WHERE clause',
   (rows, store) => {
+    it('in a SELECT clause: the view on every store, Virtuoso in the graph-filter form that datasetForm "auto" sends it', async () => {
+      for (const query of IN_PROJECTION) {
+        if (store.name.startsWith('jena') && IN_AGGREGATE.test(query)) {
+          // Jena 4.5's parser refuses a sub-select inside an aggregate's argument, the form of bob's row check: the
+          // store's 400, nothing answered (docs/design/sparql.md#rows-and-columns).
+          const answer = await askRows(rows().endpoint, query, 'bob');
+          assert.equal(answer.status, 400, `${query}: ${answer.body.slice(0, 300)}`);
+          assert.match(answer.body, /Aggregate expression not legal/, query);
+          continue;
+        }
+        await assertAsView(rows(), 'bob', identityOf('bob'), query);
+      }
+    });
+
+    it('in BIND, FILTER, ORDER BY, GROUP BY and HAVING: the view on every store', async () => {
+      for (const query of ELSEWHERE) await assertAsView(rows(), 'bob', identityOf('bob'), query);
+    });
+  },
+  {},
+  oneStorePerEngine,
+  policies,
+);
+
+// The clauses (datasetForm "clauses") on Virtuoso: the store reads the EXISTS of a SELECT clause over every graph.
+describeRowsOnEveryStore(
+  'rows: an EXISTS in an expression outside the WHERE clause, datasetForm clauses',
+  (rows, store) => {
     it('in a SELECT clause: the view on every store but Virtuoso, where the guard refuses it (one line)', async () => {
       for (const query of IN_PROJECTION) {
         if (store.name.startsWith('jena') && IN_AGGREGATE.test(query)) {
@@ -74,7 +103,7 @@ describeRowsOnEveryStore(
       for (const query of ELSEWHERE) await assertAsView(rows(), 'bob', identityOf('bob'), query);
     });
   },
-  {},
-  oneStorePerEngine,
+  { datasetForm: 'clauses' },
+  ({ name }) => name === 'virtuoso',
   policies,
 );
